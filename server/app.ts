@@ -1,0 +1,85 @@
+import { Hono } from "hono";
+import { HTTPException } from "hono/http-exception";
+import type { ContentfulStatusCode } from "hono/utils/http-status";
+import { requireOperator } from "./auth/middleware.ts";
+import type { AppContext, AppEnv } from "./context.ts";
+import { ApiHttpError, errorCodeFor, notFound } from "./errors.ts";
+import { authRoutes } from "./routes/auth.ts";
+import { deviceApiRoutes } from "./routes/device_api.ts";
+import { firmwaresRoutes } from "./routes/device_firmwares.ts";
+import { deviceTypesRoutes } from "./routes/device_types.ts";
+import { devicesRoutes } from "./routes/devices.ts";
+import { productTypesRoutes } from "./routes/product_types.ts";
+import { treatmentImagesRoutes } from "./routes/treatment_images.ts";
+import { treatmentsRoutes } from "./routes/treatments.ts";
+import { webRoutes } from "./routes/web.ts";
+
+export const SECURITY_HEADERS: Record<string, string> = {
+  "Content-Security-Policy": [
+    "default-src 'self'",
+    "script-src 'self'",
+    "style-src 'self' 'unsafe-inline'", // PrimeReact positions overlays with style attributes
+    "img-src 'self' blob: data:",
+    "font-src 'self' data:",
+    "connect-src 'self'",
+    "object-src 'none'",
+    "base-uri 'none'",
+    "form-action 'self'",
+    "frame-ancestors 'none'",
+  ].join("; "),
+  "X-Content-Type-Options": "nosniff",
+  "Referrer-Policy": "no-referrer",
+  "X-Frame-Options": "DENY",
+};
+
+/** Paths under /api/v1 that do not take an operator token. */
+const PUBLIC_API = /^\/api\/v1\/(login$|device\/)/;
+
+export function createApp(ctx: AppContext) {
+  const requireOp = requireOperator(ctx);
+
+  const api = new Hono<AppEnv>()
+    .use("*", (c, next) => PUBLIC_API.test(c.req.path) ? next() : requireOp(c, next))
+    .route("/", authRoutes(ctx))
+    .route("/devices", devicesRoutes(ctx))
+    .route("/device_types", deviceTypesRoutes(ctx))
+    .route("/device_firmwares", firmwaresRoutes(ctx))
+    .route("/treatments", treatmentsRoutes(ctx))
+    .route("/treatment_images", treatmentImagesRoutes(ctx))
+    .route("/product_types", productTypesRoutes(ctx))
+    .route("/device", deviceApiRoutes(ctx));
+
+  const app = new Hono<AppEnv>()
+    .use("*", async (c, next) => {
+      const started = performance.now();
+      await next();
+      for (const [k, v] of Object.entries(SECURITY_HEADERS)) c.res.headers.set(k, v);
+      ctx.log(`${c.req.method} ${c.req.path} ${c.res.status} ${(performance.now() - started).toFixed(1)}ms`);
+    })
+    .get("/healthz", (c) => c.json({ status: "ok" }))
+    .route("/api/v1", api)
+    .all("/api/*", (c) => {
+      throw notFound(`No such API route: ${c.req.method} ${c.req.path}.`);
+    })
+    .route("/", webRoutes(ctx));
+
+  app.notFound((c) => {
+    if (c.req.path.startsWith("/api/")) throw notFound(`No such API route: ${c.req.method} ${c.req.path}.`);
+    return c.text("Not found", 404);
+  });
+
+  app.onError((err, c) => {
+    if (err instanceof ApiHttpError) {
+      return c.json({ error: err.code, msg: err.message }, err.status);
+    }
+    if (err instanceof HTTPException) {
+      const status = err.status as ContentfulStatusCode;
+      const msg = err.message || (status === 413 ? "The request body is too large." : "The request was refused.");
+      return c.json({ error: errorCodeFor(status), msg }, status);
+    }
+    ctx.log(`ERROR ${c.req.method} ${c.req.path}: ${err instanceof Error ? err.stack ?? err.message : String(err)}`);
+    return c.json({ error: "internal", msg: "Something went wrong on the server; the request changed nothing." }, 500);
+  });
+
+  return app;
+}

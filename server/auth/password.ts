@@ -1,0 +1,33 @@
+import { randomBytes, scrypt, timingSafeEqual } from "node:crypto";
+
+// scrypt with N=2^15, r=8, p=1 (~32 MiB, ~100 ms): slow enough for stored passwords.
+const N = 32768, R = 8, P = 1, KEYLEN = 32, MAXMEM = 64 * 1024 * 1024;
+
+function derive(password: string, salt: Buffer, n: number, r: number, p: number): Promise<Buffer> {
+  return new Promise((resolve, reject) =>
+    scrypt(password.normalize("NFC"), salt, KEYLEN, { N: n, r, p, maxmem: MAXMEM }, (err, key) => err ? reject(err) : resolve(key))
+  );
+}
+
+/** `scrypt$N$r$p$salt$hash` (base64). */
+export async function hashPassword(password: string): Promise<string> {
+  const salt = randomBytes(16);
+  const key = await derive(password, salt, N, R, P);
+  return `scrypt$${N}$${R}$${P}$${salt.toString("base64")}$${key.toString("base64")}`;
+}
+
+export async function verifyPassword(password: string, stored: string): Promise<boolean> {
+  const [kind, n, r, p, salt, hash] = stored.split("$");
+  if (kind !== "scrypt" || !hash) return false;
+  const expected = Buffer.from(hash, "base64");
+  const key = await derive(password, Buffer.from(salt, "base64"), Number(n), Number(r), Number(p));
+  return key.length === expected.length && timingSafeEqual(key, expected);
+}
+
+/** A hash to compare against when the e-mail is unknown, so timing does not reveal it. */
+export const dummyHash = hashPassword(crypto.randomUUID());
+
+/** A random password for the bootstrap operator. */
+export function randomPassword(): string {
+  return randomBytes(15).toString("base64url");
+}

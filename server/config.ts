@@ -1,0 +1,49 @@
+import * as z from "zod";
+
+const int = (min: number, max = Number.MAX_SAFE_INTEGER) =>
+  z.string().trim().regex(/^\d+$/, "must be a whole number").transform(Number).pipe(
+    z.number().min(min, `must be at least ${min}`).max(max, `must be at most ${max}`),
+  );
+
+export const ConfigSchema = z.object({
+  PORT: int(0, 65535).default(8000),
+  HOST: z.string().trim().min(1, "must not be empty").default("127.0.0.1"),
+  DATA_DIR: z.string().trim().min(1, "must not be empty").default("./data"),
+  ADMIN_EMAIL: z.string().trim().regex(/^[^\s@]+@[^\s@]+$/, "must be an e-mail address").optional(),
+  ADMIN_PASSWORD: z.string().min(8, "must be at least 8 characters long").optional(),
+  JWT_SECRET: z.string().min(32, "must be at least 32 characters long").optional(),
+  TOKEN_TTL_SECONDS: int(60, 31_536_000).default(43200),
+  PRODUCT: z.string().trim().regex(/^[A-Za-z0-9_-]{1,64}$/, "must be 1-64 letters, digits, '_' or '-'").default("default"),
+  MAX_FIRMWARE_BYTES: int(1).default(1_073_741_824),
+  MAX_IMPORT_BYTES: int(1).default(268_435_456),
+  DEVICE_API_KEY: z.string().min(16, "must be at least 16 characters long").optional(),
+  DEMO: z.enum(["0", "1", ""], { message: "must be 1 or 0" }).optional(),
+  LOG_LEVEL: z.enum(["info", "quiet"], { message: "must be info or quiet" }).default("info"),
+});
+
+export type Config = z.output<typeof ConfigSchema> & { demo: boolean };
+
+export class ConfigError extends Error {}
+
+/** Parses the environment once; a bad value throws one line naming the variable. */
+export function parseConfig(env: Record<string, string | undefined>): Config {
+  const picked: Record<string, string> = {};
+  for (const key of Object.keys(ConfigSchema.shape)) {
+    const value = env[key];
+    if (value !== undefined && value !== "") picked[key] = value;
+  }
+  const result = ConfigSchema.safeParse(picked);
+  if (!result.success) {
+    const issue = result.error.issues[0];
+    const name = String(issue.path[0] ?? "environment");
+    throw new ConfigError(`Invalid configuration: ${name} ${issue.message}.`);
+  }
+  if (!!result.data.ADMIN_EMAIL !== !!result.data.ADMIN_PASSWORD) {
+    throw new ConfigError("Invalid configuration: ADMIN_EMAIL and ADMIN_PASSWORD must be set together.");
+  }
+  return { ...result.data, demo: result.data.DEMO === "1" };
+}
+
+export function loadConfig(): Config {
+  return parseConfig(Deno.env.toObject());
+}

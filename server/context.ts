@@ -1,0 +1,35 @@
+import { join } from "node:path";
+import type { Config } from "./config.ts";
+import type { Db } from "./db/mod.ts";
+import type { LoginThrottle } from "./auth/throttle.ts";
+import type { Operator } from "./db/operators.ts";
+
+export interface Paths {
+  data: string;
+  db: string;
+  /** Complete firmware files, named `<id>.xz`. */
+  firmwares: string;
+  /** Uploads and imports in progress; emptied at start. */
+  tmp: string;
+}
+
+export function pathsFor(dataDir: string): Paths {
+  return {
+    data: dataDir,
+    db: join(dataDir, "console.sqlite3"),
+    firmwares: join(dataDir, "firmwares"),
+    tmp: join(dataDir, "tmp"),
+  };
+}
+
+/** Everything a route needs, made once at start and passed to each route factory. */
+export interface AppContext {
+  config: Config;
+  db: Db;
+  secret: string;
+  throttle: LoginThrottle;
+  paths: Paths;
+  log: (line: string) => void;
+}
+
+export type AppEnv = { Variables: { operator: Operator } };

@@ -1,0 +1,109 @@
+/**
+ * Versioned migrations, applied in order at start (PRAGMA user_version holds the version).
+ * Never edit a released migration: append a new one.
+ */
+export const MIGRATIONS: readonly string[] = [
+  // 1: the whole initial schema
+  `
+  CREATE TABLE operators (
+    id TEXT PRIMARY KEY,
+    email TEXT NOT NULL,
+    email_key TEXT NOT NULL UNIQUE,          -- lower-cased e-mail
+    password_hash TEXT NOT NULL,
+    password_version INTEGER NOT NULL DEFAULT 1, -- bumped on change; tokens carry it as pwv
+    created_at TEXT NOT NULL,
+    updated_at TEXT NOT NULL
+  );
+
+  CREATE TABLE firmwares (
+    id TEXT PRIMARY KEY,
+    name TEXT NOT NULL UNIQUE,
+    size INTEGER NOT NULL,
+    sha256 TEXT NOT NULL,
+    created_at TEXT NOT NULL
+  );
+  CREATE INDEX firmwares_created ON firmwares(created_at DESC, id);
+
+  CREATE TABLE device_types (
+    id TEXT PRIMARY KEY,
+    name TEXT NOT NULL UNIQUE,
+    default_firmware TEXT REFERENCES firmwares(id) ON DELETE RESTRICT
+  );
+  CREATE INDEX device_types_default_firmware ON device_types(default_firmware);
+
+  CREATE TABLE treatments (
+    id TEXT PRIMARY KEY,
+    name TEXT NOT NULL UNIQUE,                -- list order; import matches on it
+    category TEXT,
+    use TEXT,
+    phases TEXT NOT NULL DEFAULT '[]',        -- JSON Phase[] (validated on write)
+    image_ids TEXT NOT NULL DEFAULT '[]',     -- JSON string[] in image order
+    created_at TEXT NOT NULL,
+    updated_at TEXT NOT NULL
+  );
+
+  CREATE TABLE treatment_images (
+    id TEXT PRIMARY KEY,
+    treatment_id TEXT NOT NULL REFERENCES treatments(id) ON DELETE CASCADE,
+    position INTEGER NOT NULL,
+    mime_type TEXT NOT NULL,
+    data BLOB NOT NULL
+  );
+  CREATE INDEX treatment_images_treatment ON treatment_images(treatment_id, position);
+
+  CREATE TABLE product_types (
+    id TEXT PRIMARY KEY,
+    name TEXT NOT NULL,
+    name_key TEXT NOT NULL UNIQUE,            -- lower-cased name: unique case-insensitively
+    theme TEXT NOT NULL DEFAULT '{}',         -- JSON object
+    created_at TEXT NOT NULL,
+    updated_at TEXT NOT NULL
+  );
+  CREATE INDEX product_types_name ON product_types(name, id);
+
+  CREATE TABLE modules (
+    id TEXT PRIMARY KEY,
+    product_type_id TEXT NOT NULL REFERENCES product_types(id) ON DELETE CASCADE,
+    position INTEGER NOT NULL,
+    name TEXT NOT NULL,
+    is_default INTEGER NOT NULL DEFAULT 0
+  );
+  CREATE INDEX modules_product_type ON modules(product_type_id, position);
+
+  CREATE TABLE module_treatments (
+    module_id TEXT NOT NULL REFERENCES modules(id) ON DELETE CASCADE,
+    treatment_id TEXT NOT NULL REFERENCES treatments(id) ON DELETE CASCADE,
+    position INTEGER NOT NULL,
+    PRIMARY KEY (module_id, treatment_id)
+  ) WITHOUT ROWID;
+  CREATE INDEX module_treatments_treatment ON module_treatments(treatment_id);
+
+  CREATE TABLE devices (
+    device_id TEXT PRIMARY KEY,               -- list order
+    product_type_id TEXT REFERENCES product_types(id) ON DELETE SET NULL,
+    firmware_id TEXT REFERENCES firmwares(id) ON DELETE RESTRICT,
+    created_at TEXT NOT NULL,
+    updated_at TEXT NOT NULL,
+    last_logged_in TEXT,
+    version_info TEXT                         -- JSON VersionInfo or NULL
+  ) WITHOUT ROWID;
+  CREATE INDEX devices_product_type ON devices(product_type_id);
+  CREATE INDEX devices_firmware ON devices(firmware_id);
+
+  CREATE TABLE device_modules (
+    device_id TEXT NOT NULL REFERENCES devices(device_id) ON DELETE CASCADE,
+    module_id TEXT NOT NULL REFERENCES modules(id) ON DELETE CASCADE,
+    position INTEGER NOT NULL,
+    PRIMARY KEY (device_id, module_id)
+  ) WITHOUT ROWID;
+  CREATE INDEX device_modules_module ON device_modules(module_id);
+
+  CREATE TABLE device_treatments (
+    device_id TEXT NOT NULL REFERENCES devices(device_id) ON DELETE CASCADE,
+    treatment_id TEXT NOT NULL REFERENCES treatments(id) ON DELETE CASCADE,
+    position INTEGER NOT NULL,
+    PRIMARY KEY (device_id, treatment_id)
+  ) WITHOUT ROWID;
+  CREATE INDEX device_treatments_treatment ON device_treatments(treatment_id);
+  `,
+];

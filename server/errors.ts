@@ -1,0 +1,34 @@
+import { HTTPException } from "hono/http-exception";
+import type { ContentfulStatusCode } from "hono/utils/http-status";
+import type { ErrorCode } from "../shared/schemas/common.ts";
+
+/** An error answered as `{error, msg}` with its status (turned into JSON once, in app.onError). */
+export class ApiHttpError extends HTTPException {
+  constructor(status: ContentfulStatusCode, readonly code: ErrorCode, msg: string) {
+    super(status, { message: msg });
+  }
+}
+
+export const badRequest = (msg: string) => new ApiHttpError(400, "invalid_request", msg);
+export const notFound = (msg: string) => new ApiHttpError(404, "not_found", msg);
+export const conflict = (msg: string) => new ApiHttpError(409, "conflict", msg);
+export const tooLarge = (msg: string) => new ApiHttpError(413, "too_large", msg);
+export const unsupported = (msg: string) => new ApiHttpError(415, "unsupported_media_type", msg);
+export const unauthorized = (msg = "Sign in first: a valid bearer token is required.") =>
+  new ApiHttpError(401, "unauthorized", msg);
+
+const codeForStatus: Record<number, ErrorCode> = {
+  400: "invalid_request",
+  401: "unauthorized",
+  404: "not_found",
+  409: "conflict",
+  413: "too_large",
+  415: "unsupported_media_type",
+  416: "range_not_satisfiable",
+  429: "too_many_requests",
+  503: "unavailable",
+};
+
+export function errorCodeFor(status: number): ErrorCode {
+  return codeForStatus[status] ?? (status >= 500 ? "internal" : "invalid_request");
+}

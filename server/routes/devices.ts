@@ -1,0 +1,7 @@
+import { Hono } from "hono";
+import type { AppContext, AppEnv } from "../context.ts";
+
+// TODO(owner): implement the routes of CONTRACT §5 for /api/v1/devices.
+export function devicesRoutes(_ctx: AppContext) {
+  return new Hono<AppEnv>();
+}

@@ -1,0 +1,73 @@
+/**
+ * Operator management on the server host:
+ *   deno task user add <email>
+ *   deno task user reset-password <email>
+ * The password is read from standard input (first line) or prompted for on a terminal.
+ */
+import { hashPassword } from "./auth/password.ts";
+import { ConfigError, loadConfig } from "./config.ts";
+import { pathsFor } from "./context.ts";
+import { openDatabase } from "./db/mod.ts";
+import { findOperator, insertOperator, setOperatorPassword } from "./db/operators.ts";
+import { MIN_PASSWORD_LENGTH } from "../shared/schemas/auth.ts";
+
+const USAGE = "Usage: deno task user add <email> | deno task user reset-password <email>";
+
+async function readPassword(): Promise<string> {
+  if (Deno.stdin.isTerminal()) {
+    const value = prompt("Password:");
+    return value ?? "";
+  }
+  const text = await new Response(Deno.stdin.readable).text();
+  return text.split(/\r?\n/)[0] ?? "";
+}
+
+async function main(args: string[]): Promise<number> {
+  const [command, email, ...rest] = args;
+  if (!command || !email || rest.length || !["add", "reset-password"].includes(command)) {
+    console.error(USAGE);
+    return 2;
+  }
+  if (!/^[^\s@]+@[^\s@]+$/.test(email)) {
+    console.error(`Not an e-mail address: ${email}`);
+    return 2;
+  }
+  let config;
+  try {
+    config = loadConfig();
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      console.error(err.message);
+      return 2;
+    }
+    throw err;
+  }
+  const paths = pathsFor(config.DATA_DIR);
+  await Deno.mkdir(paths.data, { recursive: true });
+  const db = openDatabase(paths.db);
+  try {
+    const exists = !!findOperator(db, email);
+    if (command === "add" && exists) {
+      console.error(`Operator ${email} exists already; use reset-password.`);
+      return 1;
+    }
+    if (command === "reset-password" && !exists) {
+      console.error(`No operator ${email}.`);
+      return 1;
+    }
+    const password = await readPassword();
+    if (password.length < MIN_PASSWORD_LENGTH) {
+      console.error(`The password must be at least ${MIN_PASSWORD_LENGTH} characters long.`);
+      return 1;
+    }
+    const hash = await hashPassword(password);
+    if (command === "add") insertOperator(db, email, hash);
+    else setOperatorPassword(db, email, hash);
+    console.log(command === "add" ? `Added operator ${email}.` : `Password of ${email} reset; earlier tokens no longer work.`);
+    return 0;
+  } finally {
+    db.close();
+  }
+}
+
+Deno.exit(await main(Deno.args));

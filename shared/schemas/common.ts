@@ -1,0 +1,49 @@
+import * as z from "zod";
+
+/** Opaque server-made id (`_id` of every entity but devices). */
+export const Id = z.string().min(1, "must not be empty").max(128, "is too long");
+export type Id = z.infer<typeof Id>;
+
+/** ISO 8601 UTC timestamp as the server writes it. */
+export const Timestamp = z.string();
+export type Timestamp = z.infer<typeof Timestamp>;
+
+export const ErrorBody = z.object({ error: z.string(), msg: z.string() });
+export type ErrorBody = z.infer<typeof ErrorBody>;
+
+/** Error codes of CONTRACT §2 (plus the import and login specific ones). */
+export type ErrorCode =
+  | "invalid_request"
+  | "invalid_credentials"
+  | "unauthorized"
+  | "not_found"
+  | "conflict"
+  | "too_large"
+  | "unsupported_media_type"
+  | "too_many_requests"
+  | "import_failed"
+  | "range_not_satisfiable"
+  | "unavailable"
+  | "internal";
+
+/** A trimmed, non-empty display name. */
+export const Name = z.string().trim().min(1, "must not be empty").max(200, "is at most 200 characters");
+
+/** A list of ids without duplicates. */
+export function uniqueIds(max: number) {
+  return z.array(Id).max(max, `has more than ${max} entries`).refine(
+    (ids) => new Set(ids).size === ids.length,
+    "must not contain duplicates",
+  );
+}
+
+/** One human sentence naming the first failing field of a zod error. */
+export function describeZodError(error: z.ZodError, where = "body"): string {
+  const issue = error.issues[0];
+  if (!issue) return `${where} is invalid.`;
+  const path = issue.path.length ? issue.path.join(".") : where;
+  if (issue.code === "unrecognized_keys") {
+    return `${path === where ? where : path} has unknown member(s): ${issue.keys.join(", ")}.`;
+  }
+  return `${path}: ${issue.message}.`;
+}

@@ -1,0 +1,61 @@
+import * as z from "zod";
+import { Id, Timestamp, uniqueIds } from "./common.ts";
+
+/** Device ids are chosen by the devices themselves: printable, URL- and file-safe. */
+export const DeviceId = z.string().regex(
+  /^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$/,
+  "must be 1-128 characters of letters, digits, '.', '_', ':' or '-'",
+);
+export type DeviceId = z.infer<typeof DeviceId>;
+
+export const VersionInfo = z.strictObject({
+  app: z.string().max(200).nullable(),
+  os: z.string().max(200).nullable(),
+  channels: z.array(z.string().max(200)).max(64),
+});
+export type VersionInfo = z.infer<typeof VersionInfo>;
+
+export const Device = z.object({
+  deviceId: DeviceId,
+  productTypeId: Id.nullable(),
+  moduleIds: z.array(Id),
+  additionalTreatmentIds: z.array(Id),
+  firmware: Id.nullable(),
+  createdAt: Timestamp,
+  updatedAt: Timestamp,
+  lastLoggedIn: Timestamp.nullable(),
+  versionInfo: VersionInfo.nullable(),
+});
+export type Device = z.infer<typeof Device>;
+
+export const PAGE_SIZES = [10, 25, 50, 100] as const;
+export const DEFAULT_PAGE_SIZE = 25;
+
+export const DeviceList = z.object({
+  data: z.array(Device),
+  total: z.number().int(),
+  page: z.number().int(),
+  per_page: z.number().int().optional(),
+});
+export type DeviceList = z.infer<typeof DeviceList>;
+
+const intParam = (min: number, max: number) =>
+  z.string().regex(/^\d{1,9}$/, "must be a whole number").transform(Number).pipe(
+    z.number().min(min, `must be at least ${min}`).max(max, `must be at most ${max}`),
+  );
+
+export const DeviceListQuery = z.object({
+  page: intParam(0, 1_000_000_000).default(0),
+  rowsPerPage: intParam(1, 100).default(DEFAULT_PAGE_SIZE),
+  q: z.string().max(128, "is at most 128 characters").optional(),
+});
+export type DeviceListQuery = z.input<typeof DeviceListQuery>;
+
+export const DevicePatch = z.strictObject({
+  deviceId: DeviceId,
+  productTypeId: Id.nullable().optional(),
+  moduleIds: uniqueIds(1000).optional(),
+  firmware: Id.nullable().optional(),
+  additionalTreatmentIds: uniqueIds(10_000).optional(),
+});
+export type DevicePatch = z.infer<typeof DevicePatch>;

@@ -1,0 +1,130 @@
+/**
+ * Starts the real server as a child process on a free port with a temp DATA_DIR, for tests.
+ *   await using srv = await startServer();
+ *   const api = await srv.login();        // an ApiClient signed in as the admin
+ */
+import { ApiClient } from "../../shared/client.ts";
+
+export const ADMIN_EMAIL = "admin@example.com";
+export const ADMIN_PASSWORD = "admin-password-1";
+export const DEVICE_API_KEY = "test-device-key-0123456789";
+
+const ROOT = new URL("../../", import.meta.url).pathname;
+
+export interface TestServer extends AsyncDisposable {
+  url: string;
+  dataDir: string;
+  /** Everything the server printed so far (stdout and stderr). */
+  output(): string;
+  /** An ApiClient with no token, or with the given one. */
+  client(token?: string): ApiClient;
+  /** Signs in (admin by default) and returns a client carrying the token. */
+  login(email?: string, password?: string): Promise<ApiClient & { token: string }>;
+  /** fetch against the server with an optional bearer token. */
+  fetch(path: string, init?: RequestInit & { token?: string }): Promise<Response>;
+  /** Sends a signal and waits for the exit code. */
+  stop(signal?: Deno.Signal): Promise<number>;
+  process: Deno.ChildProcess;
+}
+
+export interface StartOptions {
+  env?: Record<string, string>;
+  /** Reuse an existing data directory (restart tests). */
+  dataDir?: string;
+  /** Keep the data directory on dispose. */
+  keepData?: boolean;
+}
+
+export async function startServer(opts: StartOptions = {}): Promise<TestServer> {
+  const dataDir = opts.dataDir ?? await Deno.makeTempDir({ prefix: "console-test-" });
+  const child = new Deno.Command(Deno.execPath(), {
+    args: ["run", "-A", `${ROOT}server/main.ts`],
+    cwd: ROOT,
+    env: {
+      PORT: "0",
+      HOST: "127.0.0.1",
+      DATA_DIR: dataDir,
+      ADMIN_EMAIL,
+      ADMIN_PASSWORD,
+      DEVICE_API_KEY,
+      LOG_LEVEL: "info",
+      ...opts.env,
+    },
+    stdout: "piped",
+    stderr: "piped",
+  }).spawn();
+
+  let out = "";
+  const decoder = new TextDecoder();
+  let resolveUrl: (url: string) => void;
+  const urlPromise = new Promise<string>((r) => resolveUrl = r);
+  const pump = async (stream: ReadableStream<Uint8Array>) => {
+    for await (const chunk of stream) {
+      out += decoder.decode(chunk, { stream: true });
+      const m = /Listening on (http:\/\/[^/\s]+)\//.exec(out);
+      if (m) resolveUrl(m[1]);
+    }
+  };
+  const pumps = Promise.all([pump(child.stdout), pump(child.stderr)]);
+  const exited = child.status;
+
+  const url = await Promise.race([
+    urlPromise,
+    exited.then((s) => {
+      throw new Error(`server exited with ${s.code} before listening:\n${out}`);
+    }),
+    new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`server did not start in 60 s:\n${out}`)), 60_000)),
+  ]);
+
+  let stopped: Promise<number> | undefined;
+  const stop = (signal: Deno.Signal = "SIGTERM") => {
+    if (!stopped) {
+      try {
+        child.kill(signal);
+      } catch { /* already gone */ }
+      stopped = exited.then(async (s) => {
+        await pumps;
+        return s.code;
+      });
+    }
+    return stopped;
+  };
+
+  const client = (token?: string) => new ApiClient({ baseUrl: url, token: () => token });
+  return {
+    url,
+    dataDir,
+    process: child,
+    output: () => out,
+    client,
+    async login(email = ADMIN_EMAIL, password = ADMIN_PASSWORD) {
+      const { token } = await client().login(email, password);
+      return Object.assign(client(token), { token });
+    },
+    fetch(path: string, init: RequestInit & { token?: string } = {}) {
+      const headers = new Headers(init.headers);
+      if (init.token) headers.set("Authorization", `Bearer ${init.token}`);
+      return fetch(`${url}${path}`, { ...init, headers });
+    },
+    stop,
+    async [Symbol.asyncDispose]() {
+      await stop("SIGKILL");
+      if (!opts.keepData) await Deno.remove(dataDir, { recursive: true }).catch(() => {});
+    },
+  };
+}
+
+/** Lists a directory recursively (relative paths, sorted): to assert nothing changed on disk. */
+export async function listFiles(dir: string, prefix = ""): Promise<string[]> {
+  const names: string[] = [];
+  try {
+    for await (const e of Deno.readDir(dir)) {
+      const rel = prefix ? `${prefix}/${e.name}` : e.name;
+      if (e.isDirectory) names.push(...await listFiles(`${dir}/${e.name}`, rel));
+      else names.push(rel);
+    }
+  } catch (err) {
+    if (!(err instanceof Deno.errors.NotFound)) throw err;
+  }
+  return names.sort();
+}
