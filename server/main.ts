@@ -7,6 +7,7 @@ import { type AppContext, pathsFor } from "./context.ts";
 import { ensureDeviceType } from "./db/device_types.ts";
 import { openDatabase } from "./db/mod.ts";
 import { seedDemo } from "./demo/seed.ts";
+import { ensureWebBundle } from "./web_bundle.ts";
 
 function fail(message: string): never {
   console.error(message);
@@ -40,6 +41,7 @@ const ctx: AppContext = {
   log,
 };
 if (config.demo) await seedDemo(ctx);
+await ensureWebBundle(log);
 
 const app = createApp(ctx);
 const server = Deno.serve({
