@@ -1,0 +1,145 @@
+/**
+ * `deno task bench [--quick]`: the figures of docs/PERFORMANCE.md, each as a ratio to a bare baseline
+ * measured in the same run on the same machine. --quick runs every step on tiny sizes in seconds (it is part
+ * of `deno task test` so the bench cannot rot) and writes nothing; the full run rewrites the results block
+ * of docs/PERFORMANCE.md.
+ */
+import { ApiClient } from "../shared/client.ts";
+import {
+  ADMIN,
+  benchCheckin,
+  benchDevices,
+  benchFirmware,
+  benchTreatments,
+  benchWeb,
+  seedDevices,
+  serverEnv,
+} from "./bench/steps.ts";
+import { fixed, kb, mib, ROOT, spawnServer } from "./bench/util.ts";
+
+const quick = Deno.args.includes("--quick");
+const size = quick
+  ? { devices: 2_000, treatments: 200, firmware: 16 * 1024 ** 2, seconds: 1, checkins: 20 }
+  : { devices: 100_000, treatments: 10_000, firmware: 1024 ** 3, seconds: 10, checkins: 200 };
+
+const tmp = await Deno.makeTempDir({ dir: quick ? undefined : ROOT, prefix: ".bench-" });
+const dataDir = `${tmp}/data`;
+await Deno.mkdir(dataDir);
+const say = (s: string) => console.error(`[bench] ${s}`);
+
+try {
+  say(`seeding ${size.devices} devices`);
+  seedDevices(dataDir, size.devices);
+  const srv = await spawnServer("server/main.ts", serverEnv(dataDir));
+  let results;
+  try {
+    const { token } = await new ApiClient({ baseUrl: srv.url }).login(ADMIN.email, ADMIN.password);
+    const api = new ApiClient({ baseUrl: srv.url, token: () => token, timeoutMs: 600_000 });
+
+    say("1. GET devices vs bare Hono");
+    const devices = await benchDevices(srv.url, token, size.devices, size.seconds);
+    say(`2+4. import ${size.treatments} treatments × 10 phases × 4 channels, then GET treatments`);
+    const treatments = await benchTreatments(api, srv.url, token, dataDir, tmp, size.treatments);
+    say("5. web bundle sizes");
+    const web = await benchWeb(srv.url, token, tmp);
+    say(`6. check-in with ${size.checkins} concurrent devices`);
+    const checkin = await benchCheckin(srv.url, size.seconds, size.checkins);
+    say(`3. firmware upload of ${mib(size.firmware)} MiB`);
+    const firmware = await benchFirmware(tmp, size.firmware);
+    results = { devices, treatments, web, checkin, firmware };
+  } finally {
+    await srv.stop();
+  }
+
+  const { devices, treatments, web, checkin, firmware } = results;
+  const ratio = (a: number, b: number) => b > 0 ? a / b : NaN;
+  const rows: [string, string, string, string][] = [
+    [
+      `GET devices (page ${Math.floor((Math.ceil(size.devices / 25) - 1) / 2)} of ${size.devices.toLocaleString("en")}), req/s vs bare Hono`,
+      `${fixed(devices.middle.rps, 0)} / ${fixed(devices.baseline.rps, 0)} = ${fixed(ratio(devices.middle.rps, devices.baseline.rps))}`,
+      "≥ 0.6",
+      ok(ratio(devices.middle.rps, devices.baseline.rps) >= 0.6),
+    ],
+    ["GET devices p99 latency", `${devices.middle.p99} ms`, "≤ 10 ms", ok(devices.middle.p99 <= 10)],
+    ["GET devices, last page: req/s, p99", `${fixed(devices.last.rps, 0)}, ${devices.last.p99} ms`, "measured", "-"],
+    ["GET devices, q search: req/s, p99", `${fixed(devices.search.rps, 0)}, ${devices.search.p99} ms`, "measured", "-"],
+    [
+      `GET treatments (${treatments.count.toLocaleString("en")}): time vs direct serialization`,
+      `${fixed(treatments.listMs, 1)} ms / ${fixed(treatments.serializeMs, 1)} ms = ${fixed(ratio(treatments.listMs, treatments.serializeMs))}; ${mib(treatments.listBytes)} MiB`,
+      "≤ 2×",
+      ok(ratio(treatments.listMs, treatments.serializeMs) <= 2),
+    ],
+    [
+      `Firmware upload ${mib(firmware.bytes)} MiB: time vs cp`,
+      `${fixed(firmware.uploadMs, 0)} ms / ${fixed(firmware.cpMs, 0)} ms = ${fixed(ratio(firmware.uploadMs, firmware.cpMs))}`,
+      "≤ 2×",
+      ok(ratio(firmware.uploadMs, firmware.cpMs) <= 2),
+    ],
+    [
+      "Firmware upload: server peak RSS",
+      `${mib(firmware.peakRss)} MiB (idle ${mib(firmware.idleRss)} MiB)`,
+      "≤ 150 MiB",
+      ok(firmware.peakRss <= 150 * 1024 ** 2),
+    ],
+    [
+      `Import ${treatments.count.toLocaleString("en")} × 10 × 4: time vs raw prepared inserts`,
+      `${fixed(treatments.importMs, 0)} ms / ${fixed(treatments.rawInsertMs, 0)} ms = ${fixed(ratio(treatments.importMs, treatments.rawInsertMs))}`,
+      "≤ 2×",
+      ok(ratio(treatments.importMs, treatments.rawInsertMs) <= 2),
+    ],
+    [
+      "Web, sign-in page: JS / CSS gzipped",
+      `${kb(web.signIn.js)} KB / ${kb(web.signIn.css)} KB (${web.signIn.files} files)`,
+      "JS ≤ 250 KB",
+      ok(web.signIn.js <= 250_000),
+    ],
+    [
+      "Web, devices page: JS / CSS gzipped",
+      `${kb(web.devices.js)} KB / ${kb(web.devices.css)} KB (${web.devices.files} files)`,
+      "JS ≤ 250 KB",
+      ok(web.devices.js <= 250_000),
+    ],
+    [
+      `Device check-in, ${size.checkins} concurrent devices`,
+      `${fixed(checkin.rps, 0)} req/s, p99 ${checkin.p99} ms, ${checkin.non2xx + checkin.errors} failed`,
+      "measured",
+      "-",
+    ],
+  ];
+  const table = [
+    "| figure | result | goal | met |",
+    "|---|---|---|---|",
+    ...rows.map((r) => `| ${r.join(" | ")} |`),
+  ].join("\n");
+  console.log(table);
+  const failures = devices.middle.non2xx + devices.last.non2xx + devices.search.non2xx + checkin.non2xx;
+  console.log(`\nnon-2xx answers during load: ${failures}`);
+  if (failures > 0) Deno.exitCode = 1;
+
+  if (!quick) {
+    const cpu = (await Deno.readTextFile("/proc/cpuinfo")).match(/model name\s*:\s*(.*)/)?.[1] ?? "unknown CPU";
+    const block = [
+      "<!-- bench:start -->",
+      `Measured ${new Date().toISOString().slice(0, 10)} by \`deno task bench\` on ${navigator.hardwareConcurrency} cores`,
+      `(${cpu}), ${mib(Deno.systemMemoryInfo().total)} MiB RAM, Deno ${Deno.version.deno}.`,
+      "",
+      table,
+      "<!-- bench:end -->",
+    ].join("\n");
+    const path = `${ROOT}docs/PERFORMANCE.md`;
+    let doc = "";
+    try {
+      doc = await Deno.readTextFile(path);
+    } catch { /* new file */ }
+    const re = /<!-- bench:start -->[\s\S]*<!-- bench:end -->/;
+    doc = re.test(doc) ? doc.replace(re, block) : `${doc.trimEnd()}\n\n## Benchmark results\n\n${block}\n`;
+    await Deno.writeTextFile(path, doc.trimStart());
+    say(`results written to ${path}`);
+  }
+} finally {
+  await Deno.remove(tmp, { recursive: true }).catch(() => {});
+}
+
+function ok(met: boolean) {
+  return met ? "yes" : "**no**";
+}

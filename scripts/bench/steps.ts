@@ -1,0 +1,265 @@
+/** The benchmark steps of issue 7; each returns the figures it measured. */
+import { DatabaseSync } from "node:sqlite";
+import { chromium } from "playwright-core";
+import { ApiClient } from "../../shared/client.ts";
+import { openDatabase } from "../../server/db/mod.ts";
+import { fileSource } from "../../tests/helpers/fixtures.ts";
+import { gzipSize, load, type LoadResult, ROOT, spawnServer, timed } from "./util.ts";
+
+export const ADMIN = { email: "bench@example.com", password: "bench-password-1" };
+export const DEVICE_KEY = "bench-device-key-0123456789";
+
+export function serverEnv(dataDir: string): Record<string, string> {
+  return {
+    DATA_DIR: dataDir,
+    ADMIN_EMAIL: ADMIN.email,
+    ADMIN_PASSWORD: ADMIN.password,
+    DEVICE_API_KEY: DEVICE_KEY,
+    MAX_FIRMWARE_BYTES: String(2 * 1024 ** 3),
+    LOG_LEVEL: "info",
+  };
+}
+
+/** Writes n devices straight into a fresh console database (a fixture, not the code under test). */
+export function seedDevices(dataDir: string, n: number): void {
+  const db = openDatabase(`${dataDir}/console.sqlite3`);
+  const insert = db.prepare(
+    "INSERT INTO devices (device_id, created_at, updated_at, last_logged_in, version_info) VALUES (?, ?, ?, ?, ?)",
+  );
+  const t = new Date().toISOString();
+  const info = JSON.stringify({ app: "2.4.1", os: "5.10.0", channels: ["1.2", "1.2", "1.3", "1.3"] });
+  db.exec("BEGIN");
+  for (let i = 0; i < n; i++) insert.run(`DEV-${String(i).padStart(6, "0")}`, t, t, t, info);
+  db.exec("COMMIT");
+  db.close();
+}
+
+export interface DevicesFigures {
+  baseline: LoadResult;
+  middle: LoadResult;
+  last: LoadResult;
+  search: LoadResult;
+}
+
+export async function benchDevices(url: string, token: string, n: number, seconds: number): Promise<DevicesFigures> {
+  const bare = await spawnServer("scripts/bench/bare_server.ts", {});
+  const connections = 10;
+  let baseline: LoadResult;
+  try {
+    await load(`${bare.url}/api/v1/devices?page=100&rowsPerPage=25`, 1, connections); // warm-up
+    baseline = await load(`${bare.url}/api/v1/devices?page=100&rowsPerPage=25`, seconds, connections);
+  } finally {
+    await bare.stop();
+  }
+  const auth = { Authorization: `Bearer ${token}` };
+  const lastPage = Math.max(0, Math.ceil(n / 25) - 1);
+  const middlePage = Math.floor(lastPage / 2);
+  await load(`${url}/api/v1/devices?page=${middlePage}&rowsPerPage=25`, 1, connections, auth); // warm-up
+  const middle = await load(`${url}/api/v1/devices?page=${middlePage}&rowsPerPage=25`, seconds, connections, auth);
+  const last = await load(`${url}/api/v1/devices?page=${lastPage}&rowsPerPage=25`, seconds, connections, auth);
+  const search = await load(`${url}/api/v1/devices?page=0&rowsPerPage=25&q=0042`, seconds, connections, auth);
+  return { baseline, middle, last, search };
+}
+
+/** CONTRACT §7 rows for n treatments × phases × channels, inserted with raw prepared statements. */
+export function writeImportFile(path: string, n: number, phases: number, channels: number): number {
+  const db = new DatabaseSync(path);
+  db.exec(`
+    CREATE TABLE treatments (id INTEGER PRIMARY KEY, name TEXT NOT NULL, category TEXT, use TEXT);
+    CREATE TABLE phases (id INTEGER PRIMARY KEY, treatment_id INTEGER NOT NULL, position INTEGER NOT NULL,
+                         duration REAL NOT NULL);
+    CREATE TABLE channels (id INTEGER PRIMARY KEY, phase_id INTEGER NOT NULL, position INTEGER NOT NULL,
+                           current REAL NOT NULL, frequency REAL NOT NULL, polarity TEXT NOT NULL,
+                           rise_time REAL NOT NULL, hold_time REAL NOT NULL, fall_time REAL NOT NULL);`);
+  const t = performance.now();
+  const insT = db.prepare("INSERT INTO treatments (id, name, category, use) VALUES (?, ?, ?, ?)");
+  const insP = db.prepare("INSERT INTO phases (id, treatment_id, position, duration) VALUES (?, ?, ?, ?)");
+  const insC = db.prepare(
+    "INSERT INTO channels (id, phase_id, position, current, frequency, polarity, rise_time, hold_time, fall_time) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+  );
+  let pid = 0, cid = 0;
+  db.exec("BEGIN");
+  for (let i = 1; i <= n; i++) {
+    insT.run(i, `Treatment ${String(i).padStart(6, "0")}`, ["Pain", "Recovery", "Muscle"][i % 3], "Bench data");
+    for (let p = 0; p < phases; p++) {
+      insP.run(++pid, i, p, 60 + p);
+      for (let c = 0; c < channels; c++) insC.run(++cid, pid, c, 10 + c, 80 + p, c % 2 ? "negative" : "positive", 500, 4000, 500);
+    }
+  }
+  db.exec("COMMIT");
+  const ms = performance.now() - t;
+  db.close();
+  return ms;
+}
+
+export interface TreatmentsFigures {
+  importMs: number;
+  rawInsertMs: number;
+  listMs: number;
+  listBytes: number;
+  serializeMs: number;
+  count: number;
+}
+
+export async function benchTreatments(
+  api: ApiClient,
+  url: string,
+  token: string,
+  dataDir: string,
+  tmpDir: string,
+  n: number,
+): Promise<TreatmentsFigures> {
+  const file = `${tmpDir}/bench-import.sqlite3`;
+  const rawInsertMs = writeImportFile(file, n, 10, 4);
+  const imported = await timed(() => api.importTreatments(fileSourceSync(file)));
+  if (imported.value.imported !== n) throw new Error(`import reported ${imported.value.imported}, expected ${n}`);
+
+  const get = async () => {
+    const res = await fetch(`${url}/api/v1/treatments`, { headers: { Authorization: `Bearer ${token}` } });
+    return (await res.arrayBuffer()).byteLength;
+  };
+  await get(); // warm-up
+  const runs = 5;
+  let listMs = 0, listBytes = 0;
+  for (let i = 0; i < runs; i++) {
+    const r = await timed(get);
+    listMs += r.ms / runs;
+    listBytes = r.value;
+  }
+
+  // Baseline: the same rows read and serialized directly, in this process.
+  const db = new DatabaseSync(`${dataDir}/console.sqlite3`, { readOnly: true });
+  const stmt = db.prepare(
+    "SELECT id, name, category, use, created_at, updated_at, phases, image_ids FROM treatments ORDER BY name",
+  );
+  const serialize = () =>
+    JSON.stringify(
+      (stmt.all() as Record<string, string>[]).map((r) => ({
+        _id: r.id,
+        name: r.name,
+        category: r.category,
+        use: r.use,
+        createdAt: r.created_at,
+        updatedAt: r.updated_at,
+        images: JSON.parse(r.image_ids),
+        phases: JSON.parse(r.phases),
+      })),
+    ).length;
+  serialize();
+  let serializeMs = 0;
+  for (let i = 0; i < runs; i++) serializeMs += (await timed(serialize)).ms / runs;
+  db.close();
+  return { importMs: imported.ms, rawInsertMs, listMs, listBytes, serializeMs, count: n };
+}
+
+function fileSourceSync(path: string) {
+  const { size } = Deno.statSync(path);
+  return { name: path.split("/").pop()!, size, stream: () => Deno.openSync(path).readable };
+}
+
+export interface FirmwareFigures {
+  bytes: number;
+  uploadMs: number;
+  cpMs: number;
+  peakRss: number;
+  idleRss: number;
+}
+
+/** Uploads a file of `bytes` to a fresh server (so its peak RSS is the upload's), and times `cp` of it. */
+export async function benchFirmware(tmpDir: string, bytes: number): Promise<FirmwareFigures> {
+  const dataDir = await Deno.makeTempDir({ dir: tmpDir, prefix: "fw-data-" });
+  const file = `${tmpDir}/bench-firmware.xz`;
+  const f = await Deno.open(file, { write: true, create: true, truncate: true });
+  const chunk = new Uint8Array(1 << 20);
+  for (let i = 0; i < chunk.length; i++) chunk[i] = (i * 31) & 0xff;
+  chunk.set([0xfd, 0x37, 0x7a, 0x58, 0x5a, 0x00]);
+  for (let done = 0; done < bytes;) {
+    const n = Math.min(chunk.length, bytes - done);
+    await f.write(chunk.subarray(0, n));
+    if (done === 0) chunk.set([0, 0, 0, 0, 0, 0]);
+    done += n;
+  }
+  f.close();
+
+  const cp = await timed(() => new Deno.Command("cp", { args: [file, `${file}.copy`] }).output());
+  await Deno.remove(`${file}.copy`);
+
+  const srv = await spawnServer("server/main.ts", serverEnv(dataDir));
+  try {
+    const { token } = await new ApiClient({ baseUrl: srv.url }).login(ADMIN.email, ADMIN.password);
+    const api = new ApiClient({ baseUrl: srv.url, token: () => token });
+    const idleRss = await srv.peakRss();
+    const up = await timed(async () => api.uploadFirmware(await fileSource(file)));
+    if (up.value.size !== bytes) throw new Error("upload size mismatch");
+    return { bytes, uploadMs: up.ms, cpMs: cp.ms, peakRss: await srv.peakRss(), idleRss };
+  } finally {
+    await srv.stop();
+    await Deno.remove(file);
+    await Deno.remove(dataDir, { recursive: true });
+  }
+}
+
+export async function benchCheckin(url: string, seconds: number, connections: number): Promise<LoadResult> {
+  const body = JSON.stringify({ versionInfo: { app: "2.4.1", os: "5.10.0", channels: ["1.2", "1.2"] } });
+  return await load(
+    `${url}/api/v1/device/bench-[<id>]/checkin`,
+    seconds,
+    connections,
+    { Authorization: `Bearer ${DEVICE_KEY}`, "Content-Type": "application/json" },
+    ["--method", "POST", "--body", body],
+  );
+}
+
+export interface WebFigures {
+  signIn: { js: number; css: number; files: number };
+  devices: { js: number; css: number; files: number };
+}
+
+/** The JS and CSS a browser loads for the sign-in page and for the devices page, gzipped. */
+export async function benchWeb(url: string, token: string, tmpDir: string): Promise<WebFigures> {
+  const profile = await Deno.makeTempDir({ dir: tmpDir, prefix: "chromium-" });
+  const ctx = await chromium.launchPersistentContext(profile, {
+    executablePath: "/usr/bin/chromium",
+    headless: true,
+    args: [
+      "--no-sandbox",
+      "--disable-gpu",
+      "--disable-quic",
+      "--no-first-run",
+      "--disable-background-networking",
+      "--disable-component-update",
+      "--disable-sync",
+    ],
+  });
+  try {
+    const measure = async (path: string, withToken: boolean) => {
+      const page = await ctx.newPage();
+      const seen: Promise<{ type: string; size: number }>[] = [];
+      page.on("response", (res) => {
+        const type = res.request().resourceType();
+        if (type === "script" || type === "stylesheet") {
+          seen.push(res.body().then((b) => ({ type, size: gzipSize(new Uint8Array(b)) })));
+        }
+      });
+      if (withToken) {
+        await page.addInitScript((t) => localStorage.setItem("accessToken", t), token);
+      }
+      await page.goto(`${url}${path}`, { waitUntil: "networkidle" });
+      const files = await Promise.all(seen);
+      await page.close();
+      return {
+        js: files.filter((f) => f.type === "script").reduce((a, f) => a + f.size, 0),
+        css: files.filter((f) => f.type === "stylesheet").reduce((a, f) => a + f.size, 0),
+        files: files.length,
+      };
+    };
+    const signIn = await measure("/", false);
+    const devices = await measure("/devices", true);
+    return { signIn, devices };
+  } finally {
+    await ctx.close();
+    await Deno.remove(profile, { recursive: true }).catch(() => {});
+  }
+}
+
+export { ROOT };

@@ -1,0 +1,106 @@
+/** Small helpers shared by the benchmark steps. */
+import { gzipSync } from "node:zlib";
+
+export const ROOT = new URL("../../", import.meta.url).pathname;
+export const DENO = Deno.execPath();
+
+export async function freePort(): Promise<number> {
+  const l = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const { port } = l.addr as Deno.NetAddr;
+  l.close();
+  return port;
+}
+
+export interface Proc {
+  url: string;
+  pid: number;
+  /** Peak resident set size so far (VmHWM), in bytes. */
+  peakRss(): Promise<number>;
+  stop(): Promise<void>;
+}
+
+/** Spawns a Deno script that prints "Listening on http://host:port/", output discarded after that. */
+export async function spawnServer(script: string, env: Record<string, string>): Promise<Proc> {
+  const port = await freePort();
+  const child = new Deno.Command(DENO, {
+    args: ["run", "-A", script],
+    cwd: ROOT,
+    env: { HOST: "127.0.0.1", ...env, PORT: String(port) },
+    stdout: "null",
+    stderr: "inherit",
+  }).spawn();
+  const url = `http://127.0.0.1:${port}`;
+  for (let i = 0; i < 600; i++) {
+    try {
+      const r = await fetch(`${url}/healthz`).catch(() => fetch(`${url}/api/v1/devices`));
+      await r.body?.cancel();
+      break;
+    } catch {
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  }
+  return {
+    url,
+    pid: child.pid,
+    peakRss: () => vmHwm(child.pid),
+    async stop() {
+      try {
+        child.kill("SIGTERM");
+      } catch { /* gone */ }
+      await child.status;
+    },
+  };
+}
+
+export async function vmHwm(pid: number): Promise<number> {
+  const status = await Deno.readTextFile(`/proc/${pid}/status`);
+  const kb = Number(/VmHWM:\s+(\d+) kB/.exec(status)?.[1] ?? 0);
+  return kb * 1024;
+}
+
+export interface LoadResult {
+  requests: number;
+  rps: number;
+  p50: number;
+  p99: number;
+  errors: number;
+  non2xx: number;
+}
+
+/** Runs autocannon in its own process against url. */
+export async function load(
+  url: string,
+  seconds: number,
+  connections: number,
+  headers: Record<string, string> = {},
+  extra: string[] = [],
+): Promise<LoadResult> {
+  const out = await new Deno.Command(DENO, {
+    args: [
+      "run",
+      "-A",
+      `${ROOT}scripts/bench/load.ts`,
+      url,
+      String(seconds),
+      String(connections),
+      ...Object.entries(headers).map(([k, v]) => `${k}=${v}`),
+      ...extra,
+    ],
+    cwd: ROOT,
+    stdout: "piped",
+    stderr: "inherit",
+  }).output();
+  const lines = new TextDecoder().decode(out.stdout).trim().split("\n");
+  return JSON.parse(lines[lines.length - 1]);
+}
+
+export async function timed<T>(fn: () => Promise<T> | T): Promise<{ ms: number; value: T }> {
+  const t = performance.now();
+  const value = await fn();
+  return { ms: performance.now() - t, value };
+}
+
+export const gzipSize = (bytes: Uint8Array) => gzipSync(bytes).length;
+export const mib = (n: number) => (n / 1024 / 1024).toFixed(1);
+export const kb = (n: number) => (n / 1000).toFixed(1);
+export const fixed = (n: number, d = 2) => n.toFixed(d);
