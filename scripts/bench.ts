@@ -55,8 +55,12 @@ try {
   const ratio = (a: number, b: number) => b > 0 ? a / b : NaN;
   const rows: [string, string, string, string][] = [
     [
-      `GET devices (page ${Math.floor((Math.ceil(size.devices / 25) - 1) / 2)} of ${size.devices.toLocaleString("en")}), req/s vs bare Hono`,
-      `${fixed(devices.middle.rps, 0)} / ${fixed(devices.baseline.rps, 0)} = ${fixed(ratio(devices.middle.rps, devices.baseline.rps))}`,
+      `GET devices (page ${Math.floor((Math.ceil(size.devices / 25) - 1) / 2)} of ${
+        size.devices.toLocaleString("en")
+      }), req/s vs bare Hono`,
+      `${fixed(devices.middle.rps, 0)} / ${fixed(devices.baseline.rps, 0)} = ${
+        fixed(ratio(devices.middle.rps, devices.baseline.rps))
+      }`,
       "≥ 0.6",
       ok(ratio(devices.middle.rps, devices.baseline.rps) >= 0.6),
     ],
@@ -65,13 +69,17 @@ try {
     ["GET devices, q search: req/s, p99", `${fixed(devices.search.rps, 0)}, ${devices.search.p99} ms`, "measured", "-"],
     [
       `GET treatments (${treatments.count.toLocaleString("en")}): time vs direct serialization`,
-      `${fixed(treatments.listMs, 1)} ms / ${fixed(treatments.serializeMs, 1)} ms = ${fixed(ratio(treatments.listMs, treatments.serializeMs))}; ${mib(treatments.listBytes)} MiB`,
+      `${fixed(treatments.listMs, 1)} ms / ${fixed(treatments.serializeMs, 1)} ms = ${
+        fixed(ratio(treatments.listMs, treatments.serializeMs))
+      }; ${mib(treatments.listBytes)} MiB`,
       "≤ 2×",
       ok(ratio(treatments.listMs, treatments.serializeMs) <= 2),
     ],
     [
       `Firmware upload ${mib(firmware.bytes)} MiB: time vs cp`,
-      `${fixed(firmware.uploadMs, 0)} ms / ${fixed(firmware.cpMs, 0)} ms = ${fixed(ratio(firmware.uploadMs, firmware.cpMs))}`,
+      `${fixed(firmware.uploadMs, 0)} ms / ${fixed(firmware.cpMs, 0)} ms = ${
+        fixed(ratio(firmware.uploadMs, firmware.cpMs))
+      }`,
       "≤ 2×",
       ok(ratio(firmware.uploadMs, firmware.cpMs) <= 2),
     ],
@@ -83,7 +91,9 @@ try {
     ],
     [
       `Import ${treatments.count.toLocaleString("en")} × 10 × 4: time vs raw prepared inserts`,
-      `${fixed(treatments.importMs, 0)} ms / ${fixed(treatments.rawInsertMs, 0)} ms = ${fixed(ratio(treatments.importMs, treatments.rawInsertMs))}`,
+      `${fixed(treatments.importMs, 0)} ms / ${fixed(treatments.rawInsertMs, 0)} ms = ${
+        fixed(ratio(treatments.importMs, treatments.rawInsertMs))
+      }`,
       "≤ 2×",
       ok(ratio(treatments.importMs, treatments.rawInsertMs) <= 2),
     ],
@@ -120,7 +130,9 @@ try {
     const cpu = (await Deno.readTextFile("/proc/cpuinfo")).match(/model name\s*:\s*(.*)/)?.[1] ?? "unknown CPU";
     const block = [
       "<!-- bench:start -->",
-      `Measured ${new Date().toISOString().slice(0, 10)} by \`deno task bench\` on ${navigator.hardwareConcurrency} cores`,
+      `Measured ${
+        new Date().toISOString().slice(0, 10)
+      } by \`deno task bench\` on ${navigator.hardwareConcurrency} cores`,
       `(${cpu}), ${mib(Deno.systemMemoryInfo().total)} MiB RAM, Deno ${Deno.version.deno}.`,
       "",
       table,

@@ -13,7 +13,8 @@ interface Suite {
   parse: (out: string) => { passed: number; failed: number } | null;
 }
 
-const stripAnsi = (s: string) => s.replace(/\x1b\[[0-9;]*m/g, "");
+const ESC = String.fromCharCode(27);
+const stripAnsi = (s: string) => s.replaceAll(new RegExp(`${ESC}\\[[0-9;]*m`, "g"), "");
 
 const suites: Suite[] = [
   {

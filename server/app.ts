@@ -53,7 +53,8 @@ export function createApp(ctx: AppContext) {
     .use("*", async (c, next) => {
       const started = performance.now();
       await next();
-      for (const [k, v] of Object.entries(SECURITY_HEADERS)) c.res.headers.set(k, v);
+      // A route's own stricter value (e.g. `sandbox` on untrusted images) wins over the default.
+      for (const [k, v] of Object.entries(SECURITY_HEADERS)) if (!c.res.headers.has(k)) c.res.headers.set(k, v);
       ctx.log(`${c.req.method} ${c.req.path} ${c.res.status} ${(performance.now() - started).toFixed(1)}ms`);
     })
     .get("/healthz", (c) => c.json({ status: "ok" }))

@@ -1,3 +1,4 @@
+import { join } from "node:path";
 import type { Config } from "./config.ts";
 import type { Paths } from "./context.ts";
 import type { Db } from "./db/mod.ts";
@@ -9,13 +10,50 @@ export async function ensureDirectories(paths: Paths): Promise<void> {
 }
 
 /** Removes what an interrupted upload or import left behind: nothing half-written stays. */
-export async function clearTmp(paths: Paths): Promise<number> {
+export function clearTmp(paths: Paths): Promise<number> {
+  return Promise.resolve(clearTmpSync(paths));
+}
+
+/**
+ * Synchronous on purpose: at shutdown no request handler can run between listing and removing,
+ * so a temp file is never renamed into place while it is being swept.
+ */
+export function clearTmpSync(paths: Paths): number {
   let removed = 0;
-  for await (const entry of Deno.readDir(paths.tmp)) {
-    await Deno.remove(`${paths.tmp}/${entry.name}`, { recursive: true });
+  for (const entry of Deno.readDirSync(paths.tmp)) {
+    Deno.removeSync(join(paths.tmp, entry.name), { recursive: true });
     removed++;
   }
   return removed;
+}
+
+/**
+ * Removes files in the firmwares directory that no firmware row names (`<id>.xz`): left when the
+ * process died between moving an upload into place and committing its row, or between deleting a
+ * row and its file. Only safe while no request runs (at start, or at shutdown after the drain).
+ */
+export function sweepFirmwareFiles(db: Db, paths: Paths): { removed: string[]; missing: string[] } {
+  const rows = db.prepare("SELECT id FROM firmwares").all() as { id: string }[];
+  const expected = new Set(rows.map((r) => `${r.id}.xz`));
+  const removed: string[] = [];
+  for (const entry of Deno.readDirSync(paths.firmwares)) {
+    if (expected.has(entry.name)) {
+      expected.delete(entry.name);
+      continue;
+    }
+    Deno.removeSync(join(paths.firmwares, entry.name), { recursive: true });
+    removed.push(entry.name);
+  }
+  return { removed, missing: [...expected] };
+}
+
+/** Start-up cleanup, logged: temp leftovers, orphaned firmware files, and rows whose file is gone. */
+export function cleanUpAfterCrash(db: Db, paths: Paths, log: (line: string) => void): void {
+  const leftovers = clearTmpSync(paths);
+  if (leftovers) log(`Removed ${leftovers} temp file(s) left by an interrupted upload or import.`);
+  const { removed, missing } = sweepFirmwareFiles(db, paths);
+  if (removed.length) log(`Removed ${removed.length} firmware file(s) with no firmware record: ${removed.join(", ")}.`);
+  if (missing.length) log(`WARNING: firmware file(s) missing from ${paths.firmwares}: ${missing.join(", ")}.`);
 }
 
 /** On a start with no operator: ADMIN_EMAIL/ADMIN_PASSWORD, else admin@example.com with a printed random password. */

@@ -13,12 +13,15 @@ export const ConfigSchema = z.object({
   ADMIN_PASSWORD: z.string().min(8, "must be at least 8 characters long").optional(),
   JWT_SECRET: z.string().min(32, "must be at least 32 characters long").optional(),
   TOKEN_TTL_SECONDS: int(60, 31_536_000).default(43200),
-  PRODUCT: z.string().trim().regex(/^[A-Za-z0-9_-]{1,64}$/, "must be 1-64 letters, digits, '_' or '-'").default("default"),
+  PRODUCT: z.string().trim().regex(/^[A-Za-z0-9_-]{1,64}$/, "must be 1-64 letters, digits, '_' or '-'").default(
+    "default",
+  ),
   MAX_FIRMWARE_BYTES: int(1).default(1_073_741_824),
   MAX_IMPORT_BYTES: int(1).default(268_435_456),
   DEVICE_API_KEY: z.string().min(16, "must be at least 16 characters long").optional(),
   DEMO: z.enum(["0", "1", ""], { message: "must be 1 or 0" }).optional(),
   LOG_LEVEL: z.enum(["info", "quiet"], { message: "must be info or quiet" }).default("info"),
+  SHUTDOWN_GRACE_SECONDS: int(0, 3600).default(8),
 });
 
 export type Config = z.output<typeof ConfigSchema> & { demo: boolean };

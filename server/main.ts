@@ -1,12 +1,14 @@
 import { createApp } from "./app.ts";
 import { LoginThrottle } from "./auth/throttle.ts";
 import { loadSecret } from "./auth/secret.ts";
-import { bootstrapOperator, clearTmp, ensureDirectories } from "./bootstrap.ts";
+import { bootstrapOperator, cleanUpAfterCrash, ensureDirectories } from "./bootstrap.ts";
 import { ConfigError, loadConfig } from "./config.ts";
 import { type AppContext, pathsFor } from "./context.ts";
 import { ensureDeviceType } from "./db/device_types.ts";
 import { openDatabase } from "./db/mod.ts";
+import { MIGRATIONS } from "./db/schema.ts";
 import { seedDemo } from "./demo/seed.ts";
+import { handleShutdownSignals } from "./shutdown.ts";
 import { ensureWebBundle } from "./web_bundle.ts";
 
 function fail(message: string): never {
@@ -22,13 +24,27 @@ try {
   throw err;
 }
 
-const log = config.LOG_LEVEL === "quiet" ? () => {} : (line: string) => console.log(`${new Date().toISOString()} ${line}`);
+const stamp = (line: string) => `${new Date().toISOString()} ${line}`;
+// quiet silences the request log and notes, never errors.
+const log = config.LOG_LEVEL === "quiet"
+  ? (line: string) => line.startsWith("ERROR") && console.error(stamp(line))
+  : (line: string) => console.log(stamp(line));
 const paths = pathsFor(config.DATA_DIR);
-await ensureDirectories(paths);
-const leftovers = await clearTmp(paths);
-if (leftovers) log(`Removed ${leftovers} temp file(s) left by an interrupted upload or import.`);
+try {
+  await ensureDirectories(paths);
+} catch (err) {
+  fail(`Invalid configuration: DATA_DIR ${paths.data} cannot be used (${err instanceof Error ? err.message : err}).`);
+}
 
 const db = openDatabase(paths.db);
+const schemaVersion = (db.prepare("PRAGMA user_version").get() as { user_version: number }).user_version;
+if (schemaVersion > MIGRATIONS.length) {
+  fail(
+    `The database in ${paths.db} has schema version ${schemaVersion}, newer than this release knows (${MIGRATIONS.length}): run the newer release, or restore a backup taken before the upgrade.`,
+  );
+}
+cleanUpAfterCrash(db, paths, log);
+const shutdown = handleShutdownSignals({ db, paths, graceMs: config.SHUTDOWN_GRACE_SECONDS * 1000, log });
 ensureDeviceType(db, config.PRODUCT);
 await bootstrapOperator(db, config, log);
 
@@ -48,16 +64,6 @@ const server = Deno.serve({
   port: config.PORT,
   hostname: config.HOST,
   onListen: ({ hostname, port }) => console.log(`Listening on http://${hostname}:${port}/`),
-}, app.fetch);
+}, shutdown.wrap(app.fetch));
 
-let stopping = false;
-async function shutdown(signal: string) {
-  if (stopping) return;
-  stopping = true;
-  log(`${signal}: finishing requests in flight, then stopping.`);
-  await server.shutdown();
-  db.close();
-  Deno.exit(0);
-}
-Deno.addSignalListener("SIGTERM", () => shutdown("SIGTERM"));
-Deno.addSignalListener("SIGINT", () => shutdown("SIGINT"));
+shutdown.serving(server);

@@ -63,7 +63,9 @@ async function main(args: string[]): Promise<number> {
     const hash = await hashPassword(password);
     if (command === "add") insertOperator(db, email, hash);
     else setOperatorPassword(db, email, hash);
-    console.log(command === "add" ? `Added operator ${email}.` : `Password of ${email} reset; earlier tokens no longer work.`);
+    console.log(
+      command === "add" ? `Added operator ${email}.` : `Password of ${email} reset; earlier tokens no longer work.`,
+    );
     return 0;
   } finally {
     db.close();

@@ -82,7 +82,12 @@ export class ApiClient {
   }
 
   /** Sends a request and returns the raw successful Response (non-2xx throws ApiError). */
-  async raw(method: Method, path: string, body?: unknown, init: { headers?: Record<string, string> } = {}): Promise<Response> {
+  async raw(
+    method: Method,
+    path: string,
+    body?: unknown,
+    init: { headers?: Record<string, string> } = {},
+  ): Promise<Response> {
     const url = this.url(path);
     const doFetch = this.#opts.fetch ?? fetch;
     const timeoutMs = this.#opts.timeoutMs ?? 30_000;
@@ -102,7 +107,7 @@ export class ApiClient {
       if (controller.signal.aborted) {
         throw new ApiError("TIMEOUT_ERROR", `No answer from ${url} within ${timeoutMs / 1000} s.`, url);
       }
-      throw new ApiError("FETCH_ERROR", `Could not reach ${url}: ${(err as Error).message}`, url);
+      throw new ApiError("FETCH_ERROR", `Could not reach ${url}: ${reason(err)}`, url);
     } finally {
       clearTimeout(timer);
     }
@@ -209,11 +214,17 @@ export class ApiClient {
   }
 
   /** Multipart upload of one field `file`, with progress; streams, never buffers the file. */
-  async upload<T>(schema: z.ZodType<T>, path: string, file: UploadSource, onProgress?: (p: Progress) => void): Promise<T> {
+  async upload<T>(
+    schema: z.ZodType<T>,
+    path: string,
+    file: UploadSource,
+    onProgress?: (p: Progress) => void,
+  ): Promise<T> {
     const url = this.url(path);
-    const { status, statusText, text } = typeof XMLHttpRequest !== "undefined" && file instanceof Blob && !this.#opts.fetch
-      ? await xhrUpload(url, this.#headers(), file, onProgress)
-      : await streamUpload(this.#opts.fetch ?? fetch, url, this.#headers(), file, onProgress);
+    const { status, statusText, text } =
+      typeof XMLHttpRequest !== "undefined" && file instanceof Blob && !this.#opts.fetch
+        ? await xhrUpload(url, this.#headers(), file, onProgress)
+        : await streamUpload(this.#opts.fetch ?? fetch, url, this.#headers(), file, onProgress);
     if (status < 200 || status > 299) {
       if (status === 401) this.#opts.onUnauthorized?.();
       throw httpErrorFrom(status, statusText, text, url);
@@ -246,6 +257,13 @@ export class DeviceClient {
 }
 
 const enc = encodeURIComponent;
+
+/** The most specific reason of a network failure (fetch wraps the real one in `cause`). */
+function reason(err: unknown): string {
+  let e = err as { message?: string; cause?: unknown };
+  while (e?.cause && typeof e.cause === "object") e = e.cause as typeof e;
+  return e?.message ?? String(err);
+}
 
 function parseBody<T>(schema: z.ZodType<T>, text: string, url: string): T {
   let json: unknown;
@@ -357,7 +375,7 @@ async function streamUpload(
       duplex: "half",
     });
   } catch (err) {
-    throw new ApiError("FETCH_ERROR", `Could not reach ${url}: ${(err as Error).message}`, url);
+    throw new ApiError("FETCH_ERROR", `Could not reach ${url}: ${reason(err)}`, url);
   }
   return { status: res.status, statusText: res.statusText, text: await res.text() };
 }

@@ -83,7 +83,9 @@ export function writeImportFile(path: string, n: number, phases: number, channel
     insT.run(i, `Treatment ${String(i).padStart(6, "0")}`, ["Pain", "Recovery", "Muscle"][i % 3], "Bench data");
     for (let p = 0; p < phases; p++) {
       insP.run(++pid, i, p, 60 + p);
-      for (let c = 0; c < channels; c++) insC.run(++cid, pid, c, 10 + c, 80 + p, c % 2 ? "negative" : "positive", 500, 4000, 500);
+      for (let c = 0; c < channels; c++) {
+        insC.run(++cid, pid, c, 10 + c, 80 + p, c % 2 ? "negative" : "positive", 500, 4000, 500);
+      }
     }
   }
   db.exec("COMMIT");

@@ -5,7 +5,13 @@ const N = 32768, R = 8, P = 1, KEYLEN = 32, MAXMEM = 64 * 1024 * 1024;
 
 function derive(password: string, salt: Buffer, n: number, r: number, p: number): Promise<Buffer> {
   return new Promise((resolve, reject) =>
-    scrypt(password.normalize("NFC"), salt, KEYLEN, { N: n, r, p, maxmem: MAXMEM }, (err, key) => err ? reject(err) : resolve(key))
+    scrypt(
+      password.normalize("NFC"),
+      salt,
+      KEYLEN,
+      { N: n, r, p, maxmem: MAXMEM },
+      (err, key) => err ? reject(err) : resolve(key),
+    )
   );
 }
 

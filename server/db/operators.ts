@@ -20,13 +20,19 @@ export function countOperators(db: Db): number {
 
 export function insertOperator(db: Db, email: string, passwordHash: string): void {
   const t = now();
-  sql(db, "INSERT INTO operators (id, email, email_key, password_hash, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)")
+  sql(
+    db,
+    "INSERT INTO operators (id, email, email_key, password_hash, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)",
+  )
     .run(newId(), email.trim(), emailKey(email), passwordHash, t, t);
 }
 
 /** Sets a new hash and bumps the version, so every token issued before stops working. */
 export function setOperatorPassword(db: Db, email: string, passwordHash: string): boolean {
-  const r = sql(db, "UPDATE operators SET password_hash = ?, password_version = password_version + 1, updated_at = ? WHERE email_key = ?")
+  const r = sql(
+    db,
+    "UPDATE operators SET password_hash = ?, password_version = password_version + 1, updated_at = ? WHERE email_key = ?",
+  )
     .run(passwordHash, now(), emailKey(email));
   return r.changes > 0;
 }

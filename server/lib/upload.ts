@@ -70,7 +70,8 @@ export async function receiveUpload(c: Context, opts: ReceiveOptions): Promise<R
   try {
     bb = Busboy({
       headers: { "content-type": type },
-      limits: { files: 1, fileSize: opts.maxBytes, fields: 20, fieldSize: 4096, parts: 40, headerPairs: 100 },
+      // busboy reports "limit" on reaching fileSize, so a file of exactly maxBytes needs one more byte of room.
+      limits: { files: 1, fileSize: opts.maxBytes + 1, fields: 20, fieldSize: 4096, parts: 40, headerPairs: 100 },
     });
   } catch {
     throw badRequest("The multipart body is malformed (missing boundary).");
@@ -143,6 +144,7 @@ export async function receiveUpload(c: Context, opts: ReceiveOptions): Promise<R
         file = { path: tmpPath, name: clientName, size, sha256: hash.digest("hex") };
       });
     });
+    bb.on("filesLimit", () => fail(badRequest("Send exactly one file per request.")));
     bb.on("error", () => fail(badRequest("The multipart body is malformed or truncated.")));
     bb.on("close", () => {
       if (!fileSeen) return fail(badRequest(`The multipart field '${field}' is missing.`));

@@ -36,7 +36,12 @@ export function authRoutes(ctx: AppContext) {
         throw invalidCredentials();
       }
       ctx.throttle.succeed(key);
-      const token = await issueToken(ctx.secret, operator.email, operator.password_version, ctx.config.TOKEN_TTL_SECONDS);
+      const token = await issueToken(
+        ctx.secret,
+        operator.email,
+        operator.password_version,
+        ctx.config.TOKEN_TTL_SECONDS,
+      );
       return c.json({ token });
     })
     .post("/change_password", async (c) => {

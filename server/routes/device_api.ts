@@ -1,7 +1,101 @@
-import { Hono } from "hono";
+import { createHash, timingSafeEqual } from "node:crypto";
+import { join } from "node:path";
+import { Hono, type MiddlewareHandler } from "hono";
+import { DeviceId } from "../../shared/schemas/device.ts";
+import { CheckinBody } from "../../shared/schemas/device_api.ts";
+import { bearer } from "../auth/middleware.ts";
 import type { AppContext, AppEnv } from "../context.ts";
+import { checkinDevice } from "../db/device_checkin.ts";
+import { deviceConfig, deviceFirmware } from "../db/device_config.ts";
+import { ApiHttpError, notFound, unauthorized } from "../errors.ts";
+import { etagMatches, fileRangeStream, parseRange } from "../lib/byte_range.ts";
+import { jsonBody, parse } from "../validate.ts";
 
-// TODO(owner): implement the routes of CONTRACT §5 for /api/v1/device_api.
-export function deviceApiRoutes(_ctx: AppContext) {
-  return new Hono<AppEnv>();
+const sha256 = (text: string) => createHash("sha256").update(text).digest();
+
+/** DEVICE_API_KEY as a bearer token, compared in constant time; 503 when no key is configured. */
+function requireDeviceKey(ctx: AppContext): MiddlewareHandler<AppEnv> {
+  const expected = ctx.config.DEVICE_API_KEY ? sha256(ctx.config.DEVICE_API_KEY) : null;
+  return async (c, next) => {
+    if (!expected) {
+      throw new ApiHttpError(503, "unavailable", "The device API is disabled: the server has no DEVICE_API_KEY.");
+    }
+    const token = bearer(c.req.header("authorization"));
+    if (!token || !timingSafeEqual(sha256(token), expected)) {
+      throw unauthorized("A valid device API key is required (Authorization: Bearer <key>).");
+    }
+    await next();
+  };
+}
+
+const unknownDevice = (id: string) => notFound(`No device with deviceId ${id}; it must check in first.`);
+
+/** CONTRACT §6: what the fleet calls, under /api/v1/device/{deviceId}/. */
+export function deviceApiRoutes(ctx: AppContext) {
+  const product = ctx.config.PRODUCT;
+  const deviceId = (raw: string) => parse(DeviceId, raw, "deviceId");
+
+  return new Hono<AppEnv>()
+    .use("*", requireDeviceKey(ctx))
+    .post("/:deviceId/checkin", async (c) => {
+      const id = deviceId(c.req.param("deviceId"));
+      const body = await jsonBody(c, CheckinBody);
+      // No await between the write and the read: the answer is exactly the state this check-in left.
+      checkinDevice(ctx.db, id, body.versionInfo);
+      return c.json(deviceConfig(ctx.db, id, product)!);
+    })
+    .get("/:deviceId/config", (c) => {
+      const id = deviceId(c.req.param("deviceId"));
+      const config = deviceConfig(ctx.db, id, product);
+      if (!config) throw unknownDevice(id);
+      return c.json(config);
+    })
+    .get("/:deviceId/firmware", async (c) => {
+      const id = deviceId(c.req.param("deviceId"));
+      const firmware = deviceFirmware(ctx.db, id, product);
+      if (firmware === undefined) throw unknownDevice(id);
+      if (firmware === null) {
+        throw notFound(`No firmware applies to device ${id}: none is assigned and no default is set.`);
+      }
+
+      const etag = `"${firmware.sha256}"`;
+      const common = { "ETag": etag, "Accept-Ranges": "bytes", "Cache-Control": "no-cache" };
+      if (etagMatches(c.req.header("if-none-match"), etag)) return c.body(null, 304, common);
+
+      let file: Deno.FsFile;
+      try {
+        file = await Deno.open(join(ctx.paths.firmwares, `${firmware._id}.xz`), { read: true });
+      } catch (err) {
+        if (err instanceof Deno.errors.NotFound) throw notFound(`The file of firmware ${firmware.name} is missing.`);
+        throw err;
+      }
+      const size = (await file.stat()).size;
+      const headers: Record<string, string> = {
+        ...common,
+        "Content-Type": "application/x-xz",
+        "Content-Disposition": `attachment; filename="${firmware.name.replace(/[^\w.-]/g, "_")}"`,
+      };
+
+      const ifRange = c.req.header("if-range");
+      const range = ifRange !== undefined && ifRange.trim() !== etag ? null : parseRange(c.req.header("range"), size);
+      if (range === "unsatisfiable") {
+        file.close();
+        return c.json(
+          {
+            error: "range_not_satisfiable",
+            msg: `The requested range is not satisfiable; the firmware has ${size} bytes.`,
+          },
+          416,
+          { ...common, "Content-Range": `bytes */${size}` },
+        );
+      }
+      const { start, end } = range ?? { start: 0, end: size - 1 };
+      headers["Content-Length"] = String(end - start + 1);
+      if (range) headers["Content-Range"] = `bytes ${start}-${end}/${size}`;
+      if (c.req.method === "HEAD") {
+        file.close();
+        return c.body(null, range ? 206 : 200, headers);
+      }
+      return c.body(fileRangeStream(file, start, end), range ? 206 : 200, headers);
+    });
 }

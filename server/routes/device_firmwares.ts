@@ -1,7 +1,97 @@
 import { Hono } from "hono";
+import { FIRMWARE_EXTENSION, XZ_MAGIC } from "../../shared/schemas/firmware.ts";
 import type { AppContext, AppEnv } from "../context.ts";
+import {
+  deleteFirmwareRow,
+  duplicateName,
+  firmwareNameTaken,
+  firmwarePath,
+  type FirmwareUse,
+  getFirmware,
+  listFirmwares,
+  storeFirmwareFile,
+} from "../db/firmwares.ts";
+import { conflict, notFound, unsupported } from "../errors.ts";
+import { discard, receiveUpload } from "../lib/upload.ts";
 
-// TODO(owner): implement the routes of CONTRACT §5 for /api/v1/device_firmwares.
-export function firmwaresRoutes(_ctx: AppContext) {
-  return new Hono<AppEnv>();
+/** RFC 6266: an ASCII fallback `filename` plus the exact name as RFC 8187 `filename*`. */
+export function attachmentDisposition(name: string): string {
+  const fallback = name.replace(/[^\x20-\x7e]|["\\%]/g, "_");
+  const exact = encodeURIComponent(name).replace(/['()*]/g, (ch) => `%${ch.charCodeAt(0).toString(16).toUpperCase()}`);
+  return `attachment; filename="${fallback}"; filename*=UTF-8''${exact}`;
+}
+
+function inUseMessage(name: string, use: FirmwareUse): string {
+  const reasons: string[] = [];
+  if (use.defaultOf.length) reasons.push(`it is the default firmware of device type ${use.defaultOf.join(", ")}`);
+  if (use.devices) {
+    reasons.push(`it is the custom firmware of ${use.devices} device${use.devices === 1 ? "" : "s"}`);
+  }
+  return `Firmware ${name} cannot be deleted: ${reasons.join(" and ")}.`;
+}
+
+export function firmwaresRoutes(ctx: AppContext) {
+  const { db, paths } = ctx;
+
+  const existing = (id: string) => {
+    const firmware = getFirmware(db, id);
+    if (!firmware) throw notFound(`No firmware with id ${id}.`);
+    return firmware;
+  };
+
+  return new Hono<AppEnv>()
+    .get("/", (c) => c.json(listFirmwares(db)))
+    .post("/", async (c) => {
+      const file = await receiveUpload(c, {
+        tmpDir: paths.tmp,
+        maxBytes: ctx.config.MAX_FIRMWARE_BYTES,
+        magic: XZ_MAGIC,
+        limitName: "MAX_FIRMWARE_BYTES",
+        magicError: (name) => unsupported(`${name} is not an xz file: it does not start with the xz signature.`),
+        checkName: (name) => {
+          if (!name.toLowerCase().endsWith(FIRMWARE_EXTENSION) || name.length <= FIRMWARE_EXTENSION.length) {
+            throw unsupported(`${name} is not a firmware file: the name must end in ${FIRMWARE_EXTENSION}.`);
+          }
+          if (firmwareNameTaken(db, name)) throw duplicateName(name);
+        },
+      });
+      // The name may have been taken while the body streamed: storeFirmwareFile's insert catches that too.
+      if (firmwareNameTaken(db, file.name)) {
+        await discard(file);
+        throw duplicateName(file.name);
+      }
+      const firmware = await storeFirmwareFile(db, paths, file.path, file);
+      ctx.log(`Firmware ${firmware.name} stored as ${firmware._id} (${firmware.size} bytes).`);
+      return c.json(firmware, 201);
+    })
+    .get("/:id/file", async (c) => {
+      const firmware = existing(c.req.param("id"));
+      let file: Deno.FsFile;
+      try {
+        file = await Deno.open(firmwarePath(paths, firmware._id), { read: true });
+      } catch (err) {
+        if (err instanceof Deno.errors.NotFound) throw notFound(`The file of firmware ${firmware.name} is missing.`);
+        throw err;
+      }
+      const { size } = await file.stat();
+      return new Response(file.readable, {
+        headers: {
+          "Content-Type": "application/x-xz",
+          "Content-Length": String(size),
+          "Content-Disposition": attachmentDisposition(firmware.name),
+          "Cache-Control": "no-store",
+        },
+      });
+    })
+    .delete("/:id", async (c) => {
+      const id = c.req.param("id");
+      const result = deleteFirmwareRow(db, id);
+      if (!result) throw notFound(`No firmware with id ${id}.`);
+      if ("inUse" in result) throw conflict(inUseMessage(result.firmware.name, result.inUse));
+      await Deno.remove(firmwarePath(paths, id)).catch((err) => {
+        if (!(err instanceof Deno.errors.NotFound)) throw err;
+      });
+      ctx.log(`Firmware ${result.deleted.name} (${id}) deleted.`);
+      return c.body(null, 204);
+    });
 }

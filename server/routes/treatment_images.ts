@@ -1,7 +1,20 @@
 import { Hono } from "hono";
 import type { AppContext, AppEnv } from "../context.ts";
+import { getTreatmentImage } from "../db/treatments.ts";
+import { notFound } from "../errors.ts";
 
-// TODO(owner): implement the routes of CONTRACT §5 for /api/v1/treatment_images.
-export function treatmentImagesRoutes(_ctx: AppContext) {
-  return new Hono<AppEnv>();
+/** Imported images are untrusted bytes: served with their vetted type, never sniffed, sandboxed, never cached. */
+export const IMAGE_HEADERS = {
+  "Cache-Control": "no-store",
+  "Content-Security-Policy": "sandbox; default-src 'none'",
+  "X-Content-Type-Options": "nosniff",
+};
+
+export function treatmentImagesRoutes(ctx: AppContext) {
+  return new Hono<AppEnv>()
+    .get("/:id", (c) => {
+      const image = getTreatmentImage(ctx.db, c.req.param("id"));
+      if (!image) throw notFound(`No treatment image with id ${c.req.param("id")}.`);
+      return c.body(image.data, 200, { ...IMAGE_HEADERS, "Content-Type": image.mimeType });
+    });
 }

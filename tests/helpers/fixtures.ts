@@ -1,7 +1,11 @@
 /** Test fixtures made at test time with the machine's tools (xz) and node:sqlite. */
 
 /** Compresses bytes with the `xz` tool and writes `<dir>/<name>`; returns its path. */
-export async function makeXzFile(dir: string, name: string, content: Uint8Array | string = `firmware ${name}`): Promise<string> {
+export async function makeXzFile(
+  dir: string,
+  name: string,
+  content: Uint8Array | string = `firmware ${name}`,
+): Promise<string> {
   const input = typeof content === "string" ? new TextEncoder().encode(content) : content;
   const child = new Deno.Command("xz", { args: ["-z", "-c", "-0"], stdin: "piped", stdout: "piped" }).spawn();
   const writer = child.stdin.getWriter();

@@ -73,7 +73,9 @@ export async function startServer(opts: StartOptions = {}): Promise<TestServer> 
     exited.then((s) => {
       throw new Error(`server exited with ${s.code} before listening:\n${out}`);
     }),
-    new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`server did not start in 60 s:\n${out}`)), 60_000)),
+    new Promise<never>((_, reject) =>
+      setTimeout(() => reject(new Error(`server did not start in 60 s:\n${out}`)), 60_000)
+    ),
   ]);
 
   let stopped: Promise<number> | undefined;

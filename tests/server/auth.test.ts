@@ -24,21 +24,25 @@ Deno.test("login, tokens and password changes", async (t) => {
 
   await t.step("login returns an HS256 token with sub, iat, exp", async () => {
     const api = await srv.login();
-    const [header, payload] = api.token.split(".").slice(0, 2).map((p) => JSON.parse(atob(p.replace(/-/g, "+").replace(/_/g, "/"))));
+    const [header, payload] = api.token.split(".").slice(0, 2).map((p) =>
+      JSON.parse(atob(p.replace(/-/g, "+").replace(/_/g, "/")))
+    );
     assert.equal(header.alg, "HS256");
     assert.equal(payload.sub, ADMIN_EMAIL);
     assert.equal(payload.exp - payload.iat, 43200);
-    assert.ok(Array.isArray((await api.listDeviceTypes())));
+    assert.ok(Array.isArray(await api.listDeviceTypes()));
   });
 
   await t.step("any login failure is 401 invalid_credentials with the SPEC text", async () => {
-    for (const body of [
-      { email: ADMIN_EMAIL, password: "wrong" },
-      { email: "nobody@example.com", password: ADMIN_PASSWORD },
-      { email: 1, password: 2 },
-      { email: ADMIN_EMAIL },
-      "not json",
-    ]) {
+    for (
+      const body of [
+        { email: ADMIN_EMAIL, password: "wrong" },
+        { email: "nobody@example.com", password: ADMIN_PASSWORD },
+        { email: 1, password: 2 },
+        { email: ADMIN_EMAIL },
+        "not json",
+      ]
+    ) {
       const res = await srv.fetch("/api/v1/login", {
         method: "POST",
         headers: { "content-type": "application/json" },
@@ -51,7 +55,11 @@ Deno.test("login, tokens and password changes", async (t) => {
 
   await t.step("missing, malformed, forged, alg none and expired tokens get 401", async () => {
     const now = Math.floor(Date.now() / 1000);
-    const forged = await sign({ sub: ADMIN_EMAIL, iat: now, exp: now + 60, pwv: 1 }, "another-secret-0123456789abcdef-xyz", "HS256");
+    const forged = await sign(
+      { sub: ADMIN_EMAIL, iat: now, exp: now + 60, pwv: 1 },
+      "another-secret-0123456789abcdef-xyz",
+      "HS256",
+    );
     const expired = await sign({ sub: ADMIN_EMAIL, iat: now - 100, exp: now - 10, pwv: 1 }, JWT_SECRET, "HS256");
     const b64 = (o: unknown) => btoa(JSON.stringify(o)).replace(/=+$/, "").replace(/\+/g, "-").replace(/\//g, "_");
     const none = `${b64({ alg: "none", typ: "JWT" })}.${b64({ sub: ADMIN_EMAIL, iat: now, exp: now + 60, pwv: 1 })}.`;
@@ -66,7 +74,11 @@ Deno.test("login, tokens and password changes", async (t) => {
 
   await t.step("change_password: wrong old, short new, unknown members", async () => {
     const api = await srv.login();
-    const e1 = await rejects(api.changePassword({ old_password: "nope", new_password: "long-enough-1" }), 400, "invalid_request");
+    const e1 = await rejects(
+      api.changePassword({ old_password: "nope", new_password: "long-enough-1" }),
+      400,
+      "invalid_request",
+    );
     assert.equal(e1.msg, "Current password is incorrect.");
     const e2 = await rejects(api.changePassword({ old_password: ADMIN_PASSWORD, new_password: "short" }), 400);
     assert.match(e2.msg, /new_password.*at least 8 characters/);
@@ -133,7 +145,12 @@ Deno.test("bootstrap operator without ADMIN_*: admin@example.com with a printed 
 });
 
 Deno.test("a bad configuration value stops the server with one line naming it", async () => {
-  for (const [name, value] of [["PORT", "abc"], ["TOKEN_TTL_SECONDS", "-1"], ["MAX_FIRMWARE_BYTES", "x"], ["DEVICE_API_KEY", "short"]]) {
+  for (
+    const [name, value] of [["PORT", "abc"], ["TOKEN_TTL_SECONDS", "-1"], ["MAX_FIRMWARE_BYTES", "x"], [
+      "DEVICE_API_KEY",
+      "short",
+    ]]
+  ) {
     const out = await new Deno.Command(Deno.execPath(), {
       args: ["run", "-A", "server/main.ts"],
       env: { [name]: value, DATA_DIR: await Deno.makeTempDir() },

@@ -1,0 +1,64 @@
+import type { Command } from "commander";
+import { XZ_MAGIC } from "../../../shared/schemas/firmware.ts";
+import { FIRMWARE_EXTENSION } from "../../../shared/schemas/firmware.ts";
+import { RefusedError } from "../../lib/errors.ts";
+import { checkedUploadSource } from "../../lib/local_file.ts";
+import { managedDeviceType } from "../../lib/lookup.ts";
+import { formatBytes, formatDate, printFields, printJson } from "../../lib/output.ts";
+import { progressBar } from "../../lib/progress.ts";
+import { globals, signedInClient } from "../../lib/session.ts";
+
+export function registerFirmwareUpload(firmware: Command): void {
+  firmware
+    .command("upload")
+    .description("upload an .xz firmware file (streamed) and print the new firmware")
+    .argument("<file>", "the firmware file; its name must end in .xz and it must be an xz file")
+    .option("--default", "then make it the default firmware of the managed device type")
+    .addHelpText(
+      "after",
+      `
+The name and the xz magic bytes (FD 37 7A 58 5A 00) are checked before anything is sent.
+A progress bar shows on a terminal; none when standard output is not a terminal or with --json.
+
+Examples:
+  $ deno task cli firmware upload build/firmware-1.4.2.xz
+  $ deno task cli --json firmware upload build/firmware-1.4.2.xz --default | jq -r ._id`,
+    )
+    .action(async (file: string, opts: { default?: boolean }, cmd: Command) => {
+      const g = globals(cmd);
+      const source = await checkedUploadSource(file, {
+        extension: FIRMWARE_EXTENSION,
+        magic: XZ_MAGIC,
+        kind: "an xz file",
+      });
+      const api = await signedInClient(cmd);
+      // Look the device type up first, so a --default that cannot work refuses before the upload.
+      const deviceType = opts.default ? await managedDeviceType(api) : null;
+      const bar = progressBar(g);
+      let created;
+      try {
+        created = await api.uploadFirmware(source, (p) => bar.update(p));
+      } finally {
+        bar.done();
+      }
+      if (deviceType) {
+        try {
+          await api.patchDeviceType({ _id: deviceType._id, defaultFirmware: created._id });
+        } catch (err) {
+          const why = err instanceof Error ? err.message : String(err);
+          throw new RefusedError(
+            `Uploaded ${created.name} (${created._id}) but could not make it the default: ${why}`,
+          );
+        }
+      }
+      if (g.json) return printJson(created);
+      printFields([
+        ["ID", created._id],
+        ["Name", created.name],
+        ["Size", `${formatBytes(created.size)} (${created.size} bytes)`],
+        ["SHA-256", created.sha256],
+        ["Uploaded", formatDate(created.createdAt)],
+        ["Default", deviceType ? `yes, of ${deviceType.name}` : "no"],
+      ]);
+    });
+}

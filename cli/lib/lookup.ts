@@ -1,0 +1,42 @@
+/** Finding entities the way people name them: firmware by id or name, the managed device type. */
+import type { ApiClient } from "../../shared/client.ts";
+import type { DeviceType, Firmware } from "../../shared/schemas/mod.ts";
+import { RefusedError } from "./errors.ts";
+
+export const MANAGED_PREFIX = "jeecee_baby_";
+
+/** An exact `_id` wins; else an exact name; none or several is a refusal. */
+export async function findFirmware(api: ApiClient, idOrName: string): Promise<Firmware> {
+  const firmwares = await api.listFirmwares();
+  const byId = firmwares.find((f) => f._id === idOrName);
+  if (byId) return byId;
+  const byName = firmwares.filter((f) => f.name === idOrName);
+  if (byName.length === 1) return byName[0];
+  if (byName.length > 1) {
+    throw new RefusedError(
+      `Several firmwares are named '${idOrName}' (${byName.map((f) => f._id).join(", ")}): give the id.`,
+    );
+  }
+  throw new RefusedError(`No firmware with id or name '${idOrName}' (see firmware list).`);
+}
+
+/**
+ * The device type whose default firmware is managed: the one named jeecee_baby_<PRODUCT>.
+ * When the server holds several (PRODUCT was changed), CONSOLE_DEVICE_TYPE names the one to use.
+ */
+export async function managedDeviceType(api: ApiClient): Promise<DeviceType> {
+  const types = await api.listDeviceTypes();
+  const wanted = Deno.env.get("CONSOLE_DEVICE_TYPE");
+  if (wanted) {
+    const found = types.find((t) => t.name === wanted);
+    if (!found) throw new RefusedError(`No device type named '${wanted}' (CONSOLE_DEVICE_TYPE).`);
+    return found;
+  }
+  const managed = types.filter((t) => t.name.startsWith(MANAGED_PREFIX));
+  if (managed.length === 1) return managed[0];
+  if (managed.length === 0) throw new RefusedError(`The server has no ${MANAGED_PREFIX}<PRODUCT> device type.`);
+  throw new RefusedError(
+    `The server has several managed device types (${managed.map((t) => t.name).join(", ")}): ` +
+      `set CONSOLE_DEVICE_TYPE to the one to use.`,
+  );
+}

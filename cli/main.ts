@@ -1,0 +1,83 @@
+/** The console CLI for release engineers (CONTRACT §8): `deno task cli [--url URL] [--token TOKEN] [--json] <command>`. */
+import { Command } from "commander";
+import { registerDevicesList } from "./commands/devices/list.ts";
+import { registerDevicesShow } from "./commands/devices/show.ts";
+import { registerFirmwareDelete } from "./commands/firmware/delete.ts";
+import { registerFirmwareList } from "./commands/firmware/list.ts";
+import { registerFirmwareSetDefault } from "./commands/firmware/set_default.ts";
+import { registerFirmwareUnsetDefault } from "./commands/firmware/unset_default.ts";
+import { registerFirmwareUpload } from "./commands/firmware/upload.ts";
+import { registerLogin } from "./commands/login.ts";
+import { registerProductTypesList } from "./commands/product_types/list.ts";
+import { registerTreatmentsImport } from "./commands/treatments/import.ts";
+import { registerTreatmentsList } from "./commands/treatments/list.ts";
+import { handleError } from "./lib/errors.ts";
+import { DEFAULT_URL } from "./lib/session.ts";
+
+export function buildProgram(): Command {
+  const program = new Command("cli")
+    .description("Command line for the therapy device fleet console")
+    .option("--url <url>", `console URL (default: CONSOLE_URL, else ${DEFAULT_URL})`)
+    .option(
+      "--token <token>",
+      "operator token (default: CONSOLE_TOKEN, else CONSOLE_EMAIL + CONSOLE_PASSWORD, else login)",
+    )
+    .option("--json", "print the server's JSON on standard output and nothing else there")
+    .exitOverride()
+    // One line per usage error on stderr, like every other failure (commander would spread hints over several).
+    .configureOutput({
+      outputError: (str, write) => write(`${str.trim().split(/\s*\n\s*/).join(" ")} (add --help for usage)\n`),
+    })
+    .addHelpText(
+      "after",
+      `
+Exit status: 0 done, 1 the server or the network refused (message on standard error), 2 wrong usage.
+
+Examples:
+  $ deno task cli --url https://console.example.com login --email ops@example.com
+  $ CONSOLE_TOKEN=... deno task cli --json firmware upload build/fw-1.4.2.xz --default`,
+    );
+
+  registerLogin(program);
+
+  const firmware = group(program, "firmware", "upload, list, delete firmwares and pick the default", "firmware list");
+  registerFirmwareList(firmware);
+  registerFirmwareUpload(firmware);
+  registerFirmwareDelete(firmware);
+  registerFirmwareSetDefault(firmware);
+  registerFirmwareUnsetDefault(firmware);
+
+  const treatments = group(program, "treatments", "list and import treatments", "treatments import t.sqlite3");
+  registerTreatmentsList(treatments);
+  registerTreatmentsImport(treatments);
+
+  const devices = group(program, "devices", "list and show devices", "devices show JB-000123");
+  registerDevicesList(devices);
+  registerDevicesShow(devices);
+
+  const productTypes = group(program, "product-types", "list product types", "product-types list");
+  registerProductTypesList(productTypes);
+
+  return program;
+}
+
+function group(program: Command, name: string, description: string, example: string): Command {
+  return program
+    .command(name)
+    .description(description)
+    .addHelpText("after", `\nExample:\n  $ deno task cli ${example}`);
+}
+
+/** Runs the CLI on `args` and returns the exit status; every error goes through handleError. */
+export async function run(args: string[]): Promise<number> {
+  try {
+    await buildProgram().parseAsync(args, { from: "user" });
+    return 0;
+  } catch (err) {
+    return handleError(err);
+  }
+}
+
+if (import.meta.main) {
+  Deno.exit(await run(Deno.args));
+}

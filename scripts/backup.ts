@@ -1,0 +1,173 @@
+/**
+ * `deno task backup <dir>`: a consistent online backup of DATA_DIR (works while the server runs).
+ *
+ * 1. The database is copied with SQLite's online backup API in one step (one read transaction:
+ *    a consistent snapshot, writers are not blocked in WAL mode).
+ * 2. The firmware files that snapshot lists are copied and checked against their recorded size and
+ *    sha256 (files are immutable once in place; one deleted after the snapshot makes us snapshot again).
+ * 3. jwt_secret is copied when DATA_DIR holds it.
+ * Everything is written to `<dir>.partial-*` and renamed to <dir> at the end: a backup directory
+ * exists only when complete. <dir> must not exist or be empty.
+ */
+import { backup, DatabaseSync } from "node:sqlite";
+import { basename, dirname, join, resolve } from "node:path";
+import {
+  copyHashed,
+  dataDirFromEnv,
+  DB_FILE,
+  entriesOf,
+  fail,
+  firmwarePath,
+  formatBytes,
+  hashFile,
+  type Manifest,
+  MANIFEST_FILE,
+  type ManifestFile,
+  SECRET_FILE,
+} from "./backup_files.ts";
+
+const ATTEMPTS = 3;
+
+class FirmwareGone extends Error {}
+
+interface FirmwareRow {
+  id: string;
+  name: string;
+  size: number;
+  sha256: string;
+}
+
+async function snapshotDatabase(
+  source: string,
+  target: string,
+): Promise<Omit<Manifest, "files" | "createdAt" | "sourceDataDir"> & { firmwares: FirmwareRow[] }> {
+  const src = new DatabaseSync(source, { readOnly: true, timeout: 10_000 });
+  try {
+    // rate -1: every page in a single step, so the copy is one consistent snapshot.
+    await backup(src, target, { rate: -1 });
+  } finally {
+    src.close();
+  }
+  const copy = new DatabaseSync(target, { timeout: 10_000 });
+  try {
+    copy.exec("PRAGMA journal_mode = DELETE"); // one self-contained file, no -wal beside it
+    const check = copy.prepare("PRAGMA integrity_check").all() as { integrity_check: string }[];
+    if (check.length !== 1 || check[0].integrity_check !== "ok") {
+      throw new Error(
+        `the database copy failed its integrity check: ${check.map((r) => r.integrity_check).join("; ")}`,
+      );
+    }
+    const schemaVersion = (copy.prepare("PRAGMA user_version").get() as { user_version: number }).user_version;
+    const count = (table: string) => (copy.prepare(`SELECT count(*) AS n FROM ${table}`).get() as { n: number }).n;
+    const counts = {
+      operators: count("operators"),
+      productTypes: count("product_types"),
+      treatments: count("treatments"),
+      devices: count("devices"),
+      firmwares: count("firmwares"),
+    };
+    const firmwares = copy.prepare("SELECT id, name, size, sha256 FROM firmwares ORDER BY created_at")
+      .all() as unknown as FirmwareRow[];
+    return { format: 1, schemaVersion, counts, firmwares };
+  } finally {
+    copy.close();
+  }
+}
+
+async function copyFirmware(dataDir: string, staging: string, fw: FirmwareRow): Promise<ManifestFile> {
+  let copied;
+  try {
+    copied = await copyHashed(firmwarePath(dataDir, fw.id), firmwarePath(staging, fw.id), 0o640);
+  } catch (err) {
+    if (err instanceof Deno.errors.NotFound) throw new FirmwareGone(fw.name);
+    throw err;
+  }
+  if (copied.size !== fw.size || copied.sha256 !== fw.sha256) {
+    fail(
+      `Backup failed: firmware ${fw.name} (${fw.id}.xz) does not match its record (size or sha256 differ); the file in DATA_DIR is damaged.`,
+    );
+  }
+  return { path: `firmwares/${fw.id}.xz`, ...copied };
+}
+
+async function main() {
+  const target = Deno.args[0];
+  if (!target || Deno.args.length > 1 || target.startsWith("-")) {
+    console.error("Usage: deno task backup <dir>   (DATA_DIR names the data directory, default ./data)");
+    Deno.exit(2);
+  }
+  const dataDir = resolve(dataDirFromEnv());
+  const dest = resolve(target);
+  const dbFile = join(dataDir, DB_FILE);
+  try {
+    Deno.statSync(dbFile);
+  } catch {
+    fail(`Backup failed: no database at ${dbFile} (set DATA_DIR to the server's data directory).`);
+  }
+  let existing: string[];
+  try {
+    existing = entriesOf(dest);
+  } catch {
+    fail(`Backup failed: ${dest} is not a directory.`);
+  }
+  if (existing.length) fail(`Backup failed: ${dest} is not empty; give a new or empty directory.`);
+  const within = (dir: string) => dest === dir || dest.startsWith(dir + "/");
+  if (dest === dataDir || within(join(dataDir, "tmp")) || within(join(dataDir, "firmwares"))) {
+    // tmp/ is emptied at every start and firmwares/ is swept of unknown files.
+    fail(`Backup failed: ${dest} would mix with the live data; choose a directory outside ${dataDir}.`);
+  }
+
+  await Deno.mkdir(dirname(dest), { recursive: true });
+  const staging = await Deno.makeTempDir({ dir: dirname(dest), prefix: `${basename(dest)}.partial-` });
+  try {
+    await Deno.chmod(staging, 0o700); // the backup holds password hashes and the signing secret
+    let snapshot;
+    const files: ManifestFile[] = [];
+    for (let attempt = 1;; attempt++) {
+      snapshot = await snapshotDatabase(dbFile, join(staging, DB_FILE));
+      try {
+        for (const fw of snapshot.firmwares) files.push(await copyFirmware(dataDir, staging, fw));
+        break;
+      } catch (err) {
+        if (!(err instanceof FirmwareGone) || attempt === ATTEMPTS) throw err;
+        // Deleted between the snapshot and the copy: take a newer snapshot that no longer lists it.
+        files.length = 0;
+        await Deno.remove(join(staging, DB_FILE));
+        await Deno.remove(join(staging, "firmwares"), { recursive: true }).catch(() => {});
+      }
+    }
+    await Deno.chmod(join(staging, DB_FILE), 0o600);
+    files.unshift({ path: DB_FILE, ...await hashFile(join(staging, DB_FILE)) });
+
+    let secretNote = "";
+    try {
+      files.push({ path: SECRET_FILE, ...await copyHashed(join(dataDir, SECRET_FILE), join(staging, SECRET_FILE)) });
+    } catch (err) {
+      if (!(err instanceof Deno.errors.NotFound)) throw err;
+      secretNote =
+        "no jwt_secret in DATA_DIR (JWT_SECRET comes from the environment): keep that value with this backup";
+    }
+
+    const { firmwares: _, ...meta } = snapshot;
+    const manifest: Manifest = { ...meta, createdAt: new Date().toISOString(), sourceDataDir: dataDir, files };
+    await Deno.writeTextFile(join(staging, MANIFEST_FILE), JSON.stringify(manifest, null, 2) + "\n", { mode: 0o600 });
+
+    if (existing.length === 0) await Deno.remove(dest).catch(() => {}); // an empty target dir is replaced
+    await Deno.rename(staging, dest);
+
+    console.log(`Backup of ${dataDir} written to ${dest}:`);
+    for (const f of files) console.log(`  ${f.path}  ${formatBytes(f.size)}  sha256 ${f.sha256}`);
+    console.log(`  ${MANIFEST_FILE}  (the list above, read by deno task restore)`);
+    const c = manifest.counts;
+    console.log(
+      `Contents: ${c.operators} operator(s), ${c.productTypes} product type(s), ${c.treatments} treatment(s), ` +
+        `${c.devices} device(s), ${c.firmwares} firmware(s); schema version ${manifest.schemaVersion}.`,
+    );
+    if (secretNote) console.log(`Note: ${secretNote}.`);
+  } catch (err) {
+    await Deno.remove(staging, { recursive: true }).catch(() => {});
+    fail(`Backup failed: ${err instanceof Error ? err.message : String(err)}`);
+  }
+}
+
+if (import.meta.main) await main();

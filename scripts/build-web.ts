@@ -1,0 +1,156 @@
+/**
+ * `deno task build`: bundles the web console into web/dist with esbuild.
+ *   web/dist/index.html          written from web/index.html with the hashed file names (no inline script)
+ *   web/dist/assets/<name>-<hash>.{js,css,woff2,...}
+ * Assets of earlier builds are kept for an hour so pages already open can still load their lazy chunks.
+ */
+import * as esbuild from "esbuild";
+import { gzipSync } from "node:zlib";
+
+const ROOT = new URL("../", import.meta.url).pathname;
+export const WEB_DIR = `${ROOT}web`;
+export const DIST_DIR = `${WEB_DIR}/dist`;
+const ASSETS = "assets";
+const KEEP_OLD_ASSETS_MS = 60 * 60 * 1000;
+
+/** SPEC §9: theme primary colour #078686 instead of the Lara teal. */
+const RECOLOR: [string, string][] = [
+  ["#14b8a6", "#078686"],
+  ["#0d9488", "#066d6d"],
+  ["#0f766e", "#055757"],
+  ["#99f6e4", "#9fd8d8"],
+  ["rgba(20, 184, 166,", "rgba(7, 134, 134,"],
+];
+
+/**
+ * This theme release paints highlighted items (selected page, option, row) with the same dark teal as their
+ * text, which hides the text: give those a light teal background instead (checkbox and radio boxes excepted).
+ */
+function fixHighlights(css: string): string {
+  return css.replace(/([^{}]+)\{([^{}]*)\}/g, (rule, selector: string, body: string) => {
+    if (!selector.includes(".p-highlight") || /checkbox|radiobutton|carousel/.test(selector)) return rule;
+    if (!/color: #0f766e;/.test(body)) return rule;
+    return `${selector}{${body.replace(/(background|border-color): #0f766e;/g, "$1: #e3f1f1;")}}`;
+  });
+}
+
+const recolorTheme: esbuild.Plugin = {
+  name: "recolor-theme",
+  setup(build) {
+    build.onLoad({ filter: /lara-light-teal[\\/]theme\.css$/ }, async (args) => {
+      let css = fixHighlights(await Deno.readTextFile(args.path));
+      for (const [from, to] of RECOLOR) css = css.replaceAll(from, to);
+      return { contents: css, loader: "css" };
+    });
+  },
+};
+
+export interface BuildReport {
+  /** Files the sign-in page loads before any lazy import, with their gzipped sizes. */
+  initial: { file: string; bytes: number; gzip: number }[];
+  initialJsGzip: number;
+}
+
+export async function buildWeb(log: (line: string) => void = console.log): Promise<BuildReport> {
+  const started = performance.now();
+  const staging = `${WEB_DIR}/.build-${crypto.randomUUID().slice(0, 8)}`;
+  try {
+    const result = await esbuild.build({
+      absWorkingDir: ROOT,
+      entryPoints: { main: "web/src/main.tsx", styles: "web/src/styles.css" },
+      outdir: staging,
+      bundle: true,
+      splitting: true,
+      format: "esm",
+      minify: true,
+      target: ["es2022", "chrome110", "firefox110", "safari16"],
+      jsx: "automatic",
+      entryNames: "[name]-[hash]",
+      chunkNames: "[name]-[hash]",
+      assetNames: "[name]-[hash]",
+      loader: { ".woff": "file", ".woff2": "file", ".ttf": "file", ".eot": "file", ".svg": "file", ".png": "file" },
+      define: { "process.env.NODE_ENV": '"production"' },
+      legalComments: "none",
+      metafile: true,
+      logLevel: "warning",
+      plugins: [recolorTheme],
+    });
+    const outputs = result.metafile.outputs;
+    const rel = (p: string) => p.slice(p.lastIndexOf("/") + 1);
+    const entry = (name: string, ext: string) => {
+      const found = Object.entries(outputs).find(([file, o]) => o.entryPoint === name && file.endsWith(ext));
+      if (!found) throw new Error(`esbuild produced no output for ${name}`);
+      return found;
+    };
+    const [mainFile, mainMeta] = entry("web/src/main.tsx", ".js");
+    const [cssFile] = entry("web/src/styles.css", ".css");
+    // Chunks main imports statically load with it: preload them.
+    const initial = new Set<string>([mainFile]);
+    const walk = (file: string) => {
+      for (const imp of outputs[file]?.imports ?? []) {
+        if (imp.kind === "import-statement" && !initial.has(imp.path)) {
+          initial.add(imp.path);
+          walk(imp.path);
+        }
+      }
+    };
+    walk(mainFile);
+    void mainMeta;
+
+    await Deno.mkdir(`${DIST_DIR}/${ASSETS}`, { recursive: true });
+    const written = new Set<string>();
+    for await (const e of Deno.readDir(staging)) {
+      await Deno.rename(`${staging}/${e.name}`, `${DIST_DIR}/${ASSETS}/${e.name}`);
+      written.add(e.name);
+    }
+
+    const head = [
+      `<link rel="stylesheet" href="/${ASSETS}/${rel(cssFile)}" />`,
+      ...[...initial].filter((f) => f !== mainFile).map((f) =>
+        `<link rel="modulepreload" href="/${ASSETS}/${rel(f)}" />`
+      ),
+      `<script type="module" src="/${ASSETS}/${rel(mainFile)}"></script>`,
+    ].join("\n    ");
+    const template = await Deno.readTextFile(`${WEB_DIR}/index.html`);
+    const tmpIndex = `${DIST_DIR}/.index-${crypto.randomUUID().slice(0, 8)}.html`;
+    await Deno.writeTextFile(tmpIndex, template.replace("<!-- build:head -->", head));
+    await Deno.rename(tmpIndex, `${DIST_DIR}/index.html`);
+
+    await pruneOldAssets(written);
+
+    const report: BuildReport = { initial: [], initialJsGzip: 0 };
+    for (const f of initial) {
+      const bytes = await Deno.readFile(`${DIST_DIR}/${ASSETS}/${rel(f)}`);
+      const gzip = gzipSync(bytes, { level: 9 }).byteLength;
+      report.initial.push({ file: rel(f), bytes: bytes.byteLength, gzip });
+      report.initialJsGzip += gzip;
+    }
+    log(
+      `Built web/dist in ${((performance.now() - started) / 1000).toFixed(1)} s; ` +
+        `sign-in page JS ${(report.initialJsGzip / 1024).toFixed(1)} KiB gzipped in ${initial.size} file(s).`,
+    );
+    return report;
+  } finally {
+    await Deno.remove(staging, { recursive: true }).catch(() => {});
+    await esbuild.stop();
+  }
+}
+
+async function pruneOldAssets(keep: Set<string>) {
+  const dir = `${DIST_DIR}/${ASSETS}`;
+  const now = Date.now();
+  for await (const e of Deno.readDir(dir)) {
+    if (keep.has(e.name)) continue;
+    const info = await Deno.stat(`${dir}/${e.name}`).catch(() => null);
+    if (info?.mtime && now - info.mtime.getTime() > KEEP_OLD_ASSETS_MS) {
+      await Deno.remove(`${dir}/${e.name}`).catch(() => {});
+    }
+  }
+}
+
+if (import.meta.main) {
+  const report = await buildWeb();
+  if (Deno.args.includes("--report")) {
+    for (const f of report.initial) console.log(`${f.file}\t${f.bytes} B\t${f.gzip} B gzipped`);
+  }
+}

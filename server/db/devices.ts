@@ -1,0 +1,129 @@
+import type { Device, VersionInfo } from "../../shared/schemas/device.ts";
+import { type Db, now, sql, transaction } from "./mod.ts";
+
+interface DeviceRow {
+  device_id: string;
+  product_type_id: string | null;
+  firmware_id: string | null;
+  created_at: string;
+  updated_at: string;
+  last_logged_in: string | null;
+  version_info: string | null;
+  module_ids: string;
+  treatment_ids: string;
+}
+
+/** The device columns plus its module and treatment ids (in list order) as JSON arrays: one row per device. */
+const SELECT_DEVICE = `
+  SELECT d.device_id, d.product_type_id, d.firmware_id, d.created_at, d.updated_at, d.last_logged_in, d.version_info,
+    (SELECT json_group_array(m.module_id ORDER BY m.position) FROM device_modules m WHERE m.device_id = d.device_id)
+      AS module_ids,
+    (SELECT json_group_array(t.treatment_id ORDER BY t.position) FROM device_treatments t WHERE t.device_id = d.device_id)
+      AS treatment_ids
+  FROM devices d`;
+
+function toDevice(row: DeviceRow): Device {
+  return {
+    deviceId: row.device_id,
+    productTypeId: row.product_type_id,
+    moduleIds: JSON.parse(row.module_ids),
+    additionalTreatmentIds: JSON.parse(row.treatment_ids),
+    firmware: row.firmware_id,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+    lastLoggedIn: row.last_logged_in,
+    versionInfo: row.version_info === null ? null : JSON.parse(row.version_info) as VersionInfo,
+  };
+}
+
+export function getDevice(db: Db, deviceId: string): Device | null {
+  const row = sql(db, `${SELECT_DEVICE} WHERE d.device_id = ?`).get(deviceId) as DeviceRow | undefined;
+  return row ? toDevice(row) : null;
+}
+
+/** `%`, `_` and the escape character itself match literally. */
+export function likePattern(substring: string): string {
+  return `%${substring.replace(/[\\%_]/g, (ch) => `\\${ch}`)}%`;
+}
+
+export interface DevicePage {
+  data: Device[];
+  total: number;
+}
+
+/**
+ * One page ordered by deviceId; `q` filters by case-insensitive substring (device ids are ASCII, LIKE folds ASCII).
+ * The COUNT is skipped when the page itself shows where the list ends (a partial or empty first page).
+ */
+export function listDevices(db: Db, page: number, perPage: number, q?: string): DevicePage {
+  const offset = page * perPage;
+  const where = q ? `WHERE d.device_id LIKE ? ESCAPE '\\'` : "";
+  const params = q ? [likePattern(q)] : [];
+  const rows = sql(db, `${SELECT_DEVICE} ${where} ORDER BY d.device_id LIMIT ? OFFSET ?`)
+    .all(...params, perPage, offset) as unknown as DeviceRow[];
+  const ends = rows.length < perPage && (rows.length > 0 || offset === 0);
+  const total = ends
+    ? offset + rows.length
+    : (sql(db, `SELECT COUNT(*) AS total FROM devices d ${where}`).get(...params) as { total: number }).total;
+  return { data: rows.map(toDevice), total };
+}
+
+/** The first id of `ids` (a list) that is not a row of `table`, or null when all exist. */
+export function firstMissingId(db: Db, table: "treatments" | "modules" | "firmwares" | "product_types", ids: string[]) {
+  if (ids.length === 0) return null;
+  const row = sql(
+    db,
+    `SELECT j.value AS id FROM json_each(?) j LEFT JOIN ${table} x ON x.id = j.value
+     WHERE x.id IS NULL ORDER BY j.key LIMIT 1`,
+  ).get(JSON.stringify(ids)) as { id: string } | undefined;
+  return row?.id ?? null;
+}
+
+/** The first module id of the list that is not a module of the product type (or any module when it is null). */
+export function firstForeignModule(db: Db, productTypeId: string | null, moduleIds: string[]) {
+  if (moduleIds.length === 0) return null;
+  const row = sql(
+    db,
+    `SELECT j.value AS id FROM json_each(?) j LEFT JOIN modules m ON m.id = j.value AND m.product_type_id IS ?
+     WHERE m.id IS NULL ORDER BY j.key LIMIT 1`,
+  ).get(JSON.stringify(moduleIds), productTypeId) as { id: string } | undefined;
+  return row?.id ?? null;
+}
+
+export interface DeviceChanges {
+  productTypeId?: string | null;
+  moduleIds?: string[];
+  firmware?: string | null;
+  additionalTreatmentIds?: string[];
+}
+
+/** Writes validated changes in one transaction and bumps updatedAt. */
+export function updateDevice(db: Db, deviceId: string, changes: DeviceChanges): void {
+  transaction(db, () => {
+    if (changes.productTypeId !== undefined) {
+      sql(db, "UPDATE devices SET product_type_id = ? WHERE device_id = ?").run(changes.productTypeId, deviceId);
+    }
+    if (changes.firmware !== undefined) {
+      sql(db, "UPDATE devices SET firmware_id = ? WHERE device_id = ?").run(changes.firmware, deviceId);
+    }
+    if (changes.moduleIds !== undefined) {
+      sql(db, "DELETE FROM device_modules WHERE device_id = ?").run(deviceId);
+      sql(db, "INSERT INTO device_modules (device_id, module_id, position) SELECT ?, value, key FROM json_each(?)")
+        .run(deviceId, JSON.stringify(changes.moduleIds));
+    }
+    if (changes.additionalTreatmentIds !== undefined) {
+      sql(db, "DELETE FROM device_treatments WHERE device_id = ?").run(deviceId);
+      sql(
+        db,
+        "INSERT INTO device_treatments (device_id, treatment_id, position) SELECT ?, value, key FROM json_each(?)",
+      )
+        .run(deviceId, JSON.stringify(changes.additionalTreatmentIds));
+    }
+    sql(db, "UPDATE devices SET updated_at = ? WHERE device_id = ?").run(now(), deviceId);
+  });
+}
+
+/** True when a device was deleted (its module and treatment links go by cascade). */
+export function deleteDevice(db: Db, deviceId: string): boolean {
+  return Number(sql(db, "DELETE FROM devices WHERE device_id = ?").run(deviceId).changes) > 0;
+}

@@ -1,0 +1,146 @@
+import type { Module, ModuleInput, ProductType, Theme } from "../../shared/schemas/product_type.ts";
+import { type Db, newId, now, sql, transaction } from "./mod.ts";
+
+interface ProductTypeRow {
+  id: string;
+  name: string;
+  theme: string;
+  created_at: string;
+  updated_at: string;
+}
+
+interface ModuleRow {
+  id: string;
+  product_type_id: string;
+  name: string;
+  is_default: number;
+  treatment_ids: string;
+}
+
+/** Names are unique case-insensitively: the key is the Unicode-normalized, lower-cased name. */
+export const nameKey = (name: string) => name.normalize("NFC").toLowerCase();
+
+const SELECT_MODULES = `
+  SELECT m.id, m.product_type_id, m.name, m.is_default,
+    (SELECT json_group_array(t.treatment_id ORDER BY t.position) FROM module_treatments t WHERE t.module_id = m.id)
+      AS treatment_ids
+  FROM modules m`;
+
+function toModule(row: ModuleRow): Module {
+  return { _id: row.id, name: row.name, isDefault: row.is_default === 1, treatmentIds: JSON.parse(row.treatment_ids) };
+}
+
+function toProductType(row: ProductTypeRow, modules: Module[]): ProductType {
+  return {
+    _id: row.id,
+    name: row.name,
+    theme: JSON.parse(row.theme),
+    modules,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+  };
+}
+
+/** All product types ordered by name (case-insensitively), each with its modules in list order. */
+export function listProductTypes(db: Db): ProductType[] {
+  const rows = sql(db, "SELECT id, name, theme, created_at, updated_at FROM product_types ORDER BY name_key, id")
+    .all() as unknown as ProductTypeRow[];
+  const modules = new Map<string, Module[]>();
+  for (const m of sql(db, `${SELECT_MODULES} ORDER BY m.product_type_id, m.position`).all() as unknown as ModuleRow[]) {
+    let list = modules.get(m.product_type_id);
+    if (!list) modules.set(m.product_type_id, list = []);
+    list.push(toModule(m));
+  }
+  return rows.map((row) => toProductType(row, modules.get(row.id) ?? []));
+}
+
+export function getProductType(db: Db, id: string): ProductType | null {
+  const row = sql(db, "SELECT id, name, theme, created_at, updated_at FROM product_types WHERE id = ?").get(id) as
+    | ProductTypeRow
+    | undefined;
+  if (!row) return null;
+  const modules = sql(db, `${SELECT_MODULES} WHERE m.product_type_id = ? ORDER BY m.position`).all(
+    id,
+  ) as unknown as ModuleRow[];
+  return toProductType(row, modules.map(toModule));
+}
+
+/** The id of the product type holding this name (case-insensitively), or null. */
+export function productTypeIdByName(db: Db, name: string): string | null {
+  const row = sql(db, "SELECT id FROM product_types WHERE name_key = ?").get(nameKey(name)) as
+    | { id: string }
+    | undefined;
+  return row?.id ?? null;
+}
+
+/** Inserts a product type with no modules; the caller checked the name is free (a race throws a UNIQUE error). */
+export function createProductType(db: Db, name: string, theme: Theme = {}): string {
+  const id = newId();
+  const at = now();
+  sql(db, "INSERT INTO product_types (id, name, name_key, theme, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)")
+    .run(id, name, nameKey(name), JSON.stringify(theme), at, at);
+  return id;
+}
+
+/** Ids of this product type's modules. */
+export function moduleIdsOf(db: Db, productTypeId: string): Set<string> {
+  const rows = sql(db, "SELECT id FROM modules WHERE product_type_id = ?").all(productTypeId) as unknown as {
+    id: string;
+  }[];
+  return new Set(rows.map((r) => r.id));
+}
+
+export interface ProductTypeUpdate {
+  name: string;
+  theme?: Theme;
+  modules: ModuleInput[];
+}
+
+/**
+ * Replaces name, theme (when given) and the whole module list in one transaction. Modules keep their ids when
+ * given (the caller checked they belong to this type), new ones get one. Devices that had a removed module lose
+ * it by the foreign-key cascade and get their updatedAt bumped.
+ */
+export function updateProductType(db: Db, id: string, update: ProductTypeUpdate): void {
+  transaction(db, () => {
+    const at = now();
+    const keep = new Set(update.modules.flatMap((m) => m._id ? [m._id] : []));
+    const removed = [...moduleIdsOf(db, id)].filter((m) => !keep.has(m));
+    if (removed.length > 0) {
+      const list = JSON.stringify(removed);
+      sql(
+        db,
+        `UPDATE devices SET updated_at = ? WHERE device_id IN
+           (SELECT device_id FROM device_modules WHERE module_id IN (SELECT value FROM json_each(?)))`,
+      ).run(at, list);
+      sql(db, "DELETE FROM modules WHERE id IN (SELECT value FROM json_each(?))").run(list);
+    }
+    update.modules.forEach((m, position) => {
+      const moduleId = m._id ?? newId();
+      if (m._id) {
+        sql(db, "UPDATE modules SET position = ?, name = ?, is_default = ? WHERE id = ?")
+          .run(position, m.name, m.isDefault ? 1 : 0, moduleId);
+        sql(db, "DELETE FROM module_treatments WHERE module_id = ?").run(moduleId);
+      } else {
+        sql(db, "INSERT INTO modules (id, product_type_id, position, name, is_default) VALUES (?, ?, ?, ?, ?)")
+          .run(moduleId, id, position, m.name, m.isDefault ? 1 : 0);
+      }
+      sql(
+        db,
+        "INSERT INTO module_treatments (module_id, treatment_id, position) SELECT ?, value, key FROM json_each(?)",
+      )
+        .run(moduleId, JSON.stringify(m.treatmentIds));
+    });
+    const theme = update.theme === undefined ? null : JSON.stringify(update.theme);
+    sql(db, "UPDATE product_types SET name = ?, name_key = ?, theme = coalesce(?, theme), updated_at = ? WHERE id = ?")
+      .run(update.name, nameKey(update.name), theme, at, id);
+  });
+}
+
+/** Deletes a product type; its devices get no product type and no modules (FK SET NULL + cascade), updatedAt bumped. */
+export function deleteProductType(db: Db, id: string): boolean {
+  return transaction(db, () => {
+    sql(db, "UPDATE devices SET updated_at = ? WHERE product_type_id = ?").run(now(), id);
+    return Number(sql(db, "DELETE FROM product_types WHERE id = ?").run(id).changes) > 0;
+  });
+}

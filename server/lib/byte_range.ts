@@ -1,0 +1,90 @@
+/** One byte range of a resource of known size: `start` and `end` inclusive. */
+export interface ByteRange {
+  start: number;
+  end: number;
+}
+
+/**
+ * Parses a `Range` header for a resource of `size` bytes (RFC 9110 §14.1.2):
+ * - `null`: no range asked, or several ranges (we may ignore those and send the whole file);
+ * - `"unsatisfiable"`: malformed, or no byte of it lies inside the file (answer 416);
+ * - a ByteRange, clamped to the file.
+ */
+export function parseRange(header: string | undefined, size: number): ByteRange | null | "unsatisfiable" {
+  if (header === undefined) return null;
+  const m = /^\s*bytes\s*=\s*(.*)$/i.exec(header);
+  if (!m) return "unsatisfiable";
+  const specs = m[1].split(",").map((s) => s.trim()).filter((s) => s !== "");
+  if (specs.length === 0) return "unsatisfiable";
+  const parsed: ByteRange[] = [];
+  for (const spec of specs) {
+    const r = /^(\d{0,15})-(\d{0,15})$/.exec(spec);
+    if (!r || (r[1] === "" && r[2] === "")) return "unsatisfiable";
+    if (r[1] === "") {
+      const suffix = Number(r[2]);
+      if (suffix === 0 || size === 0) continue;
+      parsed.push({ start: Math.max(0, size - suffix), end: size - 1 });
+    } else {
+      const start = Number(r[1]);
+      const end = r[2] === "" ? size - 1 : Number(r[2]);
+      if (end < start) return "unsatisfiable";
+      if (start >= size) continue;
+      parsed.push({ start, end: Math.min(end, size - 1) });
+    }
+  }
+  if (parsed.length === 0) return "unsatisfiable";
+  return specs.length === 1 ? parsed[0] : null;
+}
+
+/** True when an `If-None-Match` header matches the strong ETag `etag` (weak comparison, as RFC 9110 asks). */
+export function etagMatches(header: string | undefined, etag: string): boolean {
+  if (!header) return false;
+  if (header.trim() === "*") return true;
+  const bare = etag.replace(/^W\//, "");
+  return header.split(",").some((tag) => tag.trim().replace(/^W\//, "") === bare);
+}
+
+/** Streams bytes [start, end] of an open file, closing it at the end or on cancel. Never reads it whole. */
+export function fileRangeStream(file: Deno.FsFile, start: number, end: number): ReadableStream<Uint8Array> {
+  let remaining = end - start + 1;
+  let positioned = false;
+  const close = () => {
+    try {
+      file.close();
+    } catch { /* already closed */ }
+  };
+  return new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      try {
+        if (!positioned) {
+          await file.seek(start, Deno.SeekMode.Start);
+          positioned = true;
+        }
+        if (remaining <= 0) {
+          close();
+          controller.close();
+          return;
+        }
+        const buf = new Uint8Array(Math.min(65_536, remaining));
+        const n = await file.read(buf);
+        if (n === null) {
+          close();
+          controller.error(new Error("firmware file ended early"));
+          return;
+        }
+        remaining -= n;
+        controller.enqueue(n === buf.length ? buf : buf.subarray(0, n));
+        if (remaining <= 0) {
+          close();
+          controller.close();
+        }
+      } catch (err) {
+        close();
+        controller.error(err);
+      }
+    },
+    cancel() {
+      close();
+    },
+  }, { highWaterMark: 0 });
+}

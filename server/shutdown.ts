@@ -1,0 +1,97 @@
+import { clearTmpSync, sweepFirmwareFiles } from "./bootstrap.ts";
+import type { Paths } from "./context.ts";
+import type { Db } from "./db/mod.ts";
+
+export interface ShutdownOptions {
+  db: Db;
+  paths: Paths;
+  /** How long requests in flight may take to finish before they are discarded. */
+  graceMs: number;
+  log: (line: string) => void;
+}
+
+type Handler = (req: Request, info: Deno.ServeHandlerInfo) => Response | Promise<Response>;
+
+export interface GracefulShutdown {
+  /** Wraps the app's handler: counts requests in flight, refuses new ones (503) once stopping. */
+  wrap(handler: Handler): Handler;
+  /** Call once Deno.serve has returned the server. */
+  serving(server: Deno.HttpServer): void;
+}
+
+/**
+ * SIGTERM / SIGINT: refuse new requests with 503, let requests in flight finish for up to graceMs,
+ * then sweep what an unfinished upload or import left, close the database and exit 0.
+ * A second signal skips the wait.
+ *
+ * Deno's server.shutdown() alone is not enough: it cuts the body of a request still being received
+ * (an upload in progress fails). So requests are drained first and shutdown() runs once none is left.
+ * Installed before the server listens, so a signal right after "Listening" never meets the default action.
+ */
+export function handleShutdownSignals(opts: ShutdownOptions): GracefulShutdown {
+  const { db, paths, graceMs, log } = opts;
+  let stopping = false;
+  let server: Deno.HttpServer | undefined;
+  let inFlight = 0;
+  let drained: (() => void) | undefined;
+
+  // Synchronous from the sweep to the exit: no request handler can run in between.
+  const finish = (): never => {
+    try {
+      const removed = clearTmpSync(paths);
+      if (removed) log(`Discarded ${removed} unfinished upload(s) or import(s).`);
+      sweepFirmwareFiles(db, paths);
+      db.close();
+    } catch (err) {
+      log(`ERROR while stopping: ${err instanceof Error ? err.message : String(err)}`);
+      Deno.exit(1);
+    }
+    log("Stopped.");
+    Deno.exit(0);
+  };
+
+  const stop = async (signal: Deno.Signal) => {
+    log(`${signal}: refusing new requests; finishing ${inFlight} request(s) in flight (up to ${graceMs / 1000} s).`);
+    const deadline = new Promise<"late">((r) => setTimeout(() => r("late"), graceMs));
+    const idle = inFlight === 0 ? Promise.resolve() : new Promise<void>((r) => drained = r);
+    // shutdown() then also waits for response bodies still being sent (downloads).
+    const done = idle.then(() => server!.shutdown());
+    if (await Promise.race([done, deadline]) === "late") log("Grace period over: discarding requests still in flight.");
+    finish();
+  };
+
+  const onSignal = (signal: Deno.Signal) => {
+    if (stopping) {
+      log(`${signal} again: stopping without waiting.`);
+      finish();
+    }
+    stopping = true;
+    if (!server) {
+      log(`${signal} while starting: stopping.`);
+      finish();
+    }
+    stop(signal);
+  };
+
+  for (const signal of ["SIGTERM", "SIGINT"] as const) Deno.addSignalListener(signal, () => onSignal(signal));
+
+  return {
+    wrap: (handler) => async (req, info) => {
+      if (stopping) {
+        return Response.json(
+          { error: "unavailable", msg: "The server is stopping; try again in a moment." },
+          { status: 503, headers: { Connection: "close", "Retry-After": "5" } },
+        );
+      }
+      inFlight++;
+      try {
+        return await handler(req, info);
+      } finally {
+        if (--inFlight === 0 && drained) drained();
+      }
+    },
+    serving(s) {
+      server = s;
+    },
+  };
+}

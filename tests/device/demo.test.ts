@@ -1,0 +1,131 @@
+import assert from "node:assert/strict";
+import { createHash } from "node:crypto";
+import { inflateSync } from "node:zlib";
+import { DeviceClient } from "../../shared/client.ts";
+import { DEVICE_API_KEY, startServer } from "../helpers/server.ts";
+
+/** Checks a PNG independently of our encoder: signature, chunk CRCs, IHDR and the inflated pixel data size. */
+function assertPng(bytes: Uint8Array) {
+  assert.deepEqual([...bytes.subarray(0, 8)], [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  let offset = 8, width = 0, height = 0;
+  const idat: Uint8Array[] = [];
+  const types: string[] = [];
+  while (offset < bytes.length) {
+    const length = view.getUint32(offset);
+    const type = new TextDecoder().decode(bytes.subarray(offset + 4, offset + 8));
+    const data = bytes.subarray(offset + 8, offset + 8 + length);
+    const crc = view.getUint32(offset + 8 + length);
+    assert.equal(crc, crc32(bytes.subarray(offset + 4, offset + 8 + length)), `CRC of ${type}`);
+    types.push(type);
+    if (type === "IHDR") {
+      width = view.getUint32(offset + 8);
+      height = view.getUint32(offset + 12);
+      assert.deepEqual([...data.subarray(8)], [8, 2, 0, 0, 0]);
+    }
+    if (type === "IDAT") idat.push(data);
+    offset += 12 + length;
+  }
+  assert.equal(types[0], "IHDR");
+  assert.equal(types.at(-1), "IEND");
+  assert.ok(width > 0 && height > 0);
+  const raw = inflateSync(Buffer.concat(idat));
+  assert.equal(raw.length, height * (1 + width * 3));
+}
+
+function crc32(bytes: Uint8Array): number {
+  let crc = ~0;
+  for (const b of bytes) {
+    crc ^= b;
+    for (let k = 0; k < 8; k++) crc = (crc >>> 1) ^ (0xedb88320 & -(crc & 1));
+  }
+  return ~crc >>> 0;
+}
+
+Deno.test("DEMO=1 fills an empty database, once, with data that shows through the API", async (t) => {
+  await using srv = await startServer({ env: { DEMO: "1" }, keepData: false });
+  const api = await srv.login();
+
+  await t.step("product types with default and optional modules", async () => {
+    const types = await api.listProductTypes();
+    assert.ok(types.length >= 3, `${types.length} product types`);
+    const modules = types.flatMap((pt) => pt.modules);
+    assert.ok(modules.some((m) => m.isDefault) && modules.some((m) => !m.isDefault));
+    assert.ok(modules.every((m) => m.name.trim().length > 0));
+  });
+
+  await t.step("at least 40 treatments, each with 1-6 phases of 1-4 channels and 1-2 PNG images", async () => {
+    const treatments = await api.listTreatments();
+    assert.ok(treatments.length >= 40, `${treatments.length} treatments`);
+    assert.equal(new Set(treatments.map((tr) => tr.name)).size, treatments.length);
+    for (const tr of treatments) {
+      assert.ok(tr.phases.length >= 1 && tr.phases.length <= 6, tr.name);
+      assert.ok(tr.images.length >= 1 && tr.images.length <= 2, tr.name);
+      assert.ok(tr.category && tr.use, tr.name);
+      for (const phase of tr.phases) {
+        assert.ok(phase.duration > 0);
+        assert.ok(phase.channels.length >= 1 && phase.channels.length <= 4, tr.name);
+        for (const ch of phase.channels) {
+          assert.ok(ch.current > 0 && ch.current <= 100, `${tr.name}: ${ch.current} mA`);
+          assert.ok(ch.frequency > 0 && ch.frequency <= 150, `${tr.name}: ${ch.frequency} Hz`);
+          assert.ok(ch.polarity.length > 0);
+        }
+      }
+    }
+    for (const tr of [treatments[0], treatments[treatments.length - 1]]) {
+      for (const id of tr.images) {
+        const res = await api.raw("GET", `treatment_images/${id}`);
+        assert.equal(res.headers.get("content-type"), "image/png");
+        assertPng(new Uint8Array(await res.arrayBuffer()));
+      }
+    }
+  });
+
+  await t.step("two firmwares, one the managed device type's default, both downloadable", async () => {
+    const firmwares = await api.listFirmwares();
+    assert.equal(firmwares.length, 2);
+    const managed = (await api.listDeviceTypes()).find((d) => d.name === "jeecee_baby_default")!;
+    assert.ok(firmwares.some((f) => f._id === managed.defaultFirmware));
+    for (const f of firmwares) {
+      const bytes = new Uint8Array(await (await api.firmwareFile(f._id)).arrayBuffer());
+      assert.deepEqual([...bytes.subarray(0, 6)], [0xfd, 0x37, 0x7a, 0x58, 0x5a, 0x00]);
+      assert.equal(bytes.length, f.size);
+      assert.equal(createHash("sha256").update(bytes).digest("hex"), f.sha256);
+    }
+  });
+
+  await t.step("at least 250 devices that checked in, some configured", async () => {
+    const first = await api.listDevices({ rowsPerPage: 100 });
+    assert.ok(first.total >= 250, `${first.total} devices`);
+    const all = [...first.data];
+    for (let page = 1; page * 100 < first.total; page++) {
+      all.push(...(await api.listDevices({ page, rowsPerPage: 100 })).data);
+    }
+    assert.ok(all.every((d) => d.lastLoggedIn && d.versionInfo && d.createdAt <= d.lastLoggedIn));
+    assert.ok(all.some((d) => d.productTypeId) && all.some((d) => !d.productTypeId));
+    assert.ok(all.some((d) => d.moduleIds.length > 0));
+    assert.ok(all.some((d) => d.additionalTreatmentIds.length > 0));
+    assert.ok(all.some((d) => d.firmware));
+
+    const configured = all.find((d) => d.productTypeId && d.moduleIds.length > 0)!;
+    const device = new DeviceClient(configured.deviceId, { baseUrl: srv.url, apiKey: DEVICE_API_KEY });
+    const config = await device.config();
+    assert.equal(config.productType?._id, configured.productTypeId);
+    assert.ok(config.modules.length >= configured.moduleIds.length);
+    assert.ok(config.treatments.length > 0);
+    assert.ok(config.firmware);
+    const download = await device.firmware();
+    assert.equal(download.headers.get("etag"), `"${config.firmware.sha256}"`);
+    assert.equal((await download.arrayBuffer()).byteLength, config.firmware.size);
+  });
+
+  await t.step("a restart with DEMO=1 adds nothing to a database that holds data", async () => {
+    const before = (await api.listDevices()).total;
+    assert.equal(await srv.stop(), 0);
+    await using again = await startServer({ env: { DEMO: "1" }, dataDir: srv.dataDir, keepData: true });
+    const api2 = await again.login();
+    assert.equal((await api2.listDevices()).total, before);
+    assert.equal((await api2.listFirmwares()).length, 2);
+    assert.match(again.output(), /already holds data/);
+  });
+});

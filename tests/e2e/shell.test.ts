@@ -1,0 +1,66 @@
+import assert from "node:assert/strict";
+import { e2eTest } from "./helpers.ts";
+
+e2eTest(
+  "shell menu, route error page and unknown paths",
+  async ({ page, visit, signIn, screenshot, srv, api: client }) => {
+    await visit("/");
+    await signIn();
+    const nav = page.getByRole("navigation", { name: "Main" });
+    const width = await nav.evaluate((el) => el.getBoundingClientRect().width);
+    assert.equal(Math.round(width), 220);
+    for (
+      const [label, path] of [
+        ["Devices", "/devices"],
+        ["Treatments", "/treatments"],
+        ["Product types", "/product_types"],
+        ["Device firmwares", "/device_firmwares"],
+        ["Overview", "/"],
+      ]
+    ) {
+      await nav.getByRole("link", { name: label }).click();
+      await page.waitForURL((u) => u.pathname === path);
+      assert.equal(await nav.getByRole("link", { name: label }).getAttribute("aria-current"), "page");
+    }
+
+    // An unknown route and a device that does not exist both show the error page inside the shell.
+    await visit("/no/such/screen");
+    await page.getByRole("heading", { name: "Error" }).waitFor();
+    await page.getByText("Sorry, an unexpected error has occurred.").waitFor();
+    await page.getByText("Not Found").waitFor();
+    await screenshot("shell-01-route-error");
+    await visit("/devices/no-such-device");
+    await page.getByRole("heading", { name: "Error" }).waitFor();
+    await page.getByText(/no-such-device/).last().waitFor();
+    await screenshot("shell-02-device-error");
+
+    // Leaving the error page clears it.
+    await nav.getByRole("link", { name: "Overview" }).click();
+    await page.getByRole("heading", { name: "Overview" }).waitFor();
+
+    // Unknown /api/ paths stay JSON; assets are cached for a year, index.html not at all.
+    for (const path of ["/api/v1/nothing-here", "/api/other"]) {
+      const res = await srv.fetch(path, { token: client.token });
+      assert.equal(res.status, 404, path);
+      assert.equal((await res.json()).error, "not_found");
+    }
+    const index = await srv.fetch("/devices/abc");
+    assert.equal(index.status, 200);
+    assert.equal(index.headers.get("cache-control"), "no-cache");
+    const html = await index.text();
+    assert.doesNotMatch(html, /<script>(?!<)/, "no inline script");
+    const asset = /src="(\/assets\/main-[A-Z0-9]+\.js)"/.exec(html)?.[1];
+    assert.ok(asset, html);
+    const js = await srv.fetch(asset);
+    assert.equal(js.status, 200);
+    assert.equal(js.headers.get("cache-control"), "public, max-age=31536000, immutable");
+    assert.match(js.headers.get("content-type") ?? "", /javascript/);
+    await js.body?.cancel();
+    const missing = await srv.fetch("/assets/main-AAAAAAAA.js");
+    assert.equal(missing.status, 404);
+    await missing.body?.cancel();
+    const traversal = await srv.fetch("/assets/..%2f..%2fdeno.json");
+    assert.equal(traversal.status, 404);
+    await traversal.body?.cancel();
+  },
+);

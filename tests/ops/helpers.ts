@@ -1,0 +1,140 @@
+/** Helpers for the operations tests: database dumps, task runs, import files and uploads held open. */
+import { DatabaseSync } from "node:sqlite";
+import { listFiles } from "../helpers/server.ts";
+
+const ROOT = new URL("../../", import.meta.url).pathname;
+
+/** Every row of every table, as sorted JSON lines: equal dumps mean equal data. */
+export function dumpDatabase(file: string): Record<string, string[]> {
+  const db = new DatabaseSync(file, { readOnly: true, timeout: 5000 });
+  try {
+    const tables = db.prepare(
+      "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name",
+    )
+      .all() as { name: string }[];
+    const dump: Record<string, string[]> = {};
+    for (const { name } of tables) {
+      dump[name] = db.prepare(`SELECT * FROM "${name}"`).all().map((row) =>
+        JSON.stringify(row, (_k, v) => v instanceof Uint8Array ? `blob:${[...v].join(",")}` : v)
+      ).sort();
+    }
+    return dump;
+  } finally {
+    db.close();
+  }
+}
+
+/** Runs `deno run -A scripts/<script>.ts args…` like its deno task does. */
+export async function runScript(script: string, args: string[], env: Record<string, string>) {
+  const out = await new Deno.Command(Deno.execPath(), {
+    args: ["run", "-A", `${ROOT}scripts/${script}.ts`, ...args],
+    cwd: ROOT,
+    env,
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  const dec = new TextDecoder();
+  return { code: out.code, stdout: dec.decode(out.stdout), stderr: dec.decode(out.stderr) };
+}
+
+export interface ImportTreatment {
+  name: string;
+  category?: string | null;
+  phases: { duration: number; channels: number[] /* currents */ }[];
+  images?: Uint8Array[];
+}
+
+/** Writes a treatment import file in the format of CONTRACT §7. */
+export function makeImportFile(path: string, treatments: ImportTreatment[]): string {
+  const db = new DatabaseSync(path);
+  db.exec(`
+    CREATE TABLE treatments (id INTEGER PRIMARY KEY, name TEXT NOT NULL, category TEXT, use TEXT);
+    CREATE TABLE phases (id INTEGER PRIMARY KEY, treatment_id INTEGER NOT NULL, position INTEGER NOT NULL,
+                         duration REAL NOT NULL);
+    CREATE TABLE channels (id INTEGER PRIMARY KEY, phase_id INTEGER NOT NULL, position INTEGER NOT NULL,
+                           current REAL NOT NULL, frequency REAL NOT NULL, polarity TEXT NOT NULL,
+                           rise_time REAL NOT NULL, hold_time REAL NOT NULL, fall_time REAL NOT NULL);
+    CREATE TABLE images (id INTEGER PRIMARY KEY, treatment_id INTEGER NOT NULL, position INTEGER NOT NULL,
+                         mime_type TEXT NOT NULL, data BLOB NOT NULL);
+  `);
+  const addT = db.prepare("INSERT INTO treatments (name, category, use) VALUES (?, ?, ?)");
+  const addP = db.prepare("INSERT INTO phases (treatment_id, position, duration) VALUES (?, ?, ?)");
+  const addC = db.prepare(
+    "INSERT INTO channels (phase_id, position, current, frequency, polarity, rise_time, hold_time, fall_time) VALUES (?, ?, ?, 50, 'biphasic', 100, 1000, 100)",
+  );
+  const addI = db.prepare("INSERT INTO images (treatment_id, position, mime_type, data) VALUES (?, ?, 'image/png', ?)");
+  for (const t of treatments) {
+    const tid = addT.run(t.name, t.category ?? null, "home use").lastInsertRowid;
+    t.phases.forEach((p, i) => {
+      const pid = addP.run(tid, i, p.duration).lastInsertRowid;
+      p.channels.forEach((current, j) => addC.run(pid, j, current));
+    });
+    t.images?.forEach((data, i) => addI.run(tid, i, data));
+  }
+  db.close();
+  return path;
+}
+
+/**
+ * A multipart upload whose body is sent in two parts: `head` bytes of the file at once, the rest only
+ * after release(). Meanwhile the server holds a temp file: the request is truly in flight.
+ */
+export function heldUpload(url: string, token: string, name: string, content: Uint8Array, head = 64 * 1024) {
+  const boundary = `----ops${crypto.randomUUID().replaceAll("-", "")}`;
+  const te = new TextEncoder();
+  const pre = te.encode(
+    `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="${name}"\r\n` +
+      `Content-Type: application/octet-stream\r\n\r\n`,
+  );
+  const post = te.encode(`\r\n--${boundary}--\r\n`);
+  let release!: () => void;
+  const released = new Promise<void>((r) => release = r);
+  const body = new ReadableStream<Uint8Array>({
+    async start(controller) {
+      controller.enqueue(pre);
+      controller.enqueue(content.subarray(0, head));
+      await released;
+      controller.enqueue(content.subarray(head));
+      controller.enqueue(post);
+      controller.close();
+    },
+  });
+  const response = fetch(url, {
+    method: "POST",
+    headers: { Authorization: `Bearer ${token}`, "Content-Type": `multipart/form-data; boundary=${boundary}` },
+    body,
+  });
+  response.catch(() => {}); // a killed server rejects it; tests that care await it
+  return { response, release };
+}
+
+/** Waits until the server has started writing a temp file (the upload is in flight). */
+export async function waitForTempFile(dataDir: string, timeoutMs = 10_000): Promise<string[]> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    const files = await listFiles(`${dataDir}/tmp`);
+    if (files.length) return files;
+    await new Promise((r) => setTimeout(r, 25));
+  }
+  throw new Error(`no temp file appeared in ${dataDir}/tmp`);
+}
+
+/** Bytes that start with the xz magic, random after it (the server checks only the magic). */
+export function fakeXz(size: number): Uint8Array {
+  const bytes = new Uint8Array(size);
+  for (let off = 0; off < size; off += 65536) crypto.getRandomValues(bytes.subarray(off, Math.min(size, off + 65536)));
+  bytes.set([0xfd, 0x37, 0x7a, 0x58, 0x5a, 0x00]);
+  return bytes;
+}
+
+/** Bytes that start with the PNG signature (the import checks the signature of its mime type). */
+export function fakePng(size: number): Uint8Array {
+  const bytes = fakeXz(size);
+  bytes.set([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
+  return bytes;
+}
+
+export async function sha256Hex(bytes: Uint8Array): Promise<string> {
+  const digest = await crypto.subtle.digest("SHA-256", bytes as Uint8Array<ArrayBuffer>);
+  return [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, "0")).join("");
+}

@@ -1,0 +1,361 @@
+import assert from "node:assert/strict";
+import { createHash } from "node:crypto";
+import { type ApiClient, ApiError, DeviceClient, type UploadSource } from "../../shared/client.ts";
+import { XZ_MAGIC } from "../../shared/schemas/firmware.ts";
+import { fileSource, makeXzFile } from "../helpers/fixtures.ts";
+import { DEVICE_API_KEY, listFiles, startServer, type TestServer } from "../helpers/server.ts";
+
+const sha256 = (bytes: Uint8Array) => createHash("sha256").update(bytes).digest("hex");
+
+const XZ_HEAD = new Uint8Array(XZ_MAGIC);
+
+/** An in-memory upload with a given name (the shared client streams it as multipart). */
+function bytesSource(name: string, bytes: Uint8Array): UploadSource {
+  return { name, size: bytes.byteLength, stream: () => ReadableStream.from([bytes]) };
+}
+
+/** Bytes that start with the xz magic, then `n` filler bytes. */
+function xzLike(n: number, fill = 7): Uint8Array {
+  const out = new Uint8Array(XZ_MAGIC.length + n).fill(fill);
+  out.set(XZ_HEAD);
+  return out;
+}
+
+async function rejects(p: Promise<unknown>, status: number, msg?: RegExp): Promise<ApiError> {
+  const err = await p.then(() => null, (e) => e);
+  assert.ok(err instanceof ApiError, `expected ApiError, got ${err}`);
+  assert.equal(err.status, status, err.message);
+  const codes: Record<number, string> = {
+    400: "invalid_request",
+    404: "not_found",
+    409: "conflict",
+    413: "too_large",
+    415: "unsupported_media_type",
+  };
+  assert.equal(err.code, codes[status]);
+  if (msg) assert.match(err.msg, msg);
+  return err;
+}
+
+/** A multipart body written by hand, for bodies the client would never send. */
+function multipart(boundary: string, parts: { name: string; filename?: string; data: Uint8Array | string }[]) {
+  const te = new TextEncoder();
+  const chunks: Uint8Array[] = [];
+  for (const p of parts) {
+    const disposition = `form-data; name="${p.name}"${p.filename !== undefined ? `; filename="${p.filename}"` : ""}`;
+    chunks.push(te.encode(`--${boundary}\r\nContent-Disposition: ${disposition}\r\n\r\n`));
+    chunks.push(typeof p.data === "string" ? te.encode(p.data) : p.data);
+    chunks.push(te.encode("\r\n"));
+  }
+  chunks.push(te.encode(`--${boundary}--\r\n`));
+  const out = new Uint8Array(chunks.reduce((n, c) => n + c.byteLength, 0));
+  let off = 0;
+  for (const c of chunks) {
+    out.set(c, off);
+    off += c.byteLength;
+  }
+  return out;
+}
+
+async function postRaw(srv: TestServer, token: string, body: BodyInit, contentType?: string) {
+  const headers: Record<string, string> = {};
+  if (contentType) headers["content-type"] = contentType;
+  const res = await srv.fetch("/api/v1/device_firmwares", { method: "POST", token, headers, body });
+  return { status: res.status, json: await res.json() };
+}
+
+/** Snapshot of what a refused upload must not change: the list, the files, an empty tmp dir. */
+async function snapshot(srv: TestServer, api: ApiClient) {
+  return { list: await api.listFirmwares(), files: await listFiles(srv.dataDir) };
+}
+
+async function assertUnchanged(srv: TestServer, api: ApiClient, before: Awaited<ReturnType<typeof snapshot>>) {
+  assert.deepEqual(await api.listFirmwares(), before.list);
+  // The WAL's side files come and go with checkpoints: compare what matters.
+  const files = (list: string[]) => list.filter((f) => !/-(wal|shm|journal)$/.test(f));
+  assert.deepEqual(files(await listFiles(srv.dataDir)), files(before.files));
+  assert.deepEqual(await listFiles(`${srv.dataDir}/tmp`), []);
+}
+
+Deno.test("firmware upload, list, download and delete", async (t) => {
+  await using srv = await startServer();
+  const api = await srv.login();
+  const dir = await Deno.makeTempDir({ prefix: "fw-test-" });
+  const uploaded: string[] = [];
+
+  await t.step("201 with the entity; size and sha256 match the file; listed", async () => {
+    const path = await makeXzFile(dir, "first.xz", "firmware one ".repeat(1000));
+    const bytes = await Deno.readFile(path);
+    const fw = await api.uploadFirmware(await fileSource(path));
+    assert.equal(fw.name, "first.xz");
+    assert.equal(fw.size, bytes.byteLength);
+    assert.equal(fw.sha256, sha256(bytes));
+    assert.ok(fw._id.length > 0);
+    assert.ok(Math.abs(Date.parse(fw.createdAt) - Date.now()) < 60_000);
+    assert.deepEqual(await api.listFirmwares(), [fw]);
+    assert.deepEqual(await listFiles(`${srv.dataDir}/firmwares`), [`${fw._id}.xz`]);
+    assert.deepEqual(await listFiles(`${srv.dataDir}/tmp`), []);
+    uploaded.push(fw._id);
+  });
+
+  await t.step("the list is newest first", async () => {
+    for (const name of ["second.xz", "third.XZ"]) {
+      const fw = await api.uploadFirmware(await fileSource(await makeXzFile(dir, name)));
+      uploaded.push(fw._id);
+    }
+    const list = await api.listFirmwares();
+    assert.deepEqual(list.map((f) => f._id), [...uploaded].reverse());
+    assert.deepEqual(list.map((f) => f.name), ["third.XZ", "second.xz", "first.xz"]);
+  });
+
+  await t.step("415 for a wrong extension, wrong magic, an empty file, a non-multipart body", async () => {
+    const before = await snapshot(srv, api);
+    const xz = await Deno.readFile(await makeXzFile(dir, "real.xz"));
+    await rejects(api.uploadFirmware(bytesSource("firmware.bin", xz)), 415, /\.xz/);
+    await rejects(api.uploadFirmware(bytesSource("firmware.xz.zip", xz)), 415);
+    await rejects(api.uploadFirmware(bytesSource(".xz", xz)), 415);
+    await rejects(api.uploadFirmware(bytesSource("fake.xz", new TextEncoder().encode("not xz at all"))), 415, /xz/);
+    await rejects(api.uploadFirmware(bytesSource("short.xz", XZ_HEAD.subarray(0, 5))), 415);
+    await rejects(api.uploadFirmware(bytesSource("empty.xz", new Uint8Array())), 415);
+    for (const type of ["application/octet-stream", "application/json", undefined]) {
+      const { status, json } = await postRaw(srv, api.token, xz, type);
+      assert.equal(status, 415, `content-type ${type}`);
+      assert.equal(json.error, "unsupported_media_type");
+      assert.match(json.msg, /multipart/);
+    }
+    await assertUnchanged(srv, api, before);
+  });
+
+  await t.step("409 for a name already uploaded, before and after streaming", async () => {
+    const before = await snapshot(srv, api);
+    await rejects(api.uploadFirmware(bytesSource("first.xz", xzLike(100))), 409, /first\.xz/);
+    // Names are compared exactly: the same name in another case is a different firmware file.
+    await assertUnchanged(srv, api, before);
+  });
+
+  await t.step("two concurrent uploads of one new name: one 201, one 409, one file", async () => {
+    const big = xzLike(4 * 1024 * 1024);
+    const results = await Promise.allSettled([
+      api.uploadFirmware(bytesSource("race.xz", big)),
+      api.uploadFirmware(bytesSource("race.xz", big)),
+    ]);
+    const ok = results.filter((r) => r.status === "fulfilled");
+    const failed = results.filter((r) => r.status === "rejected") as PromiseRejectedResult[];
+    assert.equal(ok.length, 1);
+    assert.equal(failed.length, 1);
+    assert.equal((failed[0].reason as ApiError).status, 409);
+    const list = await api.listFirmwares();
+    assert.equal(list.filter((f) => f.name === "race.xz").length, 1);
+    assert.deepEqual(await listFiles(`${srv.dataDir}/firmwares`), list.map((f) => `${f._id}.xz`).sort());
+    assert.deepEqual(await listFiles(`${srv.dataDir}/tmp`), []);
+  });
+
+  await t.step("400 for a missing field, malformed multipart and a truncated body", async () => {
+    const before = await snapshot(srv, api);
+    const b = "test-boundary-123";
+    const type = `multipart/form-data; boundary=${b}`;
+    const body = xzLike(1000);
+    const cases: [string, BodyInit, string][] = [
+      ["no file at all", multipart(b, [{ name: "note", data: "hello" }]), type],
+      ["file under another field", multipart(b, [{ name: "upload", filename: "x.xz", data: body }]), type],
+      [
+        "two files",
+        multipart(b, [{ name: "file", filename: "a.xz", data: body }, { name: "file", filename: "b.xz", data: body }]),
+        type,
+      ],
+      ["no boundary", multipart(b, [{ name: "file", filename: "x.xz", data: body }]), "multipart/form-data"],
+      ["garbage", "this is not multipart", type],
+      ["empty body", "", type],
+      ["truncated", multipart(b, [{ name: "file", filename: "x.xz", data: body }]).subarray(0, 600), type],
+      [
+        "no closing boundary",
+        multipart(b, [{ name: "file", filename: "x.xz", data: body }]).slice(0, -(b.length + 6)),
+        type,
+      ],
+      ["empty file name", multipart(b, [{ name: "file", filename: "", data: body }]), type],
+    ];
+    for (const [what, payload, contentType] of cases) {
+      const { status, json } = await postRaw(srv, api.token, payload, contentType);
+      assert.equal(status, 400, `${what}: ${JSON.stringify(json)}`);
+      assert.equal(json.error, "invalid_request", what);
+      assert.equal(typeof json.msg, "string");
+    }
+    await assertUnchanged(srv, api, before);
+  });
+
+  await t.step("a client name with path separators is stored as its base name, inside firmwares/", async () => {
+    const outside = await listFiles(srv.dataDir);
+    const a = await api.uploadFirmware(bytesSource("../../escape.xz", xzLike(10)));
+    assert.equal(a.name, "escape.xz");
+    const b = await api.uploadFirmware(bytesSource("a\\b.xz", xzLike(10)));
+    assert.equal(b.name, "b.xz");
+    const c = await api.uploadFirmware(bytesSource("/etc/passwd.xz", xzLike(10)));
+    assert.equal(c.name, "passwd.xz");
+    const added = (await listFiles(srv.dataDir)).filter((f) => !outside.includes(f) && !/-(wal|shm)$/.test(f));
+    assert.deepEqual(added.sort(), [a, b, c].map((f) => `firmwares/${f._id}.xz`).sort());
+    for (const name of ["escape.xz", "b.xz", "passwd.xz"]) {
+      await assert.rejects(Deno.stat(`${srv.dataDir}/../../${name}`), Deno.errors.NotFound);
+      await assert.rejects(Deno.stat(`${srv.dataDir}/${name}`), Deno.errors.NotFound);
+    }
+  });
+
+  await t.step("download: identical bytes, attachment with the name, type and length", async () => {
+    const path = await makeXzFile(dir, 'Ünïcode "quoted" fw.xz', "x".repeat(300_000));
+    const bytes = await Deno.readFile(path);
+    const fw = await api.uploadFirmware(await fileSource(path));
+    const res = await api.firmwareFile(fw._id);
+    assert.equal(res.headers.get("content-type"), "application/x-xz");
+    assert.equal(res.headers.get("content-length"), String(bytes.byteLength));
+    const disposition = res.headers.get("content-disposition")!;
+    assert.match(disposition, /^attachment; filename="[\x20-\x7e]+"; filename\*=UTF-8''/);
+    assert.equal(decodeURIComponent(disposition.split("UTF-8''")[1]), fw.name);
+    assert.deepEqual(new Uint8Array(await res.arrayBuffer()), bytes);
+    const plain = await api.firmwareFile(uploaded[0]);
+    assert.match(plain.headers.get("content-disposition")!, /^attachment; filename="first\.xz"/);
+    await plain.body?.cancel();
+    await rejects(api.firmwareFile("no-such-id"), 404);
+  });
+
+  await t.step("delete: 409 while a device type's default, 204 after unsetting, file gone", async () => {
+    const [type] = await api.listDeviceTypes();
+    const id = uploaded[1];
+    await api.patchDeviceType({ _id: type._id, defaultFirmware: id });
+    const before = await snapshot(srv, api);
+    await rejects(api.deleteFirmware(id), 409, new RegExp(`second\\.xz.*default firmware of device type ${type.name}`));
+    await assertUnchanged(srv, api, before);
+    await api.patchDeviceType({ _id: type._id, defaultFirmware: null });
+    await api.deleteFirmware(id);
+    assert.ok(!(await api.listFirmwares()).some((f) => f._id === id));
+    await assert.rejects(Deno.stat(`${srv.dataDir}/firmwares/${id}.xz`), Deno.errors.NotFound);
+    await rejects(api.firmwareFile(id), 404);
+    await rejects(api.deleteFirmware(id), 404);
+  });
+
+  await t.step("delete: 409 naming the device count while devices use it as custom firmware", async () => {
+    const id = uploaded[2];
+    for (const deviceId of ["fw-dev-1", "fw-dev-2"]) {
+      await new DeviceClient(deviceId, { baseUrl: srv.url, apiKey: DEVICE_API_KEY })
+        .checkin({ versionInfo: { app: "1", os: "1", channels: [] } });
+      await api.patchDevice({ deviceId, firmware: id });
+    }
+    const before = await snapshot(srv, api);
+    await rejects(api.deleteFirmware(id), 409, /custom firmware of 2 devices/);
+    await api.patchDevice({ deviceId: "fw-dev-1", firmware: null });
+    await rejects(api.deleteFirmware(id), 409, /custom firmware of 1 device\b/);
+    await assertUnchanged(srv, api, before);
+    await api.deleteDevice("fw-dev-2");
+    await api.deleteFirmware(id);
+    await assert.rejects(Deno.stat(`${srv.dataDir}/firmwares/${id}.xz`), Deno.errors.NotFound);
+  });
+
+  await t.step("every firmware route needs a token", async () => {
+    for (
+      const [method, path] of [
+        ["GET", "/api/v1/device_firmwares"],
+        ["POST", "/api/v1/device_firmwares"],
+        ["GET", `/api/v1/device_firmwares/${uploaded[0]}/file`],
+        ["DELETE", `/api/v1/device_firmwares/${uploaded[0]}`],
+      ]
+    ) {
+      const res = await srv.fetch(path, { method });
+      assert.equal(res.status, 401, `${method} ${path}`);
+      await res.body?.cancel();
+    }
+    assert.ok((await api.listFirmwares()).some((f) => f._id === uploaded[0]));
+  });
+
+  await Deno.remove(dir, { recursive: true });
+});
+
+Deno.test("firmware size limit (MAX_FIRMWARE_BYTES) with and without Content-Length", async (t) => {
+  const LIMIT = 10_000;
+  await using srv = await startServer({ env: { MAX_FIRMWARE_BYTES: String(LIMIT) } });
+  const api = await srv.login();
+
+  await t.step("exactly the limit is accepted", async () => {
+    const fw = await api.uploadFirmware(bytesSource("at-limit.xz", xzLike(LIMIT - XZ_MAGIC.length)));
+    assert.equal(fw.size, LIMIT);
+  });
+
+  await t.step("413 one byte over, declared length within the multipart allowance", async () => {
+    const before = await snapshot(srv, api);
+    await rejects(api.uploadFirmware(bytesSource("over.xz", xzLike(LIMIT - XZ_MAGIC.length + 1))), 413, /10000 bytes/);
+    await assertUnchanged(srv, api, before);
+  });
+
+  await t.step("413 refused upfront from a large declared Content-Length", async () => {
+    const before = await snapshot(srv, api);
+    await rejects(api.uploadFirmware(bytesSource("huge.xz", xzLike(2_000_000))), 413, /MAX_FIRMWARE_BYTES/);
+    await assertUnchanged(srv, api, before);
+  });
+
+  await t.step("413 for a chunked body with no Content-Length", async () => {
+    const before = await snapshot(srv, api);
+    const boundary = "chunked-boundary";
+    const body = multipart(boundary, [{ name: "file", filename: "chunked.xz", data: xzLike(200_000) }]);
+    const chunks = Array.from(
+      { length: Math.ceil(body.byteLength / 8192) },
+      (_, i) => body.subarray(i * 8192, (i + 1) * 8192),
+    );
+    const res = await srv.fetch("/api/v1/device_firmwares", {
+      method: "POST",
+      token: api.token,
+      headers: { "content-type": `multipart/form-data; boundary=${boundary}` },
+      body: ReadableStream.from(chunks),
+    }).catch((err) => err);
+    // The server may answer before it has read the whole body; either way it must have refused.
+    if (res instanceof Response) {
+      assert.equal(res.status, 413);
+      assert.equal((await res.json()).error, "too_large");
+    }
+    await assertUnchanged(srv, api, before);
+  });
+});
+
+/** Bytes streamed from a generator (never held whole), hashed locally on the way. */
+function generatedSource(name: string, size: number) {
+  const hash = createHash("sha256");
+  const chunk = new Uint8Array(256 * 1024);
+  for (let i = 0; i < chunk.length; i++) chunk[i] = (i * 31 + 7) & 0xff;
+  const source: UploadSource = {
+    name,
+    size,
+    stream: () => {
+      let sent = 0;
+      return new ReadableStream<Uint8Array>({
+        pull(controller) {
+          if (sent >= size) return controller.close();
+          const n = Math.min(chunk.length, size - sent);
+          const out = chunk.slice(0, n);
+          if (sent === 0) out.set(XZ_HEAD);
+          sent += n;
+          hash.update(out);
+          controller.enqueue(out);
+        },
+      });
+    },
+  };
+  return { source, digest: () => hash.digest("hex") };
+}
+
+function peakRssBytes(pid: number): number {
+  const status = Deno.readTextFileSync(`/proc/${pid}/status`);
+  const m = /VmHWM:\s+(\d+) kB/.exec(status);
+  assert.ok(m, "VmHWM missing");
+  return Number(m[1]) * 1024;
+}
+
+Deno.test("a 200 MB upload keeps the server's memory flat", async () => {
+  await using srv = await startServer();
+  const api = await srv.login();
+  const SIZE = 200 * 1024 * 1024;
+  const { source, digest } = generatedSource("big.xz", SIZE);
+  const fw = await api.uploadFirmware(source);
+  assert.equal(fw.size, SIZE);
+  assert.equal(fw.sha256, digest());
+  const peak = peakRssBytes(srv.process.pid);
+  // Baseline of the Deno server is ~60-90 MB; buffering the file would add its 200 MB.
+  assert.ok(peak < 150 * 1024 * 1024, `server peak RSS ${Math.round(peak / 1048576)} MiB`);
+  const { size } = await Deno.stat(`${srv.dataDir}/firmwares/${fw._id}.xz`);
+  assert.equal(size, SIZE);
+});

@@ -1,0 +1,75 @@
+import { Button } from "primereact/button";
+import { Menu } from "primereact/menu";
+import type { MenuItem } from "primereact/menuitem";
+import { type ReactNode, useRef, useState } from "react";
+import { Link, useLocation } from "wouter";
+import { ChangePasswordDialog } from "../features/auth/ChangePasswordDialog.tsx";
+import { useSession } from "../lib/session.ts";
+import { PRODUCT_TITLE } from "./title.ts";
+
+const NAV: { href: string; label: string; icon: string }[] = [
+  { href: "/", label: "Overview", icon: "pi pi-home" },
+  { href: "/devices", label: "Devices", icon: "pi pi-tablet" },
+  { href: "/treatments", label: "Treatments", icon: "pi pi-heart" },
+  { href: "/product_types", label: "Product types", icon: "pi pi-box" },
+  { href: "/device_firmwares", label: "Device firmwares", icon: "pi pi-microchip" },
+];
+
+function isActive(location: string, href: string) {
+  return href === "/" ? location === "/" : location === href || location.startsWith(`${href}/`);
+}
+
+/** SPEC "Shell": top bar with title and account menu, fixed left menu 220 px wide. */
+export function Shell({ children }: { children: ReactNode }) {
+  const { identity, signOut } = useSession();
+  const [location] = useLocation();
+  const menu = useRef<Menu>(null);
+  const [changing, setChanging] = useState(false);
+
+  const items: MenuItem[] = [
+    { label: identity ?? "", icon: "pi pi-user", disabled: true },
+    { separator: true },
+    { label: "Change password", icon: "pi pi-key", command: () => setChanging(true) },
+    { label: "Logout", icon: "pi pi-sign-out", command: () => signOut() },
+  ];
+
+  return (
+    <div className="shell">
+      <header className="topbar">
+        <Link href="/" className="topbar-title">
+          <i className="pi pi-bolt" aria-hidden="true" />
+          <span>{PRODUCT_TITLE}</span>
+        </Link>
+        <Menu model={items} popup ref={menu} id="account-menu" />
+        <Button
+          className="topbar-account"
+          text
+          icon="pi pi-user"
+          label={identity ?? undefined}
+          aria-label="Account"
+          aria-haspopup
+          aria-controls="account-menu"
+          onClick={(e) => menu.current?.toggle(e)}
+        />
+      </header>
+      <nav className="sidenav" aria-label="Main">
+        <ul>
+          {NAV.map((n) => (
+            <li key={n.href}>
+              <Link
+                href={n.href}
+                className={isActive(location, n.href) ? "active" : undefined}
+                aria-current={isActive(location, n.href) ? "page" : undefined}
+              >
+                <i className={n.icon} aria-hidden="true" />
+                <span>{n.label}</span>
+              </Link>
+            </li>
+          ))}
+        </ul>
+      </nav>
+      <main className="content">{children}</main>
+      <ChangePasswordDialog visible={changing} onHide={() => setChanging(false)} identity={identity ?? ""} />
+    </div>
+  );
+}

@@ -1,0 +1,39 @@
+import { ProgressBar } from "primereact/progressbar";
+import { lazy, Suspense } from "react";
+import { Route, Switch, useLocation } from "wouter";
+import { ErrorPage } from "../components/ErrorPage.tsx";
+import { RouteErrorBoundary } from "../components/RouteErrorBoundary.tsx";
+import DeviceScreen from "../features/devices/DeviceScreen.tsx";
+import DevicesScreen from "../features/devices/DevicesScreen.tsx";
+import OverviewScreen from "../features/overview/OverviewScreen.tsx";
+
+const TreatmentsScreen = lazy(() => import("../features/treatments/TreatmentsScreen.tsx"));
+const TreatmentScreen = lazy(() => import("../features/treatments/TreatmentScreen.tsx"));
+const ProductTypesScreen = lazy(() => import("../features/product_types/ProductTypesScreen.tsx"));
+const ProductTypeScreen = lazy(() => import("../features/product_types/ProductTypeScreen.tsx"));
+const FirmwaresScreen = lazy(() => import("../features/firmwares/FirmwaresScreen.tsx"));
+
+/** SPEC §2 routes; a screen that throws, or an unknown path, shows the error page. */
+export function AppRoutes() {
+  const [location] = useLocation();
+  return (
+    // Keyed by location so leaving a failed screen clears the error.
+    <RouteErrorBoundary key={location}>
+      <Suspense fallback={<ProgressBar mode="indeterminate" style={{ height: "4px" }} aria-label="Loading" />}>
+        <Switch>
+          <Route path="/" component={OverviewScreen} />
+          <Route path="/devices" component={DevicesScreen} />
+          <Route path="/devices/:deviceId" component={DeviceScreen} />
+          <Route path="/treatments" component={TreatmentsScreen} />
+          <Route path="/treatments/:treatmentId" component={TreatmentScreen} />
+          <Route path="/product_types" component={ProductTypesScreen} />
+          <Route path="/product_types/:productTypeId" component={ProductTypeScreen} />
+          <Route path="/device_firmwares" component={FirmwaresScreen} />
+          <Route>
+            <ErrorPage message="Not Found" />
+          </Route>
+        </Switch>
+      </Suspense>
+    </RouteErrorBoundary>
+  );
+}

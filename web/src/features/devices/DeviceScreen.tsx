@@ -1,0 +1,64 @@
+import { useQuery } from "@tanstack/react-query";
+import { useParams } from "wouter";
+import type { DevicePatch } from "../../../../shared/schemas/mod.ts";
+import { LoadState } from "../../components/LoadState.tsx";
+import { formatDateTime } from "../../lib/format.ts";
+import { useNotifyError } from "../../lib/notify.ts";
+import { deviceQuery, usePatchDevice } from "./api.ts";
+import { AdditionalTreatmentsCard } from "./AdditionalTreatmentsCard.tsx";
+import { DeviceInfoCard } from "./DeviceInfoCard.tsx";
+import { FirmwareCard } from "./FirmwareCard.tsx";
+import { ModulesCard } from "./ModulesCard.tsx";
+import { ProductTypeCard } from "./ProductTypeCard.tsx";
+
+function decode(segment: string | undefined): string {
+  try {
+    return decodeURIComponent(segment ?? "");
+  } catch {
+    return segment ?? "";
+  }
+}
+
+/** SPEC "Device detail". A device that cannot be loaded shows the route error page. */
+export default function DeviceScreen() {
+  const params = useParams<{ deviceId: string }>();
+  const deviceId = decode(params.deviceId);
+  const device = useQuery({
+    ...deviceQuery(deviceId),
+    // A failed first load is a route error; a failed background refetch keeps what is shown.
+    throwOnError: (_err, query) => query.state.data === undefined,
+  });
+  const patch = usePatchDevice();
+  const notifyError = useNotifyError();
+  const save = (body: Omit<DevicePatch, "deviceId">) =>
+    patch.mutateAsync({ deviceId, ...body }).then(() => true, (err) => {
+      notifyError(err);
+      return false;
+    });
+
+  const d = device.data;
+  return (
+    <section>
+      <div className="page-header">
+        <div>
+          <h1>Device {deviceId}</h1>
+          {d && (
+            <div className="page-sub">
+              Created {formatDateTime(d.createdAt)} · Updated {formatDateTime(d.updatedAt)}
+            </div>
+          )}
+        </div>
+      </div>
+      <LoadState fetching={device.isFetching} />
+      {d && (
+        <div className="detail-grid mt-2">
+          <ProductTypeCard device={d} busy={patch.isPending} save={save} />
+          <ModulesCard device={d} busy={patch.isPending} save={save} />
+          <AdditionalTreatmentsCard device={d} busy={patch.isPending} save={save} />
+          <DeviceInfoCard device={d} />
+          <FirmwareCard device={d} busy={patch.isPending} save={save} />
+        </div>
+      )}
+    </section>
+  );
+}

@@ -1,0 +1,58 @@
+import { Button } from "primereact/button";
+import { Card } from "primereact/card";
+import { Chip } from "primereact/chip";
+import type { Firmware } from "../../../../shared/schemas/firmware.ts";
+import { formatDateTime } from "../../lib/format.ts";
+
+export interface FirmwareCardProps {
+  firmware: Firmware;
+  isDefault: boolean;
+  onDelete: () => void;
+  onSetDefault: () => void;
+}
+
+/** Megabytes with one decimal, bytes for small files. */
+export function formatSize(bytes: number): string {
+  if (bytes < 1024) return `${bytes} B`;
+  if (bytes < 1024 * 1024) return `${(bytes / 1024).toFixed(1)} KiB`;
+  return `${(bytes / (1024 * 1024)).toFixed(1)} MiB`;
+}
+
+/** One firmware: name, 'Default' chip, delete and 'Set as default firmware' buttons, 'Uploaded: {date}'. */
+export function FirmwareCard({ firmware, isDefault, onDelete, onSetDefault }: FirmwareCardProps) {
+  const title = (
+    <div style={{ display: "flex", alignItems: "center", gap: "0.75rem" }}>
+      <span style={{ wordBreak: "break-all" }}>{firmware.name}</span>
+      {isDefault && <Chip label="Default" />}
+      <span style={{ flex: 1 }} />
+      <Button
+        icon="pi pi-trash"
+        rounded
+        text
+        severity="danger"
+        aria-label={`Delete firmware ${firmware.name}`}
+        tooltip="Delete firmware"
+        onClick={onDelete}
+      />
+    </div>
+  );
+  return (
+    <Card title={title} aria-label={`Firmware ${firmware.name}`}>
+      <div style={{ display: "flex", flexDirection: "column", gap: "0.75rem" }}>
+        <div>Uploaded: {formatDateTime(firmware.createdAt)}</div>
+        <div style={{ color: "var(--text-color-secondary)", fontSize: "0.9em" }}>
+          {formatSize(firmware.size)} · <span title={firmware.sha256}>SHA-256 {firmware.sha256.slice(0, 12)}…</span>
+        </div>
+        <div>
+          <Button
+            label="Set as default firmware"
+            icon="pi pi-star"
+            outlined
+            disabled={isDefault}
+            onClick={onSetDefault}
+          />
+        </div>
+      </div>
+    </Card>
+  );
+}

@@ -1,0 +1,123 @@
+import { useState } from "react";
+import { useQuery } from "@tanstack/react-query";
+import { Button } from "primereact/button";
+import type { Firmware } from "../../../../shared/schemas/firmware.ts";
+import { FIRMWARE_EXTENSION } from "../../../../shared/schemas/firmware.ts";
+import { ConfirmDialog } from "../../components/ConfirmDialog.tsx";
+import { LoadState } from "../../components/LoadState.tsx";
+import { UploadDialog } from "../../components/UploadDialog.tsx";
+import { useNotify, useNotifyError } from "../../lib/notify.ts";
+import {
+  deviceTypesQuery,
+  firmwaresQuery,
+  managedDeviceType,
+  useDeleteFirmware,
+  useSetDefaultFirmware,
+  useUploadFirmware,
+} from "./api.ts";
+import { FirmwareCard } from "./FirmwareCard.tsx";
+
+type Confirm = { header: string; message: string; onAccept: () => void };
+
+/** /device_firmwares: cards, upload dialog, set/unset default of the managed device type. */
+export default function FirmwaresScreen() {
+  const firmwares = useQuery(firmwaresQuery());
+  const deviceTypes = useQuery(deviceTypesQuery());
+  const upload = useUploadFirmware();
+  const remove = useDeleteFirmware();
+  const setDefault = useSetDefaultFirmware();
+  const notify = useNotify();
+  const notifyError = useNotifyError();
+  const [uploading, setUploading] = useState(false);
+  const [confirm, setConfirm] = useState<Confirm | null>(null);
+
+  const managed = managedDeviceType(deviceTypes.data);
+  const defaultId = managed?.defaultFirmware ?? null;
+  const list = firmwares.data ?? [];
+  const loaded = firmwares.data !== undefined;
+
+  const run = <T,>(promise: Promise<T>, done: string) =>
+    promise.then(() => notify(done), notifyError).finally(() => setConfirm(null));
+
+  const askDelete = (f: Firmware) =>
+    setConfirm({
+      header: `Delete firmware ${f.name}?`,
+      message: "Are you sure you want to delete this firmware?",
+      onAccept: () => run(remove.mutateAsync(f._id), "Firmware deleted"),
+    });
+
+  const askSetDefault = (f: Firmware) =>
+    managed && setConfirm({
+      header: `Set default firmware to ${f.name}?`,
+      message:
+        "Are you sure you want to change the default firmware? After this change any device that will perform an update will get this firmware.",
+      onAccept: () => run(setDefault.mutateAsync({ _id: managed._id, defaultFirmware: f._id }), "Default firmware set"),
+    });
+
+  const askUnsetDefault = () =>
+    managed && setConfirm({
+      header: "Unset default firmware?",
+      message:
+        "Are you sure you want to unset the default firmware? After this change devices without a custom firmware will not get a firmware update.",
+      onAccept: () =>
+        run(setDefault.mutateAsync({ _id: managed._id, defaultFirmware: null }), "Default firmware unset"),
+    });
+
+  return (
+    <section style={{ display: "flex", flexDirection: "column", gap: "1rem" }}>
+      <h1 style={{ margin: 0 }}>Device firmwares</h1>
+      <LoadState
+        fetching={firmwares.isFetching || deviceTypes.isFetching}
+        error={firmwares.error ?? deviceTypes.error}
+      />
+      {loaded && list.length === 0 && (
+        <p>No firmware files present. Upload one by clicking on the 'Upload firmware' button below.</p>
+      )}
+      {list.length > 0 && (
+        <div className="detail-grid">
+          {list.map((f) => (
+            <FirmwareCard
+              key={f._id}
+              firmware={f}
+              isDefault={f._id === defaultId}
+              onDelete={() => askDelete(f)}
+              onSetDefault={() => askSetDefault(f)}
+            />
+          ))}
+        </div>
+      )}
+      <div style={{ display: "flex", gap: "0.75rem" }}>
+        <Button label="Upload firmware" icon="pi pi-upload" onClick={() => setUploading(true)} />
+        <Button
+          label="Unset default firmware"
+          icon="pi pi-times"
+          outlined
+          disabled={!defaultId || !managed}
+          onClick={askUnsetDefault}
+        />
+      </div>
+
+      <UploadDialog
+        visible={uploading}
+        header="Upload firmware"
+        extension={FIRMWARE_EXTENSION}
+        actionLabel="Upload"
+        successText="Upload successful"
+        failureText="Upload failed"
+        upload={async (file, onProgress) => {
+          const f = await upload.mutateAsync({ file, onProgress });
+          return `${f.name} (${f.size} bytes) stored.`;
+        }}
+        onHide={() => setUploading(false)}
+      />
+      <ConfirmDialog
+        visible={confirm !== null}
+        header={confirm?.header ?? ""}
+        message={confirm?.message ?? ""}
+        busy={remove.isPending || setDefault.isPending}
+        onAccept={() => confirm?.onAccept()}
+        onHide={() => setConfirm(null)}
+      />
+    </section>
+  );
+}

@@ -1,0 +1,50 @@
+import { queryOptions, useMutation, useQueryClient } from "@tanstack/react-query";
+import type { Progress, UploadSource } from "../../../../shared/client.ts";
+import type { DeviceTypePatch } from "../../../../shared/schemas/mod.ts";
+import { api } from "../../lib/api.ts";
+
+export const firmwareKeys = {
+  all: ["device_firmwares"] as const,
+  list: () => [...firmwareKeys.all, "list"] as const,
+};
+
+export const deviceTypeKeys = {
+  all: ["device_types"] as const,
+  list: () => [...deviceTypeKeys.all, "list"] as const,
+};
+
+export const firmwaresQuery = () => queryOptions({ queryKey: firmwareKeys.list(), queryFn: () => api.listFirmwares() });
+
+export const deviceTypesQuery = () =>
+  queryOptions({ queryKey: deviceTypeKeys.list(), queryFn: () => api.listDeviceTypes() });
+
+/** The device type whose default firmware the console manages (SPEC §3): `jeecee_baby_<PRODUCT>`. */
+export function managedDeviceType<T extends { name: string }>(types: readonly T[] | undefined): T | undefined {
+  return types?.find((t) => t.name.startsWith("jeecee_baby_"));
+}
+
+export function useUploadFirmware() {
+  const qc = useQueryClient();
+  return useMutation({
+    mutationFn: ({ file, onProgress }: { file: UploadSource; onProgress?: (p: Progress) => void }) =>
+      api.uploadFirmware(file, onProgress),
+    onSettled: () => qc.invalidateQueries({ queryKey: firmwareKeys.all }),
+  });
+}
+
+export function useDeleteFirmware() {
+  const qc = useQueryClient();
+  return useMutation({
+    mutationFn: (id: string) => api.deleteFirmware(id),
+    onSuccess: () => qc.invalidateQueries({ queryKey: firmwareKeys.all }),
+  });
+}
+
+/** PATCH device_types/{_id} {_id, defaultFirmware}; null unsets the default. */
+export function useSetDefaultFirmware() {
+  const qc = useQueryClient();
+  return useMutation({
+    mutationFn: (body: DeviceTypePatch) => api.patchDeviceType(body),
+    onSuccess: () => qc.invalidateQueries({ queryKey: deviceTypeKeys.all }),
+  });
+}

@@ -1,0 +1,37 @@
+import { useQuery } from "@tanstack/react-query";
+import { Link } from "wouter";
+import { productTypesQuery } from "../product_types/api.ts";
+import { treatmentsQuery } from "../treatments/api.ts";
+import { devicesQuery } from "../devices/api.ts";
+
+function Card({ href, icon, label, value }: { href: string; icon: string; label: string; value: number | undefined }) {
+  const shown = value === undefined ? "-" : String(value);
+  return (
+    <Link href={href} className="overview-card" aria-label={`${label}: ${shown}`}>
+      <i className={icon} aria-hidden="true" />
+      <div>
+        <div className="value">{shown}</div>
+        <div className="label">{label}</div>
+      </div>
+    </Link>
+  );
+}
+
+/** SPEC "Overview": three cards with counts ('-' until loaded), each leading to its list. */
+export default function OverviewScreen() {
+  const devices = useQuery(devicesQuery({ page: 0, rowsPerPage: 1, q: "" }));
+  const treatments = useQuery(treatmentsQuery());
+  const productTypes = useQuery(productTypesQuery());
+  return (
+    <section>
+      <div className="page-header">
+        <h1>Overview</h1>
+      </div>
+      <div className="overview-cards">
+        <Card href="/devices" icon="pi pi-tablet" label="Devices" value={devices.data?.total} />
+        <Card href="/treatments" icon="pi pi-heart" label="Treatments" value={treatments.data?.length} />
+        <Card href="/product_types" icon="pi pi-box" label="Product types" value={productTypes.data?.length} />
+      </div>
+    </section>
+  );
+}

@@ -1,0 +1,49 @@
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { cleanup, render, screen } from "@testing-library/react";
+import userEvent from "@testing-library/user-event";
+import { NameDialog } from "./NameDialog.tsx";
+
+afterEach(cleanup);
+
+describe("NameDialog (add / rename product type)", () => {
+  it("keeps OK disabled while the trimmed name is empty and submits the trimmed name", async () => {
+    const user = userEvent.setup();
+    const onSubmit = vi.fn();
+    render(
+      <NameDialog
+        visible
+        header="Add product type"
+        placeholder="Enter name for product type"
+        onSubmit={onSubmit}
+        onHide={() => {}}
+      />,
+    );
+    const ok = () => screen.getByRole("button", { name: "OK" }) as HTMLButtonElement;
+    const input = screen.getByPlaceholderText("Enter name for product type");
+    expect(screen.getByLabelText("Name")).toBe(input);
+    expect(ok().disabled).toBe(true);
+    await user.type(input, "   ");
+    expect(ok().disabled).toBe(true);
+    await user.keyboard("{Enter}");
+    expect(onSubmit).not.toHaveBeenCalled();
+    await user.type(input, " Baby Plus ");
+    expect(ok().disabled).toBe(false);
+    await user.click(ok());
+    expect(onSubmit).toHaveBeenCalledWith("Baby Plus");
+  });
+
+  it("starts from the current name when renaming", () => {
+    render(
+      <NameDialog
+        visible
+        header="Edit product type name"
+        placeholder="Enter product type name"
+        initial="Baby"
+        onSubmit={() => {}}
+        onHide={() => {}}
+      />,
+    );
+    expect((screen.getByPlaceholderText("Enter product type name") as HTMLInputElement).value).toBe("Baby");
+    expect((screen.getByRole("button", { name: "OK" }) as HTMLButtonElement).disabled).toBe(false);
+  });
+});

@@ -1,0 +1,65 @@
+import { useEffect, useId, useState } from "react";
+import { Button } from "primereact/button";
+import { InputText } from "primereact/inputtext";
+import { AppDialog } from "../../components/AppDialog.tsx";
+
+export interface NameDialogProps {
+  visible: boolean;
+  header: string;
+  placeholder: string;
+  initial?: string;
+  busy?: boolean;
+  /** Receives the trimmed name; the caller closes the dialog when the change worked. */
+  onSubmit: (name: string) => void;
+  onHide: () => void;
+}
+
+/** Asks for one name; OK is disabled while the trimmed text is empty (SPEC §5). Enter submits. */
+export function NameDialog({ visible, header, placeholder, initial = "", busy, onSubmit, onHide }: NameDialogProps) {
+  const id = useId();
+  const [name, setName] = useState(initial);
+  useEffect(() => {
+    if (visible) setName(initial);
+  }, [visible, initial]);
+  const trimmed = name.trim();
+  const canSubmit = trimmed.length > 0 && !busy;
+
+  return (
+    <AppDialog
+      visible={visible}
+      header={header}
+      onHide={onHide}
+      style={{ width: "30rem", maxWidth: "95vw" }}
+      footer={
+        <div>
+          <Button label="Cancel" icon="pi pi-times" outlined onClick={onHide} />
+          <Button
+            label="OK"
+            icon="pi pi-check"
+            disabled={!canSubmit}
+            loading={busy}
+            onClick={() => onSubmit(trimmed)}
+          />
+        </div>
+      }
+    >
+      <form
+        onSubmit={(e) => {
+          e.preventDefault();
+          if (canSubmit) onSubmit(trimmed);
+        }}
+        style={{ display: "flex", flexDirection: "column", gap: "0.5rem" }}
+      >
+        <label htmlFor={id}>Name</label>
+        <InputText
+          id={id}
+          value={name}
+          onChange={(e) => setName(e.target.value)}
+          placeholder={placeholder}
+          maxLength={200}
+          autoFocus
+        />
+      </form>
+    </AppDialog>
+  );
+}

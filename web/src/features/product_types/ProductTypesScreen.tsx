@@ -1,0 +1,83 @@
+import { useState } from "react";
+import { useQuery } from "@tanstack/react-query";
+import { Link, useLocation } from "wouter";
+import { DataTable } from "primereact/datatable";
+import { Column } from "primereact/column";
+import { Button } from "primereact/button";
+import type { ProductType } from "../../../../shared/schemas/product_type.ts";
+import { LoadState } from "../../components/LoadState.tsx";
+import { formatDateTime } from "../../lib/format.ts";
+import { useNotify, useNotifyError } from "../../lib/notify.ts";
+import { productTypesQuery, useCreateProductType } from "./api.ts";
+import { NameDialog } from "./NameDialog.tsx";
+
+const href = (id: string) => `/product_types/${encodeURIComponent(id)}`;
+
+/** /product_types: list with count and the add dialog. */
+export default function ProductTypesScreen() {
+  const query = useQuery(productTypesQuery());
+  const create = useCreateProductType();
+  const notify = useNotify();
+  const notifyError = useNotifyError();
+  const [, navigate] = useLocation();
+  const [adding, setAdding] = useState(false);
+  const types = query.data ?? [];
+
+  return (
+    <section style={{ display: "flex", flexDirection: "column", gap: "1rem" }}>
+      <div style={{ display: "flex", alignItems: "center", gap: "1rem" }}>
+        <h1 style={{ margin: 0 }}>Product types ({types.length})</h1>
+        <Button
+          icon="pi pi-plus"
+          rounded
+          aria-label="Add product type"
+          tooltip="Add product type"
+          tooltipOptions={{ position: "right" }}
+          onClick={() => setAdding(true)}
+        />
+      </div>
+      <LoadState fetching={query.isFetching} error={query.error} />
+      <DataTable
+        value={types}
+        dataKey="_id"
+        scrollable
+        scrollHeight="calc(100vh - 250px)"
+        size="small"
+        stripedRows
+        rowHover
+        onRowClick={(e) => navigate(href((e.data as ProductType)._id))}
+        className="clickable-rows"
+        emptyMessage={query.isPending ? " " : "No product types present"}
+      >
+        <Column
+          header="Name"
+          body={(pt: ProductType) => (
+            <Link
+              className="cell-link"
+              href={href(pt._id)}
+              onClick={(e) => e.stopPropagation()}
+            >
+              {pt.name}
+            </Link>
+          )}
+        />
+        <Column header="Updated" body={(pt: ProductType) => formatDateTime(pt.updatedAt)} />
+      </DataTable>
+      <NameDialog
+        visible={adding}
+        header="Add product type"
+        placeholder="Enter name for product type"
+        busy={create.isPending}
+        onHide={() => setAdding(false)}
+        onSubmit={(name) =>
+          create.mutate(name, {
+            onSuccess: (pt) => {
+              setAdding(false);
+              notify("Product type added", pt.name);
+            },
+            onError: notifyError,
+          })}
+      />
+    </section>
+  );
+}

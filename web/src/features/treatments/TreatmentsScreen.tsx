@@ -1,0 +1,75 @@
+import { useMemo, useState } from "react";
+import { useQuery } from "@tanstack/react-query";
+import { Link, useLocation } from "wouter";
+import { DataTable } from "primereact/datatable";
+import { Column } from "primereact/column";
+import { InputText } from "primereact/inputtext";
+import { Button } from "primereact/button";
+import { maxChannels, type Treatment } from "../../../../shared/schemas/treatment.ts";
+import { LoadState } from "../../components/LoadState.tsx";
+import { formatDateTime } from "../../lib/format.ts";
+import { treatmentsQuery } from "./api.ts";
+import { filterByName } from "./filter.ts";
+import { ImportDialog } from "./ImportDialog.tsx";
+
+/** /treatments: searchable list with the import dialog. */
+export default function TreatmentsScreen() {
+  const query = useQuery(treatmentsQuery());
+  const [, navigate] = useLocation();
+  const [search, setSearch] = useState("");
+  const [importing, setImporting] = useState(false);
+  const all = query.data ?? [];
+  const shown = useMemo(() => filterByName(all, search), [all, search]);
+
+  return (
+    <section style={{ display: "flex", flexDirection: "column", gap: "1rem" }}>
+      <h1 style={{ margin: 0 }}>Treatments ({shown.length}/{all.length})</h1>
+      <div style={{ display: "flex", gap: "1rem", alignItems: "center", flexWrap: "wrap" }}>
+        <span className="p-input-icon-left">
+          <InputText
+            type="search"
+            value={search}
+            onChange={(e) => setSearch(e.target.value)}
+            placeholder="Search on name"
+            aria-label="Search on name"
+            autoFocus
+            style={{ width: "20rem" }}
+          />
+        </span>
+        <Button label="Import treatments" icon="pi pi-upload" onClick={() => setImporting(true)} />
+      </div>
+      <LoadState fetching={query.isFetching} error={query.error} />
+      <DataTable
+        value={shown}
+        dataKey="_id"
+        scrollable
+        scrollHeight="calc(100vh - 280px)"
+        size="small"
+        stripedRows
+        rowHover
+        onRowClick={(e) => navigate(`/treatments/${encodeURIComponent((e.data as Treatment)._id)}`)}
+        className="clickable-rows"
+        emptyMessage={query.isPending ? " " : "No treatments found"}
+      >
+        <Column
+          header="Name"
+          field="name"
+          body={(t: Treatment) => (
+            <Link
+              href={`/treatments/${encodeURIComponent(t._id)}`}
+              onClick={(e) => e.stopPropagation()}
+            >
+              {t.name}
+            </Link>
+          )}
+        />
+        <Column header="Channels" body={(t: Treatment) => maxChannels(t.phases)} />
+        <Column header="Phases" body={(t: Treatment) => t.phases.length} />
+        <Column header="Images" body={(t: Treatment) => t.images.length} />
+        <Column header="Category" body={(t: Treatment) => t.category ?? "-"} />
+        <Column header="Updated" body={(t: Treatment) => formatDateTime(t.updatedAt)} />
+      </DataTable>
+      <ImportDialog visible={importing} onHide={() => setImporting(false)} />
+    </section>
+  );
+}

@@ -1,0 +1,16 @@
+import { QueryClient } from "@tanstack/react-query";
+import { ApiError } from "../../../shared/client.ts";
+
+/** A refused request (4xx) will be refused again: retry only network trouble and 5xx, once. */
+function retry(failureCount: number, err: unknown): boolean {
+  if (err instanceof ApiError && err.status !== undefined && err.status < 500) return false;
+  return failureCount < 1;
+}
+
+/** SPEC §4/§9: unused cached data is kept 60 seconds. */
+export const queryClient = new QueryClient({
+  defaultOptions: {
+    queries: { gcTime: 60_000, staleTime: 10_000, retry, refetchOnWindowFocus: false },
+    mutations: { retry: false },
+  },
+});

@@ -1,0 +1,53 @@
+import { useAtomValue } from "jotai";
+import { useCallback, useEffect } from "react";
+import { api } from "./api.ts";
+import { decodeClaims, getToken, isTokenValid, setToken, tokenAtom } from "./token.ts";
+
+export { decodeClaims, isTokenValid, TOKEN_KEY, tokenAtom } from "./token.ts";
+
+/** Signs in with the API and stores the token; throws the ApiError on failure. */
+export async function signIn(email: string, password: string): Promise<void> {
+  const { token } = await api.login(email, password);
+  setToken(token);
+}
+
+/** Clears the token from memory and storage: the app returns to the sign-in form. */
+export function signOut(): void {
+  setToken(null);
+}
+
+export interface Session {
+  token: string | null;
+  signedIn: boolean;
+  /** The token's `sub` claim (the operator's e-mail). */
+  identity: string | null;
+  signIn: typeof signIn;
+  signOut: typeof signOut;
+}
+
+export function useSession(): Session {
+  const token = useAtomValue(tokenAtom);
+  const signedIn = isTokenValid(token);
+  const claims = signedIn ? decodeClaims(token) : null;
+
+  // Sign out the moment the token expires while the app is open.
+  useEffect(() => {
+    if (!claims) {
+      if (token) setToken(null);
+      return;
+    }
+    const ms = claims.exp * 1000 - Date.now();
+    const timer = setTimeout(() => {
+      if (getToken() === token) setToken(null);
+    }, Math.min(Math.max(ms, 0), 2_147_483_647));
+    return () => clearTimeout(timer);
+  }, [token, claims?.exp]);
+
+  return {
+    token: signedIn ? token : null,
+    signedIn,
+    identity: claims?.sub ?? null,
+    signIn: useCallback(signIn, []),
+    signOut: useCallback(signOut, []),
+  };
+}

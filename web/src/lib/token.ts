@@ -1,0 +1,64 @@
+import { atom, getDefaultStore } from "jotai";
+import { TokenClaims } from "../../../shared/schemas/auth.ts";
+
+/** CONTRACT §9: the token lives in localStorage under this key. */
+export const TOKEN_KEY = "accessToken";
+
+/** The payload of a JWT, or null when it is not one we can read. */
+export function decodeClaims(token: string | null | undefined): TokenClaims | null {
+  if (!token) return null;
+  const part = token.split(".")[1];
+  if (!part) return null;
+  try {
+    const b64 = part.replace(/-/g, "+").replace(/_/g, "/").padEnd(Math.ceil(part.length / 4) * 4, "=");
+    const json = new TextDecoder().decode(Uint8Array.from(atob(b64), (ch) => ch.charCodeAt(0)));
+    const parsed = TokenClaims.safeParse(JSON.parse(json));
+    return parsed.success ? parsed.data : null;
+  } catch {
+    return null;
+  }
+}
+
+/** SPEC §4: signed in only if a token exists and its expiry has not passed. */
+export function isTokenValid(token: string | null | undefined, nowMs = Date.now()): token is string {
+  const claims = decodeClaims(token);
+  return !!claims && claims.exp * 1000 > nowMs;
+}
+
+function storage(): Storage | null {
+  try {
+    return globalThis.localStorage ?? null;
+  } catch {
+    return null;
+  }
+}
+
+function readStoredToken(): string | null {
+  const token = storage()?.getItem(TOKEN_KEY) ?? null;
+  if (token && !isTokenValid(token)) {
+    storage()?.removeItem(TOKEN_KEY);
+    return null;
+  }
+  return token;
+}
+
+/** The current token (restored from localStorage at start). */
+export const tokenAtom = atom<string | null>(readStoredToken());
+
+export const store = getDefaultStore();
+
+export function getToken(): string | null {
+  return store.get(tokenAtom);
+}
+
+/** Stores (or with null clears) the token in memory and in localStorage. */
+export function setToken(token: string | null): void {
+  if (token) storage()?.setItem(TOKEN_KEY, token);
+  else storage()?.removeItem(TOKEN_KEY);
+  store.set(tokenAtom, token);
+}
+
+// Another tab signing in or out applies here too.
+globalThis.addEventListener?.("storage", (e: StorageEvent) => {
+  if (e.key === TOKEN_KEY || e.key === null) store.set(tokenAtom, readStoredToken());
+});

@@ -1,0 +1,27 @@
+import { PrimeReactProvider } from "primereact/api";
+import { ProgressBar } from "primereact/progressbar";
+import { lazy, StrictMode, Suspense } from "react";
+import { createRoot } from "react-dom/client";
+import LoginScreen from "./features/auth/LoginScreen.tsx";
+import { useSession } from "./lib/session.ts";
+
+const App = lazy(() => import("./app/App.tsx"));
+
+/** SPEC "Login": without a valid token the whole app is the sign-in form. */
+function Root() {
+  const { signedIn } = useSession();
+  if (!signedIn) return <LoginScreen />;
+  return (
+    <Suspense fallback={<ProgressBar mode="indeterminate" style={{ height: "4px" }} aria-label="Loading" />}>
+      <App />
+    </Suspense>
+  );
+}
+
+createRoot(document.getElementById("root")!).render(
+  <StrictMode>
+    <PrimeReactProvider value={{ ripple: false }}>
+      <Root />
+    </PrimeReactProvider>
+  </StrictMode>,
+);
