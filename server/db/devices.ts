@@ -53,18 +53,33 @@ export interface DevicePage {
 
 /**
  * One page ordered by deviceId; `q` filters by case-insensitive substring (device ids are ASCII, LIKE folds ASCII).
- * The COUNT is skipped when the page itself shows where the list ends (a partial or empty first page).
+ * With q, the COUNT is skipped when the page itself shows where the list ends (a partial or empty first page).
  */
 export function listDevices(db: Db, page: number, perPage: number, q?: string): DevicePage {
   const offset = page * perPage;
-  const where = q ? `WHERE d.device_id LIKE ? ESCAPE '\\'` : "";
-  const params = q ? [likePattern(q)] : [];
-  const rows = sql(db, `${SELECT_DEVICE} ${where} ORDER BY d.device_id LIMIT ? OFFSET ?`)
-    .all(...params, perPage, offset) as unknown as DeviceRow[];
-  const ends = rows.length < perPage && (rows.length > 0 || offset === 0);
-  const total = ends
-    ? offset + rows.length
-    : (sql(db, `SELECT COUNT(*) AS total FROM devices d ${where}`).get(...params) as { total: number }).total;
+  if (q) {
+    const pattern = likePattern(q);
+    const rows = sql(db, `${SELECT_DEVICE} WHERE d.device_id LIKE ? ESCAPE '\\' ORDER BY d.device_id LIMIT ? OFFSET ?`)
+      .all(pattern, perPage, offset) as unknown as DeviceRow[];
+    const ends = rows.length < perPage && (rows.length > 0 || offset === 0);
+    const total = ends ? offset + rows.length : (sql(
+      db,
+      "SELECT COUNT(*) AS total FROM devices INDEXED BY devices_order WHERE device_id LIKE ? ESCAPE '\\'",
+    ).get(pattern) as { total: number }).total;
+    return { data: rows.map(toDevice), total };
+  }
+  const total = (sql(db, "SELECT COUNT(*) AS total FROM devices INDEXED BY devices_order").get() as { total: number })
+    .total;
+  if (offset >= total) return { data: [], total };
+  // Walk the narrow index from the nearer end: the last pages cost as little as the first.
+  const fromEnd = offset > total / 2;
+  const ids = fromEnd
+    ? sql(db, "SELECT device_id FROM devices INDEXED BY devices_order ORDER BY device_id DESC LIMIT ? OFFSET ?")
+      .all(Math.min(perPage, total - offset), Math.max(0, total - offset - perPage))
+    : sql(db, "SELECT device_id FROM devices INDEXED BY devices_order ORDER BY device_id LIMIT ? OFFSET ?")
+      .all(perPage, offset);
+  const rows = sql(db, `${SELECT_DEVICE} WHERE d.device_id IN (SELECT value FROM json_each(?)) ORDER BY d.device_id`)
+    .all(JSON.stringify((ids as { device_id: string }[]).map((r) => r.device_id))) as unknown as DeviceRow[];
   return { data: rows.map(toDevice), total };
 }
 

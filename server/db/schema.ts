@@ -106,4 +106,6 @@ export const MIGRATIONS: readonly string[] = [
   ) WITHOUT ROWID;
   CREATE INDEX device_treatments_treatment ON device_treatments(treatment_id);
   `,
+  // 2: a narrow index over device ids, so paging walks ~20-byte entries instead of whole device rows
+  `CREATE INDEX devices_order ON devices(device_id);`,
 ];

@@ -12,6 +12,7 @@ import {
 } from "../db/devices.ts";
 import type { Db } from "../db/mod.ts";
 import { badRequest, notFound } from "../errors.ts";
+import { ReadCache } from "../lib/read_cache.ts";
 import { jsonBody, parse, query } from "../validate.ts";
 
 const deviceIdParam = (value: string) => parse(DeviceId, value, "deviceId");
@@ -64,11 +65,15 @@ function checkPatch(db: Db, device: Device, patch: DevicePatch): DeviceChanges {
 
 /** CONTRACT §5: operator routes for devices (devices are created by the device API check-in). */
 export function devicesRoutes(ctx: AppContext) {
+  const pages = new ReadCache(ctx.db);
   return new Hono<AppEnv>()
     .get("/", (c) => {
       const { page, rowsPerPage, q } = query(c, DeviceListQuery);
-      const { data, total } = listDevices(ctx.db, page, rowsPerPage, q?.trim());
-      return c.json({ data, total, page, per_page: rowsPerPage });
+      const json = pages.get(`${page}|${rowsPerPage}|${q?.trim() ?? ""}`, () => {
+        const { data, total } = listDevices(ctx.db, page, rowsPerPage, q?.trim());
+        return { data, total, page, per_page: rowsPerPage };
+      });
+      return c.body(json, 200, { "Content-Type": "application/json" });
     })
     .get("/:deviceId", (c) => {
       const deviceId = deviceIdParam(c.req.param("deviceId"));
