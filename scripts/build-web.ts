@@ -53,7 +53,8 @@ export interface BuildReport {
 
 export async function buildWeb(log: (line: string) => void = console.log): Promise<BuildReport> {
   const started = performance.now();
-  const staging = `${WEB_DIR}/.build-${crypto.randomUUID().slice(0, 8)}`;
+  // Staged inside web/dist (ignored by git) so a crash leaves nothing in the source tree.
+  const staging = `${DIST_DIR}/.staging-${crypto.randomUUID().slice(0, 8)}`;
   try {
     const result = await esbuild.build({
       absWorkingDir: ROOT,

@@ -4,7 +4,7 @@
  */
 const ROOT = new URL("../", import.meta.url).pathname;
 const DIST_INDEX = `${ROOT}web/dist/index.html`;
-const LOCK = `${ROOT}web/.build.lock`;
+const LOCK = `${ROOT}web/dist/.build.lock`;
 const SOURCES = ["web/src", "web/index.html", "shared", "scripts/build-web.ts", "deno.json"];
 const STALE_LOCK_MS = 120_000;
 
@@ -29,6 +29,7 @@ export async function webBundleIsStale(): Promise<boolean> {
 }
 
 async function tryLock(): Promise<boolean> {
+  await Deno.mkdir(`${ROOT}web/dist`, { recursive: true });
   try {
     const f = await Deno.open(LOCK, { createNew: true, write: true });
     f.close();
@@ -47,7 +48,7 @@ export async function ensureWebBundle(log: (line: string) => void): Promise<void
   if (!await webBundleIsStale()) return;
   const deadline = Date.now() + STALE_LOCK_MS + 10_000;
   while (!await tryLock()) {
-    if (Date.now() > deadline) throw new Error("Timed out waiting for another web build (web/.build.lock).");
+    if (Date.now() > deadline) throw new Error("Timed out waiting for another web build (web/dist/.build.lock).");
     await new Promise((r) => setTimeout(r, 250));
   }
   try {

@@ -81,12 +81,12 @@ export class ApiClient {
     return token ? { ...extra, Authorization: `Bearer ${token}` } : extra;
   }
 
-  /** Sends a request and returns the raw successful Response (non-2xx throws ApiError). */
+  /** Sends a request and returns the raw successful Response (non-2xx, other than `init.accept`, throws ApiError). */
   async raw(
     method: Method,
     path: string,
     body?: unknown,
-    init: { headers?: Record<string, string> } = {},
+    init: { headers?: Record<string, string>; accept?: readonly number[] } = {},
   ): Promise<Response> {
     const url = this.url(path);
     const doFetch = this.#opts.fetch ?? fetch;
@@ -111,7 +111,7 @@ export class ApiClient {
     } finally {
       clearTimeout(timer);
     }
-    if (!res.ok) throw await this.#httpError(res, url);
+    if (!res.ok && !init.accept?.includes(res.status)) throw await this.#httpError(res, url);
     return res;
   }
 
@@ -250,9 +250,12 @@ export class DeviceClient {
     const res = await this.#api.raw("GET", this.#path("config"));
     return parseBody(DeviceConfig, await res.text(), res.url);
   }
-  /** The firmware download; pass headers such as Range or If-None-Match. */
+  /**
+   * The firmware download (200, or 206 for a Range); pass headers such as Range or If-None-Match.
+   * A 304 (the ETag still matches) is an answer, not a failure: it resolves with that empty Response.
+   */
   firmware(headers: Record<string, string> = {}): Promise<Response> {
-    return this.#api.raw("GET", this.#path("firmware"), undefined, { headers });
+    return this.#api.raw("GET", this.#path("firmware"), undefined, { headers, accept: [304] });
   }
 }
 

@@ -3,33 +3,9 @@ import type { Firmware } from "../../shared/schemas/firmware.ts";
 import type { Treatment } from "../../shared/schemas/treatment.ts";
 import { deviceTypeName } from "../../shared/schemas/device_type.ts";
 import { type Db, sql } from "./mod.ts";
+import { treatmentFromRow, type TreatmentRow } from "./treatments.ts";
 
 type FirmwareRef = NonNullable<DeviceConfig["firmware"]>;
-
-interface TreatmentRow {
-  id: string;
-  name: string;
-  category: string | null;
-  use: string | null;
-  phases: string;
-  image_ids: string;
-  created_at: string;
-  updated_at: string;
-}
-
-/** A treatments row as the API's Treatment (phases and image ids are stored as JSON text). */
-export function treatmentFromRow(r: TreatmentRow): Treatment {
-  return {
-    _id: r.id,
-    name: r.name,
-    category: r.category,
-    use: r.use,
-    createdAt: r.created_at,
-    updatedAt: r.updated_at,
-    images: JSON.parse(r.image_ids),
-    phases: JSON.parse(r.phases),
-  };
-}
 
 const FIRMWARE_COLUMNS = "f.id AS _id, f.name, f.size, f.sha256";
 

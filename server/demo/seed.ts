@@ -3,15 +3,16 @@
  * PNG illustrations, two firmwares (one the managed device type's default) and ~300 devices that arrive through
  * the same check-in function as the device API. Deterministic: every demo database looks the same.
  */
-import { createHash } from "node:crypto";
-import { join } from "node:path";
 import { deviceTypeName } from "../../shared/schemas/device_type.ts";
+import type { Firmware } from "../../shared/schemas/firmware.ts";
 import type { ModuleInput, Theme } from "../../shared/schemas/product_type.ts";
 import type { AppContext } from "../context.ts";
 import { checkinDevice } from "../db/device_checkin.ts";
 import { updateDevice } from "../db/devices.ts";
-import { type Db, newId, sql, transaction } from "../db/mod.ts";
+import { addFirmware, deleteFirmwareRow, firmwarePath } from "../db/firmwares.ts";
+import { type Db, sql, transaction } from "../db/mod.ts";
 import { createProductType, updateProductType } from "../db/product_types.ts";
+import { applyImport } from "../db/treatments.ts";
 import { phasesFor, type Prng, prng, TREATMENTS } from "./catalogue.ts";
 import { DEMO_FIRMWARES } from "./firmwares.ts";
 import { electrodePlacement, envelopeChart } from "./illustrations.ts";
@@ -28,101 +29,66 @@ export function isDatabaseEmpty(db: Db): boolean {
   return row.n === 0;
 }
 
-interface StoredFirmware {
-  id: string;
-  name: string;
-  path: string;
-  size: number;
-  sha256: string;
-}
-
 export async function seedDemo(ctx: AppContext): Promise<void> {
   if (!isDatabaseEmpty(ctx.db)) {
     ctx.log("DEMO=1: the database already holds data, so no demo data was added.");
     return;
   }
   const started = performance.now();
-  // Files first (async), rows after in one transaction; if that fails, the files go too.
-  const firmwares = await writeFirmwareFiles(ctx);
+  // Firmwares go through the upload's own storage path (file in place, then row), so they are committed
+  // before the rest; if the one transaction for everything else fails, they are removed again.
+  const firmwares: Firmware[] = [];
   try {
+    for (const fw of DEMO_FIRMWARES) {
+      const bytes = Uint8Array.from(atob(fw.base64), (ch) => ch.charCodeAt(0));
+      firmwares.push(await addFirmware(ctx.db, ctx.paths, fw.name, bytes));
+    }
     const counts = transaction(ctx.db, () => insertDemo(ctx.db, ctx.config.PRODUCT, firmwares, Date.now()));
+    const ms = (performance.now() - started).toFixed(0);
     ctx.log(
       `DEMO=1: added ${counts.productTypes} product types, ${counts.treatments} treatments, ` +
-        `${firmwares.length} firmwares and ${counts.devices} devices in ${
-          (performance.now() - started).toFixed(0)
-        } ms.`,
+        `${firmwares.length} firmwares and ${counts.devices} devices in ${ms} ms.`,
     );
   } catch (err) {
-    for (const f of firmwares) await Deno.remove(f.path).catch(() => {});
+    for (const f of firmwares) {
+      deleteFirmwareRow(ctx.db, f._id);
+      await Deno.remove(firmwarePath(ctx.paths, f._id)).catch(() => {});
+    }
     throw err;
   }
 }
 
-async function writeFirmwareFiles(ctx: AppContext): Promise<StoredFirmware[]> {
-  const stored: StoredFirmware[] = [];
-  for (const fw of DEMO_FIRMWARES) {
-    const bytes = Uint8Array.from(atob(fw.base64), (ch) => ch.charCodeAt(0));
-    const id = newId();
-    const path = join(ctx.paths.firmwares, `${id}.xz`);
-    const tmp = join(ctx.paths.tmp, `demo-${id}.xz`);
-    await Deno.writeFile(tmp, bytes);
-    await Deno.rename(tmp, path);
-    stored.push({
-      id,
-      name: fw.name,
-      path,
-      size: bytes.length,
-      sha256: createHash("sha256").update(bytes).digest("hex"),
-    });
-  }
-  return stored;
-}
-
-function insertDemo(db: Db, product: string, firmwares: StoredFirmware[], nowMs: number) {
+function insertDemo(db: Db, product: string, firmwares: Firmware[], nowMs: number) {
   const rng = prng(20261122);
   const iso = (ms: number) => new Date(Math.min(ms, nowMs)).toISOString();
 
-  firmwares.forEach((f, i) => {
-    sql(db, "INSERT INTO firmwares (id, name, size, sha256, created_at) VALUES (?, ?, ?, ?, ?)")
-      .run(f.id, f.name, f.size, f.sha256, iso(nowMs - (40 - 25 * i) * DAY));
-  });
   const [stable, candidate] = firmwares;
-  sql(db, "UPDATE device_types SET default_firmware = ? WHERE name = ?").run(stable.id, deviceTypeName(product));
+  sql(db, "UPDATE device_types SET default_firmware = ? WHERE name = ?").run(stable._id, deviceTypeName(product));
 
-  const treatmentIds = new Map<string, string>();
-  const byCategory = new Map<string, string[]>();
-  TREATMENTS.forEach((spec, i) => {
-    const id = newId();
+  // Treatments through the import's own write path, then spread over the past months for a lived-in look.
+  const specs = TREATMENTS.map((spec, i) => {
     const phases = phasesFor(spec, rng);
     const images = [envelopeChart(phases)];
     if (i % 3 !== 2) images.push(electrodePlacement(spec.area, Math.max(...phases.map((p) => p.channels.length))));
-    const imageIds = images.map(() => newId());
+    return {
+      name: spec.name,
+      category: spec.category,
+      use: spec.use,
+      phasesJson: JSON.stringify(phases),
+      images: images.map((data) => ({ mimeType: "image/png", data })),
+    };
+  });
+  applyImport(db, specs);
+  const treatmentIds = new Map<string, string>();
+  const byCategory = new Map<string, string[]>();
+  for (const spec of TREATMENTS) {
+    const { id } = sql(db, "SELECT id FROM treatments WHERE name = ?").get(spec.name) as { id: string };
     const created = nowMs - rng.int(60, 180) * DAY;
     const updated = created + rng.int(0, 50) * DAY;
-    sql(
-      db,
-      `INSERT INTO treatments (id, name, category, use, phases, image_ids, created_at, updated_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
-    ).run(
-      id,
-      spec.name,
-      spec.category,
-      spec.use,
-      JSON.stringify(phases),
-      JSON.stringify(imageIds),
-      iso(created),
-      iso(updated),
-    );
-    images.forEach((png, position) => {
-      sql(
-        db,
-        "INSERT INTO treatment_images (id, treatment_id, position, mime_type, data) VALUES (?, ?, ?, 'image/png', ?)",
-      )
-        .run(imageIds[position], id, position, png);
-    });
+    sql(db, "UPDATE treatments SET created_at = ?, updated_at = ? WHERE id = ?").run(iso(created), iso(updated), id);
     treatmentIds.set(spec.name, id);
     byCategory.set(spec.category, [...byCategory.get(spec.category) ?? [], id]);
-  });
+  }
   const category = (name: string) => byCategory.get(name) ?? [];
   const named = (...names: string[]) => names.map((n) => treatmentIds.get(n)!).filter(Boolean);
 
@@ -191,7 +157,7 @@ function insertDemo(db: Db, product: string, firmwares: StoredFirmware[], nowMs:
 
   const allTreatments = [...treatmentIds.values()];
   for (let i = 0; i < DEMO_DEVICE_COUNT; i++) {
-    seedDevice(db, rng, i, nowMs, { types, allTreatments, candidate: candidate.id });
+    seedDevice(db, rng, i, nowMs, { types, allTreatments, candidate: candidate._id });
   }
   return { productTypes: types.length, treatments: treatmentIds.size, devices: DEMO_DEVICE_COUNT };
 }

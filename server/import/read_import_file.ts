@@ -161,16 +161,15 @@ function readTreatments(db: DatabaseSync, hasImages: boolean): ImportedTreatment
     phases.set(id, phase);
   }
 
-  const channelIds = new Set<number>();
+  // The hot loop (400,000 rows for 10,000 treatments): indexed access, no per-row allocation but the Channel.
+  // Channel ids only name rows in messages, so they need no uniqueness check.
   lastOwner = NaN, lastPosition = NaN;
-  for (
-    const [rawId, phaseId, pos, current, frequency, polarity, rise, hold, fall] of rows(db, "channels", "phase_id")
-  ) {
-    const id = rowId("channels", rawId);
-    if (channelIds.has(id)) fail("channels", id, "id is used twice");
-    channelIds.add(id);
-    const owner = reference("channels", id, "phase_id", phaseId, phases);
-    const p = position("channels", id, pos);
+  const channelRows = rows(db, "channels", "phase_id");
+  for (let i = 0; i < channelRows.length; i++) {
+    const r = channelRows[i];
+    const id = rowId("channels", r[0]);
+    const owner = reference("channels", id, "phase_id", r[1], phases);
+    const p = position("channels", id, r[2]);
     if (owner === lastOwner && p === lastPosition) {
       fail("channels", id, `position ${p} is used twice in phase ${owner}`);
     }
@@ -180,12 +179,12 @@ function readTreatments(db: DatabaseSync, hasImages: boolean): ImportedTreatment
       fail("channels", id, `phase ${owner} has more than ${LIMITS.channelsPerPhase} channels`);
     }
     phase.channels.push({
-      current: amount("channels", id, "current", current),
-      frequency: amount("channels", id, "frequency", frequency),
-      polarity: text("channels", id, "polarity", polarity, LIMITS.polarityLength, false)!,
-      riseTime: amount("channels", id, "rise_time", rise),
-      holdTime: amount("channels", id, "hold_time", hold),
-      fallTime: amount("channels", id, "fall_time", fall),
+      current: amount("channels", id, "current", r[3]),
+      frequency: amount("channels", id, "frequency", r[4]),
+      polarity: text("channels", id, "polarity", r[5], LIMITS.polarityLength, false)!,
+      riseTime: amount("channels", id, "rise_time", r[6]),
+      holdTime: amount("channels", id, "hold_time", r[7]),
+      fallTime: amount("channels", id, "fall_time", r[8]),
     });
   }
 
@@ -195,12 +194,9 @@ function readTreatments(db: DatabaseSync, hasImages: boolean): ImportedTreatment
 }
 
 function readImages(db: DatabaseSync, byId: Map<number, ImportedTreatment>): void {
-  const ids = new Set<number>();
   let lastOwner = NaN, lastPosition = NaN;
   for (const [rawId, treatmentId, pos, mime, data] of rows(db, "images", "treatment_id")) {
     const id = rowId("images", rawId);
-    if (ids.has(id)) fail("images", id, "id is used twice");
-    ids.add(id);
     const owner = reference("images", id, "treatment_id", treatmentId, byId);
     const p = position("images", id, pos);
     if (owner === lastOwner && p === lastPosition) {

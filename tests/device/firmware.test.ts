@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
+import { DeviceClient } from "../../shared/client.ts";
 import { fileSource, makeXzFile } from "../helpers/fixtures.ts";
 import { DEVICE_API_KEY, startServer } from "../helpers/server.ts";
 
@@ -70,6 +71,13 @@ Deno.test("device firmware download", async (t) => {
       assert.equal(res.headers.get("etag"), `"${sha256}"`);
       assert.equal((await res.arrayBuffer()).byteLength, 0);
     }
+    const client = new DeviceClient("fw-1", { baseUrl: srv.url, apiKey: DEVICE_API_KEY });
+    const notModified = await client.firmware({ "If-None-Match": `"${sha256}"` });
+    assert.equal(notModified.status, 304);
+    assert.equal((await notModified.arrayBuffer()).byteLength, 0);
+    const ranged = await client.firmware({ Range: "bytes=0-3" });
+    assert.equal(ranged.status, 206);
+    assert.deepEqual(new Uint8Array(await ranged.arrayBuffer()), bytes.subarray(0, 4));
     const other = await get("fw-1", { "if-none-match": `"0000"` });
     assert.equal(other.status, 200);
     assert.equal((await other.arrayBuffer()).byteLength, size);
@@ -169,6 +177,19 @@ Deno.test("device firmware download", async (t) => {
     await reader.cancel();
     const again = await get("fw-1");
     assert.equal((await again.arrayBuffer()).byteLength, size);
+  });
+
+  await t.step("no firmware file stays open after full, ranged, HEAD, 304, 416 and cancelled downloads", async () => {
+    const openFirmwareFiles = async () => {
+      let n = 0;
+      for await (const fd of Deno.readDir(`/proc/${srv.process.pid}/fd`)) {
+        const target = await Deno.readLink(`/proc/${srv.process.pid}/fd/${fd.name}`).catch(() => "");
+        if (target.startsWith(`${srv.dataDir}/firmwares/`)) n++;
+      }
+      return n;
+    };
+    for (let i = 0; i < 50 && await openFirmwareFiles() > 0; i++) await new Promise((r) => setTimeout(r, 20));
+    assert.equal(await openFirmwareFiles(), 0);
   });
 
   await t.step("the key is still required", async () => {

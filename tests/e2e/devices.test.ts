@@ -87,6 +87,20 @@ e2eTest("devices list: paging, page size, search, URL kept on reload and back", 
   await table.getByText("dev-000", { exact: true }).waitFor();
   assert.equal(await page.getByLabel("Search on device ID").inputValue(), "");
 
+  // A page beyond the end moves to the last page.
+  await visit("/devices?page=40&size=10");
+  await table.getByText("dev-059", { exact: true }).waitFor();
+  await page.waitForURL((u) => u.search === "?page=5&size=10");
+  await visit("/devices?size=10");
+  await table.getByText("dev-000", { exact: true }).waitFor();
+
+  // The keyboard reaches a device through its Device ID link.
+  await table.getByRole("link", { name: "dev-001" }).focus();
+  await page.keyboard.press("Enter");
+  await page.getByRole("heading", { name: "Device dev-001" }).waitFor();
+  await page.goBack();
+  await table.getByText("dev-000", { exact: true }).waitFor();
+
   // A row click opens the device.
   await rows.filter({ hasText: "dev-003" }).locator("td").nth(5).click();
   await page.getByRole("heading", { name: "Device dev-003" }).waitFor();
@@ -241,3 +255,22 @@ async function assertEventually(check: () => Promise<void>, ms = 5000) {
     }
   }
 }
+
+e2eTest("devices list: a failed load shows 'Error loading data.'", async ({ page, visit, signIn, screenshot }) => {
+  await visit("/");
+  await signIn();
+  // The network is the boundary: answer the list call with a server error.
+  await page.route(/\/api\/v1\/devices\?/, (route) =>
+    route.fulfill({
+      status: 500,
+      contentType: "application/json",
+      body: JSON.stringify({
+        error: "internal",
+        msg: "Something went wrong on the server; the request changed nothing.",
+      }),
+    }));
+  await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Devices" }).click();
+  await page.getByRole("alert").getByText("Error loading data.").waitFor();
+  await screenshot("devices-03-load-error");
+  await page.unroute(/\/api\/v1\/devices\?/);
+});

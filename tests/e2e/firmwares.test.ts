@@ -4,11 +4,18 @@ import { ApiError } from "../../shared/client.ts";
 import { fileSource, makeXzFile } from "../helpers/fixtures.ts";
 import { e2eTest } from "./helpers.ts";
 
-/** Random bytes, so xz cannot shrink them and the upload takes long enough to watch. */
-function randomBytes(size: number): Uint8Array {
-  const out = new Uint8Array(size);
-  for (let i = 0; i < size; i += 65_536) crypto.getRandomValues(out.subarray(i, Math.min(size, i + 65_536)));
-  return out;
+/**
+ * A real .xz of random bytes (xz cannot shrink them, so the upload takes long enough to watch). Compressed from a
+ * file: piping megabytes through makeXzFile's stdin would fill xz's stdout pipe before it is read.
+ */
+async function bigXzFile(dir: string, name: string, size: number): Promise<string> {
+  const raw = new Uint8Array(size);
+  for (let i = 0; i < size; i += 65_536) crypto.getRandomValues(raw.subarray(i, Math.min(size, i + 65_536)));
+  await Deno.writeFile(`${dir}/raw.bin`, raw);
+  const out = await new Deno.Command("xz", { args: ["-z", "-c", "-0", `${dir}/raw.bin`], stdout: "piped" }).output();
+  assert.equal(out.code, 0, "xz failed");
+  await Deno.writeFile(`${dir}/${name}`, out.stdout);
+  return `${dir}/${name}`;
 }
 
 /** Chromium's own throttling, so the progress bar of a local upload is visible for a while. */
@@ -55,7 +62,7 @@ e2eTest("firmware upload shows progress in percent, then the card; wrong files a
     await dlg.getByText("Only .xz files can be selected.").waitFor();
     assert.equal(await upload.isDisabled(), true);
 
-    const big = await makeXzFile(dir, "jeecee-fw-2.0.0.xz", randomBytes(6 * 1024 * 1024));
+    const big = await bigXzFile(dir, "jeecee-fw-2.0.0.xz", 6 * 1024 * 1024);
     await input.setInputFiles(big);
     await dlg.getByText("Selected file: jeecee-fw-2.0.0.xz", { exact: true }).waitFor();
     assert.equal(await upload.isDisabled(), false);
@@ -64,7 +71,8 @@ e2eTest("firmware upload shows progress in percent, then the card; wrong files a
     await upload.click();
     const bar = dlg.getByRole("progressbar");
     await bar.waitFor();
-    await dlg.locator(".p-progressbar-label", { hasText: /^\d+%$/ }).waitFor();
+    // Real progress: a percentage strictly between 0 and 100 while the bytes go up.
+    await dlg.getByText(/^Uploading… [1-9]\d?%$/).waitFor();
     assert.equal(await dlg.getByRole("button", { name: "Cancel" }).isDisabled(), true);
     assert.equal(await dlg.getByRole("button", { name: "Upload", exact: true }).isDisabled(), true);
     await page.keyboard.press("Escape");
@@ -146,6 +154,7 @@ e2eTest("firmware default: set and unset with confirms; delete with confirm and 
     await dlg.getByText("Are you sure you want to delete this firmware?").waitFor();
     await dlg.getByRole("button", { name: "OK" }).click();
     await page.locator(".p-toast").getByText(refused.msg, { exact: true }).waitFor();
+    await page.waitForTimeout(500); // let the toast finish sliding in for the screenshot
     await screenshot("firmwares-07-delete-refused");
     await card(page, a.name).waitFor();
 

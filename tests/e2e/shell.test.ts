@@ -64,3 +64,19 @@ e2eTest(
     await traversal.body?.cancel();
   },
 );
+
+Deno.test("the sign-in page loads at most 250 KB of gzipped JavaScript", async () => {
+  const { gzipSync } = await import("node:zlib");
+  const { startServer } = await import("../helpers/server.ts");
+  await using srv = await startServer();
+  const html = await (await srv.fetch("/")).text();
+  const files = [...html.matchAll(/(?:src|href)="(\/assets\/[^"]+\.js)"/g)].map((m) => m[1]);
+  assert.ok(files.length >= 1, html);
+  let gz = 0;
+  for (const f of files) {
+    const res = await srv.fetch(f);
+    assert.equal(res.status, 200, f);
+    gz += gzipSync(new Uint8Array(await res.arrayBuffer())).byteLength;
+  }
+  assert.ok(gz <= 250 * 1024, `sign-in page JavaScript is ${gz} bytes gzipped`);
+});

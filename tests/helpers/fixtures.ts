@@ -8,10 +8,12 @@ export async function makeXzFile(
 ): Promise<string> {
   const input = typeof content === "string" ? new TextEncoder().encode(content) : content;
   const child = new Deno.Command("xz", { args: ["-z", "-c", "-0"], stdin: "piped", stdout: "piped" }).spawn();
+  // Collect the output while writing: a large input would otherwise fill both pipes and deadlock.
+  const output = child.output();
   const writer = child.stdin.getWriter();
   await writer.write(input);
   await writer.close();
-  const out = await child.output();
+  const out = await output;
   if (out.code !== 0) throw new Error("xz failed");
   const path = `${dir}/${name}`;
   await Deno.writeFile(path, out.stdout);

@@ -40,13 +40,13 @@ export function Shell({ children }: { children: ReactNode }) {
           <i className="pi pi-bolt" aria-hidden="true" />
           <span>{PRODUCT_TITLE}</span>
         </Link>
-        <Menu model={items} popup ref={menu} id="account-menu" />
+        <Menu model={items} popup ref={menu} id="account-menu" style={{ width: "auto", minWidth: "15rem" }} />
         <Button
           className="topbar-account"
           text
           icon="pi pi-user"
           label={identity ?? undefined}
-          aria-label="Account"
+          aria-label={`Account ${identity ?? ""}`.trim()}
           aria-haspopup
           aria-controls="account-menu"
           onClick={(e) => menu.current?.toggle(e)}

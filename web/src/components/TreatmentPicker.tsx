@@ -1,4 +1,4 @@
-import { useId, useMemo } from "react";
+import { useId, useMemo, useRef } from "react";
 import { Dropdown } from "primereact/dropdown";
 import { maxChannels } from "../../../shared/schemas/treatment.ts";
 
@@ -34,8 +34,18 @@ export function TreatmentPicker<T extends PickableTreatment>(
 ) {
   const id = useId();
   const options = useMemo(() => pickableTreatments(treatments, excludeIds), [treatments, excludeIds]);
+  const root = useRef<HTMLDivElement>(null);
   return (
-    <div>
+    // Escape in the open list only closes the list: PrimeReact's dialog listens on document and would close too.
+    <div
+      ref={root}
+      onKeyDown={(e) => {
+        const inPanel = (e.target as HTMLElement).closest?.(".p-dropdown-panel");
+        if (e.key === "Escape" && (inPanel || root.current?.querySelector("[aria-expanded='true']"))) {
+          e.stopPropagation();
+        }
+      }}
+    >
       <Dropdown
         inputId={id}
         value={null}

@@ -56,7 +56,8 @@ describe("UploadDialog", () => {
     expect(button("Upload").disabled).toBe(true);
     expect(button("Cancel").disabled).toBe(true);
     progress({ loaded: 42, total: 100 });
-    expect(await screen.findByText("42%")).toBeTruthy();
+    expect(await screen.findByText("Uploading… 42%")).toBeTruthy();
+    expect(screen.getByRole("progressbar").getAttribute("aria-valuenow")).toBe("42");
     await user.keyboard("{Escape}");
     expect(onHide).not.toHaveBeenCalled();
     finish("fw-1.2.xz stored.");

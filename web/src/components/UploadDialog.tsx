@@ -118,7 +118,15 @@ export function UploadDialog(props: UploadDialogProps) {
           </div>
         )}
         {phase.kind === "uploading" && (
-          <ProgressBar value={phase.percent} showValue unit="%" aria-label="Upload progress" />
+          <div style={{ display: "flex", flexDirection: "column", gap: "0.4rem" }}>
+            <ProgressBar
+              value={phase.percent}
+              showValue={false}
+              style={{ height: "0.75rem" }}
+              aria-label="Upload progress"
+            />
+            <span aria-live="polite">Uploading… {phase.percent}%</span>
+          </div>
         )}
         {phase.kind === "success" && (
           <Message

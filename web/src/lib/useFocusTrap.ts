@@ -22,9 +22,12 @@ export function useFocusTrap(ref: RefObject<HTMLElement | null>, active: boolean
       if (!items.length) return;
       const first = items[0], last = items[items.length - 1];
       const current = document.activeElement as HTMLElement | null;
-      if (!current || !root.contains(current)) {
+      if (!current || current === document.body) {
         e.preventDefault();
         first.focus();
+      } else if (!root.contains(current)) {
+        // Focus is in an overlay the dialog opened (a dropdown panel appended to body): let it handle Tab.
+        return;
       } else if (e.shiftKey && current === first) {
         e.preventDefault();
         last.focus();

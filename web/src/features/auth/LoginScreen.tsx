@@ -25,7 +25,10 @@ export default function LoginScreen({ onSignIn = signIn }: LoginScreenProps) {
     setSubmitted(true);
     setFailed(false);
     const found = validateLogin(email, password);
-    if (found.email || found.password) return;
+    if (found.email || found.password) {
+      document.getElementById(found.email ? "login-email" : "login-password")?.focus();
+      return;
+    }
     setBusy(true);
     try {
       await onSignIn(email.trim(), password);

@@ -51,12 +51,16 @@ export default function DeviceScreen() {
       </div>
       <LoadState fetching={device.isFetching} />
       {d && (
-        <div className="detail-grid mt-2">
-          <ProductTypeCard device={d} busy={patch.isPending} save={save} />
-          <ModulesCard device={d} busy={patch.isPending} save={save} />
-          <AdditionalTreatmentsCard device={d} busy={patch.isPending} save={save} />
-          <DeviceInfoCard device={d} />
-          <FirmwareCard device={d} busy={patch.isPending} save={save} />
+        <div className="detail-columns mt-2">
+          <div className="detail-column">
+            <ProductTypeCard device={d} busy={patch.isPending} save={save} />
+            <ModulesCard device={d} busy={patch.isPending} save={save} />
+            <FirmwareCard device={d} busy={patch.isPending} save={save} />
+          </div>
+          <div className="detail-column">
+            <DeviceInfoCard device={d} />
+            <AdditionalTreatmentsCard device={d} busy={patch.isPending} save={save} />
+          </div>
         </div>
       )}
     </section>

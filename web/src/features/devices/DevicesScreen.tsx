@@ -43,6 +43,14 @@ export default function DevicesScreen() {
   );
   const total = devices.data?.total ?? 0;
 
+  // A page beyond the end (an old link, devices removed since) moves to the last page.
+  const lastPage = Math.max(0, Math.ceil(total / state.size) - 1);
+  useEffect(() => {
+    if (devices.data && !devices.isPlaceholderData && state.page > lastPage) {
+      navigate(`/devices${devicesUrlQuery({ ...state, page: lastPage })}`, { replace: true });
+    }
+  }, [devices.data, devices.isPlaceholderData, state.page, lastPage]);
+
   return (
     <section>
       <div className="page-header">
@@ -90,6 +98,7 @@ export default function DevicesScreen() {
       >
         <Column
           header="Device ID"
+          bodyClassName="nowrap"
           body={(d: Device) => (
             <Link
               href={deviceHref(d.deviceId)}
@@ -120,8 +129,8 @@ export default function DevicesScreen() {
         />
         <Column header="Additional Modules" body={(d: Device) => countOrDash(d.moduleIds.length)} />
         <Column header="Additional Treatments" body={(d: Device) => countOrDash(d.additionalTreatmentIds.length)} />
-        <Column header="Last login" body={(d: Device) => formatDateTime(d.lastLoggedIn)} />
-        <Column header="Updated" body={(d: Device) => formatDateTime(d.updatedAt)} />
+        <Column header="Last login" bodyClassName="nowrap" body={(d: Device) => formatDateTime(d.lastLoggedIn)} />
+        <Column header="Updated" bodyClassName="nowrap" body={(d: Device) => formatDateTime(d.updatedAt)} />
       </DataTable>
     </section>
   );

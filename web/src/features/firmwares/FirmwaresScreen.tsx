@@ -74,7 +74,14 @@ export default function FirmwaresScreen() {
         <p>No firmware files present. Upload one by clicking on the 'Upload firmware' button below.</p>
       )}
       {list.length > 0 && (
-        <div className="detail-grid">
+        <div
+          style={{
+            display: "grid",
+            gridTemplateColumns: "repeat(auto-fill, minmax(24rem, 1fr))",
+            gap: "1rem",
+            alignItems: "start",
+          }}
+        >
           {list.map((f) => (
             <FirmwareCard
               key={f._id}

@@ -1,3 +1,4 @@
+import type { CSSProperties } from "react";
 import { Link } from "wouter";
 import { Button } from "primereact/button";
 import { Card } from "primereact/card";
@@ -35,27 +36,32 @@ export function ModuleCard({ module, treatmentsById, onEdit, onDelete }: ModuleC
   return (
     <Card title={title} className="module-card" aria-label={`Module ${module.name}`}>
       {ids.length === 0
-        ? <p style={{ margin: 0 }}>No treatments present</p>
+        ? <p className="m-0">No treatments present</p>
         : (
-          <table style={{ borderCollapse: "collapse", width: "100%" }}>
-            <tbody>
-              {ids.map((id) => {
-                const t = treatmentsById.get(id);
-                return (
-                  <tr key={id}>
-                    <td style={{ padding: "0.2rem 1rem 0.2rem 0" }}>
-                      <Link className="cell-link" href={`/treatments/${encodeURIComponent(id)}`}>{t?.name ?? id}</Link>
-                    </td>
-                    <td style={{ padding: "0.2rem 1rem", whiteSpace: "nowrap" }}>
-                      {t ? `${maxChannels(t.phases)} ch` : ""}
-                    </td>
-                    <td style={{ padding: "0.2rem 0" }}>{t?.category ?? "-"}</td>
-                  </tr>
-                );
-              })}
-            </tbody>
-          </table>
+          <ul style={{ listStyle: "none", margin: 0, padding: 0 }}>
+            {ids.map((id) => {
+              const t = treatmentsById.get(id);
+              return (
+                <li key={id} style={entryStyle}>
+                  <Link className="cell-link" href={`/treatments/${encodeURIComponent(id)}`} style={{ flex: 1 }}>
+                    {t?.name ?? id}
+                  </Link>
+                  {t && <span style={metaStyle}>{maxChannels(t.phases)} ch</span>}
+                  {t && <span style={{ ...metaStyle, minWidth: "7rem" }}>{t.category ?? "-"}</span>}
+                </li>
+              );
+            })}
+          </ul>
         )}
     </Card>
   );
 }
+
+const entryStyle: CSSProperties = {
+  display: "flex",
+  alignItems: "baseline",
+  gap: "0.75rem",
+  padding: "0.35rem 0",
+  borderBottom: "1px solid var(--surface-border)",
+};
+const metaStyle: CSSProperties = { color: "var(--text-color-secondary)", fontSize: "0.9rem", whiteSpace: "nowrap" };

@@ -90,21 +90,26 @@ export default function ProductTypeScreen() {
       <div style={{ color: "var(--text-color-secondary)" }}>
         Created at: {formatDateTime(pt.createdAt)} · Updated at: {formatDateTime(pt.updatedAt)}
       </div>
-      {pt.modules.length === 0
-        ? <p>No modules present. Add one by clicking on the 'Add Module' button above.</p>
-        : (
-          <div className="detail-grid">
-            {pt.modules.map((m) => (
-              <ModuleCard
-                key={m._id}
-                module={m}
-                treatmentsById={treatmentsById}
-                onEdit={() => setEditing({ module: m })}
-                onDelete={() => askDeleteModule(m)}
-              />
-            ))}
-          </div>
-        )}
+      {pt.modules.length === 0 ? <p>No modules present. Add one by clicking on the 'Add Module' button above.</p> : (
+        <div
+          style={{
+            display: "grid",
+            gridTemplateColumns: "repeat(auto-fill, minmax(24rem, 1fr))",
+            gap: "1rem",
+            alignItems: "start",
+          }}
+        >
+          {pt.modules.map((m) => (
+            <ModuleCard
+              key={m._id}
+              module={m}
+              treatmentsById={treatmentsById}
+              onEdit={() => setEditing({ module: m })}
+              onDelete={() => askDeleteModule(m)}
+            />
+          ))}
+        </div>
+      )}
 
       <NameDialog
         visible={renaming}

@@ -12,6 +12,9 @@ import { treatmentsQuery } from "./api.ts";
 import { filterByName } from "./filter.ts";
 import { ImportDialog } from "./ImportDialog.tsx";
 
+const VIRTUAL_FROM = 200;
+const ROW_HEIGHT = 41;
+
 /** /treatments: searchable list with the import dialog. */
 export default function TreatmentsScreen() {
   const query = useQuery(treatmentsQuery());
@@ -49,6 +52,8 @@ export default function TreatmentsScreen() {
         rowHover
         onRowClick={(e) => navigate(`/treatments/${encodeURIComponent((e.data as Treatment)._id)}`)}
         className="clickable-rows"
+        // Thousands of imported treatments stay fast: only the visible rows are rendered.
+        virtualScrollerOptions={shown.length > VIRTUAL_FROM ? { itemSize: ROW_HEIGHT } : undefined}
         emptyMessage={query.isPending ? " " : "No treatments found"}
       >
         <Column
@@ -56,6 +61,7 @@ export default function TreatmentsScreen() {
           field="name"
           body={(t: Treatment) => (
             <Link
+              className="cell-link"
               href={`/treatments/${encodeURIComponent(t._id)}`}
               onClick={(e) => e.stopPropagation()}
             >
