@@ -4,9 +4,9 @@
  */
 import { createHash } from "node:crypto";
 import { join } from "node:path";
-import type { Firmware } from "../../shared/schemas/firmware.ts";
+import { type Firmware, FIRMWARE_EXTENSION, XZ_MAGIC } from "../../shared/schemas/firmware.ts";
 import type { Paths } from "../context.ts";
-import { conflict } from "../errors.ts";
+import { conflict, unsupported } from "../errors.ts";
 import { type Db, isUniqueViolation, newId, now, sql, transaction } from "./mod.ts";
 
 interface FirmwareRow {
@@ -39,6 +39,10 @@ export function getFirmware(db: Db, id: string): Firmware | null {
 export function firmwareNameTaken(db: Db, name: string): boolean {
   return sql(db, "SELECT 1 FROM firmwares WHERE name = ?").get(name) !== undefined;
 }
+
+/** A base name ending in .xz (any case) with something before the extension. */
+export const isFirmwareName = (name: string) =>
+  name.length > FIRMWARE_EXTENSION.length && name.toLowerCase().endsWith(FIRMWARE_EXTENSION);
 
 export const duplicateName = (name: string) =>
   conflict(`A firmware named ${name} was already uploaded; delete it first or rename the file.`);
@@ -75,8 +79,16 @@ export async function storeFirmwareFile(db: Db, paths: Paths, tmpPath: string, m
   return firmware;
 }
 
-/** Adds a firmware from bytes already in memory (demo seed, scripts): same path as an upload. */
+/**
+ * Adds a firmware from bytes already in memory (demo seed, scripts): the same rules and path as an upload
+ * (415 for a name not ending in .xz or bytes without the xz magic, 409 for a name already taken).
+ */
 export async function addFirmware(db: Db, paths: Paths, name: string, bytes: Uint8Array): Promise<Firmware> {
+  if (!isFirmwareName(name)) {
+    throw unsupported(`${name} is not a firmware file: the name must end in ${FIRMWARE_EXTENSION}.`);
+  }
+  if (XZ_MAGIC.some((b, i) => bytes[i] !== b)) throw unsupported(`${name} is not an xz file.`);
+  if (firmwareNameTaken(db, name)) throw duplicateName(name);
   const tmpPath = join(paths.tmp, `${newId()}.part`);
   await Deno.writeFile(tmpPath, bytes, { createNew: true, mode: 0o600 });
   const sha256 = createHash("sha256").update(bytes).digest("hex");

@@ -1,6 +1,10 @@
 /** Sanity caps of a treatment import (beyond MAX_IMPORT_BYTES), and what an image may be. */
 export const IMPORT_LIMITS = {
   treatments: 100_000,
+  /** Totals per file: bound the memory one import may take (a 10,000 × 10 × 4 import is 400,000 channels). */
+  phases: 500_000,
+  channels: 2_000_000,
+  images: 100_000,
   phasesPerTreatment: 1_000,
   channelsPerPhase: 64,
   imagesPerTreatment: 100,

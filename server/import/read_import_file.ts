@@ -3,11 +3,10 @@
  * memory. The first problem throws `400 import_failed` naming "<table> row <id>: <problem>".
  */
 import type { DatabaseSync, SQLOutputValue } from "node:sqlite";
+import type { Phase } from "../../shared/schemas/treatment.ts";
 import type { ImportedTreatment } from "../db/treatments.ts";
 import { IMAGE_SIGNATURES, IMPORT_LIMITS as LIMITS } from "./limits.ts";
 import { asImportError, IMPORT_COLUMNS, importFailed, type ImportTable, openImportFile } from "./open_import_file.ts";
-
-import type { Phase } from "../../shared/schemas/treatment.ts";
 
 type Row = SQLOutputValue[];
 
@@ -55,8 +54,7 @@ function rows(db: DatabaseSync, table: ImportTable, owner?: "treatment_id" | "ph
     if ((err as { code?: string }).code !== "ERR_OUT_OF_RANGE") throw err;
     const huge = columns.map((c) => `(typeof(${c}) = 'integer' AND abs(${c}) > 9007199254740991)`).join(" OR ");
     const found = db.prepare(
-      `SELECT CAST(id AS TEXT) AS id, ${columns.map((c) => `CAST(${c} AS TEXT) AS ${c}`).join(", ")} FROM ${table}
-       WHERE ${huge} LIMIT 1`,
+      `SELECT ${columns.map((c) => `CAST(${c} AS TEXT) AS ${c}`).join(", ")} FROM ${table} WHERE ${huge} LIMIT 1`,
     ).get() as Record<string, string> | undefined;
     if (!found) throw err;
     const column = columns.find((c) => found[c] !== null && Math.abs(Number(found[c])) > Number.MAX_SAFE_INTEGER);
@@ -67,7 +65,8 @@ function rows(db: DatabaseSync, table: ImportTable, owner?: "treatment_id" | "ph
 /** True when rows [id, owner, position, ...] hold numbers ordered by (owner, position, id). */
 function isOrdered(list: Row[]): boolean {
   let owner = -Infinity, pos = -Infinity, id = -Infinity;
-  for (const [i, o, p] of list) {
+  for (let k = 0; k < list.length; k++) {
+    const i = list[k][0], o = list[k][1], p = list[k][2];
     if (typeof i !== "number" || typeof o !== "number" || typeof p !== "number") return false;
     if (o < owner || (o === owner && (p < pos || (p === pos && i <= id)))) return false;
     owner = o, pos = p, id = i;
@@ -114,9 +113,11 @@ function reference(table: ImportTable, id: number, column: string, v: SQLOutputV
 }
 
 function readTreatments(db: DatabaseSync, hasImages: boolean): ImportedTreatment[] {
-  const count = (db.prepare("SELECT count(*) AS n FROM treatments").get() as { n: number }).n;
-  if (count > LIMITS.treatments) {
-    throw importFailed(`treatments: the file holds ${count} treatments; at most ${LIMITS.treatments} per import.`);
+  for (const table of ["treatments", "phases", "channels", ...(hasImages ? ["images"] as const : [])] as const) {
+    const count = (db.prepare(`SELECT count(*) AS n FROM ${table}`).get() as { n: number }).n;
+    if (count > LIMITS[table]) {
+      throw importFailed(`${table}: the file holds ${count} rows; at most ${LIMITS[table]} can be imported at once.`);
+    }
   }
 
   const byId = new Map<number, ImportedTreatment>();

@@ -8,6 +8,7 @@ import {
   firmwarePath,
   type FirmwareUse,
   getFirmware,
+  isFirmwareName,
   listFirmwares,
   storeFirmwareFile,
 } from "../db/firmwares.ts";
@@ -49,7 +50,7 @@ export function firmwaresRoutes(ctx: AppContext) {
         limitName: "MAX_FIRMWARE_BYTES",
         magicError: (name) => unsupported(`${name} is not an xz file: it does not start with the xz signature.`),
         checkName: (name) => {
-          if (!name.toLowerCase().endsWith(FIRMWARE_EXTENSION) || name.length <= FIRMWARE_EXTENSION.length) {
+          if (!isFirmwareName(name)) {
             throw unsupported(`${name} is not a firmware file: the name must end in ${FIRMWARE_EXTENSION}.`);
           }
           if (firmwareNameTaken(db, name)) throw duplicateName(name);

@@ -13,7 +13,6 @@ export function treatmentsRoutes(ctx: AppContext) {
       return c.body(listTreatmentsJson(ctx.db), 200, { "Content-Type": "application/json; charset=UTF-8" });
     })
     .post("/import", async (c) => {
-      const T0 = performance.now();
       const file = await receiveUpload(c, {
         tmpDir: ctx.paths.tmp,
         maxBytes: ctx.config.MAX_IMPORT_BYTES,
@@ -28,11 +27,7 @@ export function treatmentsRoutes(ctx: AppContext) {
       });
       try {
         // Read, validate and apply synchronously: no other request can interleave between the checks and the write.
-        const T1 = performance.now();
-        const read = readImportFile(file.path);
-        const T2 = performance.now();
-        const result = applyImport(ctx.db, read);
-        console.error(`TIMING upload ${(T1 - T0).toFixed(0)} read ${(T2 - T1).toFixed(0)} apply ${(performance.now() - T2).toFixed(0)}`);
+        const result = applyImport(ctx.db, readImportFile(file.path));
         ctx.log(`Imported treatments from ${file.name}: ${result.created} created, ${result.updated} updated.`);
         return c.json(result);
       } finally {

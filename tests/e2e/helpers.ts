@@ -100,6 +100,8 @@ export async function withConsole(
     } catch (err) {
       const shot = await ctx.screenshot(`FAILED-${name.replace(/[^A-Za-z0-9]+/g, "-").slice(0, 60)}`).catch(() => null);
       if (shot) console.log(`screenshot of the failure: ${shot} (at ${page.url()})`);
+      const refused = srv.output().split("\n").filter((l) => /ERROR| [45]\d\d [\d.]+ms/.test(l)).slice(-15);
+      if (refused.length) console.log(`server errors and refusals:\n${refused.join("\n")}`);
       throw err;
     }
     if (pageErrors.length) throw new Error(`Uncaught errors in the page:\n${pageErrors.join("\n")}`);

@@ -111,6 +111,7 @@ e2eTest("modules: add, edit and delete through the 'Edit module' dialog", async 
   assert.deepEqual(await names(), ["Alpha warmup", "Zeta relief"], "kept sorted by name");
   // The picker no longer offers what is present.
   await dlg.locator(".p-dropdown").click();
+  await page.locator(".p-dropdown-panel").getByRole("option").first().waitFor();
   const offered = await page.locator(".p-dropdown-panel").getByRole("option").allTextContents();
   assert.equal(offered.length, 1);
   assert.match(offered[0], /^Mid recovery/);

@@ -180,6 +180,14 @@ Deno.test("refused treatment imports answer 4xx with a msg and change nothing", 
         /^treatments row 4: name must be text \(got NULL\)\.$/,
       );
       await failed(
+        await fileWith(dir, "UPDATE treatments SET name = 'Knee' || char(10) || 'pain' WHERE id = 2"),
+        /^treatments row 2: name must not contain control characters\.$/,
+      );
+      await failed(
+        await fileWith(dir, "UPDATE treatments SET name = printf('%.201c', 'x') WHERE id = 1"),
+        /^treatments row 1: name is longer than 200 characters\.$/,
+      );
+      await failed(
         await fileWith(dir, "UPDATE channels SET polarity = ' ' WHERE id = 9"),
         /^channels row 9: polarity must not be blank\.$/,
       );
@@ -230,6 +238,23 @@ Deno.test("refused treatment imports answer 4xx with a msg and change nothing", 
       await failed(
         await fileWith(dir, "UPDATE images SET data = 'text' WHERE id = 6"),
         /^images row 6: data must be a non-empty BLOB\.$/,
+      );
+    });
+
+    await t.step("caps: rows per file, phases per treatment, channels per phase", async () => {
+      const series = (from: number, to: number) =>
+        `WITH RECURSIVE n(i) AS (SELECT ${from} UNION ALL SELECT i + 1 FROM n WHERE i < ${to})`;
+      await failed(
+        await fileWith(dir, `${series(1000, 501000)} INSERT INTO phases SELECT i, 1, i, 1.0 FROM n`),
+        /^phases: the file holds 500019 rows; at most 500000 can be imported at once\.$/,
+      );
+      await failed(
+        await fileWith(dir, `${series(1000, 1999)} INSERT INTO phases SELECT i, 1, i, 1.0 FROM n`),
+        /^phases row \d+: treatment 1 has more than 1000 phases\.$/,
+      );
+      await failed(
+        await fileWith(dir, `${series(1000, 1063)} INSERT INTO channels SELECT i, 1, i, 1, 1, 'p', 1, 1, 1 FROM n`),
+        /^channels row \d+: phase 1 has more than 64 channels\.$/,
       );
     });
 

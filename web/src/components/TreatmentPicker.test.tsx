@@ -1,9 +1,7 @@
-import { afterEach, describe, expect, it, vi } from "vitest";
-import { cleanup, render, screen, waitFor } from "@testing-library/react";
-import userEvent from "@testing-library/user-event";
+import { describe, expect, it, vi } from "vitest";
+import { render, screen, waitFor } from "@testing-library/react";
+import { userEvent } from "@testing-library/user-event";
 import { pickableTreatments, TreatmentPicker } from "./TreatmentPicker.tsx";
-
-afterEach(cleanup);
 
 const t = (id: string, name: string, channels = 2) => ({
   _id: id,

@@ -1,10 +1,8 @@
-import { afterEach, describe, expect, it, vi } from "vitest";
-import { cleanup, render, screen } from "@testing-library/react";
-import userEvent from "@testing-library/user-event";
+import { describe, expect, it, vi } from "vitest";
+import { render, screen } from "@testing-library/react";
+import { userEvent } from "@testing-library/user-event";
 import type { Progress } from "../../../shared/client.ts";
 import { UploadDialog } from "./UploadDialog.tsx";
-
-afterEach(cleanup);
 
 function setup(upload: (file: File, onProgress: (p: Progress) => void) => Promise<string | void>) {
   const onHide = vi.fn();
@@ -12,6 +10,7 @@ function setup(upload: (file: File, onProgress: (p: Progress) => void) => Promis
     <UploadDialog
       visible
       header="Upload firmware"
+      selectLabel="Select .xz file"
       extension=".xz"
       actionLabel="Upload"
       successText="Upload successful"

@@ -16,6 +16,8 @@ export interface UploadDialogProps {
   header: string;
   /** The only extension accepted, e.g. ".xz" (SPEC §5). */
   extension: string;
+  /** The file picker's label before a file is chosen, e.g. 'Select .xz file'. */
+  selectLabel: string;
   /** Text shown above the file picker (the import warning). */
   warning?: ReactNode;
   actionLabel: string;
@@ -31,7 +33,8 @@ export interface UploadDialogProps {
  * Cancel, the close icon and Escape do nothing while the bytes go up; closing resets file and result.
  */
 export function UploadDialog(props: UploadDialogProps) {
-  const { visible, header, extension, warning, actionLabel, successText, failureText, upload, onHide } = props;
+  const { visible, header, extension, selectLabel, warning, actionLabel, successText, failureText, upload, onHide } =
+    props;
   const inputId = useId();
   const [file, setFile] = useState<File | null>(null);
   const [rejected, setRejected] = useState<string | null>(null);
@@ -112,7 +115,7 @@ export function UploadDialog(props: UploadDialogProps) {
               style={{ cursor: "pointer", boxShadow: focused ? "0 0 0 0.2rem var(--primary-200, #9fd8d8)" : undefined }}
             >
               <i className="pi pi-upload" style={{ marginRight: "0.5rem" }} aria-hidden="true" />
-              {file ? `Selected file: ${file.name}` : `Select ${extension} file`}
+              {file ? `Selected file: ${file.name}` : selectLabel}
             </label>
             {rejected && <small style={{ display: "block", color: "var(--red-600, #c00)" }}>{rejected}</small>}
           </div>

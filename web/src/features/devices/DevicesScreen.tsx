@@ -27,7 +27,7 @@ export default function DevicesScreen() {
 
   // The search box follows the URL (back/forward) and writes to it after a short pause.
   const [text, setText] = useState(state.q);
-  useEffect(() => setText(state.q), [state.q]);
+  useEffect(() => setText((t) => (t.trim() === state.q ? t : state.q)), [state.q]);
   useEffect(() => {
     const trimmed = text.trim();
     if (trimmed === state.q) return;
@@ -74,7 +74,10 @@ export default function DevicesScreen() {
           />
         </IconField>
       </div>
-      <LoadState fetching={devices.isFetching} error={devices.error} />
+      <LoadState
+        fetching={devices.isFetching || productTypes.isFetching}
+        error={devices.error ?? productTypes.error}
+      />
       <DataTable
         className="clickable-rows"
         value={devices.data?.data ?? []}

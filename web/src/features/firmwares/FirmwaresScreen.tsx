@@ -107,6 +107,7 @@ export default function FirmwaresScreen() {
       <UploadDialog
         visible={uploading}
         header="Upload firmware"
+        selectLabel="Select .xz file"
         extension={FIRMWARE_EXTENSION}
         actionLabel="Upload"
         successText="Upload successful"

@@ -1,11 +1,9 @@
-import { afterEach, describe, expect, it, vi } from "vitest";
-import { cleanup, render, screen, waitFor, within } from "@testing-library/react";
-import userEvent from "@testing-library/user-event";
+import { describe, expect, it, vi } from "vitest";
+import { render, screen, waitFor, within } from "@testing-library/react";
+import { userEvent } from "@testing-library/user-event";
 import type { Treatment } from "../../../../shared/schemas/treatment.ts";
 import { ModuleDialog } from "./ModuleDialog.tsx";
 import { sortIdsByName } from "./modules.ts";
-
-afterEach(cleanup);
 
 const treatment = (id: string, name: string): Treatment => ({
   _id: id,

@@ -1,9 +1,7 @@
-import { afterEach, describe, expect, it, vi } from "vitest";
-import { cleanup, render, screen } from "@testing-library/react";
-import userEvent from "@testing-library/user-event";
+import { describe, expect, it, vi } from "vitest";
+import { render, screen } from "@testing-library/react";
+import { userEvent } from "@testing-library/user-event";
 import { NameDialog } from "./NameDialog.tsx";
-
-afterEach(cleanup);
 
 describe("NameDialog (add / rename product type)", () => {
   it("keeps OK disabled while the trimmed name is empty and submits the trimmed name", async () => {

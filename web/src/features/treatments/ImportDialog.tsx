@@ -9,6 +9,7 @@ export function ImportDialog({ visible, onHide }: { visible: boolean; onHide: ()
     <UploadDialog
       visible={visible}
       header="Import treatments"
+      selectLabel="Select .sqlite3 file"
       extension={TREATMENT_IMPORT_EXTENSION}
       warning="WARNING: Importing treatments will overwrite any existing treatment with the same name."
       actionLabel="Import"
