@@ -15,7 +15,7 @@ const status = (pid: number, field: string) =>
   Number(new RegExp(`${field}:\\s+(\\d+) kB`).exec(Deno.readTextFileSync(`/proc/${pid}/status`))![1]) * 1024;
 const mib = (n: number) => (n / MiB).toFixed(1);
 
-await using srv = await startServer({ env: { LOG_LEVEL: "quiet", MAX_FIRMWARE_BYTES: String(size), ...(Deno.env.get("DENO_V8_FLAGS") ? { DENO_V8_FLAGS: Deno.env.get("DENO_V8_FLAGS")! } : {}) } });
+await using srv = await startServer({ env: { LOG_LEVEL: "quiet", MAX_FIRMWARE_BYTES: String(size) } });
 const api = await srv.login();
 await api.listFirmwares();
 const pid = srv.process.pid;

@@ -6,7 +6,7 @@ import { notFound } from "../errors.ts";
 /** Imported images are untrusted bytes: served with their vetted type, never sniffed, sandboxed, never cached. */
 export const IMAGE_HEADERS = {
   "Cache-Control": "no-store",
-  "Content-Security-Policy": "sandbox; default-src 'none'",
+  "Content-Security-Policy": "sandbox; default-src 'none'; frame-ancestors 'none'",
   "X-Content-Type-Options": "nosniff",
 };
 

@@ -37,6 +37,11 @@ e2eTest("product types: add, rename and delete with the dialogs and confirm", as
   await dlg.waitFor({ state: "hidden" });
   await page.getByRole("heading", { name: "Product types (1)" }).waitFor();
   await page.getByRole("cell", { name: "E2E Baby" }).waitFor();
+  const { maxHeight, expected } = await page.locator(".p-datatable-wrapper").evaluate((el) => ({
+    maxHeight: getComputedStyle(el).maxHeight,
+    expected: `${innerHeight - 250}px`,
+  }));
+  assert.equal(maxHeight, expected, "table max height is the viewport height minus 250px");
   assert.deepEqual((await api.listProductTypes()).map((p) => p.name), ["E2E Baby"]);
 
   // A duplicate name: the server's msg in a toast, the dialog stays open.

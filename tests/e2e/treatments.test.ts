@@ -118,6 +118,13 @@ e2eTest("treatments list: counts, search and the detail grid with images", async
   assert.match((await images.first().getAttribute("src")) ?? "", /^blob:/);
   await screenshot("treatments-03-detail");
 
+  // Keyboard: the name in a row is a link.
+  await page.goBack();
+  await heading(page, "Treatments (3/3)").waitFor();
+  await page.getByRole("link", { name: "Back relief" }).focus();
+  await page.keyboard.press("Enter");
+  await heading(page, "Treatment: Back relief").waitFor();
+
   // An unknown id shows the route error page.
   await visit("/treatments/no-such-treatment");
   await heading(page, "Error").waitFor();
@@ -146,7 +153,10 @@ e2eTest("import dialog: a real .sqlite3 that succeeds and one that fails", async
     assert.equal(await importButton.isDisabled(), true);
     const input = dlg.getByLabel("Select .sqlite3 file");
     assert.equal(await input.getAttribute("accept"), ".sqlite3");
-    await input.setInputFiles(good);
+    // Keyboard: the focused picker opens the file chooser with Space.
+    await input.focus();
+    const [chooser] = await Promise.all([page.waitForEvent("filechooser"), page.keyboard.press("Space")]);
+    await chooser.setFiles(good);
     await dlg.getByText("Selected file: good.sqlite3", { exact: true }).waitFor();
     assert.equal(await importButton.isDisabled(), false);
     await screenshot("treatments-04-import-chosen");

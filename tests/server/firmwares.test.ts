@@ -187,6 +187,23 @@ Deno.test("firmware upload, list, download and delete", async (t) => {
     await assertUnchanged(srv, api, before);
   });
 
+  await t.step("a connection dropped mid-upload leaves no row and no file", async () => {
+    const before = await snapshot(srv, api);
+    const b = "drop-boundary";
+    const part = multipart(b, [{ name: "file", filename: "dropped.xz", data: xzLike(2_000_000) }]);
+    const conn = await Deno.connect({ hostname: new URL(srv.url).hostname, port: Number(new URL(srv.url).port) });
+    const head = `POST /api/v1/device_firmwares HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${api.token}\r\n` +
+      `Content-Type: multipart/form-data; boundary=${b}\r\nContent-Length: ${part.byteLength}\r\n\r\n`;
+    await conn.write(new TextEncoder().encode(head));
+    await conn.write(part.subarray(0, 1_000_000));
+    conn.close();
+    // The server notices the drop asynchronously: wait until its temp file is gone (or fail after 5 s).
+    for (let i = 0; i < 100 && (await listFiles(`${srv.dataDir}/tmp`)).length; i++) {
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    await assertUnchanged(srv, api, before);
+  });
+
   await t.step("a client name with path separators is stored as its base name, inside firmwares/", async () => {
     const outside = await listFiles(srv.dataDir);
     const a = await api.uploadFirmware(bytesSource("../../escape.xz", xzLike(10)));

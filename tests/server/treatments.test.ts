@@ -99,6 +99,7 @@ Deno.test("treatments: import, list, get, overwrite by name, images", async (t) 
         assert.equal(res.headers.get("content-type"), type);
         assert.equal(res.headers.get("cache-control"), "no-store");
         assert.match(res.headers.get("content-security-policy") ?? "", /\bsandbox\b/);
+        assert.match(res.headers.get("content-security-policy") ?? "", /frame-ancestors 'none'/);
         assert.equal(res.headers.get("x-content-type-options"), "nosniff");
         assert.deepEqual(await res.bytes(), bytes);
       }

@@ -7,6 +7,8 @@ import { formatDateTime } from "../../lib/format.ts";
 export interface FirmwareCardProps {
   firmware: Firmware;
   isDefault: boolean;
+  /** False while the managed device type is unknown (device types not loaded). */
+  canSetDefault: boolean;
   onDelete: () => void;
   onSetDefault: () => void;
 }
@@ -19,7 +21,7 @@ export function formatSize(bytes: number): string {
 }
 
 /** One firmware: name, 'Default' chip, delete and 'Set as default firmware' buttons, 'Uploaded: {date}'. */
-export function FirmwareCard({ firmware, isDefault, onDelete, onSetDefault }: FirmwareCardProps) {
+export function FirmwareCard({ firmware, isDefault, canSetDefault, onDelete, onSetDefault }: FirmwareCardProps) {
   const title = (
     <div style={{ display: "flex", alignItems: "center", gap: "0.75rem" }}>
       <span style={{ wordBreak: "break-all" }}>{firmware.name}</span>
@@ -48,7 +50,7 @@ export function FirmwareCard({ firmware, isDefault, onDelete, onSetDefault }: Fi
             label="Set as default firmware"
             icon="pi pi-star"
             outlined
-            disabled={isDefault}
+            disabled={isDefault || !canSetDefault}
             onClick={onSetDefault}
           />
         </div>

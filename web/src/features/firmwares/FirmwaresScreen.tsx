@@ -87,6 +87,7 @@ export default function FirmwaresScreen() {
               key={f._id}
               firmware={f}
               isDefault={f._id === defaultId}
+              canSetDefault={managed !== undefined}
               onDelete={() => askDelete(f)}
               onSetDefault={() => askSetDefault(f)}
             />

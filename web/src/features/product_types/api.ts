@@ -1,6 +1,7 @@
 import { queryOptions, useMutation, useQueryClient } from "@tanstack/react-query";
 import type { ProductTypePatch } from "../../../../shared/schemas/mod.ts";
 import { api } from "../../lib/api.ts";
+import { deviceKeys } from "../devices/api.ts";
 
 export const productTypeKeys = {
   all: ["product_types"] as const,
@@ -8,8 +9,8 @@ export const productTypeKeys = {
   detail: (id: string) => [...productTypeKeys.all, "detail", id] as const,
 };
 
-/** Product type changes can clear devices' product type or module ids (CONTRACT §5). */
-const DEVICES_KEY = ["devices"] as const;
+/** Product type changes can clear devices' product type or module ids (CONTRACT §5): devices refetch too. */
+const DEVICES_KEY = deviceKeys.all;
 
 export const productTypesQuery = () =>
   queryOptions({ queryKey: productTypeKeys.list(), queryFn: () => api.listProductTypes() });

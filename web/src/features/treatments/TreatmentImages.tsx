@@ -18,7 +18,9 @@ export function TreatmentImages({ imageIds, treatmentName }: { imageIds: readonl
     Promise.all(
       imageIds.map(async (id): Promise<Loaded> => {
         try {
-          const url = URL.createObjectURL(await api.treatmentImage(id));
+          const blob = await api.treatmentImage(id);
+          if (!alive) return { id, failed: true }; // the screen left meanwhile: make no URL that would leak
+          const url = URL.createObjectURL(blob);
           urls.push(url);
           return { id, url };
         } catch {
@@ -37,7 +39,7 @@ export function TreatmentImages({ imageIds, treatmentName }: { imageIds: readonl
 
   if (imageIds.length === 0) return null;
   return (
-    <div style={{ display: "flex", gap: "0.75rem", flexWrap: "wrap" }} aria-label="Treatment images">
+    <div role="group" style={{ display: "flex", gap: "0.75rem", flexWrap: "wrap" }} aria-label="Treatment images">
       {images.map((img, i) =>
         "url" in img
           ? (
