@@ -6,7 +6,8 @@
  */
 import assert from "node:assert/strict";
 import { type ApiClient, DeviceClient } from "../../shared/client.ts";
-import { generateTreatments, makeImportDb } from "../../scripts/make-import-db.ts";
+import { DatabaseSync } from "node:sqlite";
+import { generateTreatments, IMPORT_SCHEMA, makeImportDb } from "../../scripts/make-import-db.ts";
 import { fileSource, makeXzFile } from "../helpers/fixtures.ts";
 import {
   ADMIN_EMAIL,
@@ -1292,6 +1293,242 @@ Deno.test("contract audit: hostile input against every route (CONTRACT §2, §5,
         }
         if (r.status === 200) f.check(label, () => assert.equal(Number(r.headers.get("content-length")), size));
       }
+      f.done();
+    });
+
+    await t.step("§5/§7 hostile import files: 400 import_failed naming the table, nothing imported", async () => {
+      const f = new Findings();
+      const valid = `
+        INSERT INTO treatments VALUES (1, 'Hostile import', 'c', 'u');
+        INSERT INTO phases VALUES (1, 1, 0, 10);
+        INSERT INTO channels VALUES (1, 1, 0, 1, 2, '+', 1, 1, 1);`;
+      const cases: [string, string, string | null][] = [
+        [
+          "a view named treatments",
+          `${IMPORT_SCHEMA.replace(/CREATE TABLE treatments[^;]*;/, "")}
+          CREATE TABLE t0 (id INTEGER PRIMARY KEY, name TEXT NOT NULL, category TEXT, use TEXT);
+          CREATE VIEW treatments AS SELECT * FROM t0;
+          INSERT INTO t0 VALUES (1, 'From a view', NULL, NULL);`,
+          "treatments",
+        ],
+        [
+          "a trigger",
+          `${IMPORT_SCHEMA}${valid}
+          CREATE TRIGGER tr AFTER INSERT ON treatments BEGIN DELETE FROM phases; END;`,
+          "treatments",
+        ],
+        [
+          "a NULL name",
+          `${
+            IMPORT_SCHEMA.replace("name TEXT NOT NULL", "name TEXT")
+          }${valid} INSERT INTO treatments VALUES (2, NULL, NULL, NULL);`,
+          "treatments",
+        ],
+        ["a blank name", `${IMPORT_SCHEMA}${valid} INSERT INTO treatments VALUES (2, '  ', NULL, NULL);`, "treatments"],
+        [
+          "a name twice",
+          `${IMPORT_SCHEMA}${valid} INSERT INTO treatments VALUES (2, ' Hostile import ', NULL, NULL);`,
+          "treatments",
+        ],
+        ["text as a duration", `${IMPORT_SCHEMA}${valid} INSERT INTO phases VALUES (2, 1, 1, 'abc');`, "phases"],
+        ["a negative duration", `${IMPORT_SCHEMA}${valid} INSERT INTO phases VALUES (2, 1, 1, -1);`, "phases"],
+        [
+          "an infinite current",
+          `${IMPORT_SCHEMA}${valid}
+          INSERT INTO channels VALUES (2, 1, 1, 9e999, 2, '+', 1, 1, 1);`,
+          "channels",
+        ],
+        [
+          "a blob as a frequency",
+          `${IMPORT_SCHEMA}${valid}
+          INSERT INTO channels VALUES (2, 1, 1, 1, X'00FF', '+', 1, 1, 1);`,
+          "channels",
+        ],
+        ["a dangling treatment_id", `${IMPORT_SCHEMA}${valid} INSERT INTO phases VALUES (2, 99, 0, 1);`, "phases"],
+        [
+          "a dangling phase_id",
+          `${IMPORT_SCHEMA}${valid}
+          INSERT INTO channels VALUES (2, 99, 0, 1, 2, '+', 1, 1, 1);`,
+          "channels",
+        ],
+        [
+          "no channels table",
+          `${IMPORT_SCHEMA.replace(/CREATE TABLE channels[^;]*;/, "")}
+          INSERT INTO treatments VALUES (1, 'No channels', NULL, NULL);`,
+          "channels",
+        ],
+        [
+          "an image that is HTML",
+          `${IMPORT_SCHEMA}${valid}
+          INSERT INTO images VALUES (1, 1, 0, 'text/html', CAST('<script>alert(1)</script>' AS BLOB));`,
+          "images",
+        ],
+        [
+          "an image whose bytes are not its type",
+          `${IMPORT_SCHEMA}${valid}
+          INSERT INTO images VALUES (1, 1, 0, 'image/png', CAST('<svg onload=alert(1)>' AS BLOB));`,
+          "images",
+        ],
+        [
+          "a huge integer id",
+          `${IMPORT_SCHEMA}${valid} INSERT INTO phases VALUES (2, 1, 9223372036854775807, 1);`,
+          "phases",
+        ],
+      ];
+      let n = 0;
+      for (const [what, sql, table] of cases) {
+        const path = `${s.tmp}/hostile-${n++}.sqlite3`;
+        const db = new DatabaseSync(path);
+        db.exec(sql);
+        db.close();
+        const before = await snapshot(s);
+        const r = await send(srv, "POST", "/api/v1/treatments/import", {
+          token: s.token,
+          body: multipart("imp", [{ name: "file", filename: "hostile.sqlite3", data: await Deno.readFile(path) }]),
+          contentType: "multipart/form-data; boundary=imp",
+        });
+        const label = `POST treatments/import [${what}]`;
+        refused(f, label, r, [400], { code: "import_failed", field: table ?? undefined });
+        unchanged(f, label, before, await snapshot(s));
+      }
+      // A truncated database: the first pages of a valid file.
+      {
+        const path = `${s.tmp}/truncated.sqlite3`;
+        makeImportDb(path, generateTreatments(200, { phases: 3, channels: 2, namePrefix: "Truncated" }));
+        const bytes = await Deno.readFile(path);
+        const before = await snapshot(s);
+        const r = await send(srv, "POST", "/api/v1/treatments/import", {
+          token: s.token,
+          body: multipart("imp", [{ name: "file", filename: "t.sqlite3", data: bytes.slice(0, 8192) }]),
+          contentType: "multipart/form-data; boundary=imp",
+        });
+        refused(f, "POST treatments/import [truncated database]", r, [400], { code: "import_failed" });
+        unchanged(f, "POST treatments/import [truncated database]", before, await snapshot(s));
+      }
+      f.done();
+    });
+
+    await t.step("§2/§5 hostile concurrency and aborted uploads: one winner, no 500, no stray file", async () => {
+      const f = new Findings();
+      const before = await snapshot(s);
+
+      // The same firmware name uploaded six times at once: one 201, five 409.
+      const race = await Promise.all(
+        Array.from({ length: 6 }, (_, i) =>
+          send(srv, "POST", "/api/v1/device_firmwares", {
+            token: s.token,
+            body: multipart("race", [{ name: "file", filename: "race.xz", data: xzBytes(`race ${i}`) }]),
+            contentType: "multipart/form-data; boundary=race",
+          })),
+      );
+      race.forEach((r, i) => sane(f, `race upload ${i}`, r));
+      f.check("race uploads", () => {
+        assert.deepEqual(race.map((r) => r.status).sort(), [201, 409, 409, 409, 409, 409]);
+      });
+      const winner = race.find((r) => r.status === 201)?.json as { _id: string } | undefined;
+      if (winner) {
+        const r = await send(srv, "DELETE", `/api/v1/device_firmwares/${winner._id}`, { token: s.token });
+        assert.equal(r.status, 204, describe(r));
+      }
+
+      // One product type name (in several cases) created six times at once: one 201, five 409.
+      const names = ["Race type", "race type", "RACE TYPE", " Race Type ", "race TYPE", "Race type"];
+      const created = await Promise.all(
+        names.map((name) => send(srv, "POST", "/api/v1/product_types", { token: s.token, json: { name } })),
+      );
+      created.forEach((r, i) => sane(f, `race product type ${i}`, r));
+      f.check("race product types", () => {
+        assert.deepEqual(created.map((r) => r.status).sort(), [201, 409, 409, 409, 409, 409]);
+      });
+      const pt = created.find((r) => r.status === 201)?.json as { _id: string } | undefined;
+      if (pt) {
+        const r = await send(srv, "DELETE", `/api/v1/product_types/${pt._id}`, { token: s.token });
+        assert.equal(r.status, 204, describe(r));
+      }
+
+      // A module removed while a device enables it: whatever the order, the device never keeps a missing module.
+      const ptBase = jsonRoutes(s).find((r) => r.label === "PATCH product_types")!.base;
+      for (let round = 0; round < 5; round++) {
+        const body = await ptBase() as { modules: Json[] } & Record<string, Json>;
+        const added = await send(srv, "PATCH", `/api/v1/product_types/${s.ptId}`, {
+          token: s.token,
+          json: { ...body, modules: [...body.modules, { name: `Temp ${round}`, isDefault: false, treatmentIds: [] }] },
+        });
+        assert.equal(added.status, 200, describe(added));
+        const temp = (added.json as { modules: { _id: string; name: string }[] }).modules.find((m) =>
+          m.name === `Temp ${round}`
+        )!._id;
+        const [device, removed] = await Promise.all([
+          send(srv, "PATCH", "/api/v1/devices/dev-004", {
+            token: s.token,
+            json: { deviceId: "dev-004", productTypeId: s.ptId, moduleIds: [temp] },
+          }),
+          send(srv, "PATCH", `/api/v1/product_types/${s.ptId}`, { token: s.token, json: body }),
+        ]);
+        sane(f, `round ${round} device patch`, device);
+        sane(f, `round ${round} module removal`, removed);
+        const now = (await send(srv, "GET", "/api/v1/devices/dev-004", { token: s.token })).json as {
+          moduleIds: string[];
+        };
+        f.check(`round ${round}`, () => assert.ok(!now.moduleIds.includes(temp), "the device kept a deleted module"));
+      }
+      await send(srv, "PATCH", "/api/v1/devices/dev-004", {
+        token: s.token,
+        json: { deviceId: "dev-004", productTypeId: null },
+      });
+
+      // Uploads aborted by the client mid-body leave nothing behind.
+      for (
+        const [path, name, head] of [
+          ["/api/v1/device_firmwares", "aborted.xz", xzBytes("")],
+          ["/api/v1/treatments/import", "aborted.sqlite3", new TextEncoder().encode("SQLite format 3\0")],
+        ] as const
+      ) {
+        const controller = new AbortController();
+        const te = new TextEncoder();
+        let sent = 0;
+        const body = new ReadableStream<Uint8Array>({
+          start(c) {
+            c.enqueue(te.encode(
+              `--ab\r\nContent-Disposition: form-data; name="file"; filename="${name}"\r\n\r\n`,
+            ));
+            c.enqueue(head);
+          },
+          async pull(c) {
+            if (sent >= 256 * 1024) return await new Promise(() => {}); // stall: the client aborts
+            c.enqueue(new Uint8Array(64 * 1024).fill(1));
+            sent += 64 * 1024;
+          },
+        });
+        const pending = fetch(`${srv.url}${path}`, {
+          method: "POST",
+          headers: { authorization: `Bearer ${s.token}`, "content-type": "multipart/form-data; boundary=ab" },
+          body,
+          signal: controller.signal,
+        }).then((r) => r.body?.cancel(), () => {});
+        await new Promise((r) => setTimeout(r, 500));
+        controller.abort();
+        await pending;
+        let tmp: string[] = [];
+        for (let i = 0; i < 50; i++) {
+          tmp = await listFiles(`${srv.dataDir}/tmp`);
+          if (tmp.length === 0) break;
+          await new Promise((r) => setTimeout(r, 100));
+        }
+        f.check(
+          `aborted upload to ${path}`,
+          () => assert.deepEqual(tmp, [], "a temp file outlived the aborted upload"),
+        );
+      }
+
+      // Apart from the device's moduleIds churn (set back above), nothing the races did remains.
+      const after = await snapshot(s);
+      f.check("after the races", () => {
+        assert.deepEqual(after.lists["/api/v1/device_firmwares"], before.lists["/api/v1/device_firmwares"]);
+        assert.deepEqual(after.lists["/api/v1/treatments"], before.lists["/api/v1/treatments"]);
+        assert.deepEqual(after.files, before.files);
+        assert.deepEqual(after.tmp, []);
+      });
       f.done();
     });
 

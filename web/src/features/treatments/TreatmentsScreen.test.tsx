@@ -1,0 +1,54 @@
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { fireEvent, render, screen } from "@testing-library/react";
+import { QueryClient, QueryClientProvider } from "@tanstack/react-query";
+import TreatmentsScreen from "./TreatmentsScreen.tsx";
+
+function renderScreen() {
+  const client = new QueryClient({ defaultOptions: { queries: { retry: false } } });
+  return render(
+    <QueryClientProvider client={client}>
+      <TreatmentsScreen />
+    </QueryClientProvider>,
+  );
+}
+
+const treatment = (id: string, name: string) => ({
+  _id: id,
+  name,
+  category: "Pain",
+  use: null,
+  createdAt: "2026-11-22T10:00:00.000Z",
+  updatedAt: "2026-11-22T10:00:00.000Z",
+  images: [],
+  phases: [{ duration: 60, channels: [] }],
+});
+
+/** The network is the boundary: the real ApiClient runs against a stubbed fetch. */
+function answer(status: number, body: unknown) {
+  vi.stubGlobal("fetch", vi.fn(() => Promise.resolve(new Response(JSON.stringify(body), { status }))));
+}
+
+afterEach(() => {
+  vi.unstubAllGlobals();
+});
+
+describe("TreatmentsScreen", () => {
+  it("shows 'Error loading data.' when the list cannot be loaded", async () => {
+    answer(500, { error: "internal", msg: "Something broke." });
+    renderScreen();
+    expect(await screen.findByText("Error loading data.")).toBeTruthy();
+    expect(screen.getByRole("heading").textContent).toBe("Treatments (0/0)");
+  });
+
+  it("focuses the search box and counts shown/total while filtering", async () => {
+    answer(200, [treatment("1", "Knee pain"), treatment("2", "Back relief"), treatment("3", "Sleep")]);
+    renderScreen();
+    expect(await screen.findByText("Treatments (3/3)")).toBeTruthy();
+    const search = screen.getByPlaceholderText("Search on name");
+    expect(document.activeElement).toBe(search);
+    fireEvent.change(search, { target: { value: "  EE " } });
+    expect(screen.getByRole("heading").textContent).toBe("Treatments (2/3)");
+    expect(screen.queryByText("Back relief")).toBeNull();
+    expect(screen.getByText("Sleep")).toBeTruthy();
+  });
+});
