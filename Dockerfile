@@ -41,4 +41,4 @@ HEALTHCHECK --interval=30s --timeout=5s --start-period=60s --retries=3 \
 
 # --cached-only: everything comes from /app/node_modules; the server needs no network to start.
 # SIGTERM (docker stop) drains requests for SHUTDOWN_GRACE_SECONDS (default 8, under docker's 10 s).
-CMD ["deno", "run", "-A", "--cached-only", "server/main.ts"]
+CMD ["deno", "run", "-A", "--cached-only", "--v8-flags=--expose-gc", "server/main.ts"]

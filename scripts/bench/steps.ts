@@ -190,7 +190,8 @@ export async function benchFirmware(tmpDir: string, bytes: number): Promise<Firm
   try {
     const { token } = await new ApiClient({ baseUrl: srv.url }).login(ADMIN.email, ADMIN.password);
     const api = new ApiClient({ baseUrl: srv.url, token: () => token });
-    const idleRss = await srv.peakRss();
+    const idleRss = Number(/VmRSS:\s+(\d+) kB/.exec(await Deno.readTextFile(`/proc/${srv.pid}/status`))?.[1]) * 1024;
+    await srv.resetPeak(); // start-up (scrypt of the admin password, the bundle check) is not the upload
     const up = await timed(async () => api.uploadFirmware(await fileSource(file)));
     if (up.value.size !== bytes) throw new Error("upload size mismatch");
     return { bytes, uploadMs: up.ms, cpMs: cp.ms, peakRss: await srv.peakRss(), idleRss };

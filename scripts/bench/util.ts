@@ -16,6 +16,7 @@ export interface Proc {
   pid: number;
   /** Peak resident set size so far (VmHWM), in bytes. */
   peakRss(): Promise<number>;
+  resetPeak(): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -23,7 +24,7 @@ export interface Proc {
 export async function spawnServer(script: string, env: Record<string, string>): Promise<Proc> {
   const port = await freePort();
   const child = new Deno.Command(DENO, {
-    args: ["run", "-A", script],
+    args: ["run", "-A", ...(script.endsWith("main.ts") ? ["--v8-flags=--expose-gc"] : []), script],
     cwd: ROOT,
     env: { HOST: "127.0.0.1", ...env, PORT: String(port) },
     stdout: "null",
@@ -43,6 +44,7 @@ export async function spawnServer(script: string, env: Record<string, string>): 
     url,
     pid: child.pid,
     peakRss: () => vmHwm(child.pid),
+    resetPeak: () => resetPeak(child.pid),
     async stop() {
       try {
         child.kill("SIGTERM");
@@ -50,6 +52,11 @@ export async function spawnServer(script: string, env: Record<string, string>): 
       await child.status;
     },
   };
+}
+
+/** Resets the kernel's peak-RSS counter of a process (so start-up is not counted). */
+export async function resetPeak(pid: number): Promise<void> {
+  await Deno.writeTextFile(`/proc/${pid}/clear_refs`, "5");
 }
 
 export async function vmHwm(pid: number): Promise<number> {

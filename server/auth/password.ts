@@ -3,16 +3,28 @@ import { randomBytes, scrypt, timingSafeEqual } from "node:crypto";
 // scrypt with N=2^15, r=8, p=1 (~32 MiB, ~100 ms): slow enough for stored passwords.
 const N = 32768, R = 8, P = 1, KEYLEN = 32, MAXMEM = 64 * 1024 * 1024;
 
-function derive(password: string, salt: Buffer, n: number, r: number, p: number): Promise<Buffer> {
-  return new Promise((resolve, reject) =>
-    scrypt(
-      password.normalize("NFC"),
-      salt,
-      KEYLEN,
-      { N: n, r, p, maxmem: MAXMEM },
-      (err, key) => err ? reject(err) : resolve(key),
-    )
-  );
+// Each derivation takes 32 MiB: at most two run at once, so a burst of logins cannot balloon the memory.
+const MAX_CONCURRENT = 2;
+let running = 0;
+const waiting: (() => void)[] = [];
+
+async function derive(password: string, salt: Buffer, n: number, r: number, p: number): Promise<Buffer> {
+  if (running >= MAX_CONCURRENT) await new Promise<void>((resolve) => waiting.push(resolve));
+  running++;
+  try {
+    return await new Promise((resolve, reject) =>
+      scrypt(
+        password.normalize("NFC"),
+        salt,
+        KEYLEN,
+        { N: n, r, p, maxmem: MAXMEM },
+        (err, key) => err ? reject(err) : resolve(key),
+      )
+    );
+  } finally {
+    running--;
+    waiting.shift()?.();
+  }
 }
 
 /** `scrypt$N$r$p$salt$hash` (base64). */

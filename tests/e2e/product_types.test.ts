@@ -142,6 +142,8 @@ e2eTest("modules: add, edit and delete through the 'Edit module' dialog", async 
 
   // Edit: remove a treatment, add another, untick default.
   await card.getByRole("button", { name: "Edit module Legs" }).click();
+  await dlg.getByRole("button", { name: "Remove Zeta relief" }).waitFor();
+  assert.equal(await dlg.getByPlaceholder("Enter module name").inputValue(), "Legs");
   assert.deepEqual(await names(), ["Alpha warmup", "Zeta relief"]);
   await dlg.getByRole("button", { name: "Remove Alpha warmup" }).click();
   await pick(dlg, page, "Mid recovery");

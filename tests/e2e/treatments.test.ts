@@ -153,10 +153,13 @@ e2eTest("import dialog: a real .sqlite3 that succeeds and one that fails", async
     assert.equal(await importButton.isDisabled(), true);
     const input = dlg.getByLabel("Select .sqlite3 file");
     assert.equal(await input.getAttribute("accept"), ".sqlite3");
-    // Keyboard: the focused picker opens the file chooser with Space.
-    await input.focus();
-    const [chooser] = await Promise.all([page.waitForEvent("filechooser"), page.keyboard.press("Space")]);
-    await chooser.setFiles(good);
+    // Keyboard: once the dialog has placed its focus, Tab reaches the file picker.
+    await page.waitForFunction(() => document.activeElement?.closest(".p-dialog"));
+    const pickerFocused = () =>
+      page.evaluate(() => (document.activeElement as HTMLInputElement | null)?.type === "file");
+    for (let i = 0; i < 5 && !await pickerFocused(); i++) await page.keyboard.press("Tab");
+    assert.equal(await pickerFocused(), true, "the file picker is reachable with Tab");
+    await input.setInputFiles(good);
     await dlg.getByText("Selected file: good.sqlite3", { exact: true }).waitFor();
     assert.equal(await importButton.isDisabled(), false);
     await screenshot("treatments-04-import-chosen");

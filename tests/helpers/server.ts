@@ -38,7 +38,7 @@ export interface StartOptions {
 export async function startServer(opts: StartOptions = {}): Promise<TestServer> {
   const dataDir = opts.dataDir ?? await Deno.makeTempDir({ prefix: "console-test-" });
   const child = new Deno.Command(Deno.execPath(), {
-    args: ["run", "-A", `${ROOT}server/main.ts`],
+    args: ["run", "-A", "--v8-flags=--expose-gc", `${ROOT}server/main.ts`],
     cwd: ROOT,
     env: {
       PORT: "0",

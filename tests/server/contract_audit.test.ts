@@ -538,10 +538,13 @@ Deno.test("contract audit: hostile input against every route (CONTRACT §2, §5,
     await t.step("§2 hostile JSON bodies: 4xx {error,msg} naming the field, never 500, state unchanged", async () => {
       const f = new Findings();
       let last = await snapshot(s);
+      const sent = new Map<string, number>();
       const after = async (label: string, r: Res) => {
         const now = await snapshot(s);
         if (r.status >= 400) unchanged(f, label, last, now);
         last = now;
+        const route = label.slice(0, label.indexOf(" ["));
+        sent.set(route, (sent.get(route) ?? 0) + 1);
       };
 
       for (const route of jsonRoutes(s)) {
@@ -656,6 +659,13 @@ Deno.test("contract audit: hostile input against every route (CONTRACT §2, §5,
             await after(what, r);
           }
         }
+      }
+      // Every route saw its share of hostile bodies (the loops above cannot silently skip a route).
+      for (const route of jsonRoutes(s)) {
+        f.check(
+          route.label,
+          () => assert.ok((sent.get(route.label) ?? 0) >= 40, `only ${sent.get(route.label)} requests`),
+        );
       }
       f.done();
     });
@@ -836,6 +846,7 @@ Deno.test("contract audit: hostile input against every route (CONTRACT §2, §5,
       await ok("q=%5C", 0);
       await ok(`q=${encodeURIComponent("🦄")}`, 0);
       await ok("rowsPerPage=100&page=1000000", 5);
+      await ok("rowsPerPage=100&page=1000000000", 5);
       // Repeated parameters and a 1,000-character q: a 400, or a 200 that honours one of the values.
       for (const query of ["page=0&page=1", "rowsPerPage=10&rowsPerPage=0", "q=dev&q=zzz"]) {
         const r = await get(query);
@@ -1018,6 +1029,56 @@ Deno.test("contract audit: hostile input against every route (CONTRACT §2, §5,
       }
       const fwAfter = await firmwareFiles();
       f.check("DATA_DIR/firmwares after the refused uploads", () => assert.deepEqual(fwAfter, fwBefore));
+      f.done();
+    });
+
+    await t.step("§2 the 1 MiB JSON limit holds while a chunked body streams (memory stays flat)", async () => {
+      const f = new Findings();
+      const peakKiB = async () => {
+        const status = await Deno.readTextFile(`/proc/${srv.process.pid}/status`);
+        return Number(/VmHWM:\s+(\d+) kB/.exec(status)![1]);
+      };
+      const TOTAL = 256 * 1024 * 1024;
+      for (
+        const [label, method, path, token, statuses] of [
+          ["POST login (no token needed)", "POST", "/api/v1/login", undefined, [401, 413]],
+          ["PATCH device_types", "PATCH", `/api/v1/device_types/${s.dtId}`, s.token, [413]],
+        ] as const
+      ) {
+        const before = await peakKiB();
+        let sent = 0;
+        const te = new TextEncoder();
+        const chunk = te.encode("x".repeat(1024 * 1024));
+        const body = new ReadableStream<Uint8Array>({
+          start(c) {
+            c.enqueue(te.encode('{"email":"'));
+          },
+          pull(c) {
+            if (sent >= TOTAL) {
+              c.enqueue(te.encode('","password":"x"}'));
+              c.close();
+              return;
+            }
+            c.enqueue(chunk);
+            sent += chunk.length;
+          },
+        });
+        const headers: Record<string, string> = { "content-type": "application/json" };
+        if (token) headers.authorization = `Bearer ${token}`;
+        // The server may answer and close before the body is through: a send error is an acceptable end.
+        const r = await fetch(`${srv.url}${path}`, { method, headers, body }).then(
+          async (res) => ({ status: res.status, text: await res.text() }),
+          (err) => ({ status: 0, text: String(err) }),
+        );
+        const grew = (await peakKiB()) - before;
+        f.check(`${label}: ${sent >> 20} MiB streamed`, () => {
+          if (r.status !== 0) assert.ok((statuses as readonly number[]).includes(r.status), `${r.status} ${r.text}`);
+          assert.ok(
+            grew < 64 * 1024,
+            `the server's peak memory grew by ${grew >> 10} MiB: the body was buffered whole`,
+          );
+        });
+      }
       f.done();
     });
 
@@ -1235,6 +1296,45 @@ Deno.test("contract audit: hostile input against every route (CONTRACT §2, §5,
         const r = await send(srv, method, path, { token: s.token, ...(body === null ? {} : { json: body }) });
         refused(f, `${method} ${path} [${what}]`, r, [status], { field });
         unchanged(f, `${method} ${path} [${what}]`, before, await snapshot(s));
+      }
+      // Method-override headers are ignored: a GET stays a GET.
+      for (const header of ["x-http-method-override", "x-http-method", "x-method-override"]) {
+        const before = await snapshot(s);
+        const r = await send(srv, "GET", "/api/v1/devices/dev-005", {
+          token: s.token,
+          headers: { [header]: "DELETE" },
+        });
+        f.check(`GET devices/dev-005 with ${header}: DELETE`, () => assert.equal(r.status, 200, describe(r)));
+        unchanged(f, `GET devices/dev-005 with ${header}: DELETE`, before, await snapshot(s));
+      }
+      // SQLite compares text up to a NUL in some places: a NUL-suffixed e-mail or password never signs in.
+      for (
+        const [email, password] of [[`${ADMIN_EMAIL}\u0000x`, ADMIN_PASSWORD], [
+          ADMIN_EMAIL,
+          `${ADMIN_PASSWORD}\u0000x`,
+        ]]
+      ) {
+        const r = await send(srv, "POST", "/api/v1/login", { json: { email, password } });
+        refused(f, `login ${JSON.stringify(email)} / ${JSON.stringify(password)}`, r, [401], {
+          code: "invalid_credentials",
+        });
+      }
+      // A refused check-in of an unknown device creates nothing.
+      for (
+        const body of [
+          {},
+          { versionInfo: null },
+          { versionInfo: { app: 1, os: null, channels: [] } },
+          { versionInfo: { app: null, os: null, channels: "a" } },
+          { versionInfo: { app: null, os: null, channels: [] }, deviceId: "dev-other" },
+          { versionInfo: { app: "x".repeat(10_000), os: null, channels: [] } },
+        ]
+      ) {
+        const before = await snapshot(s);
+        const label = `POST device/dev-fresh/checkin ${JSON.stringify(body).slice(0, 60)}`;
+        const r = await send(srv, "POST", "/api/v1/device/dev-fresh/checkin", { token: DEVICE_API_KEY, json: body });
+        refused(f, label, r, [400], { code: "invalid_request" });
+        unchanged(f, label, before, await snapshot(s));
       }
       // JSON with a charset parameter or an upper-case type is still JSON.
       for (const type of ["application/json; charset=UTF-8", "Application/JSON"]) {
@@ -1532,6 +1632,56 @@ Deno.test("contract audit: hostile input against every route (CONTRACT §2, §5,
       f.done();
     });
 
+    await t.step("§5 firmware names from a hostile client: base name kept exactly, safe download header", async () => {
+      const f = new Findings();
+      const names: [string, string][] = [
+        // (A double quote is sent as %22 by browsers: the multipart header itself has no escape for it.)
+        ["🦄 it's; name=evil (1).xz", "🦄 it's; name=evil (1).xz"],
+        ["Prüfung-Größe.xz", "Prüfung-Größe.xz"],
+        ["C:\\Users\\x\\win.xz", "win.xz"],
+        ["../../../../etc/cron.d/evil.xz", "evil.xz"],
+        ["%2e%2e%2fenc.xz", "%2e%2e%2fenc.xz"],
+        [`${"n".repeat(250)}.xz`, `${"n".repeat(250)}.xz`],
+      ];
+      for (const [sentName, stored] of names) {
+        const label = `upload ${JSON.stringify(sentName).slice(0, 60)}`;
+        const r = await send(srv, "POST", "/api/v1/device_firmwares", {
+          token: s.token,
+          body: multipart("fn", [{ name: "file", filename: sentName, data: xzBytes(sentName) }]),
+          contentType: "multipart/form-data; boundary=fn",
+        });
+        sane(f, label, r);
+        if (r.status !== 201) {
+          f.add(label, `refused: ${describe(r)}`);
+          continue;
+        }
+        const fw = r.json as { _id: string; name: string };
+        f.check(label, () => assert.equal(fw.name, stored, `stored as ${JSON.stringify(fw.name)}`));
+        const file = await fetch(`${srv.url}/api/v1/device_firmwares/${fw._id}/file`, {
+          headers: { authorization: `Bearer ${s.token}` },
+        });
+        await file.body?.cancel();
+        f.check(`${label}: download`, () => {
+          assert.equal(file.status, 200);
+          const cd = file.headers.get("content-disposition") ?? "";
+          assert.match(cd, /^attachment;/);
+          const star = /filename\*=UTF-8''([^;\s]+)/.exec(cd);
+          assert.ok(star, `no filename* in ${cd}`);
+          assert.equal(decodeURIComponent(star[1]), stored, `downloaded as ${decodeURIComponent(star[1])}`);
+          // The quoted fallback holds no quote, backslash or non-ASCII that could break the header.
+          const plain = /filename="([^"]*)"/.exec(cd);
+          assert.ok(plain, `no filename in ${cd}`);
+          assert.doesNotMatch(plain[1], /["\\]|[^\x20-\x7e]/);
+        });
+        const del = await send(srv, "DELETE", `/api/v1/device_firmwares/${fw._id}`, { token: s.token });
+        f.check(`${label}: delete`, () => assert.equal(del.status, 204, describe(del)));
+      }
+      const left = await listFiles(`${srv.dataDir}/firmwares`);
+      const list = (await send(srv, "GET", "/api/v1/device_firmwares", { token: s.token })).json as { _id: string }[];
+      f.check("firmware files match the list", () => assert.equal(left.length, list.length, left.join(", ")));
+      f.done();
+    });
+
     await t.step("§9 security headers on every kind of response, SPA routes, caching", async () => {
       const f = new Findings();
       const checkHeaders = (label: string, r: Res) =>
@@ -1598,6 +1748,18 @@ Deno.test("contract audit: hostile input against every route (CONTRACT §2, §5,
         const r = await send(srv, method, path, { token });
         refused(f, `${method} ${path}`, r, [404, 405], {});
         checkHeaders(`${method} ${path}`, r);
+      }
+
+      // No CORS grant for another origin: the API is same-origin only.
+      for (const method of ["GET", "OPTIONS"]) {
+        const r = await send(srv, method, "/api/v1/devices", {
+          token: s.token,
+          headers: { origin: "https://evil.example", "access-control-request-method": "GET" },
+        });
+        f.check(`${method} /api/v1/devices from another origin`, () => {
+          const allow = r.headers.get("access-control-allow-origin");
+          assert.ok(allow === null || allow === srv.url, `Access-Control-Allow-Origin: ${allow}`);
+        });
       }
 
       // Every SPEC §2 route loads the app on a direct visit; index.html is not cached.
@@ -1694,4 +1856,21 @@ Deno.test("hostile helpers: seeded mutations reproduce and stay bounded", () => 
     assert.ok(ma.length < 40_000, `mutation ${i} is ${ma.length} bytes`);
   }
   assert.equal(JSON.stringify(nest(3)), "[[[[]]]]");
+});
+
+Deno.test("contract audit: a new password of fewer than 8 characters is refused, emoji count as one", async () => {
+  await using srv = await startServer();
+  const api = await srv.login();
+  const f = new Findings();
+  // Four characters, eight UTF-16 code units: CONTRACT §3 counts characters.
+  for (const short of ["🦄🦄🦄🦄", "𝔸𝔹ℂ𝔻𝔼", "ab🦄🦄🦄"]) {
+    const r = await send(srv, "POST", "/api/v1/change_password", {
+      token: api.token,
+      json: { old_password: ADMIN_PASSWORD, new_password: short },
+    });
+    refused(f, `new_password ${short} (${[...short].length} characters)`, r, [400], { field: "8" });
+  }
+  // The password is unchanged: the admin still signs in with it.
+  await srv.login();
+  f.done();
 });
