@@ -1,7 +1,7 @@
 import type { Context } from "hono";
 import type * as z from "zod";
 import { describeZodError } from "../shared/schemas/common.ts";
-import { badRequest, tooLarge, unsupported } from "./errors.ts";
+import { ApiHttpError, badRequest, tooLarge, unsupported } from "./errors.ts";
 
 const MAX_JSON_BYTES = 1_048_576;
 
@@ -9,15 +9,7 @@ const MAX_JSON_BYTES = 1_048_576;
 export async function jsonBody<S extends z.ZodType>(c: Context, schema: S): Promise<z.output<S>> {
   const type = c.req.header("content-type") ?? "";
   if (!/^application\/json\b/i.test(type)) throw unsupported("The body must be JSON (Content-Type: application/json).");
-  const length = Number(c.req.header("content-length") ?? "0");
-  if (length > MAX_JSON_BYTES) throw tooLarge("The JSON body is larger than 1 MiB.");
-  let text: string;
-  try {
-    text = await c.req.text();
-  } catch {
-    throw badRequest("body: could not be read.");
-  }
-  if (text.length > MAX_JSON_BYTES) throw tooLarge("The JSON body is larger than 1 MiB.");
+  const text = await readText(c, MAX_JSON_BYTES);
   let value: unknown;
   try {
     value = JSON.parse(text);
@@ -25,6 +17,43 @@ export async function jsonBody<S extends z.ZodType>(c: Context, schema: S): Prom
     throw badRequest("body: is not valid JSON.");
   }
   return parse(schema, value, "body");
+}
+
+/** The body as UTF-8 text, refused with 413 as soon as it passes `max` bytes (declared or chunked). */
+async function readText(c: Context, max: number): Promise<string> {
+  const tooBig = () => tooLarge(`The JSON body is larger than ${max / 1_048_576} MiB.`);
+  if (Number(c.req.header("content-length") ?? "0") > max) throw tooBig();
+  const body = c.req.raw.body;
+  if (!body) return "";
+  const reader = body.getReader();
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  try {
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      total += value.byteLength;
+      if (total > max) {
+        await reader.cancel().catch(() => {});
+        throw tooBig();
+      }
+      chunks.push(value);
+    }
+  } catch (err) {
+    if (err instanceof ApiHttpError) throw err;
+    throw badRequest("body: could not be read.");
+  }
+  const bytes = new Uint8Array(total);
+  let at = 0;
+  for (const chunk of chunks) {
+    bytes.set(chunk, at);
+    at += chunk.byteLength;
+  }
+  try {
+    return new TextDecoder("utf-8", { fatal: true }).decode(bytes);
+  } catch {
+    throw badRequest("body: is not valid UTF-8.");
+  }
 }
 
 export function query<S extends z.ZodType>(c: Context, schema: S): z.output<S> {

@@ -6,14 +6,15 @@ export interface ByteRange {
 
 /**
  * Parses a `Range` header for a resource of `size` bytes (RFC 9110 §14.1.2):
- * - `null`: no range asked, or several ranges (we may ignore those and send the whole file);
+ * - `null`: no range asked, a unit other than bytes, or several ranges (we may ignore those and send the whole file);
  * - `"unsatisfiable"`: malformed, or no byte of it lies inside the file (answer 416);
  * - a ByteRange, clamped to the file.
  */
 export function parseRange(header: string | undefined, size: number): ByteRange | null | "unsatisfiable" {
   if (header === undefined) return null;
   const m = /^\s*bytes\s*=\s*(.*)$/i.exec(header);
-  if (!m) return "unsatisfiable";
+  // A range unit other than bytes is ignored (RFC 9110 §14.2): the whole file is sent.
+  if (!m) return /^\s*[!#$%&'*+.^_`|~0-9A-Za-z-]+\s*=/.test(header) ? null : "unsatisfiable";
   const specs = m[1].split(",").map((s) => s.trim()).filter((s) => s !== "");
   if (specs.length === 0) return "unsatisfiable";
   const parsed: ByteRange[] = [];

@@ -27,7 +27,8 @@ export type ErrorCode =
   | "internal";
 
 /** A trimmed, non-empty display name. */
-export const Name = z.string().trim().min(1, "must not be empty").max(200, "is at most 200 characters");
+export const Name = z.string().trim().min(1, "must not be empty").max(200, "is at most 200 characters")
+  .refine((s) => s.isWellFormed(), "must be well-formed Unicode (no lone surrogates)");
 
 /** A list of ids without duplicates. */
 export function uniqueIds(max: number) {

@@ -40,14 +40,17 @@ export const DeviceList = z.object({
 export type DeviceList = z.infer<typeof DeviceList>;
 
 const intParam = (min: number, max: number) =>
-  z.string().regex(/^\d{1,9}$/, "must be a whole number").transform(Number).pipe(
+  z.string().regex(/^\d{1,10}$/, "must be a whole number").transform(Number).pipe(
     z.number().min(min, `must be at least ${min}`).max(max, `must be at most ${max}`),
   );
 
 export const DeviceListQuery = z.object({
   page: intParam(0, 1_000_000_000).default(0),
   rowsPerPage: intParam(1, 100).default(DEFAULT_PAGE_SIZE),
-  q: z.string().max(128, "is at most 128 characters").optional(),
+  q: z.string().max(128, "is at most 128 characters").refine(
+    (s) => ![...s].some((ch) => ch.charCodeAt(0) < 0x20 || ch.charCodeAt(0) === 0x7f),
+    "must not contain control characters",
+  ).optional(),
 });
 export type DeviceListQuery = z.input<typeof DeviceListQuery>;
 
