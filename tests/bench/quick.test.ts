@@ -1,0 +1,34 @@
+/** `deno task bench --quick` runs every benchmark step on tiny sizes, so the bench code cannot rot. */
+import assert from "node:assert/strict";
+
+Deno.test("deno task bench --quick measures every figure", async () => {
+  const out = await new Deno.Command(Deno.execPath(), {
+    args: ["run", "-A", "scripts/bench.ts", "--quick"],
+    cwd: new URL("../../", import.meta.url).pathname,
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  const text = new TextDecoder().decode(out.stdout);
+  assert.equal(out.code, 0, `${text}\n${new TextDecoder().decode(out.stderr)}`);
+  for (
+    const figure of [
+      "GET devices (page",
+      "GET devices p99 latency",
+      "last page",
+      "q search",
+      "GET treatments (200)",
+      "Firmware upload 16.0 MiB: time vs cp",
+      "Firmware upload: server peak RSS",
+      "Import 200 × 10 × 4",
+      "Web, sign-in page",
+      "Web, devices page",
+      "Device check-in, 20 concurrent devices",
+    ]
+  ) {
+    const row = text.split("\n").find((line) => line.includes(figure));
+    assert.ok(row, `no row for ${figure}:\n${text}`);
+    assert.match(row, /\d/, `no number in ${row}`);
+    assert.doesNotMatch(row, /NaN/, row);
+  }
+  assert.match(text, /non-2xx answers during load: 0/);
+});
