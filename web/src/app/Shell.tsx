@@ -1,11 +1,15 @@
 import { Button } from "primereact/button";
 import { Menu } from "primereact/menu";
 import type { MenuItem } from "primereact/menuitem";
-import { type ReactNode, useRef, useState } from "react";
+import { lazy, type ReactNode, Suspense, useRef, useState } from "react";
 import { Link, useLocation } from "wouter";
-import { ChangePasswordDialog } from "../features/auth/ChangePasswordDialog.tsx";
 import { useSession } from "../lib/session.ts";
 import { PRODUCT_TITLE } from "./title.ts";
+
+// The dialog's code stays out of every page's first load: fetched when the account menu opens, shown on the first
+// 'Change password' click.
+const loadChangePassword = () => import("../features/auth/ChangePasswordDialog.tsx");
+const ChangePasswordDialog = lazy(() => loadChangePassword().then((m) => ({ default: m.ChangePasswordDialog })));
 
 const NAV: { href: string; label: string; icon: string }[] = [
   { href: "/", label: "Overview", icon: "pi pi-home" },
@@ -25,11 +29,20 @@ export function Shell({ children }: { children: ReactNode }) {
   const [location] = useLocation();
   const menu = useRef<Menu>(null);
   const [changing, setChanging] = useState(false);
+  // Once opened the dialog stays mounted, so closing it animates like any dialog.
+  const [opened, setOpened] = useState(false);
 
   const items: MenuItem[] = [
     { label: identity ?? "", icon: "pi pi-user", disabled: true },
     { separator: true },
-    { label: "Change password", icon: "pi pi-key", command: () => setChanging(true) },
+    {
+      label: "Change password",
+      icon: "pi pi-key",
+      command: () => {
+        setOpened(true);
+        setChanging(true);
+      },
+    },
     { label: "Logout", icon: "pi pi-sign-out", command: () => signOut() },
   ];
 
@@ -49,7 +62,10 @@ export function Shell({ children }: { children: ReactNode }) {
           aria-label={`Account ${identity ?? ""}`.trim()}
           aria-haspopup
           aria-controls="account-menu"
-          onClick={(e) => menu.current?.toggle(e)}
+          onClick={(e) => {
+            menu.current?.toggle(e);
+            void loadChangePassword();
+          }}
         />
       </header>
       <nav className="sidenav" aria-label="Main">
@@ -69,7 +85,11 @@ export function Shell({ children }: { children: ReactNode }) {
         </ul>
       </nav>
       <main className="content">{children}</main>
-      <ChangePasswordDialog visible={changing} onHide={() => setChanging(false)} identity={identity ?? ""} />
+      {opened && (
+        <Suspense fallback={null}>
+          <ChangePasswordDialog visible={changing} onHide={() => setChanging(false)} identity={identity ?? ""} />
+        </Suspense>
+      )}
     </div>
   );
 }

@@ -3,10 +3,11 @@ import { lazy, Suspense } from "react";
 import { Route, Switch, useLocation } from "wouter";
 import { ErrorPage } from "../components/ErrorPage.tsx";
 import { RouteErrorBoundary } from "../components/RouteErrorBoundary.tsx";
-import DeviceScreen from "../features/devices/DeviceScreen.tsx";
 import DevicesScreen from "../features/devices/DevicesScreen.tsx";
 import OverviewScreen from "../features/overview/OverviewScreen.tsx";
 
+// The detail screen (dropdowns, checkboxes, dialogs) loads when a device opens, not with the list.
+const DeviceScreen = lazy(() => import("../features/devices/DeviceScreen.tsx"));
 const TreatmentsScreen = lazy(() => import("../features/treatments/TreatmentsScreen.tsx"));
 const TreatmentScreen = lazy(() => import("../features/treatments/TreatmentScreen.tsx"));
 const ProductTypesScreen = lazy(() => import("../features/product_types/ProductTypesScreen.tsx"));

@@ -1,14 +1,13 @@
 import { useQuery } from "@tanstack/react-query";
-import { Column } from "primereact/column";
-import { DataTable } from "primereact/datatable";
 import { IconField } from "primereact/iconfield";
 import { InputIcon } from "primereact/inputicon";
 import { InputText } from "primereact/inputtext";
-import { useEffect, useMemo, useState } from "react";
+import { type ReactNode, useEffect, useMemo, useState } from "react";
 import { Link, useLocation, useSearch } from "wouter";
 import type { Device } from "../../../../shared/schemas/mod.ts";
 import { PAGE_SIZES } from "../../../../shared/schemas/device.ts";
 import { LoadState } from "../../components/LoadState.tsx";
+import { TablePaginator } from "../../components/TablePaginator.tsx";
 import { formatDateTime } from "../../lib/format.ts";
 import { productTypesQuery } from "../product_types/api.ts";
 import { devicesQuery } from "./api.ts";
@@ -17,7 +16,48 @@ import { devicesUrlQuery, type DevicesUrlState, readDevicesUrl } from "./urlStat
 export const deviceHref = (id: string) => `/devices/${encodeURIComponent(id)}`;
 const countOrDash = (n: number) => (n > 0 ? String(n) : "-");
 
-/** SPEC "Devices list": server-paged table; page, size and search live in the URL query. */
+interface DeviceColumn {
+  header: string;
+  nowrap?: boolean;
+  body: (d: Device, typeNames: Map<string, string>) => ReactNode;
+}
+
+/** SPEC "Devices list" columns, in order. */
+const COLUMNS: DeviceColumn[] = [
+  {
+    header: "Device ID",
+    nowrap: true,
+    body: (d) => (
+      <Link href={deviceHref(d.deviceId)} className="cell-link" onClick={(e) => e.stopPropagation()}>
+        {d.deviceId}
+      </Link>
+    ),
+  },
+  { header: "Product Type", body: (d, names) => (d.productTypeId ? names.get(d.productTypeId) ?? "-" : "-") },
+  {
+    header: "Custom firmware",
+    body: (d) =>
+      d.firmware
+        ? (
+          <i
+            className="pi pi-exclamation-triangle warning-mark"
+            role="img"
+            aria-label="Custom firmware set"
+            title="Custom firmware set"
+          />
+        )
+        : null,
+  },
+  { header: "Additional Modules", body: (d) => countOrDash(d.moduleIds.length) },
+  { header: "Additional Treatments", body: (d) => countOrDash(d.additionalTreatmentIds.length) },
+  { header: "Last login", nowrap: true, body: (d) => formatDateTime(d.lastLoggedIn) },
+  { header: "Updated", nowrap: true, body: (d) => formatDateTime(d.updatedAt) },
+];
+
+/**
+ * SPEC "Devices list": server-paged table; page, size and search live in the URL query. A plain <table> on
+ * PrimeReact's DataTable classes (same look) instead of DataTable itself, which alone weighs 150 KB minified.
+ */
 export default function DevicesScreen() {
   const search = useSearch();
   const [, navigate] = useLocation();
@@ -42,6 +82,7 @@ export default function DevicesScreen() {
     [productTypes.data],
   );
   const total = devices.data?.total ?? 0;
+  const rows = devices.data?.data ?? [];
 
   // A page beyond the end (an old link, devices removed since) moves to the last page.
   const lastPage = Math.max(0, Math.ceil(total / state.size) - 1);
@@ -78,63 +119,52 @@ export default function DevicesScreen() {
         fetching={devices.isFetching || productTypes.isFetching}
         error={devices.error ?? productTypes.error}
       />
-      <DataTable
-        className="clickable-rows"
-        value={devices.data?.data ?? []}
-        dataKey="deviceId"
-        lazy
-        paginator
-        first={state.page * state.size}
-        rows={state.size}
-        totalRecords={total}
-        rowsPerPageOptions={[...PAGE_SIZES]}
-        paginatorTemplate="FirstPageLink PrevPageLink PageLinks NextPageLink LastPageLink RowsPerPageDropdown CurrentPageReport"
-        currentPageReportTemplate="{first}-{last} of {totalRecords}"
-        onPage={(e) =>
+      <div className="clickable-rows p-datatable p-component p-datatable-responsive-scroll p-datatable-striped p-datatable-sm">
+        <div className="p-datatable-wrapper">
+          <table className="p-datatable-table" aria-label="Devices">
+            <thead className="p-datatable-thead">
+              <tr>
+                {COLUMNS.map((c) => (
+                  <th key={c.header} scope="col">
+                    <div className="p-column-header-content">
+                      <span className="p-column-title">{c.header}</span>
+                    </div>
+                  </th>
+                ))}
+              </tr>
+            </thead>
+            <tbody className="p-datatable-tbody">
+              {rows.length === 0
+                ? (
+                  <tr className="p-datatable-emptymessage">
+                    <td colSpan={COLUMNS.length}>{devices.isPending ? " " : "No devices found."}</td>
+                  </tr>
+                )
+                : rows.map((d, i) => (
+                  // The Device ID link is the keyboard's way in; the whole row answers the mouse.
+                  <tr
+                    key={d.deviceId}
+                    className={(state.page * state.size + i) % 2 ? "p-row-odd" : undefined}
+                    onClick={() => navigate(deviceHref(d.deviceId))}
+                  >
+                    {COLUMNS.map((c) => (
+                      <td key={c.header} className={c.nowrap ? "nowrap" : undefined}>{c.body(d, typeNames)}</td>
+                    ))}
+                  </tr>
+                ))}
+            </tbody>
+          </table>
+        </div>
+        <TablePaginator
+          page={state.page}
+          rows={state.size}
+          totalRecords={total}
+          rowsPerPageOptions={PAGE_SIZES}
           // SPEC: changing the page size resets to page 0.
-          go(e.rows !== state.size ? { ...state, size: e.rows, page: 0 } : { ...state, page: e.page ?? 0 })}
-        onRowClick={(e) => navigate(deviceHref((e.data as Device).deviceId))}
-        emptyMessage={devices.isPending ? " " : "No devices found."}
-        stripedRows
-        size="small"
-        aria-label="Devices"
-      >
-        <Column
-          header="Device ID"
-          bodyClassName="nowrap"
-          body={(d: Device) => (
-            <Link
-              href={deviceHref(d.deviceId)}
-              className="cell-link"
-              onClick={(e) => e.stopPropagation()}
-            >
-              {d.deviceId}
-            </Link>
-          )}
+          onPageChange={(e) =>
+            go(e.rows !== state.size ? { ...state, size: e.rows, page: 0 } : { ...state, page: e.page })}
         />
-        <Column
-          header="Product Type"
-          body={(d: Device) => (d.productTypeId ? typeNames.get(d.productTypeId) ?? "-" : "-")}
-        />
-        <Column
-          header="Custom firmware"
-          body={(d: Device) =>
-            d.firmware
-              ? (
-                <i
-                  className="pi pi-exclamation-triangle warning-mark"
-                  role="img"
-                  aria-label="Custom firmware set"
-                  title="Custom firmware set"
-                />
-              )
-              : null}
-        />
-        <Column header="Additional Modules" body={(d: Device) => countOrDash(d.moduleIds.length)} />
-        <Column header="Additional Treatments" body={(d: Device) => countOrDash(d.additionalTreatmentIds.length)} />
-        <Column header="Last login" bodyClassName="nowrap" body={(d: Device) => formatDateTime(d.lastLoggedIn)} />
-        <Column header="Updated" bodyClassName="nowrap" body={(d: Device) => formatDateTime(d.updatedAt)} />
-      </DataTable>
+      </div>
     </section>
   );
 }
