@@ -4,7 +4,7 @@ import { gzipSync } from "node:zlib";
 export const ROOT = new URL("../../", import.meta.url).pathname;
 export const DENO = Deno.execPath();
 
-export async function freePort(): Promise<number> {
+export function freePort(): number {
   const l = Deno.listen({ hostname: "127.0.0.1", port: 0 });
   const { port } = l.addr as Deno.NetAddr;
   l.close();
@@ -22,7 +22,7 @@ export interface Proc {
 
 /** Spawns a Deno script that prints "Listening on http://host:port/", output discarded after that. */
 export async function spawnServer(script: string, env: Record<string, string>): Promise<Proc> {
-  const port = await freePort();
+  const port = freePort();
   const child = new Deno.Command(DENO, {
     args: ["run", "-A", ...(script.endsWith("main.ts") ? ["--v8-flags=--expose-gc"] : []), script],
     cwd: ROOT,

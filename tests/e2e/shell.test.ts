@@ -80,3 +80,21 @@ Deno.test("the sign-in page loads at most 250 KB of gzipped JavaScript", async (
   }
   assert.ok(gz <= 250 * 1024, `sign-in page JavaScript is ${gz} bytes gzipped`);
 });
+
+e2eTest("the devices page loads at most 250 KB of gzipped JavaScript", async ({ page, srv, api }) => {
+  // As the benchmark measures it (scripts/bench/steps.ts benchWeb): a signed-in visit of /devices, every script the
+  // page fetched, gzipped, in KB of 1000 bytes.
+  const { gzipSync } = await import("node:zlib");
+  await page.addInitScript((t) => localStorage.setItem("accessToken", t), api.token);
+  const sizes: Promise<number>[] = [];
+  page.on("response", (res) => {
+    if (res.request().resourceType() === "script") {
+      sizes.push(res.body().then((b) => gzipSync(new Uint8Array(b)).byteLength));
+    }
+  });
+  await page.goto(`${srv.url}/devices`, { waitUntil: "networkidle" });
+  await page.getByRole("heading", { name: "Devices" }).waitFor();
+  const gz = (await Promise.all(sizes)).reduce((a, n) => a + n, 0);
+  assert.ok(sizes.length >= 2, "the signed-in app is a lazy chunk");
+  assert.ok(gz <= 250_000, `devices page JavaScript is ${gz} bytes gzipped`);
+});
