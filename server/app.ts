@@ -52,9 +52,12 @@ export function createApp(ctx: AppContext) {
   const app = new Hono<AppEnv>()
     .use("*", async (c, next) => {
       const started = performance.now();
+      // Set up front, so responses made through the context carry them from the start; a route may still
+      // override one with a stricter value (e.g. `sandbox` on untrusted images).
+      for (const k in SECURITY_HEADERS) c.header(k, SECURITY_HEADERS[k]);
       await next();
-      // A route's own stricter value (e.g. `sandbox` on untrusted images) wins over the default.
-      for (const [k, v] of Object.entries(SECURITY_HEADERS)) if (!c.res.headers.has(k)) c.res.headers.set(k, v);
+      // Responses a route built itself (file streams) get the ones they lack.
+      for (const k in SECURITY_HEADERS) if (!c.res.headers.has(k)) c.res.headers.set(k, SECURITY_HEADERS[k]);
       ctx.log(`${c.req.method} ${c.req.path} ${c.res.status} ${(performance.now() - started).toFixed(1)}ms`);
     })
     .get("/healthz", (c) => c.json({ status: "ok" }))

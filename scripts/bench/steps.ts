@@ -35,30 +35,40 @@ export function seedDevices(dataDir: string, n: number): void {
 }
 
 export interface DevicesFigures {
+  /** Bare Hono answering the same page bytes as a constant (the goal's baseline). */
   baseline: LoadResult;
+  /** Bare Hono answering a 50-byte constant JSON. */
+  tiny: LoadResult;
   middle: LoadResult;
   last: LoadResult;
   search: LoadResult;
+  pageBytes: number;
 }
 
 export async function benchDevices(url: string, token: string, n: number, seconds: number): Promise<DevicesFigures> {
-  const bare = await spawnServer("scripts/bench/bare_server.ts", {});
-  const connections = 10;
-  let baseline: LoadResult;
-  try {
-    await load(`${bare.url}/api/v1/devices?page=100&rowsPerPage=25`, 1, connections); // warm-up
-    baseline = await load(`${bare.url}/api/v1/devices?page=100&rowsPerPage=25`, seconds, connections);
-  } finally {
-    await bare.stop();
-  }
   const auth = { Authorization: `Bearer ${token}` };
   const lastPage = Math.max(0, Math.ceil(n / 25) - 1);
   const middlePage = Math.floor(lastPage / 2);
-  await load(`${url}/api/v1/devices?page=${middlePage}&rowsPerPage=25`, 1, connections, auth); // warm-up
-  const middle = await load(`${url}/api/v1/devices?page=${middlePage}&rowsPerPage=25`, seconds, connections, auth);
+  const path = `/api/v1/devices?page=${middlePage}&rowsPerPage=25`;
+  const body = await (await fetch(`${url}${path}`, { headers: auth })).text();
+  const bodyFile = await Deno.makeTempFile({ suffix: ".json" });
+  await Deno.writeTextFile(bodyFile, body);
+  const bare = await spawnServer("scripts/bench/bare_server.ts", { BODY_FILE: bodyFile });
+  const connections = 10;
+  let baseline: LoadResult, tiny: LoadResult;
+  try {
+    await load(`${bare.url}${path}`, 1, connections); // warm-up
+    baseline = await load(`${bare.url}${path}`, seconds, connections);
+    tiny = await load(`${bare.url}/tiny`, seconds, connections);
+  } finally {
+    await bare.stop();
+    await Deno.remove(bodyFile);
+  }
+  await load(`${url}${path}`, 1, connections, auth); // warm-up
+  const middle = await load(`${url}${path}`, seconds, connections, auth);
   const last = await load(`${url}/api/v1/devices?page=${lastPage}&rowsPerPage=25`, seconds, connections, auth);
   const search = await load(`${url}/api/v1/devices?page=0&rowsPerPage=25&q=0042`, seconds, connections, auth);
-  return { baseline, middle, last, search };
+  return { baseline, tiny, middle, last, search, pageBytes: new TextEncoder().encode(body).length };
 }
 
 /** CONTRACT §7 rows for n treatments × phases × channels, inserted with raw prepared statements. */

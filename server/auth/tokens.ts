@@ -16,6 +16,18 @@ export async function issueToken(
 const MAX_CACHED = 10_000;
 const verified = new Map<string, TokenClaims>();
 
+/** Claims of an already verified token (null when it has expired), or undefined when it is not known yet. */
+export function knownToken(secret: string, token: string): TokenClaims | null | undefined {
+  const key = `${secret.length}:${secret.slice(0, 8)}:${token}`;
+  const claims = verified.get(key);
+  if (!claims) return undefined;
+  if (claims.exp <= Math.floor(Date.now() / 1000)) {
+    verified.delete(key);
+    return null;
+  }
+  return claims;
+}
+
 /** The token's claims, or null when it is malformed, forged, of another algorithm or expired. */
 export async function readToken(secret: string, token: string): Promise<TokenClaims | null> {
   const key = `${secret.length}:${secret.slice(0, 8)}:${token}`;
