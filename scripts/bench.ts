@@ -92,6 +92,14 @@ try {
       ok(ratio(firmware.uploadMs, firmware.cpMs) <= 2),
     ],
     [
+      "Firmware upload vs the same upload to a bare Hono route that discards the body",
+      `${fixed(firmware.uploadMs, 0)} ms / ${fixed(firmware.bareHttpMs, 0)} ms = ${
+        fixed(ratio(firmware.uploadMs, firmware.bareHttpMs))
+      } (sha256 of the file alone: ${fixed(firmware.hashMs, 0)} ms)`,
+      "(context)",
+      "-",
+    ],
+    [
       "Firmware upload: server peak RSS",
       `${mib(firmware.peakRss)} MiB (idle ${mib(firmware.idleRss)} MiB)`,
       "≤ 150 MiB",

@@ -1,5 +1,7 @@
 /** The benchmark steps of issue 7; each returns the figures it measured. */
+import { createHash } from "node:crypto";
 import { DatabaseSync } from "node:sqlite";
+import * as z from "zod";
 import { chromium } from "playwright-core";
 import { ApiClient } from "../../shared/client.ts";
 import { openDatabase } from "../../server/db/mod.ts";
@@ -173,6 +175,10 @@ export interface FirmwareFigures {
   bytes: number;
   uploadMs: number;
   cpMs: number;
+  /** The same multipart upload, same client, to a bare Hono route that discards the body. */
+  bareHttpMs: number;
+  /** sha256 of the file, streamed (the server hashes every upload). */
+  hashMs: number;
   peakRss: number;
   idleRss: number;
 }
@@ -195,6 +201,26 @@ export async function benchFirmware(tmpDir: string, bytes: number): Promise<Firm
 
   const cp = await timed(() => new Deno.Command("cp", { args: [file, `${file}.copy`] }).output());
   await Deno.remove(`${file}.copy`);
+  const hash = await timed(async () => {
+    const h = createHash("sha256");
+    for await (const chunk of (await Deno.open(file)).readable) h.update(chunk);
+    return h.digest("hex");
+  });
+  const bare = await spawnServer("scripts/bench/bare_server.ts", {});
+  let bareHttpMs: number;
+  try {
+    const drained = await timed(async () =>
+      await new ApiClient({ baseUrl: bare.url }).upload(
+        z.object({ bytes: z.number() }),
+        "../../drain",
+        await fileSource(file),
+      )
+    );
+    if (drained.value.bytes < bytes) throw new Error("bare upload lost bytes");
+    bareHttpMs = drained.ms;
+  } finally {
+    await bare.stop();
+  }
 
   const srv = await spawnServer("server/main.ts", serverEnv(dataDir));
   try {
@@ -204,7 +230,15 @@ export async function benchFirmware(tmpDir: string, bytes: number): Promise<Firm
     await srv.resetPeak(); // start-up (scrypt of the admin password, the bundle check) is not the upload
     const up = await timed(async () => api.uploadFirmware(await fileSource(file)));
     if (up.value.size !== bytes) throw new Error("upload size mismatch");
-    return { bytes, uploadMs: up.ms, cpMs: cp.ms, peakRss: await srv.peakRss(), idleRss };
+    return {
+      bytes,
+      uploadMs: up.ms,
+      cpMs: cp.ms,
+      bareHttpMs,
+      hashMs: hash.ms,
+      peakRss: await srv.peakRss(),
+      idleRss,
+    };
   } finally {
     await srv.stop();
     await Deno.remove(file);
