@@ -27,7 +27,7 @@ export function cliEnv(extra: Record<string, string> = {}): Record<string, strin
 
 export async function runCli(args: string[], opts: CliOptions = {}): Promise<CliResult> {
   const child = new Deno.Command(Deno.execPath(), {
-    args: ["run", "-A", CLI_MAIN, ...args],
+    args: ["run", "-A", "--v8-flags=--expose-gc", CLI_MAIN, ...args],
     cwd: ROOT,
     clearEnv: true,
     env: cliEnv(opts.env),
@@ -77,7 +77,7 @@ export async function writeFakeXz(path: string, body = "firmware body"): Promise
 /** Runs the CLI on a pseudo-terminal (util-linux `script`), so stdout and stderr are terminals; returns all output. */
 export async function runCliOnTerminal(args: string[], opts: CliOptions = {}): Promise<CliResult> {
   const quote = (s: string) => `'${s.replaceAll("'", `'\\''`)}'`;
-  const line = [Deno.execPath(), "run", "-A", CLI_MAIN, ...args].map(quote).join(" ");
+  const line = [Deno.execPath(), "run", "-A", "--v8-flags=--expose-gc", CLI_MAIN, ...args].map(quote).join(" ");
   const out = await new Deno.Command("script", {
     args: ["-qec", line, "/dev/null"],
     cwd: ROOT,
@@ -95,7 +95,7 @@ export async function runCliOnTerminal(args: string[], opts: CliOptions = {}): P
 /** An interactive CLI session on a pseudo-terminal: wait for a prompt, type an answer. */
 export function startCliOnTerminal(args: string[], opts: CliOptions = {}) {
   const quote = (s: string) => `'${s.replaceAll("'", `'\\''`)}'`;
-  const line = [Deno.execPath(), "run", "-A", CLI_MAIN, ...args].map(quote).join(" ");
+  const line = [Deno.execPath(), "run", "-A", "--v8-flags=--expose-gc", CLI_MAIN, ...args].map(quote).join(" ");
   const child = new Deno.Command("script", {
     args: ["-qec", line, "/dev/null"],
     cwd: ROOT,

@@ -55,7 +55,7 @@ Deno.test("CLI firmware upload of 200 MB streams: the CLI's peak RSS stays well 
     const path = `${dir}/fw-200mb.xz`;
     await writeBigXz(path, SIZE);
     const child = new Deno.Command(Deno.execPath(), {
-      args: ["run", "-A", CLI_MAIN, "--json", "firmware", "upload", path],
+      args: ["run", "-A", "--v8-flags=--expose-gc", CLI_MAIN, "--json", "firmware", "upload", path],
       cwd: new URL("../../", import.meta.url).pathname,
       clearEnv: true,
       env: cliEnv({ CONSOLE_URL: srv.url, CONSOLE_TOKEN: api.token }),
