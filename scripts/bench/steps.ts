@@ -5,6 +5,9 @@ import * as z from "zod";
 import { chromium } from "playwright-core";
 import { ApiClient } from "../../shared/client.ts";
 import { openDatabase } from "../../server/db/mod.ts";
+import { treatmentFromRow, type TreatmentRow } from "../../server/db/treatments.ts";
+import { IMPORT_SCHEMA } from "../make-import-db.ts";
+import { CHROMIUM_LAUNCH } from "../../tests/e2e/helpers.ts";
 import { fileSource } from "../../tests/helpers/fixtures.ts";
 import { gzipSize, load, type LoadResult, ROOT, spawnServer, timed } from "./util.ts";
 
@@ -73,16 +76,13 @@ export async function benchDevices(url: string, token: string, n: number, second
   return { baseline, tiny, middle, last, search, pageBytes: new TextEncoder().encode(body).length };
 }
 
-/** CONTRACT §7 rows for n treatments × phases × channels, inserted with raw prepared statements. */
+/**
+ * CONTRACT §7 rows for n treatments × phases × channels, inserted with raw prepared statements (a timed baseline,
+ * so not through makeImportDb; only the schema is shared).
+ */
 export function writeImportFile(path: string, n: number, phases: number, channels: number): number {
   const db = new DatabaseSync(path);
-  db.exec(`
-    CREATE TABLE treatments (id INTEGER PRIMARY KEY, name TEXT NOT NULL, category TEXT, use TEXT);
-    CREATE TABLE phases (id INTEGER PRIMARY KEY, treatment_id INTEGER NOT NULL, position INTEGER NOT NULL,
-                         duration REAL NOT NULL);
-    CREATE TABLE channels (id INTEGER PRIMARY KEY, phase_id INTEGER NOT NULL, position INTEGER NOT NULL,
-                           current REAL NOT NULL, frequency REAL NOT NULL, polarity TEXT NOT NULL,
-                           rise_time REAL NOT NULL, hold_time REAL NOT NULL, fall_time REAL NOT NULL);`);
+  db.exec(IMPORT_SCHEMA);
   const t = performance.now();
   const insT = db.prepare("INSERT INTO treatments (id, name, category, use) VALUES (?, ?, ?, ?)");
   const insP = db.prepare("INSERT INTO phases (id, treatment_id, position, duration) VALUES (?, ?, ?, ?)");
@@ -146,19 +146,7 @@ export async function benchTreatments(
   const stmt = db.prepare(
     "SELECT id, name, category, use, created_at, updated_at, phases, image_ids FROM treatments ORDER BY name",
   );
-  const serialize = () =>
-    JSON.stringify(
-      (stmt.all() as Record<string, string>[]).map((r) => ({
-        _id: r.id,
-        name: r.name,
-        category: r.category,
-        use: r.use,
-        createdAt: r.created_at,
-        updatedAt: r.updated_at,
-        images: JSON.parse(r.image_ids),
-        phases: JSON.parse(r.phases),
-      })),
-    ).length;
+  const serialize = () => JSON.stringify((stmt.all() as unknown as TreatmentRow[]).map(treatmentFromRow)).length;
   serialize();
   let serializeMs = 0;
   for (let i = 0; i < runs; i++) serializeMs += (await timed(serialize)).ms / runs;
@@ -265,19 +253,7 @@ export interface WebFigures {
 /** The JS and CSS a browser loads for the sign-in page and for the devices page, gzipped. */
 export async function benchWeb(url: string, token: string, tmpDir: string): Promise<WebFigures> {
   const profile = await Deno.makeTempDir({ dir: tmpDir, prefix: "chromium-" });
-  const ctx = await chromium.launchPersistentContext(profile, {
-    executablePath: "/usr/bin/chromium",
-    headless: true,
-    args: [
-      "--no-sandbox",
-      "--disable-gpu",
-      "--disable-quic",
-      "--no-first-run",
-      "--disable-background-networking",
-      "--disable-component-update",
-      "--disable-sync",
-    ],
-  });
+  const ctx = await chromium.launchPersistentContext(profile, CHROMIUM_LAUNCH);
   try {
     const measure = async (path: string, withToken: boolean) => {
       const page = await ctx.newPage();

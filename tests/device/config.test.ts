@@ -1,11 +1,20 @@
 import assert from "node:assert/strict";
 import { DeviceClient } from "../../shared/client.ts";
 import type { ModuleInput } from "../../shared/schemas/product_type.ts";
+import { makeImportDb } from "../../scripts/make-import-db.ts";
 import { fileSource, makeXzFile } from "../helpers/fixtures.ts";
 import { DEVICE_API_KEY, startServer } from "../helpers/server.ts";
-import { channel, writeTreatmentFile } from "./treatment_file.ts";
 
 const VERSION = { app: "1.0.0", os: "os", channels: ["a"] };
+
+const channel = (current: number, frequency = 80) => ({
+  current,
+  frequency,
+  polarity: "biphasic symmetric",
+  riseTime: 500,
+  holdTime: 5000,
+  fallTime: 500,
+});
 
 Deno.test("device config resolution", async (t) => {
   await using srv = await startServer();
@@ -13,7 +22,8 @@ Deno.test("device config resolution", async (t) => {
   const dir = await Deno.makeTempDir({ prefix: "device-config-" });
   const device = new DeviceClient("cfg-1", { baseUrl: srv.url, apiKey: DEVICE_API_KEY });
 
-  const file = writeTreatmentFile(`${dir}/t.sqlite3`, [
+  const file = `${dir}/t.sqlite3`;
+  makeImportDb(file, [
     { name: "T1 back", category: "Pain relief", use: "back", phases: [{ duration: 600, channels: [channel(20)] }] },
     { name: "T2 knee", category: "Pain relief", phases: [{ duration: 300, channels: [channel(10), channel(12)] }] },
     { name: "T3 calf", phases: [{ duration: 60, channels: [] }, { duration: 120, channels: [channel(30, 40)] }] },

@@ -1,5 +1,15 @@
 import assert from "node:assert/strict";
+import type { Page } from "playwright-core";
 import { ADMIN_EMAIL, ADMIN_PASSWORD, e2eTest } from "./helpers.ts";
+
+/** Opens Account → Change password and waits for its dialog. */
+async function openChangePassword(page: Page) {
+  await page.getByRole("button", { name: "Account" }).click();
+  await page.locator("#account-menu").getByText("Change password").click();
+  const dialog = page.getByRole("dialog", { name: "Change password" });
+  await dialog.waitFor();
+  return dialog;
+}
 
 e2eTest("sign in, bad credentials, validation, sign out", async ({ page, visit, signIn, screenshot }) => {
   await visit("/");
@@ -66,10 +76,7 @@ e2eTest("an expired or rejected token returns to the sign-in form", async ({ pag
 e2eTest("change password keeps the operator signed in", async ({ page, visit, signIn, screenshot, srv }) => {
   await visit("/");
   await signIn();
-  await page.getByRole("button", { name: "Account" }).click();
-  await page.locator("#account-menu").getByText("Change password").click();
-  const dialog = page.getByRole("dialog", { name: "Change password" });
-  await dialog.waitFor();
+  const dialog = await openChangePassword(page);
   const save = dialog.getByRole("button", { name: "Save" });
   assert.equal(await save.isDisabled(), true);
 
@@ -101,10 +108,7 @@ e2eTest("change password keeps the operator signed in", async ({ page, visit, si
 e2eTest("Escape closes a dialog and focus stays inside it", async ({ page, visit, signIn }) => {
   await visit("/");
   await signIn();
-  await page.getByRole("button", { name: "Account" }).click();
-  await page.locator("#account-menu").getByText("Change password").click();
-  const dialog = page.getByRole("dialog", { name: "Change password" });
-  await dialog.waitFor();
+  const dialog = await openChangePassword(page);
   for (let i = 0; i < 8; i++) {
     await page.keyboard.press("Tab");
     assert.ok(

@@ -12,6 +12,20 @@ export { ADMIN_EMAIL, ADMIN_PASSWORD };
 
 const ROOT = new URL("../../", import.meta.url).pathname;
 export const CHROMIUM = Deno.env.get("CHROMIUM_PATH") ?? "/usr/bin/chromium";
+/** How Debian's Chromium is launched, headless (the e2e tests and the bench's web step). */
+export const CHROMIUM_LAUNCH = {
+  executablePath: CHROMIUM,
+  headless: true,
+  args: [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+  ],
+};
 export const SCREENSHOT_DIR = Deno.env.get("E2E_SCREENSHOT_DIR") ?? `${ROOT}.cache/e2e-screenshots`;
 
 let announced = false;
@@ -33,20 +47,10 @@ export interface ConsoleContext {
 export async function launchBrowser(): Promise<BrowserContext> {
   const profile = await Deno.makeTempDir({ prefix: "console-e2e-profile-" });
   const browser = await chromium.launchPersistentContext(profile, {
-    executablePath: CHROMIUM,
-    headless: true,
+    ...CHROMIUM_LAUNCH,
     viewport: { width: 1400, height: 900 },
     locale: "en-US",
     timezoneId: "UTC",
-    args: [
-      "--no-sandbox",
-      "--disable-gpu",
-      "--disable-quic",
-      "--no-first-run",
-      "--disable-background-networking",
-      "--disable-component-update",
-      "--disable-sync",
-    ],
   });
   const close = browser.close.bind(browser);
   browser.close = async (...args) => {

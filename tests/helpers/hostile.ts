@@ -4,19 +4,15 @@
  */
 import assert from "node:assert/strict";
 import { createHmac } from "node:crypto";
+import { prng as mulberry32 } from "../../server/demo/catalogue.ts";
 
-/** mulberry32: a tiny seeded PRNG, so a failing fuzz case reproduces from its seed. */
+/**
+ * The demo's seeded PRNG (mulberry32, server/demo/catalogue.ts) with int(n) in [0, n), so a failing fuzz case
+ * reproduces from its seed.
+ */
 export function prng(seed: number) {
-  let a = seed >>> 0;
-  const next = () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
+  const { next, pick } = mulberry32(seed);
   const int = (n: number) => Math.floor(next() * n);
-  const pick = <T>(items: readonly T[]): T => items[int(items.length)];
   return { next, int, pick };
 }
 export type Prng = ReturnType<typeof prng>;

@@ -1,5 +1,6 @@
 /** Helpers for the operations tests: database dumps, task runs, import files and uploads held open. */
 import { DatabaseSync } from "node:sqlite";
+import { makeImportDb } from "../../scripts/make-import-db.ts";
 import { listFiles } from "../helpers/server.ts";
 
 const ROOT = new URL("../../", import.meta.url).pathname;
@@ -37,41 +38,35 @@ export async function runScript(script: string, args: string[], env: Record<stri
   return { code: out.code, stdout: dec.decode(out.stdout), stderr: dec.decode(out.stderr) };
 }
 
-export interface ImportTreatment {
+export interface OpsTreatment {
   name: string;
   category?: string | null;
   phases: { duration: number; channels: number[] /* currents */ }[];
   images?: Uint8Array[];
 }
 
-/** Writes a treatment import file in the format of CONTRACT §7. */
-export function makeImportFile(path: string, treatments: ImportTreatment[]): string {
-  const db = new DatabaseSync(path);
-  db.exec(`
-    CREATE TABLE treatments (id INTEGER PRIMARY KEY, name TEXT NOT NULL, category TEXT, use TEXT);
-    CREATE TABLE phases (id INTEGER PRIMARY KEY, treatment_id INTEGER NOT NULL, position INTEGER NOT NULL,
-                         duration REAL NOT NULL);
-    CREATE TABLE channels (id INTEGER PRIMARY KEY, phase_id INTEGER NOT NULL, position INTEGER NOT NULL,
-                           current REAL NOT NULL, frequency REAL NOT NULL, polarity TEXT NOT NULL,
-                           rise_time REAL NOT NULL, hold_time REAL NOT NULL, fall_time REAL NOT NULL);
-    CREATE TABLE images (id INTEGER PRIMARY KEY, treatment_id INTEGER NOT NULL, position INTEGER NOT NULL,
-                         mime_type TEXT NOT NULL, data BLOB NOT NULL);
-  `);
-  const addT = db.prepare("INSERT INTO treatments (name, category, use) VALUES (?, ?, ?)");
-  const addP = db.prepare("INSERT INTO phases (treatment_id, position, duration) VALUES (?, ?, ?)");
-  const addC = db.prepare(
-    "INSERT INTO channels (phase_id, position, current, frequency, polarity, rise_time, hold_time, fall_time) VALUES (?, ?, ?, 50, 'biphasic', 100, 1000, 100)",
+/** Writes a treatment import file (CONTRACT §7) with scripts/make-import-db.ts; channels differ only in current. */
+export function makeImportFile(path: string, treatments: OpsTreatment[]): string {
+  makeImportDb(
+    path,
+    treatments.map((t) => ({
+      name: t.name,
+      category: t.category ?? null,
+      use: "home use",
+      phases: t.phases.map((p) => ({
+        duration: p.duration,
+        channels: p.channels.map((current) => ({
+          current,
+          frequency: 50,
+          polarity: "biphasic",
+          riseTime: 100,
+          holdTime: 1000,
+          fallTime: 100,
+        })),
+      })),
+      images: t.images?.map((data) => ({ mimeType: "image/png", data })),
+    })),
   );
-  const addI = db.prepare("INSERT INTO images (treatment_id, position, mime_type, data) VALUES (?, ?, 'image/png', ?)");
-  for (const t of treatments) {
-    const tid = addT.run(t.name, t.category ?? null, "home use").lastInsertRowid;
-    t.phases.forEach((p, i) => {
-      const pid = addP.run(tid, i, p.duration).lastInsertRowid;
-      p.channels.forEach((current, j) => addC.run(pid, j, current));
-    });
-    t.images?.forEach((data, i) => addI.run(tid, i, data));
-  }
-  db.close();
   return path;
 }
 

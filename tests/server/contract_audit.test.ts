@@ -470,6 +470,19 @@ Deno.test("contract audit: hostile input against every route (CONTRACT §2, §5,
     env: { JWT_SECRET, MAX_FIRMWARE_BYTES: String(MAX_FIRMWARE_BYTES), LOG_LEVEL: "info" },
   });
   const s = await seed(srv);
+  /** Every route of `auth`, with each Authorization header variant (undefined: none), must be a 401 unauthorized. */
+  const refuseEveryVariant = async (f: Findings, auth: RouteDef["auth"], variants: [string, string | undefined][]) => {
+    for (const route of allRoutes(s).filter((r) => r.auth === auth)) {
+      for (const [name, header] of variants) {
+        const body = route.body ? await route.body() : {};
+        const r = await send(srv, route.method, route.path, {
+          ...body,
+          ...(header === undefined ? {} : { auth: header }),
+        });
+        refused(f, `${route.method} ${route.path} [${name}]`, r, [401], { code: "unauthorized" });
+      }
+    }
+  };
   try {
     await t.step("§2 every operator route refuses a missing, malformed or forged token with 401", async () => {
       const f = new Findings();
@@ -489,16 +502,7 @@ Deno.test("contract audit: hostile input against every route (CONTRACT §2, §5,
         ["two tokens", `Bearer ${s.token} Bearer ${s.token}`],
       ];
       const before = await snapshot(s);
-      for (const route of allRoutes(s).filter((r) => r.auth === "operator")) {
-        for (const [name, header] of variants) {
-          const body = route.body ? await route.body() : {};
-          const r = await send(srv, route.method, route.path, {
-            ...body,
-            ...(header === undefined ? {} : { auth: header }),
-          });
-          refused(f, `${route.method} ${route.path} [${name}]`, r, [401], { code: "unauthorized" });
-        }
-      }
+      await refuseEveryVariant(f, "operator", variants);
       unchanged(f, "after the 401s", before, await snapshot(s));
       f.done();
     });
@@ -515,16 +519,7 @@ Deno.test("contract audit: hostile input against every route (CONTRACT §2, §5,
         ["bare key", DEVICE_API_KEY],
       ];
       const before = await snapshot(s);
-      for (const route of allRoutes(s).filter((r) => r.auth === "device")) {
-        for (const [name, header] of variants) {
-          const body = route.body ? await route.body() : {};
-          const r = await send(srv, route.method, route.path, {
-            ...body,
-            ...(header === undefined ? {} : { auth: header }),
-          });
-          refused(f, `${route.method} ${route.path} [${name}]`, r, [401], { code: "unauthorized" });
-        }
-      }
+      await refuseEveryVariant(f, "device", variants);
       // An unknown device with a wrong key must not be created either.
       const r = await send(srv, "POST", "/api/v1/device/dev-intruder/checkin", {
         token: s.token,

@@ -1,16 +1,7 @@
 import assert from "node:assert/strict";
-import { ApiError } from "../../shared/client.ts";
 import { XZ_MAGIC } from "../../shared/schemas/firmware.ts";
+import { rejects } from "../helpers/assert.ts";
 import { startServer, type TestServer } from "../helpers/server.ts";
-
-async function rejects(p: Promise<unknown>, status: number, msg?: RegExp): Promise<ApiError> {
-  const err = await p.then(() => null, (e) => e);
-  assert.ok(err instanceof ApiError, `expected ApiError, got ${err}`);
-  assert.equal(err.status, status, err.message);
-  assert.equal(err.code, { 400: "invalid_request", 404: "not_found" }[status]);
-  if (msg) assert.match(err.msg, msg);
-  return err;
-}
 
 async function rawPatch(srv: TestServer, token: string, id: string, body: string, type = "application/json") {
   const res = await srv.fetch(`/api/v1/device_types/${encodeURIComponent(id)}`, {

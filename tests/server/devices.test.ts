@@ -1,30 +1,11 @@
 import assert from "node:assert/strict";
-import { ApiClient, ApiError, DeviceClient } from "../../shared/client.ts";
+import { ApiClient, DeviceClient } from "../../shared/client.ts";
 import type { Device, DevicePatch } from "../../shared/schemas/mod.ts";
-import { makeImportDb } from "../../scripts/make-import-db.ts";
-import { fileSource, makeXzFile } from "../helpers/fixtures.ts";
+import { fileSource, makeNamedImportFile, makeXzFile } from "../helpers/fixtures.ts";
+import { rejects } from "../helpers/assert.ts";
 import { DEVICE_API_KEY, startServer, type TestServer } from "../helpers/server.ts";
 
 const VERSION = { app: "1.2.3", os: "14", channels: ["a", "b"] };
-
-async function rejects(p: Promise<unknown>, status: number, msg?: RegExp): Promise<ApiError> {
-  const err = await p.then(() => null, (e) => e);
-  assert.ok(err instanceof ApiError, `expected ApiError, got ${err}`);
-  assert.equal(err.status, status, err.message);
-  assert.equal(err.code, { 400: "invalid_request", 404: "not_found", 409: "conflict" }[status]);
-  if (msg) assert.match(err.msg, msg);
-  return err;
-}
-
-/** A treatment import file (CONTRACT §7) with one phase of one channel per name. */
-function makeImportFile(path: string, names: string[]): string {
-  const channel = { current: 10, frequency: 50, polarity: "+", riseTime: 1, holdTime: 2, fallTime: 3 };
-  makeImportDb(
-    path,
-    names.map((name) => ({ name, category: "cat", use: "use", phases: [{ duration: 60, channels: [channel] }] })),
-  );
-  return path;
-}
 
 /** Devices exist only through the device API check-in. */
 async function checkin(srv: TestServer, ids: string[]) {
@@ -187,7 +168,9 @@ Deno.test("PATCH devices/{id}: every rule, and refused patches change nothing", 
   await checkin(srv, ["dev-1", "dev-2"]);
   const dir = await Deno.makeTempDir();
   try {
-    await api.importTreatments(await fileSource(makeImportFile(`${dir}/t.sqlite3`, ["T-one", "T-two", "T-three"])));
+    await api.importTreatments(
+      await fileSource(makeNamedImportFile(`${dir}/t.sqlite3`, ["T-one", "T-two", "T-three"])),
+    );
     const treatments = Object.fromEntries((await api.listTreatments()).map((tr) => [tr.name, tr._id]));
     const fw = await api.uploadFirmware(await fileSource(await makeXzFile(dir, "fw-1.xz")));
 

@@ -3,6 +3,8 @@ import { createHash } from "node:crypto";
 import { type ApiClient, ApiError, DeviceClient, type UploadSource } from "../../shared/client.ts";
 import { XZ_MAGIC } from "../../shared/schemas/firmware.ts";
 import { fileSource, makeXzFile } from "../helpers/fixtures.ts";
+import { rejects } from "../helpers/assert.ts";
+import { multipart } from "../helpers/hostile.ts";
 import { DEVICE_API_KEY, listFiles, startServer, type TestServer } from "../helpers/server.ts";
 import { pathsFor } from "../../server/context.ts";
 import { addFirmware, listFirmwares } from "../../server/db/firmwares.ts";
@@ -22,42 +24,6 @@ function bytesSource(name: string, bytes: Uint8Array): UploadSource {
 function xzLike(n: number, fill = 7): Uint8Array {
   const out = new Uint8Array(XZ_MAGIC.length + n).fill(fill);
   out.set(XZ_HEAD);
-  return out;
-}
-
-async function rejects(p: Promise<unknown>, status: number, msg?: RegExp): Promise<ApiError> {
-  const err = await p.then(() => null, (e) => e);
-  assert.ok(err instanceof ApiError, `expected ApiError, got ${err}`);
-  assert.equal(err.status, status, err.message);
-  const codes: Record<number, string> = {
-    400: "invalid_request",
-    404: "not_found",
-    409: "conflict",
-    413: "too_large",
-    415: "unsupported_media_type",
-  };
-  assert.equal(err.code, codes[status]);
-  if (msg) assert.match(err.msg, msg);
-  return err;
-}
-
-/** A multipart body written by hand, for bodies the client would never send. */
-function multipart(boundary: string, parts: { name: string; filename?: string; data: Uint8Array | string }[]) {
-  const te = new TextEncoder();
-  const chunks: Uint8Array[] = [];
-  for (const p of parts) {
-    const disposition = `form-data; name="${p.name}"${p.filename !== undefined ? `; filename="${p.filename}"` : ""}`;
-    chunks.push(te.encode(`--${boundary}\r\nContent-Disposition: ${disposition}\r\n\r\n`));
-    chunks.push(typeof p.data === "string" ? te.encode(p.data) : p.data);
-    chunks.push(te.encode("\r\n"));
-  }
-  chunks.push(te.encode(`--${boundary}--\r\n`));
-  const out = new Uint8Array(chunks.reduce((n, c) => n + c.byteLength, 0));
-  let off = 0;
-  for (const c of chunks) {
-    out.set(c, off);
-    off += c.byteLength;
-  }
   return out;
 }
 

@@ -1,28 +1,9 @@
 import assert from "node:assert/strict";
-import { type ApiClient, ApiError, DeviceClient } from "../../shared/client.ts";
+import { type ApiClient, DeviceClient } from "../../shared/client.ts";
 import type { ModuleInput, ProductType } from "../../shared/schemas/mod.ts";
-import { makeImportDb } from "../../scripts/make-import-db.ts";
-import { fileSource } from "../helpers/fixtures.ts";
+import { fileSource, makeNamedImportFile } from "../helpers/fixtures.ts";
+import { rejects } from "../helpers/assert.ts";
 import { DEVICE_API_KEY, startServer, type TestServer } from "../helpers/server.ts";
-
-async function rejects(p: Promise<unknown>, status: number, msg?: RegExp): Promise<ApiError> {
-  const err = await p.then(() => null, (e) => e);
-  assert.ok(err instanceof ApiError, `expected ApiError, got ${err}`);
-  assert.equal(err.status, status, err.message);
-  assert.equal(err.code, { 400: "invalid_request", 404: "not_found", 409: "conflict" }[status]);
-  if (msg) assert.match(err.msg, msg);
-  return err;
-}
-
-/** A treatment import file (CONTRACT §7) with one phase of one channel per name. */
-function makeImportFile(path: string, names: string[]): string {
-  const channel = { current: 10, frequency: 50, polarity: "+", riseTime: 1, holdTime: 2, fallTime: 3 };
-  makeImportDb(
-    path,
-    names.map((name) => ({ name, category: "cat", use: "use", phases: [{ duration: 60, channels: [channel] }] })),
-  );
-  return path;
-}
 
 async function send(srv: TestServer, token: string, method: string, path: string, body: unknown) {
   const res = await srv.fetch(`/api/v1/product_types${path}`, {
@@ -138,7 +119,7 @@ Deno.test("product types: modules, refused patches, cascades onto devices", asyn
   const api: ApiClient & { token: string } = await srv.login();
   const dir = await Deno.makeTempDir();
   try {
-    await api.importTreatments(await fileSource(makeImportFile(`${dir}/t.sqlite3`, ["T1", "T2", "T3"])));
+    await api.importTreatments(await fileSource(makeNamedImportFile(`${dir}/t.sqlite3`, ["T1", "T2", "T3"])));
     const tr = Object.fromEntries((await api.listTreatments()).map((x) => [x.name, x._id]));
     for (const id of ["dev-a", "dev-b", "dev-c"]) {
       await new DeviceClient(id, { baseUrl: srv.url, apiKey: DEVICE_API_KEY }).checkin({

@@ -33,3 +33,28 @@ export function ConfirmDialog({ visible, header, message, onAccept, onHide, busy
     </AppDialog>
   );
 }
+
+/** A confirmation waiting for the operator's answer. */
+export interface PendingConfirm {
+  header: string;
+  message: string;
+  onAccept: () => void;
+}
+
+/** A ConfirmDialog shown while `pending` is set; OK runs its onAccept. */
+export function PendingConfirmDialog({ pending, onHide, busy }: {
+  pending: PendingConfirm | null;
+  onHide: () => void;
+  busy?: boolean;
+}) {
+  return (
+    <ConfirmDialog
+      visible={pending !== null}
+      header={pending?.header ?? ""}
+      message={pending?.message ?? ""}
+      busy={busy}
+      onAccept={() => pending?.onAccept()}
+      onHide={onHide}
+    />
+  );
+}

@@ -1,5 +1,6 @@
 import { Card } from "primereact/card";
 import type { Device } from "../../../../shared/schemas/mod.ts";
+import { InfoTable } from "../../components/InfoTable.tsx";
 import { formatDateTime } from "../../lib/format.ts";
 
 const orDash = (v: string | null | undefined) => (v ? v : "-");
@@ -15,16 +16,7 @@ export function DeviceInfoCard({ device }: { device: Device }) {
   ];
   return (
     <Card title="Device information">
-      <table className="info-table">
-        <tbody>
-          {rows.map(([label, value]) => (
-            <tr key={label}>
-              <th scope="row">{label}</th>
-              <td>{value}</td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
+      <InfoTable rows={rows} />
     </Card>
   );
 }

@@ -3,7 +3,8 @@ import { useQuery } from "@tanstack/react-query";
 import { Button } from "primereact/button";
 import type { Firmware } from "../../../../shared/schemas/firmware.ts";
 import { FIRMWARE_EXTENSION } from "../../../../shared/schemas/firmware.ts";
-import { ConfirmDialog } from "../../components/ConfirmDialog.tsx";
+import { CardGrid } from "../../components/CardGrid.tsx";
+import { type PendingConfirm, PendingConfirmDialog } from "../../components/ConfirmDialog.tsx";
 import { LoadState } from "../../components/LoadState.tsx";
 import { UploadDialog } from "../../components/UploadDialog.tsx";
 import { useNotify, useNotifyError } from "../../lib/notify.ts";
@@ -17,8 +18,6 @@ import {
 } from "./api.ts";
 import { FirmwareCard } from "./FirmwareCard.tsx";
 
-type Confirm = { header: string; message: string; onAccept: () => void };
-
 /** /device_firmwares: cards, upload dialog, set/unset default of the managed device type. */
 export default function FirmwaresScreen() {
   const firmwares = useQuery(firmwaresQuery());
@@ -29,7 +28,7 @@ export default function FirmwaresScreen() {
   const notify = useNotify();
   const notifyError = useNotifyError();
   const [uploading, setUploading] = useState(false);
-  const [confirm, setConfirm] = useState<Confirm | null>(null);
+  const [confirm, setConfirm] = useState<PendingConfirm | null>(null);
 
   const managed = managedDeviceType(deviceTypes.data);
   const defaultId = managed?.defaultFirmware ?? null;
@@ -74,14 +73,7 @@ export default function FirmwaresScreen() {
         <p>No firmware files present. Upload one by clicking on the 'Upload firmware' button below.</p>
       )}
       {list.length > 0 && (
-        <div
-          style={{
-            display: "grid",
-            gridTemplateColumns: "repeat(auto-fill, minmax(24rem, 1fr))",
-            gap: "1rem",
-            alignItems: "start",
-          }}
-        >
+        <CardGrid>
           {list.map((f) => (
             <FirmwareCard
               key={f._id}
@@ -92,7 +84,7 @@ export default function FirmwaresScreen() {
               onSetDefault={() => askSetDefault(f)}
             />
           ))}
-        </div>
+        </CardGrid>
       )}
       <div style={{ display: "flex", gap: "0.75rem" }}>
         <Button label="Upload firmware" icon="pi pi-upload" onClick={() => setUploading(true)} />
@@ -119,12 +111,9 @@ export default function FirmwaresScreen() {
         }}
         onHide={() => setUploading(false)}
       />
-      <ConfirmDialog
-        visible={confirm !== null}
-        header={confirm?.header ?? ""}
-        message={confirm?.message ?? ""}
+      <PendingConfirmDialog
+        pending={confirm}
         busy={remove.isPending || setDefault.isPending}
-        onAccept={() => confirm?.onAccept()}
         onHide={() => setConfirm(null)}
       />
     </section>

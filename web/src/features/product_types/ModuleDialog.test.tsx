@@ -1,20 +1,10 @@
 import { describe, expect, it, vi } from "vitest";
 import { render, screen, waitFor, within } from "@testing-library/react";
 import { userEvent } from "@testing-library/user-event";
-import type { Treatment } from "../../../../shared/schemas/treatment.ts";
+import { treatment } from "../../test/fixtures.ts";
 import { ModuleDialog } from "./ModuleDialog.tsx";
 import { sortIdsByName } from "./modules.ts";
 
-const treatment = (id: string, name: string): Treatment => ({
-  _id: id,
-  name,
-  category: "Pain",
-  use: null,
-  createdAt: "2026-11-22T10:00:00.000Z",
-  updatedAt: "2026-11-22T10:00:00.000Z",
-  images: [],
-  phases: [{ duration: 60, channels: [] }],
-});
 const treatments = [treatment("z", "Zeta"), treatment("a", "Alpha"), treatment("m", "Mu"), treatment("b", "Beta")];
 const module = { _id: "mod1", name: "Legs", isDefault: true, treatmentIds: ["z", "a"] };
 

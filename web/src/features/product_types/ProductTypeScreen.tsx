@@ -3,7 +3,8 @@ import { useQuery } from "@tanstack/react-query";
 import { useLocation, useParams } from "wouter";
 import { Button } from "primereact/button";
 import type { Module, ModuleInput, ProductType } from "../../../../shared/schemas/product_type.ts";
-import { ConfirmDialog } from "../../components/ConfirmDialog.tsx";
+import { CardGrid } from "../../components/CardGrid.tsx";
+import { type PendingConfirm, PendingConfirmDialog } from "../../components/ConfirmDialog.tsx";
 import { LoadState } from "../../components/LoadState.tsx";
 import { formatDateTime } from "../../lib/format.ts";
 import { useNotifyError } from "../../lib/notify.ts";
@@ -14,7 +15,6 @@ import { ModuleDialog } from "./ModuleDialog.tsx";
 import { renamed, withModule, withoutModule } from "./modules.ts";
 import { NameDialog } from "./NameDialog.tsx";
 
-type Confirm = { header: string; message: string; onAccept: () => void };
 /** Which module the dialog edits: a module, null for a new one, or closed. */
 type Editing = { module: Module | null } | null;
 
@@ -33,7 +33,7 @@ export default function ProductTypeScreen() {
   const [, navigate] = useLocation();
   const [renaming, setRenaming] = useState(false);
   const [editing, setEditing] = useState<Editing>(null);
-  const [confirm, setConfirm] = useState<Confirm | null>(null);
+  const [confirm, setConfirm] = useState<PendingConfirm | null>(null);
   const treatmentsById = useMemo(() => new Map((treatments.data ?? []).map((t) => [t._id, t])), [treatments.data]);
 
   const pt = query.data;
@@ -90,26 +90,21 @@ export default function ProductTypeScreen() {
       <div style={{ color: "var(--text-color-secondary)" }}>
         Created at: {formatDateTime(pt.createdAt)} · Updated at: {formatDateTime(pt.updatedAt)}
       </div>
-      {pt.modules.length === 0 ? <p>No modules present. Add one by clicking on the 'Add Module' button above.</p> : (
-        <div
-          style={{
-            display: "grid",
-            gridTemplateColumns: "repeat(auto-fill, minmax(24rem, 1fr))",
-            gap: "1rem",
-            alignItems: "start",
-          }}
-        >
-          {pt.modules.map((m) => (
-            <ModuleCard
-              key={m._id}
-              module={m}
-              treatmentsById={treatmentsById}
-              onEdit={() => setEditing({ module: m })}
-              onDelete={() => askDeleteModule(m)}
-            />
-          ))}
-        </div>
-      )}
+      {pt.modules.length === 0
+        ? <p>No modules present. Add one by clicking on the 'Add Module' button above.</p>
+        : (
+          <CardGrid>
+            {pt.modules.map((m) => (
+              <ModuleCard
+                key={m._id}
+                module={m}
+                treatmentsById={treatmentsById}
+                onEdit={() => setEditing({ module: m })}
+                onDelete={() => askDeleteModule(m)}
+              />
+            ))}
+          </CardGrid>
+        )}
 
       <NameDialog
         visible={renaming}
@@ -128,12 +123,9 @@ export default function ProductTypeScreen() {
         onHide={() => setEditing(null)}
         onSave={(module: ModuleInput) => save(withModule(pt, module), () => setEditing(null))}
       />
-      <ConfirmDialog
-        visible={confirm !== null}
-        header={confirm?.header ?? ""}
-        message={confirm?.message ?? ""}
+      <PendingConfirmDialog
+        pending={confirm}
         busy={patch.isPending || remove.isPending}
-        onAccept={() => confirm?.onAccept()}
         onHide={() => setConfirm(null)}
       />
     </section>

@@ -1,5 +1,6 @@
 import { useQuery } from "@tanstack/react-query";
 import { useParams } from "wouter";
+import { InfoTable } from "../../components/InfoTable.tsx";
 import { LoadState } from "../../components/LoadState.tsx";
 import { formatDateTime } from "../../lib/format.ts";
 import { treatmentQuery } from "./api.ts";
@@ -24,16 +25,7 @@ export default function TreatmentScreen() {
   return (
     <section style={{ display: "flex", flexDirection: "column", gap: "1rem" }}>
       <h1 style={{ margin: 0 }}>Treatment: {t.name}</h1>
-      <table className="info-table" style={{ maxWidth: "40rem" }}>
-        <tbody>
-          {info.map(([label, value]) => (
-            <tr key={label}>
-              <th scope="row">{label}</th>
-              <td>{value}</td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
+      <InfoTable rows={info} style={{ maxWidth: "40rem" }} />
       <TreatmentImages imageIds={t.images} treatmentName={t.name} />
       <PhaseGrid phases={t.phases} />
     </section>

@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { fireEvent, render, screen } from "@testing-library/react";
 import { QueryClient, QueryClientProvider } from "@tanstack/react-query";
+import { treatment } from "../../test/fixtures.ts";
 import TreatmentsScreen from "./TreatmentsScreen.tsx";
 
 function renderScreen() {
@@ -11,17 +12,6 @@ function renderScreen() {
     </QueryClientProvider>,
   );
 }
-
-const treatment = (id: string, name: string) => ({
-  _id: id,
-  name,
-  category: "Pain",
-  use: null,
-  createdAt: "2026-11-22T10:00:00.000Z",
-  updatedAt: "2026-11-22T10:00:00.000Z",
-  images: [],
-  phases: [{ duration: 60, channels: [] }],
-});
 
 /** The network is the boundary: the real ApiClient runs against a stubbed fetch. */
 function answer(status: number, body: unknown) {

@@ -1,0 +1,17 @@
+import type { CSSProperties } from "react";
+
+/** A two-column label/value table (class `info-table`), one row a pair. */
+export function InfoTable({ rows, style }: { rows: readonly [string, string][]; style?: CSSProperties }) {
+  return (
+    <table className="info-table" style={style}>
+      <tbody>
+        {rows.map(([label, value]) => (
+          <tr key={label}>
+            <th scope="row">{label}</th>
+            <td>{value}</td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
+  );
+}
