@@ -58,7 +58,7 @@ export function createApp(ctx: AppContext) {
       await next();
       // Responses a route built itself (file streams) get the ones they lack.
       for (const k in SECURITY_HEADERS) if (!c.res.headers.has(k)) c.res.headers.set(k, SECURITY_HEADERS[k]);
-      ctx.log(`${c.req.method} ${c.req.path} ${c.res.status} ${(performance.now() - started).toFixed(1)}ms`);
+      ctx.logRequest(`${c.req.method} ${c.req.path} ${c.res.status} ${(performance.now() - started).toFixed(1)}ms`);
     })
     .get("/healthz", (c) => c.json({ status: "ok" }))
     .route("/api/v1", api)

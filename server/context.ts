@@ -30,6 +30,8 @@ export interface AppContext {
   throttle: LoginThrottle;
   paths: Paths;
   log: (line: string) => void;
+  /** One line per request (method, path, status, ms); batched by the logger. */
+  logRequest: (line: string) => void;
 }
 
 export type AppEnv = { Variables: { operator: Operator } };

@@ -9,6 +9,7 @@ import { openDatabase } from "./db/mod.ts";
 import { MIGRATIONS } from "./db/schema.ts";
 import { seedDemo } from "./demo/seed.ts";
 import { handleShutdownSignals } from "./shutdown.ts";
+import { createLogger } from "./lib/logger.ts";
 import { ensureWebBundle } from "./web_bundle.ts";
 
 function fail(message: string): never {
@@ -24,11 +25,8 @@ try {
   throw err;
 }
 
-const stamp = (line: string) => `${new Date().toISOString()} ${line}`;
-// quiet silences the request log and notes, never errors.
-const log = config.LOG_LEVEL === "quiet"
-  ? (line: string) => line.startsWith("ERROR") && console.error(stamp(line))
-  : (line: string) => console.log(stamp(line));
+const logger = createLogger(config.LOG_LEVEL);
+const log = logger.log;
 const paths = pathsFor(config.DATA_DIR);
 try {
   await ensureDirectories(paths);
@@ -55,6 +53,7 @@ const ctx: AppContext = {
   throttle: new LoginThrottle(),
   paths,
   log,
+  logRequest: logger.request,
 };
 if (config.demo) await seedDemo(ctx);
 await ensureWebBundle(log);
