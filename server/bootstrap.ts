@@ -9,12 +9,8 @@ export async function ensureDirectories(paths: Paths): Promise<void> {
   for (const dir of [paths.data, paths.firmwares, paths.tmp]) await Deno.mkdir(dir, { recursive: true });
 }
 
-/** Removes what an interrupted upload or import left behind: nothing half-written stays. */
-export function clearTmp(paths: Paths): Promise<number> {
-  return Promise.resolve(clearTmpSync(paths));
-}
-
 /**
+ * Removes what an interrupted upload or import left behind: nothing half-written stays.
  * Synchronous on purpose: at shutdown no request handler can run between listing and removing,
  * so a temp file is never renamed into place while it is being swept.
  */

@@ -5,8 +5,7 @@ import { bootstrapOperator, cleanUpAfterCrash, ensureDirectories } from "./boots
 import { ConfigError, loadConfig } from "./config.ts";
 import { type AppContext, pathsFor } from "./context.ts";
 import { ensureDeviceType } from "./db/device_types.ts";
-import { openDatabase } from "./db/mod.ts";
-import { MIGRATIONS } from "./db/schema.ts";
+import { NewerSchemaError, openDatabase } from "./db/mod.ts";
 import { seedDemo } from "./demo/seed.ts";
 import { handleShutdownSignals } from "./shutdown.ts";
 import { createLogger } from "./lib/logger.ts";
@@ -34,12 +33,12 @@ try {
   fail(`Invalid configuration: DATA_DIR ${paths.data} cannot be used (${err instanceof Error ? err.message : err}).`);
 }
 
-const db = openDatabase(paths.db);
-const schemaVersion = (db.prepare("PRAGMA user_version").get() as { user_version: number }).user_version;
-if (schemaVersion > MIGRATIONS.length) {
-  fail(
-    `The database in ${paths.db} has schema version ${schemaVersion}, newer than this release knows (${MIGRATIONS.length}): run the newer release, or restore a backup taken before the upgrade.`,
-  );
+let db;
+try {
+  db = openDatabase(paths.db);
+} catch (err) {
+  if (err instanceof NewerSchemaError) fail(err.message);
+  throw err;
 }
 cleanUpAfterCrash(db, paths, log);
 const shutdown = handleShutdownSignals({ db, paths, graceMs: config.SHUTDOWN_GRACE_SECONDS * 1000, log });

@@ -7,7 +7,7 @@
 import { hashPassword } from "./auth/password.ts";
 import { ConfigError, loadConfig } from "./config.ts";
 import { pathsFor } from "./context.ts";
-import { openDatabase } from "./db/mod.ts";
+import { NewerSchemaError, openDatabase } from "./db/mod.ts";
 import { findOperator, insertOperator, setOperatorPassword } from "./db/operators.ts";
 import { MIN_PASSWORD_LENGTH } from "../shared/schemas/auth.ts";
 
@@ -44,7 +44,16 @@ async function main(args: string[]): Promise<number> {
   }
   const paths = pathsFor(config.DATA_DIR);
   await Deno.mkdir(paths.data, { recursive: true });
-  const db = openDatabase(paths.db);
+  let db;
+  try {
+    db = openDatabase(paths.db);
+  } catch (err) {
+    if (err instanceof NewerSchemaError) {
+      console.error(err.message);
+      return 1;
+    }
+    throw err;
+  }
   try {
     const exists = !!findOperator(db, email);
     if (command === "add" && exists) {

@@ -9,8 +9,9 @@ let running = 0;
 const waiting: (() => void)[] = [];
 
 async function derive(password: string, salt: Buffer, n: number, r: number, p: number): Promise<Buffer> {
-  if (running >= MAX_CONCURRENT) await new Promise<void>((resolve) => waiting.push(resolve));
-  running++;
+  // A released slot is handed straight to the next waiter, so no newcomer can slip in between.
+  if (running < MAX_CONCURRENT) running++;
+  else await new Promise<void>((resolve) => waiting.push(resolve));
   try {
     return await new Promise((resolve, reject) =>
       scrypt(
@@ -22,8 +23,9 @@ async function derive(password: string, salt: Buffer, n: number, r: number, p: n
       )
     );
   } finally {
-    running--;
-    waiting.shift()?.();
+    const next = waiting.shift();
+    if (next) next();
+    else running--;
   }
 }
 

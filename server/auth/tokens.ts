@@ -16,12 +16,15 @@ export async function issueToken(
 const MAX_CACHED = 10_000;
 const verified = new Map<string, TokenClaims>();
 
+const cacheKey = (secret: string, token: string) => `${secret}\n${token}`;
+const expired = (claims: TokenClaims) => claims.exp <= Math.floor(Date.now() / 1000);
+
 /** Claims of an already verified token (null when it has expired), or undefined when it is not known yet. */
 export function knownToken(secret: string, token: string): TokenClaims | null | undefined {
-  const key = `${secret.length}:${secret.slice(0, 8)}:${token}`;
+  const key = cacheKey(secret, token);
   const claims = verified.get(key);
   if (!claims) return undefined;
-  if (claims.exp <= Math.floor(Date.now() / 1000)) {
+  if (expired(claims)) {
     verified.delete(key);
     return null;
   }
@@ -30,22 +33,18 @@ export function knownToken(secret: string, token: string): TokenClaims | null | 
 
 /** The token's claims, or null when it is malformed, forged, of another algorithm or expired. */
 export async function readToken(secret: string, token: string): Promise<TokenClaims | null> {
-  const key = `${secret.length}:${secret.slice(0, 8)}:${token}`;
-  let claims = verified.get(key) ?? null;
-  if (!claims) {
-    try {
-      const parsed = TokenClaims.safeParse(await verify(token, secret, "HS256"));
-      if (!parsed.success) return null;
-      claims = parsed.data;
-    } catch {
-      return null;
-    }
-    if (verified.size >= MAX_CACHED) verified.delete(verified.keys().next().value!);
-    verified.set(key, claims);
-  }
-  if (claims.exp <= Math.floor(Date.now() / 1000)) {
-    verified.delete(key);
+  const known = knownToken(secret, token);
+  if (known !== undefined) return known;
+  let claims: TokenClaims;
+  try {
+    const parsed = TokenClaims.safeParse(await verify(token, secret, "HS256"));
+    if (!parsed.success) return null;
+    claims = parsed.data;
+  } catch {
     return null;
   }
+  if (expired(claims)) return null;
+  if (verified.size >= MAX_CACHED) verified.delete(verified.keys().next().value!);
+  verified.set(cacheKey(secret, token), claims);
   return claims;
 }

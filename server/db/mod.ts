@@ -7,17 +7,35 @@ export type { SQLInputValue };
 /** Opens (creating if needed) the console database: WAL, foreign keys, migrations applied. */
 export function openDatabase(file: string): Db {
   const db = new DatabaseSync(file, { enableForeignKeyConstraints: true, timeout: 5000 });
-  db.exec("PRAGMA journal_mode = WAL");
-  db.exec("PRAGMA synchronous = NORMAL");
-  db.exec("PRAGMA foreign_keys = ON");
-  db.exec("PRAGMA busy_timeout = 5000");
-  migrate(db);
+  try {
+    schemaVersion(db, file); // before anything writes to the file (even the WAL switch)
+    db.exec("PRAGMA journal_mode = WAL");
+    db.exec("PRAGMA synchronous = NORMAL");
+    db.exec("PRAGMA foreign_keys = ON");
+    db.exec("PRAGMA busy_timeout = 5000");
+    migrate(db, file);
+  } catch (err) {
+    db.close();
+    throw err;
+  }
   return db;
 }
 
-export function migrate(db: Db): void {
-  const row = db.prepare("PRAGMA user_version").get() as { user_version: number };
-  for (let v = row.user_version; v < MIGRATIONS.length; v++) {
+/** A database written by a newer release: never touched, whoever opens it (server, `deno task user`, ...). */
+export class NewerSchemaError extends Error {}
+
+function schemaVersion(db: Db, file: string): number {
+  const { user_version } = db.prepare("PRAGMA user_version").get() as { user_version: number };
+  if (user_version > MIGRATIONS.length) {
+    throw new NewerSchemaError(
+      `The database in ${file} has schema version ${user_version}, newer than this release knows (${MIGRATIONS.length}): run the newer release, or restore a backup taken before the upgrade.`,
+    );
+  }
+  return user_version;
+}
+
+export function migrate(db: Db, file = "the database"): void {
+  for (let v = schemaVersion(db, file); v < MIGRATIONS.length; v++) {
     transaction(db, () => {
       db.exec(MIGRATIONS[v]);
       db.exec(`PRAGMA user_version = ${v + 1}`);
