@@ -9,17 +9,10 @@ type FirmwareRef = NonNullable<DeviceConfig["firmware"]>;
 
 const FIRMWARE_COLUMNS = "f.id AS _id, f.name, f.size, f.sha256";
 
-/**
- * The firmware that applies to a device (CONTRACT §6): its custom firmware, else the managed
- * device type's default, else null. Undefined when the device does not exist.
- */
-export function deviceFirmware(db: Db, deviceId: string, product: string): FirmwareRef | null | undefined {
-  const device = sql(db, "SELECT firmware_id FROM devices WHERE device_id = ?").get(deviceId) as
-    | { firmware_id: string | null }
-    | undefined;
-  if (!device) return undefined;
-  const row = device.firmware_id
-    ? sql(db, `SELECT ${FIRMWARE_COLUMNS} FROM firmwares f WHERE f.id = ?`).get(device.firmware_id)
+/** The firmware that applies given a device's custom firmware id: that one, else the managed type's default. */
+function applicableFirmware(db: Db, customFirmwareId: string | null, product: string): FirmwareRef | null {
+  const row = customFirmwareId
+    ? sql(db, `SELECT ${FIRMWARE_COLUMNS} FROM firmwares f WHERE f.id = ?`).get(customFirmwareId)
     : sql(
       db,
       `SELECT ${FIRMWARE_COLUMNS} FROM device_types t JOIN firmwares f ON f.id = t.default_firmware WHERE t.name = ?`,
@@ -29,14 +22,25 @@ export function deviceFirmware(db: Db, deviceId: string, product: string): Firmw
 }
 
 /**
+ * The firmware that applies to a device (CONTRACT §6): its custom firmware, else the managed
+ * device type's default, else null. Undefined when the device does not exist.
+ */
+export function deviceFirmware(db: Db, deviceId: string, product: string): FirmwareRef | null | undefined {
+  const device = sql(db, "SELECT firmware_id FROM devices WHERE device_id = ?").get(deviceId) as
+    | { firmware_id: string | null }
+    | undefined;
+  return device ? applicableFirmware(db, device.firmware_id, product) : undefined;
+}
+
+/**
  * What a device gets on check-in and GET config, or undefined when the device is unknown.
  * Modules: the product type's defaults plus the device's enabled ones, in module order.
  * Treatments: those of the modules (module order, then order inside the module), then the
  * device's additional ones; each treatment once, at its first place.
  */
 export function deviceConfig(db: Db, deviceId: string, product: string): DeviceConfig | undefined {
-  const device = sql(db, "SELECT product_type_id FROM devices WHERE device_id = ?").get(deviceId) as
-    | { product_type_id: string | null }
+  const device = sql(db, "SELECT product_type_id, firmware_id FROM devices WHERE device_id = ?").get(deviceId) as
+    | { product_type_id: string | null; firmware_id: string | null }
     | undefined;
   if (!device) return undefined;
 
@@ -85,5 +89,5 @@ export function deviceConfig(db: Db, deviceId: string, product: string): DeviceC
     seen.add(row.id);
     treatments.push(treatmentFromRow(row));
   }
-  return { deviceId, productType, modules, treatments, firmware: deviceFirmware(db, deviceId, product) ?? null };
+  return { deviceId, productType, modules, treatments, firmware: applicableFirmware(db, device.firmware_id, product) };
 }

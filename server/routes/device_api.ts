@@ -1,5 +1,4 @@
 import { createHash, timingSafeEqual } from "node:crypto";
-import { join } from "node:path";
 import { Hono, type MiddlewareHandler } from "hono";
 import { DeviceId } from "../../shared/schemas/device.ts";
 import { CheckinBody } from "../../shared/schemas/device_api.ts";
@@ -9,6 +8,7 @@ import { checkinDevice } from "../db/device_checkin.ts";
 import { deviceConfig, deviceFirmware } from "../db/device_config.ts";
 import { ApiHttpError, notFound, unauthorized } from "../errors.ts";
 import { etagMatches, fileRangeStream, parseRange } from "../lib/byte_range.ts";
+import { attachmentDisposition, openFirmwareFile } from "../lib/firmware_file.ts";
 import { jsonBody, parse } from "../validate.ts";
 
 const sha256 = (text: string) => createHash("sha256").update(text).digest();
@@ -62,18 +62,11 @@ export function deviceApiRoutes(ctx: AppContext) {
       const common = { "ETag": etag, "Accept-Ranges": "bytes", "Cache-Control": "no-cache" };
       if (etagMatches(c.req.header("if-none-match"), etag)) return c.body(null, 304, common);
 
-      let file: Deno.FsFile;
-      try {
-        file = await Deno.open(join(ctx.paths.firmwares, `${firmware._id}.xz`), { read: true });
-      } catch (err) {
-        if (err instanceof Deno.errors.NotFound) throw notFound(`The file of firmware ${firmware.name} is missing.`);
-        throw err;
-      }
-      const size = (await file.stat()).size;
+      const { file, size } = await openFirmwareFile(ctx.paths, firmware);
       const headers: Record<string, string> = {
         ...common,
         "Content-Type": "application/x-xz",
-        "Content-Disposition": `attachment; filename="${firmware.name.replace(/[^\w.-]/g, "_")}"`,
+        "Content-Disposition": attachmentDisposition(firmware.name),
       };
 
       const ifRange = c.req.header("if-range");

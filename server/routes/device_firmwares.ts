@@ -13,14 +13,8 @@ import {
   storeFirmwareFile,
 } from "../db/firmwares.ts";
 import { conflict, notFound, unsupported } from "../errors.ts";
+import { attachmentDisposition, openFirmwareFile } from "../lib/firmware_file.ts";
 import { discard, receiveUpload } from "../lib/upload.ts";
-
-/** RFC 6266: an ASCII fallback `filename` plus the exact name as RFC 8187 `filename*`. */
-export function attachmentDisposition(name: string): string {
-  const fallback = name.replace(/[^\x20-\x7e]|["\\%]/g, "_");
-  const exact = encodeURIComponent(name).replace(/['()*]/g, (ch) => `%${ch.charCodeAt(0).toString(16).toUpperCase()}`);
-  return `attachment; filename="${fallback}"; filename*=UTF-8''${exact}`;
-}
 
 function inUseMessage(name: string, use: FirmwareUse): string {
   const reasons: string[] = [];
@@ -67,14 +61,7 @@ export function firmwaresRoutes(ctx: AppContext) {
     })
     .get("/:id/file", async (c) => {
       const firmware = existing(c.req.param("id"));
-      let file: Deno.FsFile;
-      try {
-        file = await Deno.open(firmwarePath(paths, firmware._id), { read: true });
-      } catch (err) {
-        if (err instanceof Deno.errors.NotFound) throw notFound(`The file of firmware ${firmware.name} is missing.`);
-        throw err;
-      }
-      const { size } = await file.stat();
+      const { file, size } = await openFirmwareFile(paths, firmware);
       return new Response(file.readable, {
         headers: {
           "Content-Type": "application/x-xz",
