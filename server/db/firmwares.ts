@@ -47,6 +47,14 @@ export const isFirmwareName = (name: string) =>
 export const duplicateName = (name: string) =>
   conflict(`A firmware named ${name} was already uploaded; delete it first or rename the file.`);
 
+/** The rules a new firmware's name must meet: 415 for a name not ending in .xz, 409 for a name already taken. */
+export function checkNewFirmwareName(db: Db, name: string): void {
+  if (!isFirmwareName(name)) {
+    throw unsupported(`${name} is not a firmware file: the name must end in ${FIRMWARE_EXTENSION}.`);
+  }
+  if (firmwareNameTaken(db, name)) throw duplicateName(name);
+}
+
 export interface FirmwareMeta {
   name: string;
   size: number;
@@ -84,11 +92,8 @@ export async function storeFirmwareFile(db: Db, paths: Paths, tmpPath: string, m
  * (415 for a name not ending in .xz or bytes without the xz magic, 409 for a name already taken).
  */
 export async function addFirmware(db: Db, paths: Paths, name: string, bytes: Uint8Array): Promise<Firmware> {
-  if (!isFirmwareName(name)) {
-    throw unsupported(`${name} is not a firmware file: the name must end in ${FIRMWARE_EXTENSION}.`);
-  }
+  checkNewFirmwareName(db, name);
   if (XZ_MAGIC.some((b, i) => bytes[i] !== b)) throw unsupported(`${name} is not an xz file.`);
-  if (firmwareNameTaken(db, name)) throw duplicateName(name);
   const tmpPath = join(paths.tmp, `${newId()}.part`);
   await Deno.writeFile(tmpPath, bytes, { createNew: true, mode: 0o600 });
   const sha256 = createHash("sha256").update(bytes).digest("hex");

@@ -1,14 +1,14 @@
 import { Hono } from "hono";
-import { FIRMWARE_EXTENSION, XZ_MAGIC } from "../../shared/schemas/firmware.ts";
+import { XZ_MAGIC } from "../../shared/schemas/firmware.ts";
 import type { AppContext, AppEnv } from "../context.ts";
 import {
+  checkNewFirmwareName,
   deleteFirmwareRow,
   duplicateName,
   firmwareNameTaken,
   firmwarePath,
   type FirmwareUse,
   getFirmware,
-  isFirmwareName,
   listFirmwares,
   storeFirmwareFile,
 } from "../db/firmwares.ts";
@@ -43,12 +43,7 @@ export function firmwaresRoutes(ctx: AppContext) {
         magic: XZ_MAGIC,
         limitName: "MAX_FIRMWARE_BYTES",
         magicError: (name) => unsupported(`${name} is not an xz file: it does not start with the xz signature.`),
-        checkName: (name) => {
-          if (!isFirmwareName(name)) {
-            throw unsupported(`${name} is not a firmware file: the name must end in ${FIRMWARE_EXTENSION}.`);
-          }
-          if (firmwareNameTaken(db, name)) throw duplicateName(name);
-        },
+        checkName: (name) => checkNewFirmwareName(db, name),
       });
       // The name may have been taken while the body streamed: storeFirmwareFile's insert catches that too.
       if (firmwareNameTaken(db, file.name)) {
