@@ -3,6 +3,7 @@
  * memory. The first problem throws `400 import_failed` naming "<table> row <id>: <problem>".
  */
 import type { DatabaseSync, SQLOutputValue } from "node:sqlite";
+import { hasControlChars } from "../../shared/schemas/common.ts";
 import type { Phase } from "../../shared/schemas/treatment.ts";
 import type { ImportedTreatment } from "../db/treatments.ts";
 import { IMAGE_SIGNATURES, IMPORT_LIMITS as LIMITS } from "./limits.ts";
@@ -107,6 +108,17 @@ function text(table: ImportTable, id: number, column: string, v: SQLOutputValue,
   return t;
 }
 
+/** Refuses a position used twice by one owner; rows come ordered by (owner, position). */
+function uniquePositions(table: ImportTable, ownerWord: "treatment" | "phase") {
+  let lastOwner = NaN, lastPosition = NaN;
+  return (id: number, owner: number, p: number) => {
+    if (owner === lastOwner && p === lastPosition) {
+      fail(table, id, `position ${p} is used twice in ${ownerWord} ${owner}`);
+    }
+    lastOwner = owner, lastPosition = p;
+  };
+}
+
 function reference(table: ImportTable, id: number, column: string, v: SQLOutputValue, known: Map<number, unknown>) {
   if (typeof v !== "number" || !known.has(v)) fail(table, id, `${column} ${describe(v)} does not exist`);
   return v;
@@ -127,8 +139,7 @@ function readTreatments(db: DatabaseSync, hasImages: boolean): ImportedTreatment
     const id = rowId("treatments", rawId);
     if (byId.has(id)) fail("treatments", id, "id is used twice");
     const n = text("treatments", id, "name", name, LIMITS.nameLength, false)!;
-    // deno-lint-ignore no-control-regex
-    if (/[\u0000-\u001f\u007f]/.test(n)) fail("treatments", id, "name must not contain control characters");
+    if (hasControlChars(n)) fail("treatments", id, "name must not contain control characters");
     const other = byName.get(n);
     if (other !== undefined) fail("treatments", id, `name ${describe(n)} is also used by treatments row ${other}`);
     byName.set(n, id);
@@ -143,16 +154,12 @@ function readTreatments(db: DatabaseSync, hasImages: boolean): ImportedTreatment
   }
 
   const phases = new Map<number, Phase>();
-  let lastOwner = NaN, lastPosition = NaN;
+  const phasePosition = uniquePositions("phases", "treatment");
   for (const [rawId, treatmentId, pos, duration] of rows(db, "phases", "treatment_id")) {
     const id = rowId("phases", rawId);
     if (phases.has(id)) fail("phases", id, "id is used twice");
     const owner = reference("phases", id, "treatment_id", treatmentId, byId);
-    const p = position("phases", id, pos);
-    if (owner === lastOwner && p === lastPosition) {
-      fail("phases", id, `position ${p} is used twice in treatment ${owner}`);
-    }
-    lastOwner = owner, lastPosition = p;
+    phasePosition(id, owner, position("phases", id, pos));
     const list = phaseLists.get(owner)!;
     if (list.length >= LIMITS.phasesPerTreatment) {
       fail("phases", id, `treatment ${owner} has more than ${LIMITS.phasesPerTreatment} phases`);
@@ -164,17 +171,13 @@ function readTreatments(db: DatabaseSync, hasImages: boolean): ImportedTreatment
 
   // The hot loop (400,000 rows for 10,000 treatments): indexed access, no per-row allocation but the Channel.
   // Channel ids only name rows in messages, so they need no uniqueness check.
-  lastOwner = NaN, lastPosition = NaN;
+  const channelPosition = uniquePositions("channels", "phase");
   const channelRows = rows(db, "channels", "phase_id");
   for (let i = 0; i < channelRows.length; i++) {
     const r = channelRows[i];
     const id = rowId("channels", r[0]);
     const owner = reference("channels", id, "phase_id", r[1], phases);
-    const p = position("channels", id, r[2]);
-    if (owner === lastOwner && p === lastPosition) {
-      fail("channels", id, `position ${p} is used twice in phase ${owner}`);
-    }
-    lastOwner = owner, lastPosition = p;
+    channelPosition(id, owner, position("channels", id, r[2]));
     const phase = phases.get(owner)!;
     if (phase.channels.length >= LIMITS.channelsPerPhase) {
       fail("channels", id, `phase ${owner} has more than ${LIMITS.channelsPerPhase} channels`);
@@ -195,15 +198,11 @@ function readTreatments(db: DatabaseSync, hasImages: boolean): ImportedTreatment
 }
 
 function readImages(db: DatabaseSync, byId: Map<number, ImportedTreatment>): void {
-  let lastOwner = NaN, lastPosition = NaN;
+  const imagePosition = uniquePositions("images", "treatment");
   for (const [rawId, treatmentId, pos, mime, data] of rows(db, "images", "treatment_id")) {
     const id = rowId("images", rawId);
     const owner = reference("images", id, "treatment_id", treatmentId, byId);
-    const p = position("images", id, pos);
-    if (owner === lastOwner && p === lastPosition) {
-      fail("images", id, `position ${p} is used twice in treatment ${owner}`);
-    }
-    lastOwner = owner, lastPosition = p;
+    imagePosition(id, owner, position("images", id, pos));
     const mimeType = typeof mime === "string" ? mime.trim().toLowerCase() : null;
     const matches = mimeType !== null && Object.hasOwn(IMAGE_SIGNATURES, mimeType) ? IMAGE_SIGNATURES[mimeType] : null;
     if (!matches) {

@@ -10,6 +10,7 @@ import { join } from "node:path";
 import type { Context } from "hono";
 import { ApiHttpError, badRequest, tooLarge, unsupported } from "../errors.ts";
 import { newId } from "../db/mod.ts";
+import { hasControlChars } from "../../shared/schemas/common.ts";
 
 export interface ReceivedFile {
   /** Temp file under the tmp dir; remove it with discard() unless renamed into place. */
@@ -58,8 +59,7 @@ function collectChunks(bytes: number) {
 /** The base name of a client-supplied file name; refuses names that are empty or carry control characters. */
 export function baseName(raw: string): string {
   const name = raw.split(/[\\/]/).pop()!.trim();
-  // deno-lint-ignore no-control-regex
-  if (!name || name === "." || name === ".." || /[\u0000-\u001f\u007f]/.test(name) || name.length > 255) {
+  if (!name || name === "." || name === ".." || hasControlChars(name) || name.length > 255) {
     throw badRequest("file: the file name is empty or not allowed.");
   }
   return name;

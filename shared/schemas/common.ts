@@ -27,8 +27,18 @@ export type ErrorCode =
   | "internal";
 
 /** A trimmed, non-empty display name. */
+/** True when a string holds a control character (U+0000–U+001F, U+007F): SQLite reads text only up to a NUL. */
+export function hasControlChars(s: string): boolean {
+  for (let i = 0; i < s.length; i++) {
+    const code = s.charCodeAt(i);
+    if (code < 0x20 || code === 0x7f) return true;
+  }
+  return false;
+}
+
 export const Name = z.string().trim().min(1, "must not be empty").max(200, "is at most 200 characters")
-  .refine((s) => s.isWellFormed(), "must be well-formed Unicode (no lone surrogates)");
+  .refine((s) => s.isWellFormed(), "must be well-formed Unicode (no lone surrogates)")
+  .refine((s) => !hasControlChars(s), "must not contain control characters");
 
 /** A list of ids without duplicates. */
 export function uniqueIds(max: number) {

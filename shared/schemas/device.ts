@@ -1,5 +1,5 @@
 import * as z from "zod";
-import { Id, Timestamp, uniqueIds } from "./common.ts";
+import { hasControlChars, Id, Timestamp, uniqueIds } from "./common.ts";
 
 /** Device ids are chosen by the devices themselves: printable, URL- and file-safe. */
 export const DeviceId = z.string().regex(
@@ -48,7 +48,7 @@ export const DeviceListQuery = z.object({
   page: intParam(0, 1_000_000_000).default(0),
   rowsPerPage: intParam(1, 100).default(DEFAULT_PAGE_SIZE),
   q: z.string().max(128, "is at most 128 characters").refine(
-    (s) => ![...s].some((ch) => ch.charCodeAt(0) < 0x20 || ch.charCodeAt(0) === 0x7f),
+    (s) => !hasControlChars(s),
     "must not contain control characters",
   ).optional(),
 });
