@@ -21,6 +21,7 @@ import {
   ProductTypePatch,
   Treatment,
 } from "./schemas/mod.ts";
+import { collectChunks } from "./collect_chunks.ts";
 
 /** SPEC §8: the data layer's error kinds; HTTP_ERROR carries the status. */
 export type ErrorKind = "FETCH_ERROR" | "TIMEOUT_ERROR" | "PARSING_ERROR" | "HTTP_ERROR";
@@ -260,19 +261,6 @@ export class DeviceClient {
 }
 
 const enc = encodeURIComponent;
-
-// Read chunks are off-heap buffers that V8 frees late; where `gc` is exposed (the CLI runs with
-// --v8-flags=--expose-gc) a young-generation collection every 4 MiB keeps a long upload's memory flat.
-// In browsers `gc` does not exist and this does nothing.
-const gc = (globalThis as { gc?: (options?: { type: "minor" | "major" }) => void }).gc;
-let sinceGc = 0;
-function collectChunks(bytes: number) {
-  sinceGc += bytes;
-  if (gc && sinceGc >= 4 * 1024 * 1024) {
-    sinceGc = 0;
-    gc({ type: "minor" });
-  }
-}
 
 /** The most specific reason of a network failure (fetch wraps the real one in `cause`). */
 function reason(err: unknown): string {

@@ -10,6 +10,7 @@ import { join } from "node:path";
 import type { Context } from "hono";
 import { ApiHttpError, badRequest, tooLarge, unsupported } from "../errors.ts";
 import { newId } from "../db/mod.ts";
+import { collectChunks } from "../../shared/collect_chunks.ts";
 import { hasControlChars } from "../../shared/schemas/common.ts";
 
 export interface ReceivedFile {
@@ -38,23 +39,6 @@ export interface ReceiveOptions {
 
 /** Multipart overhead allowed beyond maxBytes before a declared Content-Length is refused outright. */
 const OVERHEAD = 64 * 1024;
-
-/**
- * Body chunks are off-heap buffers that V8 frees only when it collects their small wrappers, which it does late
- * (after ~64 MiB of external memory): a young-generation collection every 4 MiB keeps the peak flat (1 GiB
- * upload: 157-168 MiB peak without, 111-112 MiB with). Needs the
- * server to run with `--v8-flags=--expose-gc` (deno.json tasks, Dockerfile); without it this does nothing.
- */
-const gc = (globalThis as { gc?: (options?: { type: "minor" | "major" }) => void }).gc;
-const GC_EVERY = 4 * 1024 * 1024;
-let sinceGc = 0;
-function collectChunks(bytes: number) {
-  sinceGc += bytes;
-  if (gc && sinceGc >= GC_EVERY) {
-    sinceGc = 0;
-    gc({ type: "minor" });
-  }
-}
 
 /** The base name of a client-supplied file name; refuses names that are empty or carry control characters. */
 export function baseName(raw: string): string {
