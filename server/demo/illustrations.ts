@@ -1,6 +1,7 @@
 import type { Phase } from "../../shared/schemas/treatment.ts";
 import type { BodyArea } from "./catalogue.ts";
 import { Raster, type Rgb } from "./png.ts";
+import { maxChannels } from "../../shared/schemas/treatment.ts";
 
 const TEAL: Rgb = [7, 134, 134];
 const CHANNEL_COLORS: Rgb[] = [[7, 134, 134], [230, 126, 34], [142, 68, 173], [41, 128, 185]];
@@ -15,7 +16,7 @@ const PAD: Rgb = [40, 40, 48];
 export function envelopeChart(phases: Phase[], width = 240, height = 140): Uint8Array {
   const img = new Raster(width, height, [250, 253, 253]);
   const total = phases.reduce((s, p) => s + p.duration, 0) || 1;
-  const channels = Math.max(1, ...phases.map((p) => p.channels.length));
+  const channels = Math.max(1, maxChannels(phases));
   const maxCurrent = Math.max(1, ...phases.flatMap((p) => p.channels.map((c) => c.current)));
   const band = (height - 8) / channels;
   for (let ch = 0; ch < channels; ch++) {

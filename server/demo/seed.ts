@@ -6,6 +6,7 @@
 import { deviceTypeName } from "../../shared/schemas/device_type.ts";
 import type { Firmware } from "../../shared/schemas/firmware.ts";
 import type { ModuleInput, Theme } from "../../shared/schemas/product_type.ts";
+import { maxChannels } from "../../shared/schemas/treatment.ts";
 import type { AppContext } from "../context.ts";
 import { checkinDevice } from "../db/device_checkin.ts";
 import { updateDevice } from "../db/devices.ts";
@@ -69,7 +70,7 @@ function insertDemo(db: Db, product: string, firmwares: Firmware[], nowMs: numbe
   const specs = TREATMENTS.map((spec, i) => {
     const phases = phasesFor(spec, rng);
     const images = [envelopeChart(phases)];
-    if (i % 3 !== 2) images.push(electrodePlacement(spec.area, Math.max(...phases.map((p) => p.channels.length))));
+    if (i % 3 !== 2) images.push(electrodePlacement(spec.area, maxChannels(phases)));
     return {
       name: spec.name,
       category: spec.category,
