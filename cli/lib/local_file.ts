@@ -2,8 +2,6 @@
 import type { UploadSource } from "../../shared/client.ts";
 import { UsageError } from "./errors.ts";
 
-export const SQLITE_MAGIC = [...new TextEncoder().encode("SQLite format 3"), 0];
-
 export interface FileCheck {
   extension: string;
   magic: readonly number[];

@@ -1,9 +1,8 @@
 /** Finding entities the way people name them: firmware by id or name, the managed device type. */
 import type { ApiClient } from "../../shared/client.ts";
 import type { DeviceType, Firmware } from "../../shared/schemas/mod.ts";
+import { isManagedDeviceType, MANAGED_DEVICE_TYPE_PREFIX } from "../../shared/schemas/device_type.ts";
 import { RefusedError } from "./errors.ts";
-
-export const MANAGED_PREFIX = "jeecee_baby_";
 
 /** An exact `_id` wins; else an exact name; none or several is a refusal. */
 export async function findFirmware(api: ApiClient, idOrName: string): Promise<Firmware> {
@@ -32,9 +31,11 @@ export async function managedDeviceType(api: ApiClient): Promise<DeviceType> {
     if (!found) throw new RefusedError(`No device type named '${wanted}' (CONSOLE_DEVICE_TYPE).`);
     return found;
   }
-  const managed = types.filter((t) => t.name.startsWith(MANAGED_PREFIX));
+  const managed = types.filter((t) => isManagedDeviceType(t.name));
   if (managed.length === 1) return managed[0];
-  if (managed.length === 0) throw new RefusedError(`The server has no ${MANAGED_PREFIX}<PRODUCT> device type.`);
+  if (managed.length === 0) {
+    throw new RefusedError(`The server has no ${MANAGED_DEVICE_TYPE_PREFIX}<PRODUCT> device type.`);
+  }
   throw new RefusedError(
     `The server has several managed device types (${managed.map((t) => t.name).join(", ")}): ` +
       `set CONSOLE_DEVICE_TYPE to the one to use.`,

@@ -4,12 +4,10 @@
  * no triggers, the needed tables are real tables with the needed columns (CONTRACT §7).
  */
 import { DatabaseSync } from "node:sqlite";
+import { SQLITE_MAGIC } from "../../shared/schemas/treatment.ts";
 import { ApiHttpError } from "../errors.ts";
 
 export const importFailed = (msg: string) => new ApiHttpError(400, "import_failed", msg);
-
-/** "SQLite format 3\0": the first 16 bytes of every SQLite database. */
-export const SQLITE_MAGIC: readonly number[] = [...new TextEncoder().encode("SQLite format 3\0")];
 
 /** The columns each table of the import format must have (images is optional). */
 export const IMPORT_COLUMNS = {

@@ -1,9 +1,9 @@
 import { Hono } from "hono";
-import { TREATMENT_IMPORT_EXTENSION } from "../../shared/schemas/treatment.ts";
+import { SQLITE_MAGIC, TREATMENT_IMPORT_EXTENSION } from "../../shared/schemas/treatment.ts";
 import type { AppContext, AppEnv } from "../context.ts";
 import { applyImport, getTreatment, listTreatmentsJson } from "../db/treatments.ts";
 import { notFound, unsupported } from "../errors.ts";
-import { importFailed, SQLITE_MAGIC } from "../import/open_import_file.ts";
+import { importFailed } from "../import/open_import_file.ts";
 import { readImportFile } from "../import/read_import_file.ts";
 import { discard, receiveUpload } from "../lib/upload.ts";
 

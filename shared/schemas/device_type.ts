@@ -14,5 +14,11 @@ export const DeviceTypePatch = z.strictObject({
 });
 export type DeviceTypePatch = z.infer<typeof DeviceTypePatch>;
 
-/** The managed device type's name for a PRODUCT setting (SPEC §3). */
-export const deviceTypeName = (product: string) => `jeecee_baby_${product}`;
+/** The managed device types are named jeecee_baby_<PRODUCT> (SPEC §3). */
+export const MANAGED_DEVICE_TYPE_PREFIX = "jeecee_baby_";
+
+/** The managed device type's name for a PRODUCT setting. */
+export const deviceTypeName = (product: string) => `${MANAGED_DEVICE_TYPE_PREFIX}${product}`;
+
+/** True for a managed device type's name (whatever its PRODUCT). */
+export const isManagedDeviceType = (name: string) => name.startsWith(MANAGED_DEVICE_TYPE_PREFIX);

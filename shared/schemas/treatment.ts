@@ -40,6 +40,9 @@ export type ImportResult = z.infer<typeof ImportResult>;
 
 export const TREATMENT_IMPORT_EXTENSION = ".sqlite3";
 
+/** "SQLite format 3\0": the first 16 bytes of every SQLite database (the import file's magic). */
+export const SQLITE_MAGIC: readonly number[] = [...new TextEncoder().encode("SQLite format 3\0")];
+
 /** Highest channel count over a treatment's phases (SPEC: Channels column, '{n} ch'). */
 export function maxChannels(phases: readonly { channels: readonly unknown[] }[]): number {
   let max = 0;

@@ -1,6 +1,7 @@
 import type { Command } from "commander";
 import { TREATMENT_IMPORT_EXTENSION } from "../../../shared/schemas/treatment.ts";
-import { checkedUploadSource, SQLITE_MAGIC } from "../../lib/local_file.ts";
+import { SQLITE_MAGIC } from "../../../shared/schemas/treatment.ts";
+import { checkedUploadSource } from "../../lib/local_file.ts";
 import { printJson } from "../../lib/output.ts";
 import { progressBar } from "../../lib/progress.ts";
 import { globals, signedInClient } from "../../lib/session.ts";

@@ -1,6 +1,7 @@
 import { queryOptions, useMutation, useQueryClient } from "@tanstack/react-query";
 import type { Progress, UploadSource } from "../../../../shared/client.ts";
 import type { DeviceTypePatch } from "../../../../shared/schemas/mod.ts";
+import { isManagedDeviceType } from "../../../../shared/schemas/device_type.ts";
 import { api } from "../../lib/api.ts";
 
 export const firmwareKeys = {
@@ -20,7 +21,7 @@ export const deviceTypesQuery = () =>
 
 /** The device type whose default firmware the console manages (SPEC §3): `jeecee_baby_<PRODUCT>`. */
 export function managedDeviceType<T extends { name: string }>(types: readonly T[] | undefined): T | undefined {
-  return types?.find((t) => t.name.startsWith("jeecee_baby_"));
+  return types?.find((t) => isManagedDeviceType(t.name));
 }
 
 export function useUploadFirmware() {
