@@ -125,7 +125,8 @@ export async function benchTreatments(
 ): Promise<TreatmentsFigures> {
   const file = `${tmpDir}/bench-import.sqlite3`;
   const rawInsertMs = writeImportFile(file, n, 10, 4);
-  const imported = await timed(() => api.importTreatments(fileSourceSync(file)));
+  const source = await fileSource(file);
+  const imported = await timed(() => api.importTreatments(source));
   if (imported.value.imported !== n) throw new Error(`import reported ${imported.value.imported}, expected ${n}`);
 
   const get = async () => {
@@ -152,11 +153,6 @@ export async function benchTreatments(
   for (let i = 0; i < runs; i++) serializeMs += (await timed(serialize)).ms / runs;
   db.close();
   return { importMs: imported.ms, rawInsertMs, listMs, listBytes, serializeMs, count: n };
-}
-
-function fileSourceSync(path: string) {
-  const { size } = Deno.statSync(path);
-  return { name: path.split("/").pop()!, size, stream: () => Deno.openSync(path).readable };
 }
 
 export interface FirmwareFigures {
