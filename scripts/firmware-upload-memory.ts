@@ -7,7 +7,7 @@
  */
 import { createHash } from "node:crypto";
 import { XZ_MAGIC } from "../shared/schemas/firmware.ts";
-import { startServer } from "../tests/helpers/server.ts";
+import { startServer } from "../testing/server.ts";
 
 const MiB = 1024 * 1024;
 const size = Number(Deno.args[0] ?? 1024) * MiB;

@@ -6,9 +6,9 @@ import { chromium } from "playwright-core";
 import { ApiClient } from "../../shared/client.ts";
 import { openDatabase } from "../../server/db/mod.ts";
 import { treatmentFromRow, type TreatmentRow } from "../../server/db/treatments.ts";
-import { IMPORT_SCHEMA } from "../make-import-db.ts";
-import { CHROMIUM_LAUNCH } from "../../tests/e2e/helpers.ts";
-import { fileSource } from "../../tests/helpers/fixtures.ts";
+import { IMPORT_SCHEMA } from "../../testing/import_db.ts";
+import { CHROMIUM_LAUNCH } from "../../testing/chromium.ts";
+import { fileSource } from "../../testing/files.ts";
 import { gzipSize, load, type LoadResult, ROOT, spawnServer, timed } from "./util.ts";
 
 export const ADMIN = { email: "bench@example.com", password: "bench-password-1" };

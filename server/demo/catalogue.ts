@@ -1,20 +1,5 @@
 import type { Channel, Phase } from "../../shared/schemas/treatment.ts";
-
-/** A small deterministic PRNG (mulberry32), so every demo database looks the same. */
-export function prng(seed: number) {
-  let a = seed >>> 0;
-  const next = () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-  const int = (min: number, max: number) => min + Math.floor(next() * (max - min + 1));
-  const pick = <T>(items: readonly T[]): T => items[Math.floor(next() * items.length)];
-  return { next, int, pick };
-}
-export type Prng = ReturnType<typeof prng>;
+import type { Prng } from "../../testing/prng.ts";
 
 /** How a program stimulates: the ranges its channels are drawn from. */
 type Kind =

@@ -1,6 +1,6 @@
 import type { Phase } from "../../shared/schemas/treatment.ts";
 import type { BodyArea } from "./catalogue.ts";
-import { Raster, type Rgb } from "./png.ts";
+import { Raster, type Rgb } from "./raster.ts";
 import { maxChannels } from "../../shared/schemas/treatment.ts";
 
 const TEAL: Rgb = [7, 134, 134];

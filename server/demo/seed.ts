@@ -14,7 +14,8 @@ import { addFirmware, deleteFirmwareRow, firmwarePath } from "../db/firmwares.ts
 import { type Db, sql, transaction } from "../db/mod.ts";
 import { createProductType, updateProductType } from "../db/product_types.ts";
 import { applyImport } from "../db/treatments.ts";
-import { phasesFor, type Prng, prng, TREATMENTS } from "./catalogue.ts";
+import { type Prng, prng } from "../../testing/prng.ts";
+import { phasesFor, TREATMENTS } from "./catalogue.ts";
 import { DEMO_FIRMWARES } from "./firmwares.ts";
 import { electrodePlacement, envelopeChart } from "./illustrations.ts";
 

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { ADMIN_EMAIL, ADMIN_PASSWORD, startServer } from "../helpers/server.ts";
+import { ADMIN_EMAIL, ADMIN_PASSWORD, startServer } from "../../testing/server.ts";
 import { cliJson, closedPortUrl, runCli, show } from "./run_cli.ts";
 
 Deno.test("CLI login, saved token and the precedence of credentials", async (t) => {

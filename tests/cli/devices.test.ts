@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { DeviceClient } from "../../shared/client.ts";
 import type { Device, DeviceList, ProductType } from "../../shared/schemas/mod.ts";
-import { DEVICE_API_KEY, startServer } from "../helpers/server.ts";
+import { DEVICE_API_KEY, startServer } from "../../testing/server.ts";
 import { cliJson, closedPortUrl, runCli, show } from "./run_cli.ts";
 
 const VERSION = { app: "2.4.1", os: "linux-6.1", channels: ["ch-a 1.0", "ch-b 1.1"] };

@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
 import { encodeHex } from "./hex.ts";
 import type { DeviceType, Firmware } from "../../shared/schemas/mod.ts";
-import { makeXzFile } from "../helpers/fixtures.ts";
-import { startServer } from "../helpers/server.ts";
+import { makeXzFile } from "../../testing/files.ts";
+import { startServer } from "../../testing/server.ts";
 import { cliJson, runCli, runCliOnTerminal, show, writeFakeXz } from "./run_cli.ts";
 
 async function sha256(path: string): Promise<string> {

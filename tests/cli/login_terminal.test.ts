@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { ADMIN_EMAIL, ADMIN_PASSWORD, startServer } from "../helpers/server.ts";
+import { ADMIN_EMAIL, ADMIN_PASSWORD, startServer } from "../../testing/server.ts";
 import { show, startCliOnTerminal } from "./run_cli.ts";
 
 Deno.test("CLI login on a terminal asks for the e-mail, then the password without echo", async () => {

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import type { ImportResult, Treatment } from "../../shared/schemas/mod.ts";
-import { type ImportTreatment, makeImportDb } from "../../scripts/make-import-db.ts";
-import { startServer } from "../helpers/server.ts";
+import { type ImportTreatment, makeImportDb } from "../../testing/import_db.ts";
+import { startServer } from "../../testing/server.ts";
 import { cliJson, runCli, show } from "./run_cli.ts";
 
 const channel = { current: 10, frequency: 50, polarity: "+", riseTime: 100, holdTime: 200, fallTime: 100 };

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import type { Firmware } from "../../shared/schemas/mod.ts";
-import { startServer } from "../helpers/server.ts";
+import { startServer } from "../../testing/server.ts";
 import { CLI_MAIN, cliEnv } from "./run_cli.ts";
 
 const SIZE = 200 * 1024 * 1024;

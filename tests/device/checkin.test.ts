@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { ApiError, DeviceClient } from "../../shared/client.ts";
 import { DeviceConfig } from "../../shared/schemas/device_api.ts";
-import { DEVICE_API_KEY, startServer, type TestServer } from "../helpers/server.ts";
+import { DEVICE_API_KEY, startServer, type TestServer } from "../../testing/server.ts";
 
 const VERSION = { app: "2.4.1", os: "linux-6.1", channels: ["ch-a 1.0", "ch-b 1.1"] };
 

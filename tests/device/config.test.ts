@@ -1,9 +1,9 @@
 import assert from "node:assert/strict";
 import { DeviceClient } from "../../shared/client.ts";
 import type { ModuleInput } from "../../shared/schemas/product_type.ts";
-import { makeImportDb } from "../../scripts/make-import-db.ts";
-import { fileSource, makeXzFile } from "../helpers/fixtures.ts";
-import { DEVICE_API_KEY, startServer } from "../helpers/server.ts";
+import { makeImportDb } from "../../testing/import_db.ts";
+import { fileSource, makeXzFile } from "../../testing/files.ts";
+import { DEVICE_API_KEY, startServer } from "../../testing/server.ts";
 
 const VERSION = { app: "1.0.0", os: "os", channels: ["a"] };
 

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
 import { inflateSync } from "node:zlib";
 import { DeviceClient } from "../../shared/client.ts";
-import { DEVICE_API_KEY, startServer } from "../helpers/server.ts";
+import { DEVICE_API_KEY, startServer } from "../../testing/server.ts";
 
 /** Checks a PNG independently of our encoder: signature, chunk CRCs, IHDR and the inflated pixel data size. */
 function assertPng(bytes: Uint8Array) {

@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
 import { DeviceClient } from "../../shared/client.ts";
-import { fileSource, makeXzFile } from "../helpers/fixtures.ts";
-import { DEVICE_API_KEY, startServer } from "../helpers/server.ts";
+import { fileSource, makeXzFile } from "../../testing/files.ts";
+import { DEVICE_API_KEY, startServer } from "../../testing/server.ts";
 
 const VERSION = { app: "1.0.0", os: "os", channels: [] };
 

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
-import { simulateFleet } from "../../scripts/simulate-fleet.ts";
-import { fileSource, makeXzFile } from "../helpers/fixtures.ts";
-import { DEVICE_API_KEY, startServer } from "../helpers/server.ts";
+import { simulateFleet } from "../../testing/simulate_fleet.ts";
+import { fileSource, makeXzFile } from "../../testing/files.ts";
+import { DEVICE_API_KEY, startServer } from "../../testing/server.ts";
 
 const ROOT = new URL("../../", import.meta.url).pathname;
 

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
-import { makeXzFile } from "../helpers/fixtures.ts";
-import { fileSource } from "../helpers/fixtures.ts";
+import { makeXzFile } from "../../testing/files.ts";
+import { fileSource } from "../../testing/files.ts";
 import { checkInDevices, e2eTest, importTreatments, pick, settled, treatment } from "./helpers.ts";
 
 const ids = Array.from({ length: 60 }, (_, i) => `dev-${String(i).padStart(3, "0")}`);

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import type { Page } from "playwright-core";
 import { ApiError } from "../../shared/client.ts";
-import { fileSource, makeXzFile } from "../helpers/fixtures.ts";
+import { fileSource, makeXzFile } from "../../testing/files.ts";
 import { e2eTest } from "./helpers.ts";
 
 /**

@@ -1,31 +1,17 @@
 /**
- * Browser tests: the real server (tests/helpers/server.ts) and Debian's Chromium through playwright-core.
- * No browser is ever downloaded. Screenshots go to one folder, printed once per test file:
+ * Browser tests: the real server (testing/server.ts) and Debian's Chromium (testing/chromium.ts) through
+ * playwright-core. No browser is ever downloaded. Screenshots go to one folder, printed once per test file:
  *
  *   e2eTest("devices list", async ({ page, signIn, screenshot, api }) => { ... });
  */
 import { type BrowserContext, chromium, type Page } from "playwright-core";
 import type { ApiClient } from "../../shared/client.ts";
-import { ADMIN_EMAIL, ADMIN_PASSWORD, type StartOptions, startServer, type TestServer } from "../helpers/server.ts";
+import { CHROMIUM_LAUNCH } from "../../testing/chromium.ts";
+import { ADMIN_EMAIL, ADMIN_PASSWORD, type StartOptions, startServer, type TestServer } from "../../testing/server.ts";
 
 export { ADMIN_EMAIL, ADMIN_PASSWORD };
 
 const ROOT = new URL("../../", import.meta.url).pathname;
-export const CHROMIUM = Deno.env.get("CHROMIUM_PATH") ?? "/usr/bin/chromium";
-/** How Debian's Chromium is launched, headless (the e2e tests and the bench's web step). */
-export const CHROMIUM_LAUNCH = {
-  executablePath: CHROMIUM,
-  headless: true,
-  args: [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-  ],
-};
 export const SCREENSHOT_DIR = Deno.env.get("E2E_SCREENSHOT_DIR") ?? `${ROOT}.cache/e2e-screenshots`;
 
 let announced = false;
@@ -135,7 +121,7 @@ export async function checkInDevices(
   versionInfo = { app: "2.4.1", os: "Linux 6.1", channels: ["ch-fw 1.2", "ch-fw 1.3"] },
 ): Promise<void> {
   const { DeviceClient } = await import("../../shared/client.ts");
-  const { DEVICE_API_KEY } = await import("../helpers/server.ts");
+  const { DEVICE_API_KEY } = await import("../../testing/server.ts");
   for (let i = 0; i < ids.length; i += 20) {
     await Promise.all(
       ids.slice(i, i + 20).map((id) =>
@@ -145,13 +131,13 @@ export async function checkInDevices(
   }
 }
 
-/** Imports treatments through POST treatments/import with a file made by scripts/make-import-db.ts. */
+/** Imports treatments through POST treatments/import with a file made by testing/import_db.ts. */
 export async function importTreatments(
   api: ApiClient,
-  treatments: import("../../scripts/make-import-db.ts").ImportTreatment[],
+  treatments: import("../../testing/import_db.ts").ImportTreatment[],
 ): Promise<void> {
-  const { makeImportDb } = await import("../../scripts/make-import-db.ts");
-  const { fileSource } = await import("../helpers/fixtures.ts");
+  const { makeImportDb } = await import("../../testing/import_db.ts");
+  const { fileSource } = await import("../../testing/files.ts");
   const dir = await Deno.makeTempDir({ prefix: "console-e2e-import-" });
   try {
     const path = `${dir}/treatments.sqlite3`;

@@ -67,7 +67,7 @@ e2eTest(
 
 Deno.test("the sign-in page loads at most 250 KB of gzipped JavaScript", async () => {
   const { gzipSync } = await import("node:zlib");
-  const { startServer } = await import("../helpers/server.ts");
+  const { startServer } = await import("../../testing/server.ts");
   await using srv = await startServer();
   const html = await (await srv.fetch("/")).text();
   const files = [...html.matchAll(/(?:src|href)="(\/assets\/[^"]+\.js)"/g)].map((m) => m[1]);

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { DEVICE_API_KEY, listFiles, startServer } from "../helpers/server.ts";
+import { DEVICE_API_KEY, listFiles, startServer } from "../../testing/server.ts";
 import { DeviceClient } from "../../shared/client.ts";
 import type { ApiClient } from "../../shared/client.ts";
 import { fakePng, fakeXz, makeImportFile, runScript, sha256Hex } from "./helpers.ts";

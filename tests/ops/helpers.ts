@@ -1,7 +1,7 @@
 /** Helpers for the operations tests: database dumps, task runs, import files and uploads held open. */
 import { DatabaseSync } from "node:sqlite";
-import { makeImportDb } from "../../scripts/make-import-db.ts";
-import { listFiles } from "../helpers/server.ts";
+import { makeImportDb } from "../../testing/import_db.ts";
+import { listFiles } from "../../testing/server.ts";
 
 const ROOT = new URL("../../", import.meta.url).pathname;
 
@@ -45,7 +45,7 @@ export interface OpsTreatment {
   images?: Uint8Array[];
 }
 
-/** Writes a treatment import file (CONTRACT §7) with scripts/make-import-db.ts; channels differ only in current. */
+/** Writes a treatment import file (CONTRACT §7) with testing/import_db.ts; channels differ only in current. */
 export function makeImportFile(path: string, treatments: OpsTreatment[]): string {
   makeImportDb(
     path,

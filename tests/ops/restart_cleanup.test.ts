@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { listFiles, startServer } from "../helpers/server.ts";
+import { listFiles, startServer } from "../../testing/server.ts";
 import { dumpDatabase, fakePng, fakeXz, heldUpload, makeImportFile, sha256Hex, waitForTempFile } from "./helpers.ts";
 
 Deno.test("start-up removes temp leftovers and firmware files no record names", async () => {

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { listFiles, startServer } from "../helpers/server.ts";
+import { listFiles, startServer } from "../../testing/server.ts";
 import { fakeXz, heldUpload, sha256Hex, waitForTempFile } from "./helpers.ts";
 
 /** Resolves to the exit code, or rejects when the process is still running after ms. */

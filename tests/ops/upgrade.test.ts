@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { DatabaseSync } from "node:sqlite";
 import { join } from "node:path";
-import { startServer } from "../helpers/server.ts";
+import { startServer } from "../../testing/server.ts";
 import { MIGRATIONS } from "../../server/db/schema.ts";
 
 Deno.test("a database migrated by a newer release is refused with one clear line, and left untouched", async () => {

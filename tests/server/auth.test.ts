@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { sign } from "hono/jwt";
 import { ApiError } from "../../shared/client.ts";
-import { ADMIN_EMAIL, ADMIN_PASSWORD, startServer } from "../helpers/server.ts";
+import { ADMIN_EMAIL, ADMIN_PASSWORD, startServer } from "../../testing/server.ts";
 
 const JWT_SECRET = "test-secret-0123456789-0123456789-abcdef";
 

@@ -7,8 +7,8 @@
 import assert from "node:assert/strict";
 import { type ApiClient, DeviceClient } from "../../shared/client.ts";
 import { DatabaseSync } from "node:sqlite";
-import { generateTreatments, IMPORT_SCHEMA, makeImportDb } from "../../scripts/make-import-db.ts";
-import { fileSource, makeXzFile } from "../helpers/fixtures.ts";
+import { generateTreatments, IMPORT_SCHEMA, makeImportDb } from "../../testing/import_db.ts";
+import { fileSource, makeXzFile } from "../../testing/files.ts";
 import {
   ADMIN_EMAIL,
   ADMIN_PASSWORD,
@@ -16,7 +16,7 @@ import {
   listFiles,
   startServer,
   type TestServer,
-} from "../helpers/server.ts";
+} from "../../testing/server.ts";
 import {
   assertErrorBody,
   getAt,

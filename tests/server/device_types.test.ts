@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { XZ_MAGIC } from "../../shared/schemas/firmware.ts";
 import { rejects } from "../helpers/assert.ts";
-import { startServer, type TestServer } from "../helpers/server.ts";
+import { startServer, type TestServer } from "../../testing/server.ts";
 
 async function rawPatch(srv: TestServer, token: string, id: string, body: string, type = "application/json") {
   const res = await srv.fetch(`/api/v1/device_types/${encodeURIComponent(id)}`, {

@@ -1,9 +1,10 @@
 import assert from "node:assert/strict";
 import { ApiClient, DeviceClient } from "../../shared/client.ts";
 import type { Device, DevicePatch } from "../../shared/schemas/mod.ts";
-import { fileSource, makeNamedImportFile, makeXzFile } from "../helpers/fixtures.ts";
+import { fileSource, makeXzFile } from "../../testing/files.ts";
+import { makeNamedImportFile } from "../../testing/import_db.ts";
 import { rejects } from "../helpers/assert.ts";
-import { DEVICE_API_KEY, startServer, type TestServer } from "../helpers/server.ts";
+import { DEVICE_API_KEY, startServer, type TestServer } from "../../testing/server.ts";
 
 const VERSION = { app: "1.2.3", os: "14", channels: ["a", "b"] };
 

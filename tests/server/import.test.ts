@@ -1,9 +1,8 @@
 /** POST treatments/import refusals (CONTRACT §5, §7): each is a 4xx with {error, msg} and changes nothing. */
 import assert from "node:assert/strict";
-import { DatabaseSync } from "node:sqlite";
-import { generateTreatments, makeImportDb } from "../../scripts/make-import-db.ts";
-import { fileSource } from "../helpers/fixtures.ts";
-import { listFiles, startServer, type TestServer } from "../helpers/server.ts";
+import { generateTreatments, makeImportDb, runSql } from "../../testing/import_db.ts";
+import { fileSource } from "../../testing/files.ts";
+import { listFiles, startServer, type TestServer } from "../../testing/server.ts";
 
 /** Uploads raw bytes as the multipart field `file` with the given name. */
 async function upload(srv: TestServer, token: string, bytes: Uint8Array<ArrayBuffer>, name: string) {
@@ -14,13 +13,11 @@ async function upload(srv: TestServer, token: string, bytes: Uint8Array<ArrayBuf
 }
 
 /** A valid import file (same names as the baseline, plus new ones) changed by the given SQL. */
-async function fileWith(dir: string, sqlText: string, bind: (db: DatabaseSync) => void = () => {}) {
+async function fileWith(dir: string, sqlText: string, bind: (path: string) => void = () => {}) {
   const path = `${dir}/bad-${crypto.randomUUID()}.sqlite3`;
   makeImportDb(path, generateTreatments(6, { phases: 3, channels: 2, images: 1 }));
-  const db = new DatabaseSync(path);
-  db.exec(sqlText);
-  bind(db);
-  db.close();
+  runSql(path, sqlText);
+  bind(path);
   return await Deno.readFile(path);
 }
 
@@ -128,9 +125,11 @@ Deno.test("refused treatment imports answer 4xx with a msg and change nothing", 
         /^channels row 3: frequency must be a number \(got NULL\)\.$/,
       );
       await failed(
-        await fileWith(dir, loosen("channels"), (db) => {
-          db.prepare("UPDATE channels SET rise_time = ? WHERE id = 4").run(NaN);
-        }),
+        await fileWith(
+          dir,
+          loosen("channels"),
+          (path) => runSql(path, "UPDATE channels SET rise_time = ? WHERE id = 4", NaN),
+        ),
         /^channels row 4: rise_time must be a number \(got NULL\)\.$/,
       );
       await failed(

@@ -1,9 +1,10 @@
 import assert from "node:assert/strict";
 import { type ApiClient, DeviceClient } from "../../shared/client.ts";
 import type { ModuleInput, ProductType } from "../../shared/schemas/mod.ts";
-import { fileSource, makeNamedImportFile } from "../helpers/fixtures.ts";
+import { fileSource } from "../../testing/files.ts";
+import { makeNamedImportFile } from "../../testing/import_db.ts";
 import { rejects } from "../helpers/assert.ts";
-import { DEVICE_API_KEY, startServer, type TestServer } from "../helpers/server.ts";
+import { DEVICE_API_KEY, startServer, type TestServer } from "../../testing/server.ts";
 
 async function send(srv: TestServer, token: string, method: string, path: string, body: unknown) {
   const res = await srv.fetch(`/api/v1/product_types${path}`, {

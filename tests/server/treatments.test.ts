@@ -1,11 +1,10 @@
 /** GET treatments, GET treatments/{id}, successful imports and GET treatment_images/{id} (CONTRACT §5, §7). */
 import assert from "node:assert/strict";
-import { DatabaseSync } from "node:sqlite";
 import { ApiError } from "../../shared/client.ts";
 import { Treatment } from "../../shared/schemas/treatment.ts";
-import { generateTreatments, type ImportTreatment, makeImportDb } from "../../scripts/make-import-db.ts";
-import { fileSource } from "../helpers/fixtures.ts";
-import { listFiles, startServer } from "../helpers/server.ts";
+import { generateTreatments, type ImportTreatment, makeImportDb, runSql } from "../../testing/import_db.ts";
+import { fileSource } from "../../testing/files.ts";
+import { listFiles, startServer } from "../../testing/server.ts";
 
 const PNG = Uint8Array.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 1, 2, 3]);
 const JPEG = Uint8Array.from([0xff, 0xd8, 0xff, 0xe0, 9, 9, 9]);
@@ -145,16 +144,15 @@ Deno.test("treatments: import, list, get, overwrite by name, images", async (t) 
     await t.step("phases and channels follow position, not row order; images follow position", async () => {
       const path = `${dir}/shuffled.sqlite3`;
       makeImportDb(path, []);
-      const db = new DatabaseSync(path);
-      db.exec(`
+      const rows = `
         INSERT INTO treatments VALUES (7, 'Shuffled', NULL, NULL);
         INSERT INTO phases VALUES (1, 7, 30, 3.0), (2, 7, 10, 1.0), (3, 7, 20, 2.0);
         INSERT INTO channels VALUES
           (1, 3, 2, 2.2, 1, 'p', 0, 0, 0), (2, 2, 1, 1.1, 1, 'p', 0, 0, 0), (3, 3, 1, 2.1, 1, 'p', 0, 0, 0),
           (4, 1, 5, 3.1, 1, 'p', 0, 0, 0), (5, 2, 9, 1.2, 1, 'p', 0, 0, 0);
-      `);
-      db.prepare("INSERT INTO images VALUES (1, 7, 2, 'image/jpeg', ?), (2, 7, 1, 'image/png', ?)").run(JPEG, PNG);
-      db.close();
+      `;
+      runSql(path, rows);
+      runSql(path, "INSERT INTO images VALUES (1, 7, 2, 'image/jpeg', ?), (2, 7, 1, 'image/png', ?)", JPEG, PNG);
       assert.deepEqual(await api.importTreatments(await fileSource(path)), { imported: 1, created: 1, updated: 0 });
       const shuffled = (await api.listTreatments()).find((x) => x.name === "Shuffled")!;
       assert.deepEqual(shuffled.phases.map((p) => [p.duration, p.channels.map((c) => c.current)]), [
@@ -169,10 +167,7 @@ Deno.test("treatments: import, list, get, overwrite by name, images", async (t) 
     await t.step("a WAL-mode file and a file without an images table import fine", async () => {
       const path = `${dir}/wal.sqlite3`;
       makeImportDb(path, generateTreatments(3, { phases: 2, channels: 2, images: 1, namePrefix: "Wal" }));
-      const db = new DatabaseSync(path);
-      db.exec("PRAGMA journal_mode = WAL");
-      db.exec("DROP TABLE images");
-      db.close();
+      runSql(path, "PRAGMA journal_mode = WAL; DROP TABLE images");
       const header = (await Deno.readFile(path)).subarray(18, 20);
       assert.deepEqual([...header], [2, 2]);
       assert.deepEqual(await api.importTreatments(await fileSource(path)), { imported: 3, created: 3, updated: 0 });

@@ -3,13 +3,13 @@
  *   await using srv = await startServer();
  *   const api = await srv.login();        // an ApiClient signed in as the admin
  */
-import { ApiClient } from "../../shared/client.ts";
+import { ApiClient } from "../shared/client.ts";
 
 export const ADMIN_EMAIL = "admin@example.com";
 export const ADMIN_PASSWORD = "admin-password-1";
 export const DEVICE_API_KEY = "test-device-key-0123456789";
 
-const ROOT = new URL("../../", import.meta.url).pathname;
+const ROOT = new URL("../", import.meta.url).pathname;
 
 export interface TestServer extends AsyncDisposable {
   url: string;

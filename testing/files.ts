@@ -1,5 +1,4 @@
-/** Test fixtures made at test time with the machine's tools (xz) and node:sqlite. */
-import { makeImportDb } from "../../scripts/make-import-db.ts";
+/** Files for uploads: xz-compressed firmware made with the machine's `xz`, and upload sources streamed from disk. */
 
 /** Compresses bytes with the `xz` tool and writes `<dir>/<name>`; returns its path. */
 export async function makeXzFile(
@@ -32,14 +31,4 @@ export async function fileSource(path: string, name = path.split("/").pop()!) {
       return file.readable;
     },
   };
-}
-
-/** A treatment import file (CONTRACT §7) with one phase of one channel per name; returns its path. */
-export function makeNamedImportFile(path: string, names: string[]): string {
-  const channel = { current: 10, frequency: 50, polarity: "+", riseTime: 1, holdTime: 2, fallTime: 3 };
-  makeImportDb(
-    path,
-    names.map((name) => ({ name, category: "cat", use: "use", phases: [{ duration: 60, channels: [channel] }] })),
-  );
-  return path;
 }

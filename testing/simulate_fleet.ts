@@ -1,0 +1,140 @@
+/**
+ * A simulated fleet against a running console's device API: each device checks in (`rounds` times) and, with
+ * `download`, fetches the firmware its config names and verifies size and sha256. Failures are counted by kind, not
+ * thrown. The core of scripts/simulate-fleet.ts, tested by tests/device/simulate_fleet.test.ts.
+ */
+import { createHash } from "node:crypto";
+import { ApiError, DeviceClient } from "../shared/client.ts";
+import type { DeviceConfig } from "../shared/schemas/device_api.ts";
+
+export interface FleetOptions {
+  url: string;
+  key: string;
+  devices: number;
+  /** Requests in flight at once (default 50). */
+  concurrency?: number;
+  /** Check-ins per device (default 1). */
+  rounds?: number;
+  /** Download and verify each device's firmware after its last check-in. */
+  download?: boolean;
+  /** Device ids are `<prefix><n>` (default "sim-"). */
+  prefix?: string;
+  timeoutMs?: number;
+}
+
+export interface FleetSummary {
+  devices: number;
+  requests: number;
+  checkins: number;
+  downloads: number;
+  /** Failed requests by kind: the HTTP status, FETCH_ERROR, TIMEOUT_ERROR, PARSING_ERROR or CHECKSUM. */
+  errors: Record<string, number>;
+  errorCount: number;
+  firstError: string | null;
+  bytes: number;
+  seconds: number;
+  requestsPerSecond: number;
+  latencyMs: { p50: number; p95: number; p99: number; max: number };
+}
+
+const APPS = ["2.3.4", "2.4.0", "2.4.1"];
+
+export function versionInfoFor(n: number) {
+  return {
+    app: APPS[n % APPS.length],
+    os: `jeecee-os 5.10.${100 + (n % 50)}`,
+    channels: n % 2
+      ? ["stim-a 1.2.0", "stim-b 1.2.0"]
+      : ["stim-a 1.3.0", "stim-b 1.3.0", "stim-c 1.3.0", "stim-d 1.3.0"],
+  };
+}
+
+export async function simulateFleet(opts: FleetOptions): Promise<FleetSummary> {
+  const concurrency = Math.max(1, Math.min(opts.concurrency ?? 50, opts.devices || 1));
+  const rounds = Math.max(1, opts.rounds ?? 1);
+  const prefix = opts.prefix ?? "sim-";
+  const latencies: number[] = [];
+  const errors: Record<string, number> = {};
+  let firstError: string | null = null;
+  let checkins = 0, downloads = 0, bytes = 0;
+
+  const fail = (kind: string, message: string) => {
+    errors[kind] = (errors[kind] ?? 0) + 1;
+    firstError ??= message;
+  };
+  const timed = async <T>(fn: () => Promise<T>): Promise<T | undefined> => {
+    const t0 = performance.now();
+    try {
+      return await fn();
+    } catch (err) {
+      if (err instanceof ApiError) fail(err.status ? String(err.status) : err.kind, err.message);
+      else fail("ERROR", String(err));
+      return undefined;
+    } finally {
+      latencies.push(performance.now() - t0);
+    }
+  };
+
+  async function runDevice(n: number) {
+    const device = new DeviceClient(`${prefix}${n}`, {
+      baseUrl: opts.url,
+      apiKey: opts.key,
+      timeoutMs: opts.timeoutMs,
+    });
+    let config: DeviceConfig | undefined;
+    for (let r = 0; r < rounds; r++) {
+      config = await timed(() => device.checkin({ versionInfo: versionInfoFor(n) }));
+      if (config) checkins++;
+    }
+    const firmware = config?.firmware;
+    if (!opts.download || !firmware) return;
+    await timed(async () => {
+      const res = await device.firmware();
+      const hash = createHash("sha256");
+      let size = 0;
+      for await (const chunk of res.body!) {
+        hash.update(chunk);
+        size += chunk.byteLength;
+      }
+      bytes += size;
+      if (size !== firmware.size || hash.digest("hex") !== firmware.sha256) {
+        fail("CHECKSUM", `${prefix}${n}: firmware ${firmware.name} arrived with the wrong size or sha256.`);
+      } else downloads++;
+    });
+  }
+
+  let next = 0;
+  const started = performance.now();
+  await Promise.all(Array.from({ length: concurrency }, async () => {
+    while (next < opts.devices) await runDevice(next++);
+  }));
+  const seconds = (performance.now() - started) / 1000;
+
+  latencies.sort((a, b) => a - b);
+  const pct = (p: number) =>
+    latencies.length ? +latencies[Math.min(latencies.length - 1, Math.floor(p * latencies.length))].toFixed(1) : 0;
+  const errorCount = Object.values(errors).reduce((s, n) => s + n, 0);
+  return {
+    devices: opts.devices,
+    requests: latencies.length,
+    checkins,
+    downloads,
+    errors,
+    errorCount,
+    firstError,
+    bytes,
+    seconds: +seconds.toFixed(3),
+    requestsPerSecond: seconds > 0 ? +(latencies.length / seconds).toFixed(1) : 0,
+    latencyMs: { p50: pct(0.5), p95: pct(0.95), p99: pct(0.99), max: pct(1) },
+  };
+}
+
+export function formatSummary(s: FleetSummary): string {
+  const errs = s.errorCount ? Object.entries(s.errors).map(([k, n]) => `${k}: ${n}`).join(", ") : "none";
+  return [
+    `${s.devices} devices, ${s.requests} requests in ${s.seconds} s: ${s.requestsPerSecond} requests/s`,
+    `check-ins ${s.checkins}, firmware downloads ${s.downloads} (${s.bytes} bytes)`,
+    `latency ms: p50 ${s.latencyMs.p50}, p95 ${s.latencyMs.p95}, p99 ${s.latencyMs.p99}, max ${s.latencyMs.max}`,
+    `errors: ${errs}${s.firstError ? ` (first: ${s.firstError})` : ""}`,
+  ].join("\n");
+}
