@@ -19,17 +19,6 @@ export function printFields(fields: [string, string][]): void {
   for (const [k, v] of fields) console.log(`${`${k}:`.padEnd(width + 1)}  ${v}`);
 }
 
-export function formatBytes(n: number): string {
-  const units = ["B", "KB", "MB", "GB", "TB"];
-  let value = n;
-  let unit = 0;
-  while (value >= 1000 && unit < units.length - 1) {
-    value /= 1000;
-    unit++;
-  }
-  return unit === 0 ? `${n} B` : `${value.toFixed(1)} ${units[unit]}`;
-}
-
 /** ISO timestamps shown as `2026-11-22 10:00 UTC`; null as '-'. */
 export function formatDate(iso: string | null | undefined): string {
   if (!iso) return "-";

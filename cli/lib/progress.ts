@@ -1,6 +1,6 @@
 /** A one-line upload progress bar on stderr: bar, bytes, percent and rate. */
 import type { Progress } from "../../shared/client.ts";
-import { formatBytes } from "./output.ts";
+import { formatBytes } from "../../shared/format_bytes.ts";
 
 const WIDTH = 30;
 const REDRAW_MS = 100;

@@ -138,7 +138,7 @@ Deno.test("CLI firmware commands", async (t) => {
       await writeFakeXz(big, "x".repeat(3_000_000));
       const r = await runCliOnTerminal(["firmware", "upload", big], { env });
       assert.equal(r.code, 0, show(r));
-      assert.match(r.stdout, /\[#{30}\] 100%\s+3\.0 MB \/ 3\.0 MB\s+[\d.]+ [KMG]?B\/s/);
+      assert.match(r.stdout, /\[#{30}\] 100%\s+2\.9 MiB \/ 2\.9 MiB\s+[\d.]+ (B|KiB|MiB|GiB)\/s/);
       assert.match(r.stdout, /Name:\s+fw-big\.xz/);
       const quiet = await runCliOnTerminal(["--json", "firmware", "upload", await writeFakeXz(`${dir}/fw-q.xz`)], {
         env,

@@ -1,6 +1,7 @@
 import type { Command } from "commander";
+import { formatBytes } from "../../../shared/format_bytes.ts";
 import { managedDeviceType } from "../../lib/lookup.ts";
-import { formatBytes, formatDate, printJson, printTable } from "../../lib/output.ts";
+import { formatDate, printJson, printTable } from "../../lib/output.ts";
 import { globals, signedInClient } from "../../lib/session.ts";
 
 export function registerFirmwareList(firmware: Command): void {

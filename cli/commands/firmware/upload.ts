@@ -1,10 +1,11 @@
 import type { Command } from "commander";
+import { formatBytes } from "../../../shared/format_bytes.ts";
 import { XZ_MAGIC } from "../../../shared/schemas/firmware.ts";
 import { FIRMWARE_EXTENSION } from "../../../shared/schemas/firmware.ts";
 import { RefusedError } from "../../lib/errors.ts";
 import { checkedUploadSource } from "../../lib/local_file.ts";
 import { managedDeviceType } from "../../lib/lookup.ts";
-import { formatBytes, formatDate, printFields, printJson } from "../../lib/output.ts";
+import { formatDate, printFields, printJson } from "../../lib/output.ts";
 import { progressBar } from "../../lib/progress.ts";
 import { globals, signedInClient } from "../../lib/session.ts";
 

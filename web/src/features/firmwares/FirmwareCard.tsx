@@ -1,6 +1,7 @@
 import { Button } from "primereact/button";
 import { Card } from "primereact/card";
 import { Chip } from "primereact/chip";
+import { formatBytes } from "../../../../shared/format_bytes.ts";
 import type { Firmware } from "../../../../shared/schemas/firmware.ts";
 import { formatDateTime } from "../../lib/format.ts";
 
@@ -11,13 +12,6 @@ export interface FirmwareCardProps {
   canSetDefault: boolean;
   onDelete: () => void;
   onSetDefault: () => void;
-}
-
-/** Megabytes with one decimal, bytes for small files. */
-export function formatSize(bytes: number): string {
-  if (bytes < 1024) return `${bytes} B`;
-  if (bytes < 1024 * 1024) return `${(bytes / 1024).toFixed(1)} KiB`;
-  return `${(bytes / (1024 * 1024)).toFixed(1)} MiB`;
 }
 
 /** One firmware: name, 'Default' chip, delete and 'Set as default firmware' buttons, 'Uploaded: {date}'. */
@@ -43,7 +37,7 @@ export function FirmwareCard({ firmware, isDefault, canSetDefault, onDelete, onS
       <div style={{ display: "flex", flexDirection: "column", gap: "0.75rem" }}>
         <div>Uploaded: {formatDateTime(firmware.createdAt)}</div>
         <div style={{ color: "var(--text-color-secondary)", fontSize: "0.9em" }}>
-          {formatSize(firmware.size)} · <span title={firmware.sha256}>SHA-256 {firmware.sha256.slice(0, 12)}…</span>
+          {formatBytes(firmware.size)} · <span title={firmware.sha256}>SHA-256 {firmware.sha256.slice(0, 12)}…</span>
         </div>
         <div>
           <Button
