@@ -4,7 +4,7 @@ import type { MenuItem } from "primereact/menuitem";
 import { lazy, type ReactNode, Suspense, useRef, useState } from "react";
 import { Link, useLocation } from "wouter";
 import { useSession } from "../lib/session.ts";
-import { PRODUCT_TITLE } from "./title.ts";
+import { PRODUCT_TITLE } from "../lib/title.ts";
 
 // The dialog's code stays out of every page's first load: fetched when the account menu opens, shown on the first
 // 'Change password' click.

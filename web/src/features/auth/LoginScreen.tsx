@@ -3,7 +3,7 @@ import { InputText } from "primereact/inputtext";
 import { Message } from "primereact/message";
 import { type FormEvent, useState } from "react";
 import { signIn } from "../../lib/session.ts";
-import { PRODUCT_TITLE } from "../../app/title.ts";
+import { PRODUCT_TITLE } from "../../lib/title.ts";
 import { type LoginErrors, validateLogin } from "./validation.ts";
 
 export interface LoginScreenProps {

@@ -1,0 +1,196 @@
+/**
+ * The layers of the code base, checked on the imports of every .ts/.tsx file: `import … from`, `export … from`,
+ * `import "…"` and `import("…")` (also in type positions). A failure names each file, line and import that crosses a
+ * layer. These seams keep the database engine behind server/db/ and the fixtures out of the product code.
+ */
+import assert from "node:assert/strict";
+
+const ROOT = new URL("../", import.meta.url);
+/** Folders that hold no source of ours (repository-relative). */
+const SKIPPED = new Set(["node_modules", "web/dist", "data", "data-demo"]);
+
+interface SourceImport {
+  specifier: string;
+  line: number;
+}
+
+/** Strings are kept (an import's specifier is one); comments become spaces, so line numbers stay right. */
+const STRING_OR_COMMENT = /("(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*')|\/\*[\s\S]*?\*\/|\/\/[^\n]*/g;
+/** `import x from "…"`, `import type { X } from "…"`, `import "…"`, `export * from "…"`, over several lines too. */
+const STATIC = /(?:^|[\n;])[ \t]*(?:import|export)\b(?:[^;"'`]*?\bfrom)?\s*(["'])([^"'\n]+)\1/g;
+/** `import("…")`, awaited or as a type (`import("…").Name`). */
+const DYNAMIC = /\bimport\s*\(\s*(["'`])([^"'`\n]+)\1\s*\)/g;
+
+/** The modules a source file imports, in order of appearance. */
+function readImports(source: string): SourceImport[] {
+  const code = source.replace(STRING_OR_COMMENT, (text, str) => str ?? text.replace(/[^\n]/g, " "));
+  const found: { specifier: string; at: number }[] = [];
+  for (const pattern of [STATIC, DYNAMIC]) {
+    for (const m of code.matchAll(pattern)) found.push({ specifier: m[2], at: m.index + m[0].lastIndexOf(m[2]) });
+  }
+  return found.sort((a, b) => a.at - b.at).map(({ specifier, at }) => ({
+    specifier,
+    line: code.slice(0, at).split("\n").length,
+  }));
+}
+
+interface Edge {
+  /** The importing file, relative to the repository root. */
+  file: string;
+  line: number;
+  specifier: string;
+  /** A relative specifier resolved to a repository-relative path; a package or `node:` specifier as written. */
+  target: string;
+}
+
+async function sourceFiles(dir = ""): Promise<string[]> {
+  const files: string[] = [];
+  for await (const entry of Deno.readDir(new URL(dir || ".", ROOT))) {
+    const path = dir ? `${dir}/${entry.name}` : entry.name;
+    if (entry.name.startsWith(".") || SKIPPED.has(path)) continue;
+    if (entry.isDirectory) files.push(...await sourceFiles(path));
+    else if (/\.tsx?$/.test(entry.name)) files.push(path);
+  }
+  return files.sort();
+}
+
+async function importGraph(): Promise<Edge[]> {
+  const edges: Edge[] = [];
+  for (const file of await sourceFiles()) {
+    const url = new URL(file, ROOT);
+    for (const { specifier, line } of readImports(await Deno.readTextFile(url))) {
+      const relative = specifier.startsWith("./") || specifier.startsWith("../");
+      const target = relative
+        ? decodeURIComponent(new URL(specifier, url).pathname).replace(ROOT.pathname, "")
+        : specifier;
+      edges.push({ file, line, specifier, target });
+    }
+  }
+  return edges;
+}
+
+let loaded: Promise<Edge[]> | undefined;
+const graph = () => loaded ??= importGraph();
+
+const under = (...dirs: string[]) => (path: string) => dirs.some((d) => path.startsWith(d));
+const isHono = (target: string) => /^(npm:\/?)?hono(@[^/]*)?(\/|$)/.test(target);
+/** scripts/ files that only make import fixtures may write SQLite import files themselves. */
+const IMPORT_FIXTURE_SCRIPTS = ["scripts/make-import-db.ts"];
+/** What a feature of the web app offers the others: its queries and mutations. */
+const FEATURE_PUBLIC_FILES = ["api.ts"];
+const featureOf = (path: string) => /^web\/src\/features\/([^/]+)\/(.+)$/.exec(path);
+
+interface Rule {
+  name: string;
+  applies: (file: string) => boolean;
+  forbids: (target: string, file: string) => boolean;
+}
+
+const RULES: Rule[] = [
+  {
+    name: "server/db/ imports neither Hono nor the HTTP layer (errors.ts, routes/, app.ts, auth/, lib/)",
+    applies: under("server/db/"),
+    forbids: (t) =>
+      isHono(t) || t === "server/errors.ts" || t === "server/app.ts" ||
+      under("server/routes/", "server/auth/", "server/lib/")(t),
+  },
+  {
+    name: "node:sqlite is imported only by server/db/, server/import/, testing/ and the import-fixture scripts",
+    applies: (f) => !under("server/db/", "server/import/", "testing/")(f) && !IMPORT_FIXTURE_SCRIPTS.includes(f),
+    forbids: (t) => t === "node:sqlite",
+  },
+  {
+    name: "server/routes/ uses the store interfaces of server/db/, not server/db/sqlite/",
+    applies: under("server/routes/"),
+    forbids: under("server/db/sqlite/"),
+  },
+  {
+    name: "server/lib/ imports neither server/db/ nor server/routes/",
+    applies: under("server/lib/"),
+    forbids: under("server/db/", "server/routes/"),
+  },
+  {
+    name: "scripts/ does not import tests/",
+    applies: under("scripts/"),
+    forbids: under("tests/"),
+  },
+  {
+    name: "tests/ does not import scripts/",
+    applies: under("tests/"),
+    forbids: under("scripts/"),
+  },
+  {
+    name: "tests/ and scripts/ do not import server/demo/ (shared fixtures live in testing/)",
+    applies: under("tests/", "scripts/"),
+    forbids: under("server/demo/"),
+  },
+  {
+    name: "shared/ imports nothing from server/, web/, cli/, tests/, scripts/ or testing/",
+    applies: under("shared/"),
+    forbids: under("server/", "web/", "cli/", "tests/", "scripts/", "testing/"),
+  },
+  {
+    name: "web/src/components/ and web/src/lib/ import nothing from web/src/features/ or web/src/app/",
+    applies: under("web/src/components/", "web/src/lib/"),
+    forbids: under("web/src/features/", "web/src/app/"),
+  },
+  {
+    name: "a web feature imports neither web/src/app/ nor another feature's internals (only its api.ts)",
+    applies: under("web/src/features/"),
+    forbids: (t, f) => {
+      if (under("web/src/app/")(t)) return true;
+      const [own, other] = [featureOf(f), featureOf(t)];
+      return !!own && !!other && own[1] !== other[1] && !FEATURE_PUBLIC_FILES.includes(other[2]);
+    },
+  },
+];
+
+for (const rule of RULES) {
+  Deno.test(`architecture: ${rule.name}`, async () => {
+    const crossings = (await graph())
+      .filter((e) => rule.applies(e.file) && rule.forbids(e.target, e.file))
+      .map((e) => `${e.file}:${e.line} imports "${e.specifier}"`);
+    if (crossings.length) assert.fail(`${rule.name}; crossed by:\n  ${crossings.join("\n  ")}`);
+  });
+}
+
+Deno.test("architecture: the import reader sees every kind of import and nothing in comments", async () => {
+  const source = [
+    `import assert from "node:assert/strict";`,
+    `import type { A } from './a.ts';`,
+    `import {`,
+    `  b,`,
+    `  c,`,
+    `} from "../b.ts";`,
+    `import "./side_effect.ts";`,
+    `export * from "./d.ts"; export { e } from "./e.ts";`,
+    `export type { F } from "./f.ts";`,
+    `const g = await import("./g.ts");`,
+    `let h: import("./h.ts").H;`,
+    `// import { x } from "./commented.ts";`,
+    `/* import("./commented_too.ts") */ const url = "http://example.com/from";`,
+    `export const fromText = "not an import"; const from = 1;`,
+  ].join("\n");
+  assert.deepEqual(readImports(source), [
+    { specifier: "node:assert/strict", line: 1 },
+    { specifier: "./a.ts", line: 2 },
+    { specifier: "../b.ts", line: 6 },
+    { specifier: "./side_effect.ts", line: 7 },
+    { specifier: "./d.ts", line: 8 },
+    { specifier: "./e.ts", line: 8 },
+    { specifier: "./f.ts", line: 9 },
+    { specifier: "./g.ts", line: 10 },
+    { specifier: "./h.ts", line: 11 },
+  ]);
+
+  const edges = await graph();
+  const files = new Set(edges.map((e) => e.file));
+  for (const dir of ["server/", "shared/", "web/src/", "cli/", "scripts/", "testing/", "tests/"]) {
+    assert.ok([...files].some((f) => f.startsWith(dir)), `no source file read under ${dir}`);
+  }
+  const has = (from: string, to: (target: string) => boolean) =>
+    edges.some((e) => e.file.startsWith(from) && to(e.target));
+  assert.ok(has("server/routes/", isHono), "server/routes/ imports hono");
+  assert.ok(has("server/db/", (t) => t === "node:sqlite"), "server/db/ imports node:sqlite");
+  assert.ok(has("web/src/app/", under("web/src/features/")), "web/src/app/ imports the features");
+});
