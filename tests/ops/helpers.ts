@@ -1,29 +1,10 @@
 /** Helpers for the operations tests: database dumps, task runs, import files and uploads held open. */
-import { DatabaseSync } from "node:sqlite";
 import { makeImportDb } from "../../testing/import_db.ts";
 import { listFiles } from "../../testing/server.ts";
 
-const ROOT = new URL("../../", import.meta.url).pathname;
+export { dumpDatabase } from "../../testing/sqlite_file.ts";
 
-/** Every row of every table, as sorted JSON lines: equal dumps mean equal data. */
-export function dumpDatabase(file: string): Record<string, string[]> {
-  const db = new DatabaseSync(file, { readOnly: true, timeout: 5000 });
-  try {
-    const tables = db.prepare(
-      "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name",
-    )
-      .all() as { name: string }[];
-    const dump: Record<string, string[]> = {};
-    for (const { name } of tables) {
-      dump[name] = db.prepare(`SELECT * FROM "${name}"`).all().map((row) =>
-        JSON.stringify(row, (_k, v) => v instanceof Uint8Array ? `blob:${[...v].join(",")}` : v)
-      ).sort();
-    }
-    return dump;
-  } finally {
-    db.close();
-  }
-}
+const ROOT = new URL("../../", import.meta.url).pathname;
 
 /** Runs `deno run -A scripts/<script>.ts args…` like its deno task does. */
 export async function runScript(script: string, args: string[], env: Record<string, string>) {

@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
-import { DatabaseSync } from "node:sqlite";
 import { join } from "node:path";
 import { startServer } from "../../testing/server.ts";
 import { MIGRATIONS } from "../../server/db/schema.ts";
+import { setUserVersion, userVersion } from "../../testing/sqlite_file.ts";
 
 Deno.test("a database migrated by a newer release is refused with one clear line, and left untouched", async () => {
   const dataDir = await Deno.makeTempDir({ prefix: "console-ops-" });
@@ -12,21 +12,14 @@ Deno.test("a database migrated by a newer release is refused with one clear line
       assert.equal(await srv.stop("SIGTERM"), 0);
     }
     const file = join(dataDir, "console.sqlite3");
-    const db = new DatabaseSync(file);
-    db.exec(`PRAGMA user_version = ${MIGRATIONS.length + 1}`);
-    db.close();
+    setUserVersion(file, MIGRATIONS.length + 1);
 
     const err = await startServer({ dataDir, keepData: true }).then(() => null, (e: Error) => e);
     assert.ok(err, "the server must not start");
     assert.match(err.message, /exited with 1/);
     assert.match(err.message, new RegExp(`schema version ${MIGRATIONS.length + 1}, newer than this release knows`));
 
-    const after = new DatabaseSync(file, { readOnly: true });
-    assert.equal(
-      (after.prepare("PRAGMA user_version").get() as { user_version: number }).user_version,
-      MIGRATIONS.length + 1,
-    );
-    after.close();
+    assert.equal(userVersion(file), MIGRATIONS.length + 1);
   } finally {
     await Deno.remove(dataDir, { recursive: true });
   }

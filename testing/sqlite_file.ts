@@ -1,0 +1,42 @@
+/** Reads and pokes a console database file directly, for tests that check what is on disk (SQLite engine only). */
+import { DatabaseSync } from "node:sqlite";
+
+/** Every row of every table, as sorted JSON lines: equal dumps mean equal data. */
+export function dumpDatabase(file: string): Record<string, string[]> {
+  const db = new DatabaseSync(file, { readOnly: true, timeout: 5000 });
+  try {
+    const tables = db.prepare(
+      "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name",
+    )
+      .all() as { name: string }[];
+    const dump: Record<string, string[]> = {};
+    for (const { name } of tables) {
+      dump[name] = db.prepare(`SELECT * FROM "${name}"`).all().map((row) =>
+        JSON.stringify(row, (_k, v) => v instanceof Uint8Array ? `blob:${[...v].join(",")}` : v)
+      ).sort();
+    }
+    return dump;
+  } finally {
+    db.close();
+  }
+}
+
+/** The file's schema version (PRAGMA user_version). */
+export function userVersion(file: string): number {
+  const db = new DatabaseSync(file, { readOnly: true });
+  try {
+    return (db.prepare("PRAGMA user_version").get() as { user_version: number }).user_version;
+  } finally {
+    db.close();
+  }
+}
+
+/** Sets the schema version, as a newer release would have left it. */
+export function setUserVersion(file: string, version: number): void {
+  const db = new DatabaseSync(file);
+  try {
+    db.exec(`PRAGMA user_version = ${version}`);
+  } finally {
+    db.close();
+  }
+}
