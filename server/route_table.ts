@@ -12,7 +12,7 @@ import { jsonBody, parse } from "./validate.ts";
 
 type Params<R extends Route> = R["params"] extends z.ZodType ? z.output<R["params"]> : Record<string, never>;
 type Query<R extends Route> = R["query"] extends z.ZodType ? z.output<R["query"]> : Record<string, never>;
-type JsonRoute = Route & { body: { kind: "json"; schema: z.ZodType } };
+export type JsonRoute = Route & { body: { kind: "json"; schema: z.ZodType } };
 
 /** The path parameters, parsed with the route's schema; 400 `deviceId: ...` otherwise. */
 export function paramsOf<R extends Route>(route: R, c: Context): Params<R> {
