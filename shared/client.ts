@@ -15,7 +15,7 @@ import type {
 import { type Answer, answerStatuses, fillPath, type Method, type Route, routes } from "./routes/mod.ts";
 import { collectChunks } from "./collect_chunks.ts";
 
-/** SPEC §8: the data layer's error kinds; HTTP_ERROR carries the status. */
+/** How a call failed: unreachable, no answer in time, an answer of the wrong shape, or an HTTP status. */
 export type ErrorKind = "FETCH_ERROR" | "TIMEOUT_ERROR" | "PARSING_ERROR" | "HTTP_ERROR";
 
 export class ApiError extends Error {
