@@ -13,9 +13,6 @@ export type Method = "GET" | "HEAD" | "POST" | "PATCH" | "DELETE";
 /** public: no token; operator: a bearer token from POST login; device: the fleet's DEVICE_API_KEY as bearer. */
 export type Auth = "public" | "operator" | "device";
 
-/** Path parameters and query strings arrive as text: their schemas take an object of strings. */
-export type StringsSchema = z.ZodObject;
-
 export type RequestBody =
   | { kind: "none" }
   | { kind: "json"; schema: z.ZodType }
@@ -26,7 +23,7 @@ export type Answer =
   | { kind: "json"; schema: z.ZodType }
   /** No body (204 No Content, 304 Not Modified, or any answer to HEAD). */
   | { kind: "empty" }
-  /** Raw bytes of `contentType` ("*" when the stored file says which). */
+  /** Raw bytes of `contentType` (`image/*`: the type stored with the image). */
   | { kind: "binary"; contentType: string };
 
 export interface Route {
@@ -37,8 +34,9 @@ export interface Route {
   path: string;
   auth: Auth;
   summary: string;
-  params?: StringsSchema;
-  query?: StringsSchema;
+  /** Path parameters and the query arrive as text: these schemas parse an object of strings. */
+  params?: z.ZodObject;
+  query?: z.ZodObject;
   body: RequestBody;
   /** Status -> answer; every status a route may answer, errors included. */
   answers: Readonly<Record<number, Answer>>;
