@@ -2,28 +2,20 @@
  * The one typed client of /api/v1, used by the web app, the CLI and the tests.
  * Every non-2xx answer becomes an ApiError here, once.
  */
-import * as z from "zod";
-import {
+import type * as z from "zod";
+import { ErrorBody } from "./schemas/common.ts";
+import type {
   ChangePasswordBody,
   CheckinBody,
-  Device,
   DeviceConfig,
-  DeviceList,
-  DeviceListQuery,
   DevicePatch,
-  DeviceType,
   DeviceTypePatch,
-  ErrorBody,
-  Firmware,
-  ImportResult,
-  LoginResponse,
-  ProductType,
   ProductTypePatch,
-  Treatment,
 } from "./schemas/mod.ts";
+import { type Answer, answerStatuses, fillPath, type Method, type Route, routes } from "./routes/mod.ts";
 import { collectChunks } from "./collect_chunks.ts";
 
-/** SPEC §8: the data layer's error kinds; HTTP_ERROR carries the status. */
+/** How a call failed: unreachable, no answer in time, an answer of the wrong shape, or an HTTP status. */
 export type ErrorKind = "FETCH_ERROR" | "TIMEOUT_ERROR" | "PARSING_ERROR" | "HTTP_ERROR";
 
 export class ApiError extends Error {
@@ -62,7 +54,26 @@ export interface ClientOptions {
   fetch?: typeof fetch;
 }
 
-type Method = "GET" | "POST" | "PATCH" | "DELETE";
+/** Query values as the client passes them; each is sent as text. */
+type QueryValue = string | number | boolean | null | undefined;
+
+/** What a call of `route` takes: its path parameters, query, JSON body or file, and extra headers. */
+export type CallInput<R extends Route> =
+  & (R["params"] extends z.ZodType ? { params: z.input<R["params"]> } : { params?: undefined })
+  & (R["query"] extends z.ZodType ? { query?: { [K in keyof z.input<R["query"]>]?: QueryValue } }
+    : { query?: undefined })
+  & (R["body"] extends { kind: "json"; schema: infer S extends z.ZodType } ? { body: z.input<S> }
+    : R["body"] extends { kind: "multipart" } ? { file: UploadSource; onProgress?: (p: Progress) => void }
+    : { body?: undefined })
+  & { headers?: Record<string, string> };
+
+type OkAnswer<R extends Route> = R["answers"][Extract<keyof R["answers"], 200 | 201 | 202 | 204 | 206>];
+
+/** What a call of `route` resolves with: the parsed JSON answer, nothing (204), or the Response (files, HEAD). */
+export type CallResult<R extends Route> = R["method"] extends "HEAD" ? Response
+  : OkAnswer<R> extends { kind: "json"; schema: infer S extends z.ZodType } ? z.output<S>
+  : OkAnswer<R> extends { kind: "empty" } ? void
+  : Response;
 
 export class ApiClient {
   readonly baseUrl: string;
@@ -122,145 +133,180 @@ export class ApiClient {
     return httpErrorFrom(res.status, res.statusText, text, url);
   }
 
-  async #json<T>(schema: z.ZodType<T>, method: Method, path: string, body?: unknown): Promise<T> {
-    const res = await this.raw(method, path, body);
-    return parseBody(schema, await res.text(), res.url || this.url(path));
-  }
-
-  async #none(method: Method, path: string): Promise<void> {
-    const res = await this.raw(method, path);
-    await res.body?.cancel();
+  /**
+   * Calls one route of the table (shared/routes): the path is filled from `params`, the query serialized, the
+   * body sent as JSON or as the multipart file, and the answer parsed with the route's schema for its status.
+   */
+  async call<R extends Route>(route: R, input: CallInput<R>): Promise<CallResult<R>> {
+    const { params, query, headers } = input as {
+      params?: Record<string, string>;
+      query?: Record<string, QueryValue>;
+      headers?: Record<string, string>;
+    };
+    const path = routePath(route, params, query);
+    const answer = (status: number) => route.answers[status] ?? okAnswers(route)[0];
+    if (route.body.kind === "multipart") {
+      const { file, onProgress } = input as { file: UploadSource; onProgress?: (p: Progress) => void };
+      return await this.#upload(answer, path, route.body.field, file, onProgress) as CallResult<R>;
+    }
+    const body = route.body.kind === "json" ? (input as { body: unknown }).body : undefined;
+    const res = await this.raw(route.method, path, body, { headers, accept: answerStatuses(route) });
+    if (route.method === "HEAD" || okAnswers(route).some((a) => a.kind === "binary")) return res as CallResult<R>;
+    const ok = answer(res.status);
+    if (ok.kind !== "json") {
+      await res.body?.cancel();
+      return undefined as CallResult<R>;
+    }
+    return parseBody(ok.schema, await res.text(), res.url || this.url(path)) as CallResult<R>;
   }
 
   // Operators
   login(email: string, password: string) {
-    return this.#json(LoginResponse, "POST", "login", { email, password });
+    return this.call(routes.login, { body: { email, password } });
   }
   changePassword(body: ChangePasswordBody) {
-    return this.#json(z.object({}), "POST", "change_password", body);
+    return this.call(routes.changePassword, { body });
   }
 
   // Devices
   listDevices(query: { page?: number; rowsPerPage?: number; q?: string } = {}) {
-    const params = new URLSearchParams();
-    const q = query satisfies Partial<Record<keyof DeviceListQuery, unknown>>;
-    if (q.page !== undefined) params.set("page", String(q.page));
-    if (q.rowsPerPage !== undefined) params.set("rowsPerPage", String(q.rowsPerPage));
-    if (q.q) params.set("q", q.q);
-    const qs = params.toString();
-    return this.#json(DeviceList, "GET", `devices${qs ? `?${qs}` : ""}`);
+    const { page, rowsPerPage, q } = query;
+    return this.call(routes.listDevices, { query: { page, rowsPerPage, q: q || undefined } });
   }
   getDevice(deviceId: string) {
-    return this.#json(Device, "GET", `devices/${enc(deviceId)}`);
+    return this.call(routes.getDevice, { params: { deviceId } });
   }
   patchDevice(patch: DevicePatch) {
-    return this.#json(Device, "PATCH", `devices/${enc(patch.deviceId)}`, patch);
+    return this.call(routes.patchDevice, { params: { deviceId: patch.deviceId }, body: patch });
   }
   deleteDevice(deviceId: string) {
-    return this.#none("DELETE", `devices/${enc(deviceId)}`);
+    return this.call(routes.deleteDevice, { params: { deviceId } });
   }
 
   // Device types
   listDeviceTypes() {
-    return this.#json(z.array(DeviceType), "GET", "device_types");
+    return this.call(routes.listDeviceTypes, {});
   }
   patchDeviceType(body: DeviceTypePatch) {
-    return this.#json(DeviceType, "PATCH", `device_types/${enc(body._id)}`, body);
+    return this.call(routes.patchDeviceType, { params: { id: body._id }, body });
   }
 
   // Firmwares
   listFirmwares() {
-    return this.#json(z.array(Firmware), "GET", "device_firmwares");
+    return this.call(routes.listFirmwares, {});
   }
   uploadFirmware(file: UploadSource, onProgress?: (p: Progress) => void) {
-    return this.upload(Firmware, "device_firmwares", file, onProgress);
+    return this.call(routes.uploadFirmware, { file, onProgress });
   }
   deleteFirmware(id: string) {
-    return this.#none("DELETE", `device_firmwares/${enc(id)}`);
+    return this.call(routes.deleteFirmware, { params: { id } });
   }
   firmwareFile(id: string) {
-    return this.raw("GET", `device_firmwares/${enc(id)}/file`);
+    return this.call(routes.firmwareFile, { params: { id } });
   }
 
   // Treatments
   listTreatments() {
-    return this.#json(z.array(Treatment), "GET", "treatments");
+    return this.call(routes.listTreatments, {});
   }
   getTreatment(id: string) {
-    return this.#json(Treatment, "GET", `treatments/${enc(id)}`);
+    return this.call(routes.getTreatment, { params: { id } });
   }
   importTreatments(file: UploadSource, onProgress?: (p: Progress) => void) {
-    return this.upload(ImportResult, "treatments/import", file, onProgress);
+    return this.call(routes.importTreatments, { file, onProgress });
   }
   async treatmentImage(id: string): Promise<Blob> {
-    const res = await this.raw("GET", `treatment_images/${enc(id)}`);
+    const res = await this.call(routes.treatmentImage, { params: { id } });
     return res.blob();
   }
 
   // Product types
   listProductTypes() {
-    return this.#json(z.array(ProductType), "GET", "product_types");
+    return this.call(routes.listProductTypes, {});
   }
   createProductType(name: string) {
-    return this.#json(ProductType, "POST", "product_types", { name });
+    return this.call(routes.createProductType, { body: { name } });
   }
   getProductType(id: string) {
-    return this.#json(ProductType, "GET", `product_types/${enc(id)}`);
+    return this.call(routes.getProductType, { params: { id } });
   }
   patchProductType(body: ProductTypePatch) {
-    return this.#json(ProductType, "PATCH", `product_types/${enc(body._id)}`, body);
+    return this.call(routes.patchProductType, { params: { id: body._id }, body });
   }
   deleteProductType(id: string) {
-    return this.#none("DELETE", `product_types/${enc(id)}`);
+    return this.call(routes.deleteProductType, { params: { id } });
   }
 
-  /** Multipart upload of one field `file`, with progress; streams, never buffers the file. */
-  async upload<T>(
+  /** Multipart upload of one field `file` to a path under /api/v1, with progress; streams, never buffers the file. */
+  upload<T>(
     schema: z.ZodType<T>,
     path: string,
     file: UploadSource,
     onProgress?: (p: Progress) => void,
   ): Promise<T> {
+    return this.#upload(() => ({ kind: "json", schema }), path, "file", file, onProgress) as Promise<T>;
+  }
+
+  async #upload(
+    answer: (status: number) => Answer,
+    path: string,
+    field: string,
+    file: UploadSource,
+    onProgress?: (p: Progress) => void,
+  ): Promise<unknown> {
     const url = this.url(path);
     const { status, statusText, text } =
       typeof XMLHttpRequest !== "undefined" && file instanceof Blob && !this.#opts.fetch
-        ? await xhrUpload(url, this.#headers(), file, onProgress)
-        : await streamUpload(this.#opts.fetch ?? fetch, url, this.#headers(), file, onProgress);
+        ? await xhrUpload(url, this.#headers(), field, file, onProgress)
+        : await streamUpload(this.#opts.fetch ?? fetch, url, this.#headers(), field, file, onProgress);
     if (status < 200 || status > 299) {
       if (status === 401) this.#opts.onUnauthorized?.();
       throw httpErrorFrom(status, statusText, text, url);
     }
-    return parseBody(schema, text, url);
+    const ok = answer(status);
+    return ok.kind === "json" ? parseBody(ok.schema, text, url) : undefined;
   }
 }
 
-/** The client a device uses (CONTRACT §6), authenticated with the fleet's DEVICE_API_KEY. */
+/** The client a device uses (the device API under /api/v1/device/), authenticated with the fleet's DEVICE_API_KEY. */
 export class DeviceClient {
   #api: ApiClient;
   constructor(readonly deviceId: string, opts: Omit<ClientOptions, "token"> & { apiKey: string }) {
     this.#api = new ApiClient({ ...opts, token: () => opts.apiKey });
   }
-  #path(rest: string) {
-    return `device/${enc(this.deviceId)}/${rest}`;
+  checkin(body: CheckinBody): Promise<DeviceConfig> {
+    return this.#api.call(routes.deviceCheckin, { params: { deviceId: this.deviceId }, body });
   }
-  async checkin(body: CheckinBody): Promise<DeviceConfig> {
-    const res = await this.#api.raw("POST", this.#path("checkin"), body);
-    return parseBody(DeviceConfig, await res.text(), res.url);
-  }
-  async config(): Promise<DeviceConfig> {
-    const res = await this.#api.raw("GET", this.#path("config"));
-    return parseBody(DeviceConfig, await res.text(), res.url);
+  config(): Promise<DeviceConfig> {
+    return this.#api.call(routes.deviceConfig, { params: { deviceId: this.deviceId } });
   }
   /**
    * The firmware download (200, or 206 for a Range); pass headers such as Range or If-None-Match.
    * A 304 (the ETag still matches) is an answer, not a failure: it resolves with that empty Response.
    */
   firmware(headers: Record<string, string> = {}): Promise<Response> {
-    return this.#api.raw("GET", this.#path("firmware"), undefined, { headers, accept: [304] });
+    return this.#api.call(routes.deviceFirmware, { params: { deviceId: this.deviceId }, headers });
   }
 }
 
-const enc = encodeURIComponent;
+/** A route's path under /api/v1 (no leading slash), its parameters encoded, with the query string. */
+function routePath(
+  route: Route,
+  params: Record<string, string> | undefined,
+  query: Record<string, QueryValue> | undefined,
+): string {
+  const search = new URLSearchParams();
+  for (const [key, value] of Object.entries(query ?? {})) {
+    if (value !== undefined && value !== null) search.set(key, String(value));
+  }
+  const qs = search.toString();
+  return `${fillPath(route.path, params).slice(1)}${qs ? `?${qs}` : ""}`;
+}
+
+/** The answers of a route that are not failures, in status order. */
+function okAnswers(route: Route): Answer[] {
+  return answerStatuses(route).map((s) => route.answers[s]);
+}
 
 /** The most specific reason of a network failure (fetch wraps the real one in `cause`). */
 function reason(err: unknown): string {
@@ -300,6 +346,7 @@ function fileName(file: UploadSource): string {
 function xhrUpload(
   url: string,
   headers: Record<string, string>,
+  field: string,
   file: Blob,
   onProgress?: (p: Progress) => void,
 ): Promise<{ status: number; statusText: string; text: string }> {
@@ -312,7 +359,7 @@ function xhrUpload(
     xhr.onerror = () => reject(new ApiError("FETCH_ERROR", `Could not reach ${url}.`, url));
     xhr.onabort = () => reject(new ApiError("FETCH_ERROR", `The upload to ${url} was aborted.`, url));
     const form = new FormData();
-    form.append("file", file, fileName(file));
+    form.append(field, file, fileName(file));
     xhr.send(form);
   });
 }
@@ -321,6 +368,7 @@ async function streamUpload(
   doFetch: typeof fetch,
   url: string,
   headers: Record<string, string>,
+  field: string,
   file: UploadSource,
   onProgress?: (p: Progress) => void,
 ): Promise<{ status: number; statusText: string; text: string }> {
@@ -328,7 +376,7 @@ async function streamUpload(
   const safeName = fileName(file).replace(/[\r\n"]/g, (ch) => encodeURIComponent(ch));
   const te = new TextEncoder();
   const head = te.encode(
-    `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="${safeName}"\r\n` +
+    `--${boundary}\r\nContent-Disposition: form-data; name="${field}"; filename="${safeName}"\r\n` +
       `Content-Type: application/octet-stream\r\n\r\n`,
   );
   const tail = te.encode(`\r\n--${boundary}--\r\n`);

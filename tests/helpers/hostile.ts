@@ -1,5 +1,5 @@
 /**
- * Hostile-input helpers for the contract audit (tests/server/contract_audit.test.ts): a seeded PRNG, JSON body
+ * Hostile-input helpers for the contract audit (tests/audit/): a seeded PRNG, JSON body
  * mutators, hand-written multipart bodies, forged tokens and the CONTRACT §2 error-body check.
  */
 import assert from "node:assert/strict";

@@ -1,0 +1,24 @@
+import * as z from "zod";
+import { ChangePasswordBody, LoginBody, LoginResponse } from "../schemas/auth.ts";
+import { errors, json, route } from "./route.ts";
+
+export const authRoutes = {
+  login: route({
+    name: "login",
+    method: "POST",
+    path: "/login",
+    auth: "public",
+    summary: "Sign in: an operator token for an e-mail address and password (every refusal is 401 or 429).",
+    body: json(LoginBody),
+    answers: { 200: json(LoginResponse), ...errors(401, 429) },
+  }),
+  changePassword: route({
+    name: "changePassword",
+    method: "POST",
+    path: "/change_password",
+    auth: "operator",
+    summary: "Change the signed-in operator's password; earlier tokens stop working.",
+    body: json(ChangePasswordBody),
+    answers: { 200: json(z.object({})), ...errors(400, 401, 413, 415) },
+  }),
+};

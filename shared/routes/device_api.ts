@@ -1,0 +1,52 @@
+import { CheckinBody, DeviceConfig } from "../schemas/device_api.ts";
+import { DeviceIdParams } from "./params.ts";
+import { binary, empty, errors, json, noBody, route } from "./route.ts";
+
+/** What the fleet calls, with the DEVICE_API_KEY; 503 when the server has no key. */
+export const deviceApiRoutes = {
+  deviceCheckin: route({
+    name: "deviceCheckin",
+    method: "POST",
+    path: "/device/:deviceId/checkin",
+    auth: "device",
+    summary: "A device reports its versions (an unknown device is created) and gets its configuration.",
+    params: DeviceIdParams,
+    body: json(CheckinBody),
+    answers: { 200: json(DeviceConfig), ...errors(400, 401, 413, 415, 503) },
+  }),
+  deviceConfig: route({
+    name: "deviceConfig",
+    method: "GET",
+    path: "/device/:deviceId/config",
+    auth: "device",
+    summary: "A checked-in device's configuration: product type, modules, treatments, firmware.",
+    params: DeviceIdParams,
+    body: noBody,
+    answers: { 200: json(DeviceConfig), ...errors(400, 401, 404, 503) },
+  }),
+  deviceFirmware: route({
+    name: "deviceFirmware",
+    method: "GET",
+    path: "/device/:deviceId/firmware",
+    auth: "device",
+    summary: "The device's firmware file: ETag, If-None-Match (304), Range and If-Range (206).",
+    params: DeviceIdParams,
+    body: noBody,
+    answers: {
+      200: binary("application/x-xz"),
+      206: binary("application/x-xz"),
+      304: empty,
+      ...errors(400, 401, 404, 416, 503),
+    },
+  }),
+  deviceFirmwareHead: route({
+    name: "deviceFirmwareHead",
+    method: "HEAD",
+    path: "/device/:deviceId/firmware",
+    auth: "device",
+    summary: "The firmware download's headers (size, ETag, Content-Range) without its body.",
+    params: DeviceIdParams,
+    body: noBody,
+    answers: { 200: empty, 206: empty, 304: empty, 400: empty, 401: empty, 404: empty, 416: empty, 503: empty },
+  }),
+};

@@ -1,0 +1,45 @@
+import * as z from "zod";
+import { Firmware, FIRMWARE_EXTENSION } from "../schemas/firmware.ts";
+import { IdParams } from "./params.ts";
+import { binary, empty, errors, json, multipart, noBody, route } from "./route.ts";
+
+export const firmwareRoutes = {
+  listFirmwares: route({
+    name: "listFirmwares",
+    method: "GET",
+    path: "/device_firmwares",
+    auth: "operator",
+    summary: "The stored firmware files.",
+    body: noBody,
+    answers: { 200: json(z.array(Firmware)), ...errors(401) },
+  }),
+  uploadFirmware: route({
+    name: "uploadFirmware",
+    method: "POST",
+    path: "/device_firmwares",
+    auth: "operator",
+    summary: "Upload an xz firmware file (streamed; names are unique).",
+    body: multipart(FIRMWARE_EXTENSION),
+    answers: { 201: json(Firmware), ...errors(400, 401, 409, 413, 415) },
+  }),
+  firmwareFile: route({
+    name: "firmwareFile",
+    method: "GET",
+    path: "/device_firmwares/:id/file",
+    auth: "operator",
+    summary: "Download a firmware file.",
+    params: IdParams,
+    body: noBody,
+    answers: { 200: binary("application/x-xz"), ...errors(400, 401, 404) },
+  }),
+  deleteFirmware: route({
+    name: "deleteFirmware",
+    method: "DELETE",
+    path: "/device_firmwares/:id",
+    auth: "operator",
+    summary: "Delete a firmware that no device type or device uses.",
+    params: IdParams,
+    body: noBody,
+    answers: { 204: empty, ...errors(400, 401, 404, 409) },
+  }),
+};

@@ -1,0 +1,31 @@
+/**
+ * The route table: every route the server answers under /api/v1, with its auth and the zod schemas of its path
+ * parameters, query, body and answers. The client calls through it, the server's validation helpers
+ * (server/route_table.ts) read it, and tests/server/route_table.test.ts checks it against the routes the app serves.
+ */
+import { authRoutes } from "./auth.ts";
+import { deviceApiRoutes } from "./device_api.ts";
+import { deviceTypeRoutes } from "./device_types.ts";
+import { deviceRoutes } from "./devices.ts";
+import { firmwareRoutes } from "./firmwares.ts";
+import { productTypeRoutes } from "./product_types.ts";
+import type { Route } from "./route.ts";
+import { treatmentRoutes } from "./treatments.ts";
+
+export * from "./route.ts";
+
+export const routes = {
+  ...authRoutes,
+  ...deviceRoutes,
+  ...deviceTypeRoutes,
+  ...firmwareRoutes,
+  ...treatmentRoutes,
+  ...productTypeRoutes,
+  ...deviceApiRoutes,
+};
+
+export type Routes = typeof routes;
+export type RouteName = keyof Routes;
+
+/** The table as a list, in a stable order. */
+export const routeList: readonly Route[] = Object.values(routes);

@@ -1,0 +1,79 @@
+/**
+ * The shape of one entry of the route table (shared/routes/mod.ts): plain data and zod schemas, read by the client,
+ * the server's validation helpers, the contract audit and, later, an OpenAPI generator.
+ */
+import type * as z from "zod";
+import { ErrorBody } from "../schemas/common.ts";
+
+/** Every path of the table is under this prefix. */
+export const API_PREFIX = "/api/v1";
+
+export type Method = "GET" | "HEAD" | "POST" | "PATCH" | "DELETE";
+
+/** public: no token; operator: a bearer token from POST login; device: the fleet's DEVICE_API_KEY as bearer. */
+export type Auth = "public" | "operator" | "device";
+
+export type RequestBody =
+  | { kind: "none" }
+  | { kind: "json"; schema: z.ZodType }
+  /** One file in the multipart/form-data field `field`, streamed. */
+  | { kind: "multipart"; field: string; fileExtension: string };
+
+export type Answer =
+  | { kind: "json"; schema: z.ZodType }
+  /** No body (204 No Content, 304 Not Modified, or any answer to HEAD). */
+  | { kind: "empty" }
+  /** Raw bytes of `contentType` (`image/*`: the type stored with the image). */
+  | { kind: "binary"; contentType: string };
+
+export interface Route {
+  /** Stable name: the client method and the OpenAPI operationId. */
+  name: string;
+  method: Method;
+  /** Under API_PREFIX, with `:name` parameters, e.g. `/devices/:deviceId`. */
+  path: string;
+  auth: Auth;
+  summary: string;
+  /** Path parameters and the query arrive as text: these schemas parse an object of strings. */
+  params?: z.ZodObject;
+  query?: z.ZodObject;
+  body: RequestBody;
+  /** Status -> answer; every status a route may answer, errors included. */
+  answers: Readonly<Record<number, Answer>>;
+}
+
+export const json = <S extends z.ZodType>(schema: S) => ({ kind: "json", schema }) as const;
+export const empty = { kind: "empty" } as const;
+export const binary = (contentType: string) => ({ kind: "binary", contentType }) as const;
+export const noBody = { kind: "none" } as const;
+export const multipart = (fileExtension: string, field = "file") =>
+  ({ kind: "multipart", field, fileExtension }) as const;
+
+/** The error statuses given, each answered with {error, msg}. */
+export function errors<const S extends readonly number[]>(...statuses: S): Record<S[number], ReturnType<typeof json>> {
+  const out = {} as Record<number, ReturnType<typeof json>>;
+  for (const s of statuses) out[s] = json(ErrorBody);
+  return out as Record<S[number], ReturnType<typeof json>>;
+}
+
+/** Keeps an entry's literal types (method, answers, schemas) while checking it is a Route. */
+export const route = <const R extends Route>(r: R): R => r;
+
+/** The names of a path's parameters, in order: `/device/:deviceId/config` -> ["deviceId"]. */
+export function paramNames(path: string): string[] {
+  return [...path.matchAll(/:([A-Za-z_][A-Za-z0-9_]*)/g)].map((m) => m[1]);
+}
+
+/** The path with its parameters filled in, each URI-encoded: `/devices/dev%20001`. */
+export function fillPath(path: string, params: Record<string, string> = {}): string {
+  return path.replace(/:([A-Za-z_][A-Za-z0-9_]*)/g, (_, name: string) => {
+    const value = params[name];
+    if (value === undefined) throw new Error(`${path}: the path parameter ${name} is missing.`);
+    return encodeURIComponent(value);
+  });
+}
+
+/** The statuses of an answer that are not failures: 2xx, and the route's own 3xx (a 304 is an answer). */
+export function answerStatuses(r: Route): number[] {
+  return Object.keys(r.answers).map(Number).filter((s) => s < 400);
+}
