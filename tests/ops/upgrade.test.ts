@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { DatabaseSync } from "node:sqlite";
 import { join } from "node:path";
 import { startServer } from "../helpers/server.ts";
-import { MIGRATIONS } from "../../server/db/schema.ts";
+import { MIGRATIONS } from "../../server/db/sqlite/schema.ts";
 
 Deno.test("a database migrated by a newer release is refused with one clear line, and left untouched", async () => {
   const dataDir = await Deno.makeTempDir({ prefix: "console-ops-" });
