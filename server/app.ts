@@ -3,7 +3,7 @@ import { HTTPException } from "hono/http-exception";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import { requireOperator } from "./auth/middleware.ts";
 import type { AppContext, AppEnv } from "./context.ts";
-import { ApiHttpError, errorCodeFor, notFound } from "./errors.ts";
+import { ApiHttpError, errorCodeFor, fromStoreError, notFound } from "./errors.ts";
 import { authRoutes } from "./routes/auth.ts";
 import { deviceApiRoutes } from "./routes/device_api.ts";
 import { firmwaresRoutes } from "./routes/device_firmwares.ts";
@@ -73,9 +73,8 @@ export function createApp(ctx: AppContext) {
   });
 
   app.onError((err, c) => {
-    if (err instanceof ApiHttpError) {
-      return c.json({ error: err.code, msg: err.message }, err.status);
-    }
+    const answer = err instanceof ApiHttpError ? err : fromStoreError(err);
+    if (answer) return c.json({ error: answer.code, msg: answer.message }, answer.status);
     if (err instanceof HTTPException) {
       const status = err.status as ContentfulStatusCode;
       const msg = err.message || (status === 413 ? "The request body is too large." : "The request was refused.");

@@ -1,8 +1,7 @@
 import { join } from "node:path";
 import type { Config } from "./config.ts";
 import type { Paths } from "./context.ts";
-import type { Db } from "./db/mod.ts";
-import { countOperators, insertOperator } from "./db/operators.ts";
+import type { FirmwareStore, OperatorStore } from "./db/stores.ts";
 import { hashPassword, randomPassword } from "./auth/password.ts";
 
 export async function ensureDirectories(paths: Paths): Promise<void> {
@@ -26,11 +25,11 @@ export function clearTmpSync(paths: Paths): number {
 /**
  * Removes files in the firmwares directory that no firmware row names (`<id>.xz`): left when the
  * process died between moving an upload into place and committing its row, or between deleting a
- * row and its file. Only safe while no request runs (at start, or at shutdown after the drain).
+ * row and its file. `ids` are every firmware row's, read just before. Only safe while no request runs (at start,
+ * or at shutdown after the drain).
  */
-export function sweepFirmwareFiles(db: Db, paths: Paths): { removed: string[]; missing: string[] } {
-  const rows = db.prepare("SELECT id FROM firmwares").all() as { id: string }[];
-  const expected = new Set(rows.map((r) => `${r.id}.xz`));
+export function sweepFirmwareFiles(ids: readonly string[], paths: Paths): { removed: string[]; missing: string[] } {
+  const expected = new Set(ids.map((id) => `${id}.xz`));
   const removed: string[] = [];
   for (const entry of Deno.readDirSync(paths.firmwares)) {
     if (expected.has(entry.name)) {
@@ -44,24 +43,35 @@ export function sweepFirmwareFiles(db: Db, paths: Paths): { removed: string[]; m
 }
 
 /** Start-up cleanup, logged: temp leftovers, orphaned firmware files, and rows whose file is gone. */
-export function cleanUpAfterCrash(db: Db, paths: Paths, log: (line: string) => void): void {
+export async function cleanUpAfterCrash(
+  firmwares: FirmwareStore,
+  paths: Paths,
+  log: (line: string) => void,
+): Promise<void> {
   const leftovers = clearTmpSync(paths);
   if (leftovers) log(`Removed ${leftovers} temp file(s) left by an interrupted upload or import.`);
-  const { removed, missing } = sweepFirmwareFiles(db, paths);
+  const { removed, missing } = sweepFirmwareFiles(await firmwares.ids(), paths);
   if (removed.length) log(`Removed ${removed.length} firmware file(s) with no firmware record: ${removed.join(", ")}.`);
   if (missing.length) log(`WARNING: firmware file(s) missing from ${paths.firmwares}: ${missing.join(", ")}.`);
 }
 
 /** On a start with no operator: ADMIN_EMAIL/ADMIN_PASSWORD, else admin@example.com with a printed random password. */
-export async function bootstrapOperator(db: Db, config: Config, log: (line: string) => void): Promise<void> {
-  if (countOperators(db) > 0) return;
+export async function bootstrapOperator(
+  operators: OperatorStore,
+  config: Config,
+  log: (line: string) => void,
+): Promise<void> {
+  if (await operators.count() > 0) return;
+  // addFirst() adds only while there is still no operator: another process starting at once may have won.
   if (config.ADMIN_EMAIL && config.ADMIN_PASSWORD) {
-    insertOperator(db, config.ADMIN_EMAIL, await hashPassword(config.ADMIN_PASSWORD));
-    log(`Created operator ${config.ADMIN_EMAIL} from ADMIN_EMAIL.`);
+    if (await operators.addFirst(config.ADMIN_EMAIL, await hashPassword(config.ADMIN_PASSWORD))) {
+      log(`Created operator ${config.ADMIN_EMAIL} from ADMIN_EMAIL.`);
+    }
     return;
   }
   const password = randomPassword();
-  insertOperator(db, "admin@example.com", await hashPassword(password));
-  // Printed once, on purpose: it is the only way to learn the generated password.
-  console.log(`Created operator admin@example.com with password: ${password}`);
+  if (await operators.addFirst("admin@example.com", await hashPassword(password))) {
+    // Printed once, on purpose: it is the only way to learn the generated password.
+    console.log(`Created operator admin@example.com with password: ${password}`);
+  }
 }

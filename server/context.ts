@@ -1,8 +1,7 @@
 import { join } from "node:path";
 import type { Config } from "./config.ts";
-import type { Db } from "./db/mod.ts";
+import type { Operator, Stores } from "./db/stores.ts";
 import type { LoginThrottle } from "./auth/throttle.ts";
-import type { Operator } from "./db/operators.ts";
 
 export interface Paths {
   data: string;
@@ -25,7 +24,8 @@ export function pathsFor(dataDir: string): Paths {
 /** Everything a route needs, made once at start and passed to each route factory. */
 export interface AppContext {
   config: Config;
-  db: Db;
+  /** The database, whatever the engine: routes see only the store interfaces. */
+  stores: Stores;
   secret: string;
   throttle: LoginThrottle;
   paths: Paths;

@@ -1,6 +1,7 @@
 import { HTTPException } from "hono/http-exception";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import type { ErrorCode } from "../shared/schemas/common.ts";
+import { ConflictError, InvalidError, NotFoundError } from "./db/errors.ts";
 
 /** An error answered as `{error, msg}` with its status (turned into JSON once, in app.onError). */
 export class ApiHttpError extends HTTPException {
@@ -31,4 +32,12 @@ const codeForStatus: Record<number, ErrorCode> = {
 
 export function errorCodeFor(status: number): ErrorCode {
   return codeForStatus[status] ?? (status >= 500 ? "internal" : "invalid_request");
+}
+
+/** A store's domain error as the answer it stands for; null for anything else. */
+export function fromStoreError(err: unknown): ApiHttpError | null {
+  if (err instanceof NotFoundError) return notFound(err.message);
+  if (err instanceof ConflictError) return conflict(err.message);
+  if (err instanceof InvalidError) return badRequest(err.message);
+  return null;
 }

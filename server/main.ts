@@ -4,8 +4,7 @@ import { loadSecret } from "./auth/secret.ts";
 import { bootstrapOperator, cleanUpAfterCrash, ensureDirectories } from "./bootstrap.ts";
 import { ConfigError, loadConfig } from "./config.ts";
 import { type AppContext, pathsFor } from "./context.ts";
-import { ensureDeviceType } from "./db/device_types.ts";
-import { NewerSchemaError, openDatabase } from "./db/mod.ts";
+import { NewerSchemaError, openStores, storesConfig } from "./db/mod.ts";
 import { seedDemo } from "./demo/seed.ts";
 import { handleShutdownSignals } from "./shutdown.ts";
 import { createLogger } from "./lib/logger.ts";
@@ -33,21 +32,21 @@ try {
   fail(`Invalid configuration: DATA_DIR ${paths.data} cannot be used (${err instanceof Error ? err.message : err}).`);
 }
 
-let db;
+let stores;
 try {
-  db = openDatabase(paths.db);
+  stores = await openStores(storesConfig(paths));
 } catch (err) {
   if (err instanceof NewerSchemaError) fail(err.message);
   throw err;
 }
-cleanUpAfterCrash(db, paths, log);
-const shutdown = handleShutdownSignals({ db, paths, graceMs: config.SHUTDOWN_GRACE_SECONDS * 1000, log });
-ensureDeviceType(db, config.PRODUCT);
-await bootstrapOperator(db, config, log);
+await cleanUpAfterCrash(stores.firmwares, paths, log);
+const shutdown = handleShutdownSignals({ stores, paths, graceMs: config.SHUTDOWN_GRACE_SECONDS * 1000, log });
+await stores.deviceTypes.ensure(config.PRODUCT);
+await bootstrapOperator(stores.operators, config, log);
 
 const ctx: AppContext = {
   config,
-  db,
+  stores,
   secret: await loadSecret(paths.data, config.JWT_SECRET),
   throttle: new LoginThrottle(),
   paths,

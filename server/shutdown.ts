@@ -1,9 +1,9 @@
 import { clearTmpSync, sweepFirmwareFiles } from "./bootstrap.ts";
 import type { Paths } from "./context.ts";
-import type { Db } from "./db/mod.ts";
+import type { OpenStores } from "./db/stores.ts";
 
 export interface ShutdownOptions {
-  db: Db;
+  stores: OpenStores;
   paths: Paths;
   /** How long requests in flight may take to finish before they are discarded. */
   graceMs: number;
@@ -29,19 +29,26 @@ export interface GracefulShutdown {
  * Installed before the server listens, so a signal right after "Listening" never meets the default action.
  */
 export function handleShutdownSignals(opts: ShutdownOptions): GracefulShutdown {
-  const { db, paths, graceMs, log } = opts;
+  const { stores, paths, graceMs, log } = opts;
   let stopping = false;
   let server: Deno.HttpServer | undefined;
   let inFlight = 0;
   let drained: (() => void) | undefined;
 
-  // Synchronous from the sweep to the exit: no request handler can run in between.
-  const finish = (): never => {
+  // The firmware ids are read and the stores closed in one turn (SQLite runs each store call to completion as it is
+  // made): no row can be committed after the read, since a late upload's insert fails and removes its own file. So the
+  // sweep never removes a file whose row exists, and from the sweep to the exit nothing else runs.
+  let finishing = false;
+  const finish = async () => {
+    if (finishing) return;
+    finishing = true;
     try {
+      const ids = stores.firmwares.ids();
+      const closed = stores.close();
+      const [firmwareIds] = await Promise.all([ids, closed]);
       const removed = clearTmpSync(paths);
       if (removed) log(`Discarded ${removed} unfinished upload(s) or import(s).`);
-      sweepFirmwareFiles(db, paths);
-      db.close();
+      sweepFirmwareFiles(firmwareIds, paths);
     } catch (err) {
       log(`ERROR while stopping: ${err instanceof Error ? err.message : String(err)}`);
       Deno.exit(1);
@@ -63,12 +70,12 @@ export function handleShutdownSignals(opts: ShutdownOptions): GracefulShutdown {
   const onSignal = (signal: Deno.Signal) => {
     if (stopping) {
       log(`${signal} again: stopping without waiting.`);
-      finish();
+      return finish();
     }
     stopping = true;
     if (!server) {
       log(`${signal} while starting: stopping.`);
-      finish();
+      return finish();
     }
     stop(signal);
   };

@@ -7,8 +7,8 @@
 import { hashPassword } from "./auth/password.ts";
 import { ConfigError, loadConfig } from "./config.ts";
 import { pathsFor } from "./context.ts";
-import { NewerSchemaError, openDatabase } from "./db/mod.ts";
-import { findOperator, insertOperator, setOperatorPassword } from "./db/operators.ts";
+import { ConflictError } from "./db/errors.ts";
+import { NewerSchemaError, openStores, storesConfig } from "./db/mod.ts";
 import { MIN_PASSWORD_LENGTH } from "../shared/schemas/auth.ts";
 
 const USAGE = "Usage: deno task user add <email> | deno task user reset-password <email>";
@@ -44,9 +44,9 @@ async function main(args: string[]): Promise<number> {
   }
   const paths = pathsFor(config.DATA_DIR);
   await Deno.mkdir(paths.data, { recursive: true });
-  let db;
+  let stores;
   try {
-    db = openDatabase(paths.db);
+    stores = await openStores(storesConfig(paths));
   } catch (err) {
     if (err instanceof NewerSchemaError) {
       console.error(err.message);
@@ -55,7 +55,7 @@ async function main(args: string[]): Promise<number> {
     throw err;
   }
   try {
-    const exists = !!findOperator(db, email);
+    const exists = !!await stores.operators.find(email);
     if (command === "add" && exists) {
       console.error(`Operator ${email} exists already; use reset-password.`);
       return 1;
@@ -70,14 +70,24 @@ async function main(args: string[]): Promise<number> {
       return 1;
     }
     const hash = await hashPassword(password);
-    if (command === "add") insertOperator(db, email, hash);
-    else setOperatorPassword(db, email, hash);
+    if (command === "add") {
+      try {
+        await stores.operators.add(email, hash);
+      } catch (err) {
+        if (!(err instanceof ConflictError)) throw err;
+        console.error(`Operator ${email} exists already; use reset-password.`);
+        return 1;
+      }
+    } else if (!await stores.operators.setPassword(email, hash)) {
+      console.error(`No operator ${email}.`);
+      return 1;
+    }
     console.log(
       command === "add" ? `Added operator ${email}.` : `Password of ${email} reset; earlier tokens no longer work.`,
     );
     return 0;
   } finally {
-    db.close();
+    await stores.close();
   }
 }
 

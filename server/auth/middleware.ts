@@ -1,9 +1,8 @@
 import type { MiddlewareHandler } from "hono";
 import type { AppContext, AppEnv } from "../context.ts";
-import { findOperator } from "../db/operators.ts";
+import type { Operator } from "../db/stores.ts";
 import { unauthorized } from "../errors.ts";
 import type { TokenClaims } from "../../shared/schemas/auth.ts";
-import type { Operator } from "../db/operators.ts";
 import { knownToken, readToken } from "./tokens.ts";
 
 /** Bearer token of the Authorization header, or null. */
@@ -12,28 +11,27 @@ export function bearer(header: string | undefined): string | null {
   return m ? m[1] : null;
 }
 
-/** Requires a valid operator token whose password version is still current. */
+/**
+ * Requires a valid operator token whose password version is still current. The operator is looked up on every
+ * request (operators.current(): cheap, and it sees a password change made by any process at once), so a change ends
+ * every earlier token immediately.
+ */
 export function requireOperator(ctx: AppContext): MiddlewareHandler<AppEnv> {
-  const admit = (claims: TokenClaims | null): Operator => {
+  const { operators } = ctx.stores;
+  const admit = async (claims: TokenClaims | null): Promise<Operator> => {
     if (!claims) throw unauthorized("The token is invalid or has expired; sign in again.");
-    const operator = findOperator(ctx.db, claims.sub);
-    if (!operator || (claims.pwv ?? 0) !== operator.password_version) {
+    const operator = await operators.current(claims.sub);
+    if (!operator || (claims.pwv ?? 0) !== operator.passwordVersion) {
       throw unauthorized("The token is no longer valid; sign in again.");
     }
     return operator;
   };
-  return (c, next) => {
+  return async (c, next) => {
     const token = bearer(c.req.header("authorization"));
     if (!token) throw unauthorized();
-    // A token verified before is admitted without awaiting: this is every request's path, so it stays synchronous.
+    // A token verified before skips the HMAC: this is every request's path.
     const known = knownToken(ctx.secret, token);
-    if (known !== undefined) {
-      c.set("operator", admit(known));
-      return next();
-    }
-    return readToken(ctx.secret, token).then((claims) => {
-      c.set("operator", admit(claims));
-      return next();
-    });
+    c.set("operator", await admit(known !== undefined ? known : await readToken(ctx.secret, token)));
+    await next();
   };
 }

@@ -1,91 +1,22 @@
-import { DatabaseSync, type SQLInputValue, type StatementSync } from "node:sqlite";
-import { MIGRATIONS } from "./schema.ts";
+/**
+ * Where the engine is chosen, once at start. Everything else sees only the interfaces of stores.ts.
+ * PostgreSQL (with read replicas) will be a second `engine` here, implementing the same interfaces.
+ */
+import { openSqliteStores } from "./sqlite/mod.ts";
+import type { OpenStores } from "./stores.ts";
 
-export type Db = DatabaseSync;
-export type { SQLInputValue };
+export type StoresConfig = { engine: "sqlite"; file: string };
 
-/** Opens (creating if needed) the console database: WAL, foreign keys, migrations applied. */
-export function openDatabase(file: string): Db {
-  const db = new DatabaseSync(file, { enableForeignKeyConstraints: true, timeout: 5000 });
-  try {
-    schemaVersion(db, file); // before anything writes to the file (even the WAL switch)
-    db.exec("PRAGMA journal_mode = WAL");
-    db.exec("PRAGMA synchronous = NORMAL");
-    db.exec("PRAGMA foreign_keys = ON");
-    db.exec("PRAGMA busy_timeout = 5000");
-    migrate(db, file);
-  } catch (err) {
-    db.close();
-    throw err;
-  }
-  return db;
-}
+/** The engine the server's configuration selects: for now always the SQLite file in DATA_DIR. */
+export const storesConfig = (paths: { db: string }): StoresConfig => ({ engine: "sqlite", file: paths.db });
 
-/** A database written by a newer release: never touched, whoever opens it (server, `deno task user`, ...). */
-export class NewerSchemaError extends Error {}
-
-function schemaVersion(db: Db, file: string): number {
-  const { user_version } = db.prepare("PRAGMA user_version").get() as { user_version: number };
-  if (user_version > MIGRATIONS.length) {
-    throw new NewerSchemaError(
-      `The database in ${file} has schema version ${user_version}, newer than this release knows (${MIGRATIONS.length}): run the newer release, or restore a backup taken before the upgrade.`,
-    );
-  }
-  return user_version;
-}
-
-export function migrate(db: Db, file = "the database"): void {
-  for (let v = schemaVersion(db, file); v < MIGRATIONS.length; v++) {
-    transaction(db, () => {
-      db.exec(MIGRATIONS[v]);
-      db.exec(`PRAGMA user_version = ${v + 1}`);
-    });
+/** Opens the stores; NewerSchemaError for a database from a newer release (left untouched). */
+export function openStores(config: StoresConfig): Promise<OpenStores> {
+  switch (config.engine) {
+    case "sqlite":
+      return new Promise((resolve) => resolve(openSqliteStores(config.file)));
   }
 }
 
-const cache = new WeakMap<Db, Map<string, StatementSync>>();
-
-/** A prepared statement, prepared once per database and reused. */
-export function sql(db: Db, text: string): StatementSync {
-  let stmts = cache.get(db);
-  if (!stmts) cache.set(db, stmts = new Map());
-  let stmt = stmts.get(text);
-  if (!stmt) stmts.set(text, stmt = db.prepare(text));
-  return stmt;
-}
-
-const depth = new WeakMap<Db, number>();
-
-/** Runs fn in one write transaction (nested calls join the outer one); rolls back on throw. */
-export function transaction<T>(db: Db, fn: () => T): T {
-  const d = depth.get(db) ?? 0;
-  if (d > 0) {
-    depth.set(db, d + 1);
-    try {
-      return fn();
-    } finally {
-      depth.set(db, d);
-    }
-  }
-  db.exec("BEGIN IMMEDIATE");
-  depth.set(db, 1);
-  try {
-    const result = fn();
-    if (result instanceof Promise) throw new Error("transaction(): fn must be synchronous");
-    db.exec("COMMIT");
-    return result;
-  } catch (err) {
-    db.exec("ROLLBACK");
-    throw err;
-  } finally {
-    depth.set(db, 0);
-  }
-}
-
-export const now = () => new Date().toISOString();
-export const newId = () => crypto.randomUUID().replaceAll("-", "");
-
-/** True when an error is SQLite's UNIQUE constraint failure. */
-export function isUniqueViolation(err: unknown): boolean {
-  return err instanceof Error && /UNIQUE constraint failed/i.test(err.message);
-}
+export { NewerSchemaError } from "./errors.ts";
+export type { OpenStores, Stores } from "./stores.ts";

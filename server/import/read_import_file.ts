@@ -5,7 +5,7 @@
 import type { DatabaseSync, SQLOutputValue } from "node:sqlite";
 import { hasControlChars } from "../../shared/schemas/common.ts";
 import type { Phase } from "../../shared/schemas/treatment.ts";
-import type { ImportedTreatment } from "../db/treatments.ts";
+import type { ImportedTreatment } from "../db/types/treatments.ts";
 import { IMAGE_SIGNATURES, IMPORT_LIMITS as LIMITS } from "./limits.ts";
 import { asImportError, IMPORT_COLUMNS, importFailed, type ImportTable, openImportFile } from "./open_import_file.ts";
 

@@ -1,5 +1,5 @@
 import type { Paths } from "../context.ts";
-import { firmwarePath } from "../db/firmwares.ts";
+import { firmwarePath } from "./firmware_path.ts";
 import { notFound } from "../errors.ts";
 
 /** Opens a firmware's stored file for streaming; 404 when the file is missing from disk. */

@@ -3,7 +3,7 @@ import { ChangePasswordBody, LoginBody } from "../../shared/schemas/auth.ts";
 import { dummyHash, hashPassword, verifyPassword } from "../auth/password.ts";
 import { issueToken } from "../auth/tokens.ts";
 import type { AppContext, AppEnv } from "../context.ts";
-import { emailKey, findOperator, setOperatorPassword } from "../db/operators.ts";
+import { emailKey } from "../db/rules/operators.ts";
 import { ApiHttpError, badRequest } from "../errors.ts";
 import { jsonBody } from "../validate.ts";
 
@@ -29,8 +29,8 @@ export function authRoutes(ctx: AppContext) {
           `Too many failed sign-ins for this e-mail address; try again in ${Math.ceil(wait / 60)} minute(s).`,
         );
       }
-      const operator = findOperator(ctx.db, body.email);
-      const ok = await verifyPassword(body.password, operator?.password_hash ?? await dummyHash);
+      const operator = await ctx.stores.operators.find(body.email);
+      const ok = await verifyPassword(body.password, operator?.passwordHash ?? await dummyHash);
       if (!operator || !ok) {
         ctx.throttle.fail(key);
         throw invalidCredentials();
@@ -39,7 +39,7 @@ export function authRoutes(ctx: AppContext) {
       const token = await issueToken(
         ctx.secret,
         operator.email,
-        operator.password_version,
+        operator.passwordVersion,
         ctx.config.TOKEN_TTL_SECONDS,
       );
       return c.json({ token });
@@ -47,10 +47,10 @@ export function authRoutes(ctx: AppContext) {
     .post("/change_password", async (c) => {
       const body = await jsonBody(c, ChangePasswordBody);
       const operator = c.get("operator");
-      if (!(await verifyPassword(body.old_password, operator.password_hash))) {
+      if (!(await verifyPassword(body.old_password, operator.passwordHash))) {
         throw badRequest("Current password is incorrect.");
       }
-      setOperatorPassword(ctx.db, operator.email, await hashPassword(body.new_password));
+      await ctx.stores.operators.setPassword(operator.email, await hashPassword(body.new_password));
       return c.json({});
     });
 }

@@ -4,8 +4,6 @@ import { DeviceId } from "../../shared/schemas/device.ts";
 import { CheckinBody } from "../../shared/schemas/device_api.ts";
 import { bearer } from "../auth/middleware.ts";
 import type { AppContext, AppEnv } from "../context.ts";
-import { checkinDevice } from "../db/device_checkin.ts";
-import { deviceConfig, deviceFirmware } from "../db/device_config.ts";
 import { ApiHttpError, notFound, unauthorized } from "../errors.ts";
 import { etagMatches, fileRangeStream, parseRange } from "../lib/byte_range.ts";
 import { attachmentDisposition, openFirmwareFile } from "../lib/firmware_file.ts";
@@ -33,6 +31,7 @@ const unknownDevice = (id: string) => notFound(`No device with deviceId ${id}; i
 /** CONTRACT §6: what the fleet calls, under /api/v1/device/{deviceId}/. */
 export function deviceApiRoutes(ctx: AppContext) {
   const product = ctx.config.PRODUCT;
+  const { deviceApi } = ctx.stores;
   const deviceId = (raw: string) => parse(DeviceId, raw, "deviceId");
 
   return new Hono<AppEnv>()
@@ -40,19 +39,18 @@ export function deviceApiRoutes(ctx: AppContext) {
     .post("/:deviceId/checkin", async (c) => {
       const id = deviceId(c.req.param("deviceId"));
       const body = await jsonBody(c, CheckinBody);
-      // No await between the write and the read: the answer is exactly the state this check-in left.
-      checkinDevice(ctx.db, id, body.versionInfo);
-      return c.json(deviceConfig(ctx.db, id, product)!);
+      // The answer is exactly the state this check-in left: the store reads it in the check-in's transaction.
+      return c.json(await deviceApi.checkin(id, body.versionInfo, product));
     })
-    .get("/:deviceId/config", (c) => {
+    .get("/:deviceId/config", async (c) => {
       const id = deviceId(c.req.param("deviceId"));
-      const config = deviceConfig(ctx.db, id, product);
+      const config = await deviceApi.config(id, product);
       if (!config) throw unknownDevice(id);
       return c.json(config);
     })
     .get("/:deviceId/firmware", async (c) => {
       const id = deviceId(c.req.param("deviceId"));
-      const firmware = deviceFirmware(ctx.db, id, product);
+      const firmware = await deviceApi.firmware(id, product);
       if (firmware === undefined) throw unknownDevice(id);
       if (firmware === null) {
         throw notFound(`No firmware applies to device ${id}: none is assigned and no default is set.`);

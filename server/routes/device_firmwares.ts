@@ -1,61 +1,51 @@
 import { Hono } from "hono";
 import { XZ_MAGIC } from "../../shared/schemas/firmware.ts";
 import type { AppContext, AppEnv } from "../context.ts";
-import {
-  checkNewFirmwareName,
-  deleteFirmwareRow,
-  duplicateName,
-  firmwareNameTaken,
-  firmwarePath,
-  type FirmwareUse,
-  getFirmware,
-  listFirmwares,
-  storeFirmwareFile,
-} from "../db/firmwares.ts";
-import { conflict, notFound, unsupported } from "../errors.ts";
+import { noFirmware } from "../db/rules/firmwares.ts";
+import { notFound, unsupported } from "../errors.ts";
+import { checkFirmwareName, duplicateName, storeFirmwareFile } from "../firmware_storage.ts";
 import { attachmentDisposition, openFirmwareFile } from "../lib/firmware_file.ts";
+import { firmwarePath } from "../lib/firmware_path.ts";
 import { discard, receiveUpload } from "../lib/upload.ts";
 
-function inUseMessage(name: string, use: FirmwareUse): string {
-  const reasons: string[] = [];
-  if (use.defaultOf.length) reasons.push(`it is the default firmware of device type ${use.defaultOf.join(", ")}`);
-  if (use.devices) {
-    reasons.push(`it is the custom firmware of ${use.devices} device${use.devices === 1 ? "" : "s"}`);
-  }
-  return `Firmware ${name} cannot be deleted: ${reasons.join(" and ")}.`;
-}
-
 export function firmwaresRoutes(ctx: AppContext) {
-  const { db, paths } = ctx;
+  const { paths } = ctx;
+  const { firmwares } = ctx.stores;
 
-  const existing = (id: string) => {
-    const firmware = getFirmware(db, id);
-    if (!firmware) throw notFound(`No firmware with id ${id}.`);
+  const existing = async (id: string) => {
+    const firmware = await firmwares.get(id);
+    if (!firmware) throw notFound(noFirmware(id));
     return firmware;
   };
 
   return new Hono<AppEnv>()
-    .get("/", (c) => c.json(listFirmwares(db)))
+    .get("/", async (c) => c.json(await firmwares.list()))
     .post("/", async (c) => {
+      // A name is refused as soon as the part's headers arrive, before a byte is written: against the names stored
+      // when the upload began (one taken while the body streams is caught below, and by the insert).
+      const taken = new Set((await firmwares.list()).map((f) => f.name));
       const file = await receiveUpload(c, {
         tmpDir: paths.tmp,
         maxBytes: ctx.config.MAX_FIRMWARE_BYTES,
         magic: XZ_MAGIC,
         limitName: "MAX_FIRMWARE_BYTES",
         magicError: (name) => unsupported(`${name} is not an xz file: it does not start with the xz signature.`),
-        checkName: (name) => checkNewFirmwareName(db, name),
+        checkName: (name) => {
+          checkFirmwareName(name);
+          if (taken.has(name)) throw duplicateName(name);
+        },
       });
       // The name may have been taken while the body streamed: storeFirmwareFile's insert catches that too.
-      if (firmwareNameTaken(db, file.name)) {
+      if (await firmwares.nameTaken(file.name)) {
         await discard(file);
         throw duplicateName(file.name);
       }
-      const firmware = await storeFirmwareFile(db, paths, file.path, file);
+      const firmware = await storeFirmwareFile(firmwares, paths, file.path, file);
       ctx.log(`Firmware ${firmware.name} stored as ${firmware._id} (${firmware.size} bytes).`);
       return c.json(firmware, 201);
     })
     .get("/:id/file", async (c) => {
-      const firmware = existing(c.req.param("id"));
+      const firmware = await existing(c.req.param("id"));
       const { file, size } = await openFirmwareFile(paths, firmware);
       return new Response(file.readable, {
         headers: {
@@ -68,13 +58,11 @@ export function firmwaresRoutes(ctx: AppContext) {
     })
     .delete("/:id", async (c) => {
       const id = c.req.param("id");
-      const result = deleteFirmwareRow(db, id);
-      if (!result) throw notFound(`No firmware with id ${id}.`);
-      if ("inUse" in result) throw conflict(inUseMessage(result.firmware.name, result.inUse));
+      const deleted = await firmwares.remove(id);
       await Deno.remove(firmwarePath(paths, id)).catch((err) => {
         if (!(err instanceof Deno.errors.NotFound)) throw err;
       });
-      ctx.log(`Firmware ${result.deleted.name} (${id}) deleted.`);
+      ctx.log(`Firmware ${deleted.name} (${id}) deleted.`);
       return c.body(null, 204);
     });
 }

@@ -1,6 +1,5 @@
 import { Hono } from "hono";
 import type { AppContext, AppEnv } from "../context.ts";
-import { getTreatmentImage } from "../db/treatments.ts";
 import { notFound } from "../errors.ts";
 
 /** Imported images are untrusted bytes: served with their vetted type, never sniffed, sandboxed, never cached. */
@@ -12,8 +11,8 @@ export const IMAGE_HEADERS = {
 
 export function treatmentImagesRoutes(ctx: AppContext) {
   return new Hono<AppEnv>()
-    .get("/:id", (c) => {
-      const image = getTreatmentImage(ctx.db, c.req.param("id"));
+    .get("/:id", async (c) => {
+      const image = await ctx.stores.treatments.image(c.req.param("id"));
       if (!image) throw notFound(`No treatment image with id ${c.req.param("id")}.`);
       return c.body(image.data, 200, { ...IMAGE_HEADERS, "Content-Type": image.mimeType });
     });

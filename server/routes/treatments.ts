@@ -1,16 +1,16 @@
 import { Hono } from "hono";
 import { SQLITE_MAGIC, TREATMENT_IMPORT_EXTENSION } from "../../shared/schemas/treatment.ts";
 import type { AppContext, AppEnv } from "../context.ts";
-import { applyImport, getTreatment, listTreatmentsJson } from "../db/treatments.ts";
 import { notFound, unsupported } from "../errors.ts";
 import { importFailed } from "../import/open_import_file.ts";
 import { readImportFile } from "../import/read_import_file.ts";
 import { discard, receiveUpload } from "../lib/upload.ts";
 
 export function treatmentsRoutes(ctx: AppContext) {
+  const { treatments } = ctx.stores;
   return new Hono<AppEnv>()
-    .get("/", (c) => {
-      return c.body(listTreatmentsJson(ctx.db), 200, { "Content-Type": "application/json; charset=UTF-8" });
+    .get("/", async (c) => {
+      return c.body(await treatments.listJson(), 200, { "Content-Type": "application/json; charset=UTF-8" });
     })
     .post("/import", async (c) => {
       const file = await receiveUpload(c, {
@@ -26,16 +26,16 @@ export function treatmentsRoutes(ctx: AppContext) {
         magicError: (name) => importFailed(`${name} is not an SQLite database.`),
       });
       try {
-        // Read, validate and apply synchronously: no other request can interleave between the checks and the write.
-        const result = applyImport(ctx.db, readImportFile(file.path));
+        // The file is read and validated whole first; the import's name lookups and writes are one transaction.
+        const result = await treatments.import(readImportFile(file.path));
         ctx.log(`Imported treatments from ${file.name}: ${result.created} created, ${result.updated} updated.`);
         return c.json(result);
       } finally {
         await discard(file);
       }
     })
-    .get("/:id", (c) => {
-      const treatment = getTreatment(ctx.db, c.req.param("id"));
+    .get("/:id", async (c) => {
+      const treatment = await treatments.get(c.req.param("id"));
       if (!treatment) throw notFound(`No treatment with id ${c.req.param("id")}.`);
       return c.json(treatment);
     });

@@ -7,8 +7,8 @@ import { rejects } from "../helpers/assert.ts";
 import { multipart } from "../helpers/hostile.ts";
 import { DEVICE_API_KEY, listFiles, startServer, type TestServer } from "../../testing/server.ts";
 import { pathsFor } from "../../server/context.ts";
-import { addFirmware, listFirmwares } from "../../server/db/firmwares.ts";
-import { openDatabase } from "../../server/db/mod.ts";
+import { openStores, storesConfig } from "../../server/db/mod.ts";
+import { addFirmware } from "../../server/firmware_storage.ts";
 import { ApiHttpError } from "../../server/errors.ts";
 
 const sha256 = (bytes: Uint8Array) => createHash("sha256").update(bytes).digest("hex");
@@ -361,24 +361,24 @@ Deno.test("addFirmware (for the demo seed and scripts) follows the upload's rule
   const dataDir = await Deno.makeTempDir({ prefix: "fw-add-" });
   const paths = pathsFor(dataDir);
   for (const d of [paths.firmwares, paths.tmp]) await Deno.mkdir(d, { recursive: true });
-  const db = openDatabase(paths.db);
+  const stores = await openStores(storesConfig(paths));
   try {
     const bytes = xzLike(500);
-    const fw = await addFirmware(db, paths, "seed.xz", bytes);
+    const fw = await addFirmware(stores.firmwares, paths, "seed.xz", bytes);
     assert.deepEqual(fw, { ...fw, name: "seed.xz", size: bytes.byteLength, sha256: sha256(bytes) });
     assert.deepEqual(await Deno.readFile(`${paths.firmwares}/${fw._id}.xz`), bytes);
     const refused = async (name: string, data: Uint8Array, status: number) => {
-      const err = await addFirmware(db, paths, name, data).then(() => null, (e) => e);
+      const err = await addFirmware(stores.firmwares, paths, name, data).then(() => null, (e) => e);
       assert.ok(err instanceof ApiHttpError && err.status === status, `${name}: ${err}`);
     };
     await refused("seed.xz", bytes, 409);
     await refused("seed.bin", bytes, 415);
     await refused("plain.xz", new TextEncoder().encode("plain"), 415);
-    assert.deepEqual(listFirmwares(db), [fw]);
+    assert.deepEqual(await stores.firmwares.list(), [fw]);
     assert.deepEqual(await listFiles(paths.firmwares), [`${fw._id}.xz`]);
     assert.deepEqual(await listFiles(paths.tmp), []);
   } finally {
-    db.close();
+    await stores.close();
     await Deno.remove(dataDir, { recursive: true });
   }
 });

@@ -5,7 +5,7 @@
 import assert from "node:assert/strict";
 import { API_PREFIX, paramNames, type Route, routeList, routes } from "../../shared/routes/mod.ts";
 import { ErrorBody } from "../../shared/schemas/common.ts";
-import { buildApp } from "../helpers/app.ts";
+import { testApp } from "../routes/app.ts";
 
 const key = (method: string, path: string) => `${method} ${path}`;
 const tableKey = (r: Route) => key(r.method, `${API_PREFIX}${r.path}`);
@@ -37,7 +37,7 @@ Deno.test("route table: entries are well-formed", () => {
 });
 
 Deno.test("route table: exactly the routes the app serves under /api/v1", async () => {
-  await using built = await buildApp();
+  await using built = await testApp();
   const served = new Set<string>();
   const unlisted: string[] = [];
   for (const r of built.app.routes) {
@@ -59,7 +59,7 @@ Deno.test("route table: exactly the routes the app serves under /api/v1", async 
 });
 
 Deno.test("route table: each route's auth kind is the one the app enforces", async () => {
-  await using built = await buildApp();
+  await using built = await testApp();
   const problems: string[] = [];
   for (const r of routeList) {
     const path = `${API_PREFIX}${r.path.replace(/:[A-Za-z]+/g, "x-1")}`;

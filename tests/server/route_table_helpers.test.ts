@@ -8,8 +8,7 @@ import { Hono } from "hono";
 import { ApiHttpError } from "../../server/errors.ts";
 import { bodyOf, type JsonRoute, paramsOf, queryOf } from "../../server/route_table.ts";
 import { API_PREFIX, type Route, routeList } from "../../shared/routes/mod.ts";
-import { buildApp } from "../helpers/app.ts";
-import { DEVICE_API_KEY } from "../../testing/server.ts";
+import { DEVICE_KEY as DEVICE_API_KEY, testApp } from "../routes/app.ts";
 
 /** Every table route with something to validate, answering what it parsed. */
 function validatingApp() {
@@ -33,8 +32,8 @@ function validatingApp() {
 }
 
 Deno.test("route table helpers: the same refusals as the routes the server serves today", async () => {
-  await using built = await buildApp();
-  const token = await built.token();
+  await using built = await testApp();
+  const token = await built.login();
   const helpers = validatingApp();
   const json = "application/json";
   const cases: [string, string, string?, string?][] = [

@@ -1,5 +1,11 @@
-import type { Module, ModuleInput, ProductType, Theme } from "../../shared/schemas/product_type.ts";
-import { type Db, newId, now, sql, transaction } from "./mod.ts";
+import type { Module, ProductType, Theme } from "../../../shared/schemas/product_type.ts";
+import { newId } from "../../lib/ids.ts";
+import { now } from "../clock.ts";
+import { ConflictError, NotFoundError } from "../errors.ts";
+import { checkModuleList, nameKey, noProductType, productTypeNameTaken } from "../rules/product_types.ts";
+import type { ProductTypeStore, ProductTypeUpdate } from "../types/product_types.ts";
+import { type Db, firstMissingId, isUniqueViolation, snapshot, sql, transaction } from "./open.ts";
+import { promised } from "./promised.ts";
 
 interface ProductTypeRow {
   id: string;
@@ -16,9 +22,6 @@ interface ModuleRow {
   is_default: number;
   treatment_ids: string;
 }
-
-/** Names are unique case-insensitively: the key is the Unicode-normalized, lower-cased name. */
-export const nameKey = (name: string) => name.normalize("NFC").toLowerCase();
 
 const SELECT_MODULES = `
   SELECT m.id, m.product_type_id, m.name, m.is_default,
@@ -42,7 +45,7 @@ function toProductType(row: ProductTypeRow, modules: Module[]): ProductType {
 }
 
 /** All product types ordered by name (case-insensitively), each with its modules in list order. */
-export function listProductTypes(db: Db): ProductType[] {
+function listProductTypes(db: Db): ProductType[] {
   const rows = sql(db, "SELECT id, name, theme, created_at, updated_at FROM product_types ORDER BY name_key, id")
     .all() as unknown as ProductTypeRow[];
   const modules = new Map<string, Module[]>();
@@ -54,7 +57,7 @@ export function listProductTypes(db: Db): ProductType[] {
   return rows.map((row) => toProductType(row, modules.get(row.id) ?? []));
 }
 
-export function getProductType(db: Db, id: string): ProductType | null {
+function getProductType(db: Db, id: string): ProductType | null {
   const row = sql(db, "SELECT id, name, theme, created_at, updated_at FROM product_types WHERE id = ?").get(id) as
     | ProductTypeRow
     | undefined;
@@ -66,46 +69,57 @@ export function getProductType(db: Db, id: string): ProductType | null {
 }
 
 /** The id of the product type holding this name (case-insensitively), or null. */
-export function productTypeIdByName(db: Db, name: string): string | null {
+function productTypeIdByName(db: Db, name: string): string | null {
   const row = sql(db, "SELECT id FROM product_types WHERE name_key = ?").get(nameKey(name)) as
     | { id: string }
     | undefined;
   return row?.id ?? null;
 }
 
-/** Inserts a product type with no modules; the caller checked the name is free (a race throws a UNIQUE error). */
+/** Inserts a product type with no modules; ConflictError when the name is taken. */
 export function createProductType(db: Db, name: string, theme: Theme = {}): string {
-  const id = newId();
-  const at = now();
-  sql(db, "INSERT INTO product_types (id, name, name_key, theme, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)")
-    .run(id, name, nameKey(name), JSON.stringify(theme), at, at);
-  return id;
+  return transaction(db, () => {
+    if (productTypeIdByName(db, name) !== null) throw new ConflictError(productTypeNameTaken(name));
+    const id = newId();
+    const at = now();
+    try {
+      sql(db, "INSERT INTO product_types (id, name, name_key, theme, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)")
+        .run(id, name, nameKey(name), JSON.stringify(theme), at, at);
+    } catch (err) {
+      if (isUniqueViolation(err)) throw new ConflictError(productTypeNameTaken(name));
+      throw err;
+    }
+    return id;
+  });
 }
 
 /** Ids of this product type's modules. */
-export function moduleIdsOf(db: Db, productTypeId: string): Set<string> {
+function moduleIdsOf(db: Db, productTypeId: string): Set<string> {
   const rows = sql(db, "SELECT id FROM modules WHERE product_type_id = ?").all(productTypeId) as unknown as {
     id: string;
   }[];
   return new Set(rows.map((r) => r.id));
 }
 
-export interface ProductTypeUpdate {
-  name: string;
-  theme?: Theme;
-  modules: ModuleInput[];
-}
-
 /**
- * Replaces name, theme (when given) and the whole module list in one transaction. Modules keep their ids when
- * given (the caller checked they belong to this type), new ones get one. Devices that had a removed module lose
- * it by the foreign-key cascade and get their updatedAt bumped.
+ * Checks, then replaces name, theme (when given) and the whole module list in one transaction. Modules keep their
+ * ids when given, new ones get one. Devices that had a removed module lose it by the foreign-key cascade and get
+ * their updatedAt bumped.
  */
 export function updateProductType(db: Db, id: string, update: ProductTypeUpdate): void {
   transaction(db, () => {
+    if (!getProductType(db, id)) throw new NotFoundError(noProductType(id));
+    const holder = productTypeIdByName(db, update.name);
+    if (holder !== null && holder !== id) throw new ConflictError(productTypeNameTaken(update.name));
+    const own = moduleIdsOf(db, id);
+    checkModuleList(update.modules, {
+      own,
+      missingTreatments: update.modules.map((m) => firstMissingId(db, "treatments", m.treatmentIds)),
+    });
+
     const at = now();
     const keep = new Set(update.modules.flatMap((m) => m._id ? [m._id] : []));
-    const removed = [...moduleIdsOf(db, id)].filter((m) => !keep.has(m));
+    const removed = [...own].filter((m) => !keep.has(m));
     if (removed.length > 0) {
       const list = JSON.stringify(removed);
       sql(
@@ -132,15 +146,39 @@ export function updateProductType(db: Db, id: string, update: ProductTypeUpdate)
         .run(moduleId, JSON.stringify(m.treatmentIds));
     });
     const theme = update.theme === undefined ? null : JSON.stringify(update.theme);
-    sql(db, "UPDATE product_types SET name = ?, name_key = ?, theme = coalesce(?, theme), updated_at = ? WHERE id = ?")
-      .run(update.name, nameKey(update.name), theme, at, id);
+    try {
+      sql(
+        db,
+        "UPDATE product_types SET name = ?, name_key = ?, theme = coalesce(?, theme), updated_at = ? WHERE id = ?",
+      )
+        .run(update.name, nameKey(update.name), theme, at, id);
+    } catch (err) {
+      if (isUniqueViolation(err)) throw new ConflictError(productTypeNameTaken(update.name));
+      throw err;
+    }
   });
 }
 
 /** Deletes a product type; its devices get no product type and no modules (FK SET NULL + cascade), updatedAt bumped. */
-export function deleteProductType(db: Db, id: string): boolean {
-  return transaction(db, () => {
+function deleteProductType(db: Db, id: string): void {
+  transaction(db, () => {
     sql(db, "UPDATE devices SET updated_at = ? WHERE product_type_id = ?").run(now(), id);
-    return Number(sql(db, "DELETE FROM product_types WHERE id = ?").run(id).changes) > 0;
+    if (Number(sql(db, "DELETE FROM product_types WHERE id = ?").run(id).changes) === 0) {
+      throw new NotFoundError(noProductType(id));
+    }
+  });
+}
+
+export function sqliteProductTypes(db: Db): ProductTypeStore {
+  return promised<ProductTypeStore>({
+    list: () => snapshot(db, () => listProductTypes(db)),
+    get: (id) => snapshot(db, () => getProductType(db, id)),
+    create: (name) => transaction(db, () => getProductType(db, createProductType(db, name))!),
+    update: (id, update) =>
+      transaction(db, () => {
+        updateProductType(db, id, update);
+        return getProductType(db, id)!;
+      }),
+    remove: (id) => deleteProductType(db, id),
   });
 }

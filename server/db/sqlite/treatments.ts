@@ -1,5 +1,9 @@
-import type { Treatment } from "../../shared/schemas/treatment.ts";
-import { type Db, newId, now, sql, transaction } from "./mod.ts";
+import type { Treatment } from "../../../shared/schemas/treatment.ts";
+import { newId } from "../../lib/ids.ts";
+import { now } from "../clock.ts";
+import type { ImportCounts, ImportedTreatment, TreatmentStore } from "../types/treatments.ts";
+import { type Db, sql, transaction } from "./open.ts";
+import { promised } from "./promised.ts";
 
 export interface TreatmentRow {
   id: string;
@@ -30,7 +34,7 @@ export function treatmentFromRow(r: TreatmentRow): Treatment {
  * SQL expression: the Treatment JSON of the row aliased `t`, built by concatenation so the stored phases and
  * image ids are copied as they are, never parsed (the list of 10,000 treatments stays cheap).
  */
-export const TREATMENT_JSON_SQL = `'{"_id":' || json_quote(t.id) || ',"name":' || json_quote(t.name)
+const TREATMENT_JSON_SQL = `'{"_id":' || json_quote(t.id) || ',"name":' || json_quote(t.name)
   || ',"category":' || json_quote(t.category) || ',"use":' || json_quote(t.use)
   || ',"createdAt":' || json_quote(t.created_at) || ',"updatedAt":' || json_quote(t.updated_at)
   || ',"images":' || t.image_ids || ',"phases":' || t.phases || '}'`;
@@ -39,41 +43,13 @@ export const TREATMENT_JSON_SQL = `'{"_id":' || json_quote(t.id) || ',"name":' |
 const NAME_ORDER = "t.name COLLATE NOCASE, t.name";
 
 /** The whole treatment list as UTF-8 JSON bytes, made by SQLite in one query. */
-export function listTreatmentsJson(db: Db): Uint8Array<ArrayBuffer> {
+function listTreatmentsJson(db: Db): Uint8Array<ArrayBuffer> {
   const row = sql(
     db,
     `SELECT CAST('[' || coalesce(group_concat(${TREATMENT_JSON_SQL}, ',' ORDER BY ${NAME_ORDER}), '') || ']' AS BLOB)
        AS body FROM treatments t`,
   ).get() as { body: Uint8Array<ArrayBuffer> };
   return row.body;
-}
-
-export function getTreatment(db: Db, id: string): Treatment | undefined {
-  const row = sql(db, "SELECT * FROM treatments WHERE id = ?").get(id) as TreatmentRow | undefined;
-  return row && treatmentFromRow(row);
-}
-
-export function getTreatmentImage(db: Db, id: string): { mimeType: string; data: Uint8Array<ArrayBuffer> } | undefined {
-  const row = sql(db, "SELECT mime_type, data FROM treatment_images WHERE id = ?").get(id) as
-    | { mime_type: string; data: Uint8Array<ArrayBuffer> }
-    | undefined;
-  return row && { mimeType: row.mime_type, data: row.data };
-}
-
-/** One validated treatment of an import file. */
-export interface ImportedTreatment {
-  name: string;
-  category: string | null;
-  use: string | null;
-  /** JSON text of its Phase[] (validated: stored as is). */
-  phasesJson: string;
-  images: { mimeType: string; data: Uint8Array }[];
-}
-
-export interface ImportCounts {
-  imported: number;
-  created: number;
-  updated: number;
 }
 
 /**
@@ -122,5 +98,22 @@ export function applyImport(db: Db, treatments: readonly ImportedTreatment[]): I
       }
     }
     return { imported: created + updated, created, updated };
+  });
+}
+
+export function sqliteTreatments(db: Db): TreatmentStore {
+  return promised<TreatmentStore>({
+    listJson: () => listTreatmentsJson(db),
+    get: (id) => {
+      const row = sql(db, "SELECT * FROM treatments WHERE id = ?").get(id) as TreatmentRow | undefined;
+      return row ? treatmentFromRow(row) : null;
+    },
+    image: (id) => {
+      const row = sql(db, "SELECT mime_type, data FROM treatment_images WHERE id = ?").get(id) as
+        | { mime_type: string; data: Uint8Array<ArrayBuffer> }
+        | undefined;
+      return row ? { mimeType: row.mime_type, data: row.data } : null;
+    },
+    import: (treatments) => applyImport(db, treatments),
   });
 }

@@ -1,5 +1,11 @@
-import type { Device, VersionInfo } from "../../shared/schemas/device.ts";
-import { type Db, now, sql, transaction } from "./mod.ts";
+import type { Device, VersionInfo } from "../../../shared/schemas/device.ts";
+import { now } from "../clock.ts";
+import { NotFoundError } from "../errors.ts";
+import { devicePatchWrites, noDevice, patchedProductType } from "../rules/devices.ts";
+import { likePattern } from "../rules/like.ts";
+import type { DeviceChanges, DevicePage, DeviceStore } from "../types/devices.ts";
+import { type Db, firstMissingId, snapshot, sql, transaction } from "./open.ts";
+import { promised } from "./promised.ts";
 
 interface DeviceRow {
   device_id: string;
@@ -36,26 +42,16 @@ function toDevice(row: DeviceRow): Device {
   };
 }
 
-export function getDevice(db: Db, deviceId: string): Device | null {
+function getDevice(db: Db, deviceId: string): Device | null {
   const row = sql(db, `${SELECT_DEVICE} WHERE d.device_id = ?`).get(deviceId) as DeviceRow | undefined;
   return row ? toDevice(row) : null;
-}
-
-/** `%`, `_` and the escape character itself match literally. */
-export function likePattern(substring: string): string {
-  return `%${substring.replace(/[\\%_]/g, (ch) => `\\${ch}`)}%`;
-}
-
-export interface DevicePage {
-  data: Device[];
-  total: number;
 }
 
 /**
  * One page ordered by deviceId; `q` filters by case-insensitive substring (device ids are ASCII, LIKE folds ASCII).
  * With q, the COUNT is skipped when the page itself shows where the list ends (a partial or empty first page).
  */
-export function listDevices(db: Db, page: number, perPage: number, q?: string): DevicePage {
+function listDevices(db: Db, page: number, perPage: number, q?: string): DevicePage {
   const offset = page * perPage;
   if (q) {
     const pattern = likePattern(q);
@@ -83,19 +79,8 @@ export function listDevices(db: Db, page: number, perPage: number, q?: string): 
   return { data: rows.map(toDevice), total };
 }
 
-/** The first id of `ids` (a list) that is not a row of `table`, or null when all exist. */
-export function firstMissingId(db: Db, table: "treatments" | "modules" | "firmwares" | "product_types", ids: string[]) {
-  if (ids.length === 0) return null;
-  const row = sql(
-    db,
-    `SELECT j.value AS id FROM json_each(?) j LEFT JOIN ${table} x ON x.id = j.value
-     WHERE x.id IS NULL ORDER BY j.key LIMIT 1`,
-  ).get(JSON.stringify(ids)) as { id: string } | undefined;
-  return row?.id ?? null;
-}
-
 /** The first module id of the list that is not a module of the product type (or any module when it is null). */
-export function firstForeignModule(db: Db, productTypeId: string | null, moduleIds: string[]) {
+function firstForeignModule(db: Db, productTypeId: string | null, moduleIds: string[]): string | null {
   if (moduleIds.length === 0) return null;
   const row = sql(
     db,
@@ -105,14 +90,7 @@ export function firstForeignModule(db: Db, productTypeId: string | null, moduleI
   return row?.id ?? null;
 }
 
-export interface DeviceChanges {
-  productTypeId?: string | null;
-  moduleIds?: string[];
-  firmware?: string | null;
-  additionalTreatmentIds?: string[];
-}
-
-/** Writes validated changes in one transaction and bumps updatedAt. */
+/** Writes checked changes and bumps updatedAt (in the caller's transaction). */
 export function updateDevice(db: Db, deviceId: string, changes: DeviceChanges): void {
   transaction(db, () => {
     if (changes.productTypeId !== undefined) {
@@ -138,7 +116,37 @@ export function updateDevice(db: Db, deviceId: string, changes: DeviceChanges): 
   });
 }
 
-/** True when a device was deleted (its module and treatment links go by cascade). */
-export function deleteDevice(db: Db, deviceId: string): boolean {
-  return Number(sql(db, "DELETE FROM devices WHERE device_id = ?").run(deviceId).changes) > 0;
+function patchDevice(db: Db, deviceId: string, patch: DeviceChanges): Device {
+  return transaction(db, () => {
+    const device = getDevice(db, deviceId);
+    if (!device) throw new NotFoundError(noDevice(deviceId));
+    const exists = (table: "product_types" | "firmwares", id: string | null | undefined) =>
+      id == null || firstMissingId(db, table, [id]) === null;
+    const productTypeId = patchedProductType(device.productTypeId, patch);
+    const changes = devicePatchWrites(device.productTypeId, patch, {
+      productTypeExists: exists("product_types", patch.productTypeId),
+      firmwareExists: exists("firmwares", patch.firmware),
+      missingTreatment: firstMissingId(db, "treatments", patch.additionalTreatmentIds ?? []),
+      missingModule: firstMissingId(db, "modules", patch.moduleIds ?? []),
+      foreignModule: firstForeignModule(db, productTypeId, patch.moduleIds ?? []),
+    });
+    updateDevice(db, deviceId, changes);
+    return getDevice(db, deviceId)!;
+  });
+}
+
+const DEVICES_VERSION = "SELECT value FROM change_counters WHERE name = 'devices'";
+
+export function sqliteDevices(db: Db): DeviceStore {
+  return promised<DeviceStore>({
+    get: (deviceId) => getDevice(db, deviceId),
+    list: (page, perPage, q) => snapshot(db, () => listDevices(db, page, perPage, q)),
+    patch: (deviceId, changes) => patchDevice(db, deviceId, changes),
+    remove: (deviceId) => {
+      if (Number(sql(db, "DELETE FROM devices WHERE device_id = ?").run(deviceId).changes) === 0) {
+        throw new NotFoundError(noDevice(deviceId));
+      }
+    },
+    version: () => (sql(db, DEVICES_VERSION).get() as { value: number }).value,
+  });
 }

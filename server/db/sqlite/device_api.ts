@@ -1,11 +1,31 @@
-import type { DeviceConfig } from "../../shared/schemas/device_api.ts";
-import type { Firmware } from "../../shared/schemas/firmware.ts";
-import type { Treatment } from "../../shared/schemas/treatment.ts";
-import { deviceTypeName } from "../../shared/schemas/device_type.ts";
-import { type Db, sql } from "./mod.ts";
+import type { VersionInfo } from "../../../shared/schemas/device.ts";
+import type { DeviceConfig } from "../../../shared/schemas/device_api.ts";
+import { deviceTypeName } from "../../../shared/schemas/device_type.ts";
+import { now } from "../clock.ts";
+import { firstPlaces, versionInfoJson } from "../rules/device_config.ts";
+import type { DeviceApiStore, FirmwareRef } from "../types/device_api.ts";
+import { type Db, snapshot, sql, transaction } from "./open.ts";
+import { promised } from "./promised.ts";
 import { treatmentFromRow, type TreatmentRow } from "./treatments.ts";
 
-type FirmwareRef = NonNullable<DeviceConfig["firmware"]>;
+/**
+ * Records a device check-in in ONE statement: creates the device when unknown, else sets only
+ * `last_logged_in` and `version_info` (never a read-modify-write of the whole row, so a check-in
+ * cannot undo an operator's concurrent change). `updated_at` moves only when the version info
+ * actually changed: a device that merely checks in is not "updated".
+ */
+export function checkinDevice(db: Db, deviceId: string, versionInfo: VersionInfo, at: string = now()): void {
+  sql(
+    db,
+    `INSERT INTO devices (device_id, created_at, updated_at, last_logged_in, version_info)
+     VALUES (?1, ?2, ?2, ?2, ?3)
+     ON CONFLICT(device_id) DO UPDATE SET
+       last_logged_in = excluded.last_logged_in,
+       updated_at = CASE WHEN devices.version_info IS excluded.version_info THEN devices.updated_at
+                         ELSE excluded.updated_at END,
+       version_info = excluded.version_info`,
+  ).run(deviceId, at, versionInfoJson(versionInfo));
+}
 
 const FIRMWARE_COLUMNS = "f.id AS _id, f.name, f.size, f.sha256";
 
@@ -18,14 +38,11 @@ function applicableFirmware(db: Db, customFirmwareId: string | null, product: st
       `SELECT ${FIRMWARE_COLUMNS} FROM device_types t JOIN firmwares f ON f.id = t.default_firmware WHERE t.name = ?`,
     )
       .get(deviceTypeName(product));
-  return row ? { ...(row as Omit<Firmware, "createdAt">) } : null;
+  return row ? { ...(row as FirmwareRef) } : null;
 }
 
-/**
- * The firmware that applies to a device (CONTRACT §6): its custom firmware, else the managed
- * device type's default, else null. Undefined when the device does not exist.
- */
-export function deviceFirmware(db: Db, deviceId: string, product: string): FirmwareRef | null | undefined {
+/** The firmware that applies to a device, or undefined when the device does not exist. */
+function deviceFirmware(db: Db, deviceId: string, product: string): FirmwareRef | null | undefined {
   const device = sql(db, "SELECT firmware_id FROM devices WHERE device_id = ?").get(deviceId) as
     | { firmware_id: string | null }
     | undefined;
@@ -33,16 +50,15 @@ export function deviceFirmware(db: Db, deviceId: string, product: string): Firmw
 }
 
 /**
- * What a device gets on check-in and GET config, or undefined when the device is unknown.
+ * What a device gets on check-in and GET config, or null when the device is unknown.
  * Modules: the product type's defaults plus the device's enabled ones, in module order.
- * Treatments: those of the modules (module order, then order inside the module), then the
- * device's additional ones; each treatment once, at its first place.
+ * Treatments: see firstPlaces().
  */
-export function deviceConfig(db: Db, deviceId: string, product: string): DeviceConfig | undefined {
+function deviceConfig(db: Db, deviceId: string, product: string): DeviceConfig | null {
   const device = sql(db, "SELECT product_type_id, firmware_id FROM devices WHERE device_id = ?").get(deviceId) as
     | { product_type_id: string | null; firmware_id: string | null }
     | undefined;
-  if (!device) return undefined;
+  if (!device) return null;
 
   let productType: DeviceConfig["productType"] = null;
   let modules: DeviceConfig["modules"] = [];
@@ -81,13 +97,18 @@ export function deviceConfig(db: Db, deviceId: string, product: string): DeviceC
        WHERE dt.device_id = ? ORDER BY dt.position`,
     ).all(deviceId) as unknown as TreatmentRow[],
   );
-
-  const seen = new Set<string>();
-  const treatments: Treatment[] = [];
-  for (const row of treatmentRows) {
-    if (seen.has(row.id)) continue;
-    seen.add(row.id);
-    treatments.push(treatmentFromRow(row));
-  }
+  const treatments = firstPlaces(treatmentRows, (row) => row.id).map(treatmentFromRow);
   return { deviceId, productType, modules, treatments, firmware: applicableFirmware(db, device.firmware_id, product) };
+}
+
+export function sqliteDeviceApi(db: Db): DeviceApiStore {
+  return promised<DeviceApiStore>({
+    checkin: (deviceId, versionInfo, product) =>
+      transaction(db, () => {
+        checkinDevice(db, deviceId, versionInfo);
+        return deviceConfig(db, deviceId, product)!;
+      }),
+    config: (deviceId, product) => snapshot(db, () => deviceConfig(db, deviceId, product)),
+    firmware: (deviceId, product) => snapshot(db, () => deviceFirmware(db, deviceId, product)),
+  });
 }

@@ -108,4 +108,31 @@ export const MIGRATIONS: readonly string[] = [
   `,
   // 2: a narrow index over device ids, so paging walks ~20-byte entries instead of whole device rows
   `CREATE INDEX devices_order ON devices(device_id);`,
+  // 3: change counters, bumped by triggers in the writing transaction whichever connection or process writes, so a
+  // cache versioned by one (the devices list) sees every write; foreign-key cascades fire the triggers too
+  `
+  CREATE TABLE change_counters (
+    name TEXT PRIMARY KEY,
+    value INTEGER NOT NULL
+  ) WITHOUT ROWID;
+  INSERT INTO change_counters (name, value) VALUES ('devices', 0);
+  CREATE TRIGGER devices_insert_counted AFTER INSERT ON devices
+    BEGIN UPDATE change_counters SET value = value + 1 WHERE name = 'devices'; END;
+  CREATE TRIGGER devices_update_counted AFTER UPDATE ON devices
+    BEGIN UPDATE change_counters SET value = value + 1 WHERE name = 'devices'; END;
+  CREATE TRIGGER devices_delete_counted AFTER DELETE ON devices
+    BEGIN UPDATE change_counters SET value = value + 1 WHERE name = 'devices'; END;
+  CREATE TRIGGER device_modules_insert_counted AFTER INSERT ON device_modules
+    BEGIN UPDATE change_counters SET value = value + 1 WHERE name = 'devices'; END;
+  CREATE TRIGGER device_modules_update_counted AFTER UPDATE ON device_modules
+    BEGIN UPDATE change_counters SET value = value + 1 WHERE name = 'devices'; END;
+  CREATE TRIGGER device_modules_delete_counted AFTER DELETE ON device_modules
+    BEGIN UPDATE change_counters SET value = value + 1 WHERE name = 'devices'; END;
+  CREATE TRIGGER device_treatments_insert_counted AFTER INSERT ON device_treatments
+    BEGIN UPDATE change_counters SET value = value + 1 WHERE name = 'devices'; END;
+  CREATE TRIGGER device_treatments_update_counted AFTER UPDATE ON device_treatments
+    BEGIN UPDATE change_counters SET value = value + 1 WHERE name = 'devices'; END;
+  CREATE TRIGGER device_treatments_delete_counted AFTER DELETE ON device_treatments
+    BEGIN UPDATE change_counters SET value = value + 1 WHERE name = 'devices'; END;
+  `,
 ];

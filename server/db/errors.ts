@@ -1,0 +1,27 @@
+/**
+ * What a store throws when a request cannot be carried out, in domain terms and with the message for the client.
+ * The HTTP layer maps each kind to its status once (app.onError); nothing here knows about HTTP.
+ */
+export class StoreError extends Error {
+  override name = "StoreError";
+}
+
+/** The thing the request names (by path) does not exist. */
+export class NotFoundError extends StoreError {
+  override name = "NotFoundError";
+}
+
+/** The request clashes with what is stored: a name taken, a firmware still in use. */
+export class ConflictError extends StoreError {
+  override name = "ConflictError";
+}
+
+/** The request refers to something that does not exist or does not fit (an id in the body, a foreign module). */
+export class InvalidError extends StoreError {
+  override name = "InvalidError";
+}
+
+/** A database written by a newer release: never touched, whoever opens it (server, `deno task user`, ...). */
+export class NewerSchemaError extends Error {
+  override name = "NewerSchemaError";
+}

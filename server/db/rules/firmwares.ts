@@ -1,0 +1,24 @@
+/** Firmware row rules and messages, shared by every engine. */
+
+export const noFirmware = (id: string) => `No firmware with id ${id}.`;
+
+export const firmwareNameTaken = (name: string) =>
+  `A firmware named ${name} was already uploaded; delete it first or rename the file.`;
+
+export interface FirmwareUse {
+  /** Names of the device types that have it as their default, ordered. */
+  defaultOf: string[];
+  /** How many devices have it as their custom firmware. */
+  devices: number;
+}
+
+export const isInUse = (use: FirmwareUse) => use.defaultOf.length > 0 || use.devices > 0;
+
+export function firmwareInUse(name: string, use: FirmwareUse): string {
+  const reasons: string[] = [];
+  if (use.defaultOf.length) reasons.push(`it is the default firmware of device type ${use.defaultOf.join(", ")}`);
+  if (use.devices) {
+    reasons.push(`it is the custom firmware of ${use.devices} device${use.devices === 1 ? "" : "s"}`);
+  }
+  return `Firmware ${name} cannot be deleted: ${reasons.join(" and ")}.`;
+}

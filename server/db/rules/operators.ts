@@ -1,0 +1,2 @@
+/** E-mail addresses match ignoring case and surrounding spaces. */
+export const emailKey = (email: string) => email.trim().toLowerCase();

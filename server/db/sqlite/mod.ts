@@ -1,0 +1,30 @@
+/** The SQLite engine: one file, one synchronous connection; every store method runs to completion in one turn. */
+import type { OpenStores } from "../stores.ts";
+import { sqliteDemo } from "./demo.ts";
+import { sqliteDeviceApi } from "./device_api.ts";
+import { sqliteDeviceTypes } from "./device_types.ts";
+import { sqliteDevices } from "./devices.ts";
+import { sqliteFirmwares } from "./firmwares.ts";
+import { openDatabase } from "./open.ts";
+import { sqliteOperators } from "./operators.ts";
+import { sqliteProductTypes } from "./product_types.ts";
+import { sqliteTreatments } from "./treatments.ts";
+
+/** Opens the database file (creating and migrating it as needed); NewerSchemaError leaves it untouched. */
+export function openSqliteStores(file: string): OpenStores {
+  const db = openDatabase(file);
+  return {
+    devices: sqliteDevices(db),
+    productTypes: sqliteProductTypes(db),
+    deviceTypes: sqliteDeviceTypes(db),
+    firmwares: sqliteFirmwares(db),
+    treatments: sqliteTreatments(db),
+    operators: sqliteOperators(db),
+    deviceApi: sqliteDeviceApi(db),
+    demo: sqliteDemo(db),
+    close: () => {
+      if (db.isOpen) db.close();
+      return Promise.resolve();
+    },
+  };
+}

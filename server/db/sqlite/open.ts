@@ -1,0 +1,107 @@
+import { DatabaseSync, type StatementSync } from "node:sqlite";
+import { NewerSchemaError } from "../errors.ts";
+import { MIGRATIONS } from "./schema.ts";
+
+export type Db = DatabaseSync;
+
+/** Opens (creating if needed) the console database: WAL, foreign keys, migrations applied. */
+export function openDatabase(file: string): Db {
+  const db = new DatabaseSync(file, { enableForeignKeyConstraints: true, timeout: 5000 });
+  try {
+    schemaVersion(db, file); // before anything writes to the file (even the WAL switch)
+    db.exec("PRAGMA journal_mode = WAL");
+    db.exec("PRAGMA synchronous = NORMAL");
+    db.exec("PRAGMA foreign_keys = ON");
+    db.exec("PRAGMA busy_timeout = 5000");
+    migrate(db, file);
+  } catch (err) {
+    db.close();
+    throw err;
+  }
+  return db;
+}
+
+function schemaVersion(db: Db, file: string): number {
+  const { user_version } = db.prepare("PRAGMA user_version").get() as { user_version: number };
+  if (user_version > MIGRATIONS.length) {
+    throw new NewerSchemaError(
+      `The database in ${file} has schema version ${user_version}, newer than this release knows (${MIGRATIONS.length}): run the newer release, or restore a backup taken before the upgrade.`,
+    );
+  }
+  return user_version;
+}
+
+function migrate(db: Db, file: string): void {
+  for (let v = schemaVersion(db, file); v < MIGRATIONS.length; v++) {
+    transaction(db, () => {
+      db.exec(MIGRATIONS[v]);
+      db.exec(`PRAGMA user_version = ${v + 1}`);
+    });
+  }
+}
+
+const cache = new WeakMap<Db, Map<string, StatementSync>>();
+
+/** A prepared statement, prepared once per database and reused. */
+export function sql(db: Db, text: string): StatementSync {
+  let stmts = cache.get(db);
+  if (!stmts) cache.set(db, stmts = new Map());
+  let stmt = stmts.get(text);
+  if (!stmt) stmts.set(text, stmt = db.prepare(text));
+  return stmt;
+}
+
+const depth = new WeakMap<Db, number>();
+
+/**
+ * Runs fn in one transaction (nested calls join the outer one); rolls back on throw. fn is synchronous, so nothing
+ * else this process runs can interleave; IMMEDIATE takes the write lock up front, so another process cannot either.
+ * A DEFERRED (read) transaction gives its statements one snapshot.
+ */
+export function transaction<T>(db: Db, fn: () => T, mode: "IMMEDIATE" | "DEFERRED" = "IMMEDIATE"): T {
+  const d = depth.get(db) ?? 0;
+  if (d > 0) {
+    depth.set(db, d + 1);
+    try {
+      return fn();
+    } finally {
+      depth.set(db, d);
+    }
+  }
+  db.exec(`BEGIN ${mode}`);
+  depth.set(db, 1);
+  try {
+    const result = fn();
+    if (result instanceof Promise) throw new Error("transaction(): fn must be synchronous");
+    db.exec("COMMIT");
+    return result;
+  } catch (err) {
+    db.exec("ROLLBACK");
+    throw err;
+  } finally {
+    depth.set(db, 0);
+  }
+}
+
+/** Runs fn's reads against one snapshot. */
+export const snapshot = <T>(db: Db, fn: () => T): T => transaction(db, fn, "DEFERRED");
+
+/** True when an error is SQLite's UNIQUE constraint failure. */
+export function isUniqueViolation(err: unknown): boolean {
+  return err instanceof Error && /UNIQUE constraint failed/i.test(err.message);
+}
+
+/** The first id of `ids` (a list) that is not a row of `table`, or null when all exist. */
+export function firstMissingId(
+  db: Db,
+  table: "treatments" | "modules" | "firmwares" | "product_types",
+  ids: readonly string[],
+): string | null {
+  if (ids.length === 0) return null;
+  const row = sql(
+    db,
+    `SELECT j.value AS id FROM json_each(?) j LEFT JOIN ${table} x ON x.id = j.value
+     WHERE x.id IS NULL ORDER BY j.key LIMIT 1`,
+  ).get(JSON.stringify(ids)) as { id: string } | undefined;
+  return row?.id ?? null;
+}

@@ -1,0 +1,38 @@
+/**
+ * The storage seam: one asynchronous interface per area. Routes and tools see only these; the engine (SQLite today)
+ * is chosen once at start by openStores() in mod.ts. A method that checks and then writes owns its transaction, so
+ * no caller can interleave anything between the check and the write, whatever the engine.
+ */
+import type { DemoStore } from "./types/demo.ts";
+import type { DeviceApiStore } from "./types/device_api.ts";
+import type { DeviceTypeStore } from "./types/device_types.ts";
+import type { DeviceStore } from "./types/devices.ts";
+import type { FirmwareStore } from "./types/firmwares.ts";
+import type { OperatorStore } from "./types/operators.ts";
+import type { ProductTypeStore } from "./types/product_types.ts";
+import type { TreatmentStore } from "./types/treatments.ts";
+
+export interface Stores {
+  devices: DeviceStore;
+  productTypes: ProductTypeStore;
+  deviceTypes: DeviceTypeStore;
+  firmwares: FirmwareStore;
+  treatments: TreatmentStore;
+  operators: OperatorStore;
+  deviceApi: DeviceApiStore;
+  demo: DemoStore;
+}
+
+/** Stores as opened: close() once, when nothing uses them any more. */
+export interface OpenStores extends Stores {
+  close(): Promise<void>;
+}
+
+export type { DemoData, DemoDevice, DemoStore } from "./types/demo.ts";
+export type { DeviceApiStore, FirmwareRef } from "./types/device_api.ts";
+export type { DeviceTypeStore } from "./types/device_types.ts";
+export type { DeviceChanges, DevicePage, DeviceStore } from "./types/devices.ts";
+export type { FirmwareStore } from "./types/firmwares.ts";
+export type { Operator, OperatorStore } from "./types/operators.ts";
+export type { ProductTypeStore, ProductTypeUpdate } from "./types/product_types.ts";
+export type { ImportCounts, ImportedTreatment, TreatmentImage, TreatmentStore } from "./types/treatments.ts";

@@ -1,0 +1,39 @@
+import type { Device } from "../../../shared/schemas/device.ts";
+
+export interface DevicePage {
+  data: Device[];
+  total: number;
+}
+
+/** The settings an operator patch may change (each one left out stays as it is). */
+export interface DeviceChanges {
+  productTypeId?: string | null;
+  moduleIds?: string[];
+  firmware?: string | null;
+  additionalTreatmentIds?: string[];
+}
+
+/** Devices as operators see them (devices come into being by checking in: see DeviceApiStore). */
+export interface DeviceStore {
+  get(deviceId: string): Promise<Device | null>;
+  /**
+   * One page ordered by deviceId; `q` keeps the devices whose id contains it (ASCII case folded; `%`, `_` and `\`
+   * are literal). A page beyond the end is empty with the real total.
+   */
+  list(page: number, perPage: number, q?: string): Promise<DevicePage>;
+  /**
+   * Checks every referenced id and writes the changes in one transaction, bumping updatedAt; answers the device as
+   * saved. NotFoundError for an unknown device, InvalidError naming the field otherwise (rules/devices.ts).
+   */
+  patch(deviceId: string, changes: DeviceChanges): Promise<Device>;
+  /** Deletes a device and its module and treatment links; NotFoundError when unknown. */
+  remove(deviceId: string): Promise<void>;
+  /**
+   * A number that changes, in the same transaction, with every write to a device or its module and treatment links,
+   * whichever process or connection makes it: what get and list answer is the same while it stays the same.
+   * Read it before the data it versions (a newer answer under an older version only costs a recomputation).
+   * SQLite: a counter row bumped by triggers. PostgreSQL: the same row bumped by statement-level triggers, read from
+   * the same server as the page it versions (a replica's counter and rows come from one replay).
+   */
+  version(): Promise<number>;
+}

@@ -1,0 +1,19 @@
+import type { Firmware } from "../../../shared/schemas/firmware.ts";
+
+/** Firmware rows only: the files are the firmware file store's (a row exists only for a complete file). */
+export interface FirmwareStore {
+  /** Newest first. */
+  list(): Promise<Firmware[]>;
+  get(id: string): Promise<Firmware | null>;
+  /** Names are unique exactly as written. */
+  nameTaken(name: string): Promise<boolean>;
+  /** Every firmware id, for sweeping files that no row names. */
+  ids(): Promise<string[]>;
+  /** Records a firmware whose file is in place; ConflictError when its name is taken. */
+  insert(firmware: Firmware): Promise<void>;
+  /**
+   * Deletes the row unless the firmware is in use (a device type's default or a device's custom firmware), checked
+   * in the same transaction: NotFoundError, ConflictError naming every use. Answers the deleted firmware.
+   */
+  remove(id: string): Promise<Firmware>;
+}

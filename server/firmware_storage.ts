@@ -1,0 +1,89 @@
+/**
+ * A firmware is its file (`<firmwares dir>/<id>.xz`) plus its row. A row exists only for a complete file; a file
+ * without a row is swept at start (bootstrap.ts).
+ */
+import { createHash } from "node:crypto";
+import { join } from "node:path";
+import { type Firmware, FIRMWARE_EXTENSION, XZ_MAGIC } from "../shared/schemas/firmware.ts";
+import type { Paths } from "./context.ts";
+import { firmwareNameTaken } from "./db/rules/firmwares.ts";
+import type { FirmwareStore } from "./db/stores.ts";
+import { now } from "./db/clock.ts";
+import { conflict, unsupported } from "./errors.ts";
+import { firmwarePath } from "./lib/firmware_path.ts";
+import { newId } from "./lib/ids.ts";
+
+type FirmwareRows = Pick<FirmwareStore, "nameTaken" | "insert">;
+
+/** A base name ending in .xz (any case) with something before the extension. */
+export const isFirmwareName = (name: string) =>
+  name.length > FIRMWARE_EXTENSION.length && name.toLowerCase().endsWith(FIRMWARE_EXTENSION);
+
+/** 415 for a name that is not a firmware file's (not ending in .xz). */
+export function checkFirmwareName(name: string): void {
+  if (!isFirmwareName(name)) {
+    throw unsupported(`${name} is not a firmware file: the name must end in ${FIRMWARE_EXTENSION}.`);
+  }
+}
+
+export const duplicateName = (name: string) => conflict(firmwareNameTaken(name));
+
+export interface FirmwareMeta {
+  name: string;
+  size: number;
+  sha256: string;
+}
+
+/**
+ * Moves a complete temp file (same file system) into place and records it. The row is committed only
+ * after the file is in place and flushed; if the insert fails (e.g. a racing upload took the name: the store's
+ * ConflictError) the file is removed again and the error is thrown. The temp file is gone either way.
+ */
+export async function storeFirmwareFile(
+  rows: FirmwareRows,
+  paths: Paths,
+  tmpPath: string,
+  meta: FirmwareMeta,
+): Promise<Firmware> {
+  const firmware: Firmware = { _id: newId(), name: meta.name, createdAt: now(), size: meta.size, sha256: meta.sha256 };
+  const dest = firmwarePath(paths, firmware._id);
+  try {
+    await syncFile(tmpPath);
+    await Deno.rename(tmpPath, dest);
+  } catch (err) {
+    await Deno.remove(tmpPath).catch(() => {});
+    throw err;
+  }
+  try {
+    await rows.insert(firmware);
+  } catch (err) {
+    await Deno.remove(dest).catch(() => {});
+    throw err;
+  }
+  return firmware;
+}
+
+/**
+ * Adds a firmware from bytes already in memory (demo seed, scripts): the same rules and path as an upload
+ * (415 for a name not ending in .xz or bytes without the xz magic, 409 for a name already taken).
+ */
+export async function addFirmware(
+  rows: FirmwareRows,
+  paths: Paths,
+  name: string,
+  bytes: Uint8Array,
+): Promise<Firmware> {
+  checkFirmwareName(name);
+  if (await rows.nameTaken(name)) throw duplicateName(name);
+  if (XZ_MAGIC.some((b, i) => bytes[i] !== b)) throw unsupported(`${name} is not an xz file.`);
+  const tmpPath = join(paths.tmp, `${newId()}.part`);
+  await Deno.writeFile(tmpPath, bytes, { createNew: true, mode: 0o600 });
+  const sha256 = createHash("sha256").update(bytes).digest("hex");
+  return storeFirmwareFile(rows, paths, tmpPath, { name, size: bytes.byteLength, sha256 });
+}
+
+/** Flushes the file's data so a committed row never points at a file that a power loss truncated. */
+async function syncFile(path: string): Promise<void> {
+  using file = await Deno.open(path, { read: true });
+  await file.syncData();
+}

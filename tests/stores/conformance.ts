@@ -1,0 +1,34 @@
+/**
+ * The store conformance suite: every store method and rule, written against the interfaces only, so each engine
+ * runs the same cases (see sqlite.test.ts). Registers Deno tests; call it from an engine's test file.
+ */
+import { changeCounterCases } from "./cases/change_counter.ts";
+import { concurrencyCases } from "./cases/concurrency.ts";
+import { demoCases } from "./cases/demo.ts";
+import { deviceApiCases } from "./cases/device_api.ts";
+import { deviceTypeCases } from "./cases/device_types.ts";
+import { deviceCases } from "./cases/devices.ts";
+import { firmwareCases } from "./cases/firmwares.ts";
+import { operatorCases } from "./cases/operators.ts";
+import { productTypeCases } from "./cases/product_types.ts";
+import { treatmentCases } from "./cases/treatments.ts";
+import type { ConformanceOptions } from "./fixtures.ts";
+
+export type { ConformanceOptions } from "./fixtures.ts";
+
+export function storeConformance(engine: string, options: ConformanceOptions): void {
+  for (
+    const cases of [
+      deviceCases,
+      productTypeCases,
+      deviceTypeCases,
+      firmwareCases,
+      treatmentCases,
+      operatorCases,
+      deviceApiCases,
+      changeCounterCases,
+      concurrencyCases,
+      demoCases,
+    ]
+  ) cases(engine, options);
+}

@@ -1,0 +1,70 @@
+import assert from "node:assert/strict";
+import { DatabaseSync } from "node:sqlite";
+import { join } from "node:path";
+import { NewerSchemaError, type OpenStores, openStores } from "../../server/db/mod.ts";
+import { MIGRATIONS } from "../../server/db/sqlite/schema.ts";
+import { storeConformance } from "./conformance.ts";
+
+const files = new WeakMap<OpenStores, string>();
+
+async function openTemp(): Promise<OpenStores> {
+  const dir = await Deno.makeTempDir({ prefix: "stores-sqlite-" });
+  const file = join(dir, "console.sqlite3");
+  const stores = await openStores({ engine: "sqlite", file });
+  const opened: OpenStores = {
+    ...stores,
+    close: async () => {
+      await stores.close();
+      await Deno.remove(dir, { recursive: true });
+    },
+  };
+  files.set(opened, file);
+  return opened;
+}
+
+storeConformance("SQLite", {
+  open: openTemp,
+  another: (stores) => openStores({ engine: "sqlite", file: files.get(stores)! }),
+});
+
+Deno.test("SQLite stores: a database from a newer release is refused and left untouched", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "stores-sqlite-" });
+  try {
+    const file = join(dir, "console.sqlite3");
+    await (await openStores({ engine: "sqlite", file })).close();
+    const raw = new DatabaseSync(file);
+    raw.exec(`PRAGMA user_version = ${MIGRATIONS.length + 1}`);
+    raw.close();
+    const before = await Deno.readFile(file);
+    await assert.rejects(openStores({ engine: "sqlite", file }), NewerSchemaError);
+    assert.deepEqual(await Deno.readFile(file), before);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("SQLite stores: a database of the previous release gets the change counter, devices kept", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "stores-sqlite-" });
+  try {
+    const file = join(dir, "console.sqlite3");
+    const raw = new DatabaseSync(file);
+    for (const [v, migration] of MIGRATIONS.slice(0, 2).entries()) {
+      raw.exec(migration);
+      raw.exec(`PRAGMA user_version = ${v + 1}`);
+    }
+    const t = "2025-01-01T00:00:00.000Z";
+    raw.prepare("INSERT INTO devices (device_id, created_at, updated_at) VALUES (?, ?, ?)").run("old", t, t);
+    raw.close();
+    const stores = await openStores({ engine: "sqlite", file });
+    try {
+      assert.equal((await stores.devices.list(0, 10)).total, 1);
+      const version = await stores.devices.version();
+      await stores.devices.remove("old");
+      assert.notEqual(await stores.devices.version(), version);
+    } finally {
+      await stores.close();
+    }
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
