@@ -11,7 +11,7 @@ import type { FirmwareStore } from "./db/stores.ts";
 import { now } from "./db/clock.ts";
 import { conflict, unsupported } from "./errors.ts";
 import { firmwarePath } from "./lib/firmware_path.ts";
-import { newId } from "./lib/ids.ts";
+import { newId } from "../shared/ids.ts";
 
 type FirmwareRows = Pick<FirmwareStore, "nameTaken" | "insert">;
 

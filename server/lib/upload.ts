@@ -9,7 +9,7 @@ import { rm } from "node:fs/promises";
 import { join } from "node:path";
 import type { Context } from "hono";
 import { ApiHttpError, badRequest, tooLarge, unsupported } from "../errors.ts";
-import { newId } from "./ids.ts";
+import { newId } from "../../shared/ids.ts";
 import { collectChunks } from "../../shared/collect_chunks.ts";
 import { hasControlChars } from "../../shared/schemas/common.ts";
 

@@ -1,5 +1,5 @@
 import { type DeviceType, deviceTypeName } from "../../../shared/schemas/device_type.ts";
-import { newId } from "../../lib/ids.ts";
+import { newId } from "../../../shared/ids.ts";
 import { InvalidError, NotFoundError } from "../errors.ts";
 import { noDefaultFirmware, noDeviceType } from "../rules/device_types.ts";
 import type { DeviceTypeStore } from "../types/device_types.ts";

@@ -1,4 +1,4 @@
-import { newId } from "../../lib/ids.ts";
+import { newId } from "../../../shared/ids.ts";
 import { now } from "../clock.ts";
 import { ConflictError } from "../errors.ts";
 import { emailKey } from "../rules/operators.ts";

@@ -1,5 +1,5 @@
 import type { Module, ProductType, Theme } from "../../../shared/schemas/product_type.ts";
-import { newId } from "../../lib/ids.ts";
+import { newId } from "../../../shared/ids.ts";
 import { now } from "../clock.ts";
 import { ConflictError, NotFoundError } from "../errors.ts";
 import { checkModuleList, nameKey, noProductType, productTypeNameTaken } from "../rules/product_types.ts";

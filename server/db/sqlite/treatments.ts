@@ -1,5 +1,5 @@
 import type { Treatment } from "../../../shared/schemas/treatment.ts";
-import { newId } from "../../lib/ids.ts";
+import { newId } from "../../../shared/ids.ts";
 import { now } from "../clock.ts";
 import type { ImportCounts, ImportedTreatment, TreatmentStore } from "../types/treatments.ts";
 import { type Db, sql, transaction } from "./open.ts";
