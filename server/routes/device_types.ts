@@ -1,16 +1,16 @@
 import { Hono } from "hono";
-import { DeviceTypePatch } from "../../shared/schemas/device_type.ts";
+import { routes } from "../../shared/routes/mod.ts";
 import type { AppContext, AppEnv } from "../context.ts";
 import { badRequest } from "../errors.ts";
-import { jsonBody } from "../validate.ts";
+import { bodyOf, paramsOf } from "../route_table.ts";
 
 export function deviceTypesRoutes(ctx: AppContext) {
   const { deviceTypes } = ctx.stores;
   return new Hono<AppEnv>()
     .get("/", async (c) => c.json(await deviceTypes.list()))
     .patch("/:id", async (c) => {
-      const id = c.req.param("id");
-      const body = await jsonBody(c, DeviceTypePatch);
+      const { id } = paramsOf(routes.patchDeviceType, c);
+      const body = await bodyOf(routes.patchDeviceType, c);
       if (body._id !== id) throw badRequest(`_id: must equal the device type id in the path (${id}).`);
       const updated = await deviceTypes.setDefaultFirmware(id, body.defaultFirmware);
       ctx.log(`Device type ${updated.name}: default firmware ${updated.defaultFirmware ?? "unset"}.`);

@@ -1,12 +1,10 @@
 import { Hono } from "hono";
-import { DeviceId, DeviceListQuery, DevicePatch } from "../../shared/schemas/device.ts";
+import { routes } from "../../shared/routes/mod.ts";
 import type { AppContext, AppEnv } from "../context.ts";
 import { noDevice } from "../db/rules/devices.ts";
 import { badRequest, notFound } from "../errors.ts";
 import { ReadCache } from "../lib/read_cache.ts";
-import { jsonBody, parse, query } from "../validate.ts";
-
-const deviceIdParam = (value: string) => parse(DeviceId, value, "deviceId");
+import { bodyOf, paramsOf, queryOf } from "../route_table.ts";
 
 /** CONTRACT §5: operator routes for devices (devices are created by the device API check-in). */
 export function devicesRoutes(ctx: AppContext) {
@@ -14,7 +12,7 @@ export function devicesRoutes(ctx: AppContext) {
   const pages = new ReadCache(() => devices.version());
   return new Hono<AppEnv>()
     .get("/", async (c) => {
-      const { page, rowsPerPage, q } = query(c, DeviceListQuery);
+      const { page, rowsPerPage, q } = queryOf(routes.listDevices, c);
       const search = q?.trim();
       const json = await pages.get(`${page}|${rowsPerPage}|${search ?? ""}`, async () => {
         const { data, total } = await devices.list(page, rowsPerPage, search);
@@ -23,21 +21,21 @@ export function devicesRoutes(ctx: AppContext) {
       return c.body(json, 200, { "Content-Type": "application/json" });
     })
     .get("/:deviceId", async (c) => {
-      const deviceId = deviceIdParam(c.req.param("deviceId"));
+      const { deviceId } = paramsOf(routes.getDevice, c);
       const device = await devices.get(deviceId);
       if (!device) throw notFound(noDevice(deviceId));
       return c.json(device);
     })
     .patch("/:deviceId", async (c) => {
-      const deviceId = deviceIdParam(c.req.param("deviceId"));
-      const { deviceId: bodyId, ...changes } = await jsonBody(c, DevicePatch);
+      const { deviceId } = paramsOf(routes.patchDevice, c);
+      const { deviceId: bodyId, ...changes } = await bodyOf(routes.patchDevice, c);
       if (bodyId !== deviceId) {
         throw badRequest(`deviceId: the body's deviceId ${bodyId} differs from the path's ${deviceId}.`);
       }
       return c.json(await devices.patch(deviceId, changes));
     })
     .delete("/:deviceId", async (c) => {
-      await devices.remove(deviceIdParam(c.req.param("deviceId")));
+      await devices.remove(paramsOf(routes.deleteDevice, c).deviceId);
       return c.body(null, 204);
     });
 }

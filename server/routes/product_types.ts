@@ -1,12 +1,9 @@
 import { Hono } from "hono";
-import { Id } from "../../shared/schemas/common.ts";
-import { ProductTypeCreate, ProductTypePatch } from "../../shared/schemas/product_type.ts";
+import { routes } from "../../shared/routes/mod.ts";
 import type { AppContext, AppEnv } from "../context.ts";
 import { noProductType } from "../db/rules/product_types.ts";
 import { badRequest, notFound } from "../errors.ts";
-import { jsonBody, parse } from "../validate.ts";
-
-const idParam = (value: string) => parse(Id, value, "id");
+import { bodyOf, paramsOf } from "../route_table.ts";
 
 /** CONTRACT §5: product types and their modules. */
 export function productTypesRoutes(ctx: AppContext) {
@@ -14,23 +11,23 @@ export function productTypesRoutes(ctx: AppContext) {
   return new Hono<AppEnv>()
     .get("/", async (c) => c.json(await productTypes.list()))
     .post("/", async (c) => {
-      const { name } = await jsonBody(c, ProductTypeCreate);
+      const { name } = await bodyOf(routes.createProductType, c);
       return c.json(await productTypes.create(name), 201);
     })
     .get("/:id", async (c) => {
-      const id = idParam(c.req.param("id"));
+      const { id } = paramsOf(routes.getProductType, c);
       const productType = await productTypes.get(id);
       if (!productType) throw notFound(noProductType(id));
       return c.json(productType);
     })
     .patch("/:id", async (c) => {
-      const id = idParam(c.req.param("id"));
-      const body = await jsonBody(c, ProductTypePatch);
+      const { id } = paramsOf(routes.patchProductType, c);
+      const body = await bodyOf(routes.patchProductType, c);
       if (body._id !== id) throw badRequest(`_id: the body's _id ${body._id} differs from the path's ${id}.`);
       return c.json(await productTypes.update(id, body));
     })
     .delete("/:id", async (c) => {
-      await productTypes.remove(idParam(c.req.param("id")));
+      await productTypes.remove(paramsOf(routes.deleteProductType, c).id);
       return c.body(null, 204);
     });
 }

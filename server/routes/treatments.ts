@@ -1,10 +1,12 @@
 import { Hono } from "hono";
+import { routes } from "../../shared/routes/mod.ts";
 import { SQLITE_MAGIC, TREATMENT_IMPORT_EXTENSION } from "../../shared/schemas/treatment.ts";
 import type { AppContext, AppEnv } from "../context.ts";
 import { notFound, unsupported } from "../errors.ts";
 import { importFailed } from "../import/open_import_file.ts";
 import { readImportFile } from "../import/read_import_file.ts";
 import { discard, receiveUpload } from "../lib/upload.ts";
+import { paramsOf } from "../route_table.ts";
 
 export function treatmentsRoutes(ctx: AppContext) {
   const { treatments } = ctx.stores;
@@ -35,8 +37,9 @@ export function treatmentsRoutes(ctx: AppContext) {
       }
     })
     .get("/:id", async (c) => {
-      const treatment = await treatments.get(c.req.param("id"));
-      if (!treatment) throw notFound(`No treatment with id ${c.req.param("id")}.`);
+      const { id } = paramsOf(routes.getTreatment, c);
+      const treatment = await treatments.get(id);
+      if (!treatment) throw notFound(`No treatment with id ${id}.`);
       return c.json(treatment);
     });
 }
