@@ -50,6 +50,12 @@ export type UploadSource =
 
 export type Progress = { loaded: number; total: number };
 
+/** Optional controls of an upload: abort it, and learn when every byte was sent (the server still works). */
+export interface UploadOptions {
+  signal?: AbortSignal;
+  onSent?: () => void;
+}
+
 export interface ClientOptions {
   /** Origin of the console, e.g. "http://127.0.0.1:8000"; "" for same-origin in the browser. */
   baseUrl?: string;
@@ -172,8 +178,8 @@ export class ApiClient {
   listFirmwares() {
     return this.#json(z.array(Firmware), "GET", "device_firmwares");
   }
-  uploadFirmware(file: UploadSource, onProgress?: (p: Progress) => void) {
-    return this.upload(Firmware, "device_firmwares", file, onProgress);
+  uploadFirmware(file: UploadSource, onProgress?: (p: Progress) => void, opts?: UploadOptions) {
+    return this.upload(Firmware, "device_firmwares", file, onProgress, opts);
   }
   deleteFirmware(id: string) {
     return this.#none("DELETE", `device_firmwares/${enc(id)}`);
@@ -189,8 +195,8 @@ export class ApiClient {
   getTreatment(id: string) {
     return this.#json(Treatment, "GET", `treatments/${enc(id)}`);
   }
-  importTreatments(file: UploadSource, onProgress?: (p: Progress) => void) {
-    return this.upload(ImportResult, "treatments/import", file, onProgress);
+  importTreatments(file: UploadSource, onProgress?: (p: Progress) => void, opts?: UploadOptions) {
+    return this.upload(ImportResult, "treatments/import", file, onProgress, opts);
   }
   async treatmentImage(id: string): Promise<Blob> {
     const res = await this.raw("GET", `treatment_images/${enc(id)}`);
@@ -220,12 +226,13 @@ export class ApiClient {
     path: string,
     file: UploadSource,
     onProgress?: (p: Progress) => void,
+    opts: UploadOptions = {},
   ): Promise<T> {
     const url = this.url(path);
     const { status, statusText, text } =
       typeof XMLHttpRequest !== "undefined" && file instanceof Blob && !this.#opts.fetch
-        ? await xhrUpload(url, this.#headers(), file, onProgress)
-        : await streamUpload(this.#opts.fetch ?? fetch, url, this.#headers(), file, onProgress);
+        ? await xhrUpload(url, this.#headers(), file, onProgress, opts)
+        : await streamUpload(this.#opts.fetch ?? fetch, url, this.#headers(), file, onProgress, opts);
     if (status < 200 || status > 299) {
       if (status === 401) this.#opts.onUnauthorized?.();
       throw httpErrorFrom(status, statusText, text, url);
@@ -302,15 +309,31 @@ function xhrUpload(
   headers: Record<string, string>,
   file: Blob,
   onProgress?: (p: Progress) => void,
+  { signal, onSent }: UploadOptions = {},
 ): Promise<{ status: number; statusText: string; text: string }> {
   return new Promise((resolve, reject) => {
+    const aborted = () => new ApiError("FETCH_ERROR", `The upload to ${url} was aborted.`, url);
+    if (signal?.aborted) return reject(aborted());
     const xhr = new XMLHttpRequest();
+    const abort = () => xhr.abort();
+    signal?.addEventListener("abort", abort, { once: true });
+    const settle = () => signal?.removeEventListener("abort", abort);
     xhr.open("POST", url);
     for (const [k, v] of Object.entries(headers)) xhr.setRequestHeader(k, v);
     xhr.upload.onprogress = (e) => onProgress?.({ loaded: e.loaded, total: e.lengthComputable ? e.total : file.size });
-    xhr.onload = () => resolve({ status: xhr.status, statusText: xhr.statusText, text: xhr.responseText });
-    xhr.onerror = () => reject(new ApiError("FETCH_ERROR", `Could not reach ${url}.`, url));
-    xhr.onabort = () => reject(new ApiError("FETCH_ERROR", `The upload to ${url} was aborted.`, url));
+    xhr.upload.onload = () => onSent?.();
+    xhr.onload = () => {
+      settle();
+      resolve({ status: xhr.status, statusText: xhr.statusText, text: xhr.responseText });
+    };
+    xhr.onerror = () => {
+      settle();
+      reject(new ApiError("FETCH_ERROR", `Could not reach ${url}.`, url));
+    };
+    xhr.onabort = () => {
+      settle();
+      reject(aborted());
+    };
     const form = new FormData();
     form.append("file", file, fileName(file));
     xhr.send(form);
@@ -323,6 +346,7 @@ async function streamUpload(
   headers: Record<string, string>,
   file: UploadSource,
   onProgress?: (p: Progress) => void,
+  { signal, onSent }: UploadOptions = {},
 ): Promise<{ status: number; statusText: string; text: string }> {
   const boundary = `----console${crypto.randomUUID().replaceAll("-", "")}`;
   const safeName = fileName(file).replace(/[\r\n"]/g, (ch) => encodeURIComponent(ch));
@@ -360,6 +384,7 @@ async function streamUpload(
         stage = "done";
         controller.enqueue(tail);
         controller.close();
+        onSent?.();
       }
     },
     cancel(reason) {
@@ -376,10 +401,12 @@ async function streamUpload(
         "Content-Length": String(head.byteLength + total + tail.byteLength),
       },
       body,
+      signal,
       // @ts-ignore: required by Node's fetch for streamed bodies, ignored elsewhere
       duplex: "half",
     });
   } catch (err) {
+    if (signal?.aborted) throw new ApiError("FETCH_ERROR", `The upload to ${url} was aborted.`, url);
     throw new ApiError("FETCH_ERROR", `Could not reach ${url}: ${reason(err)}`, url);
   }
   return { status: res.status, statusText: res.statusText, text: await res.text() };

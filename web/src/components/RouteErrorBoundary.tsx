@@ -1,5 +1,5 @@
 import { Component, type ReactNode } from "react";
-import { errorMessage } from "../lib/notify.ts";
+import { errorMessage } from "../lib/messages.ts";
 import { ErrorPage } from "./ErrorPage.tsx";
 
 interface Props {

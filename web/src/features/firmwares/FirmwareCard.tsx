@@ -2,7 +2,7 @@ import { Button } from "primereact/button";
 import { Card } from "primereact/card";
 import { Chip } from "primereact/chip";
 import type { Firmware } from "../../../../shared/schemas/firmware.ts";
-import { formatDateTime } from "../../lib/format.ts";
+import { formatDateTime, formatSize } from "../../lib/format.ts";
 
 export interface FirmwareCardProps {
   firmware: Firmware;
@@ -11,13 +11,6 @@ export interface FirmwareCardProps {
   canSetDefault: boolean;
   onDelete: () => void;
   onSetDefault: () => void;
-}
-
-/** Megabytes with one decimal, bytes for small files. */
-export function formatSize(bytes: number): string {
-  if (bytes < 1024) return `${bytes} B`;
-  if (bytes < 1024 * 1024) return `${(bytes / 1024).toFixed(1)} KiB`;
-  return `${(bytes / (1024 * 1024)).toFixed(1)} MiB`;
 }
 
 /** One firmware: name, 'Default' chip, delete and 'Set as default firmware' buttons, 'Uploaded: {date}'. */

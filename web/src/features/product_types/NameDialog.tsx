@@ -2,6 +2,7 @@ import { useEffect, useId, useState } from "react";
 import { Button } from "primereact/button";
 import { InputText } from "primereact/inputtext";
 import { AppDialog } from "../../components/AppDialog.tsx";
+import { focusWhenReady } from "../../lib/focus.ts";
 
 export interface NameDialogProps {
   visible: boolean;
@@ -9,18 +10,32 @@ export interface NameDialogProps {
   placeholder: string;
   initial?: string;
   busy?: boolean;
+  /** Why the server refused the name, shown under the field until the text changes. */
+  error?: string | null;
   /** Receives the trimmed name; the caller closes the dialog when the change worked. */
   onSubmit: (name: string) => void;
   onHide: () => void;
 }
 
 /** Asks for one name; OK is disabled while the trimmed text is empty (SPEC §5). Enter submits. */
-export function NameDialog({ visible, header, placeholder, initial = "", busy, onSubmit, onHide }: NameDialogProps) {
+export function NameDialog(
+  { visible, header, placeholder, initial = "", busy, error, onSubmit, onHide }: NameDialogProps,
+) {
   const id = useId();
+  const errorId = useId();
   const [name, setName] = useState(initial);
+  // The error belongs to the name it was given for; editing the name hides it.
+  const [erroredName, setErroredName] = useState<string | null>(null);
   useEffect(() => {
     if (visible) setName(initial);
   }, [visible, initial]);
+  useEffect(() => {
+    if (!error) return;
+    setErroredName(name);
+    // OK was disabled while saving: give focus back to the field to correct.
+    focusWhenReady(() => document.getElementById(id));
+  }, [error]);
+  const shownError = error && erroredName === name ? error : null;
   const trimmed = name.trim();
   const canSubmit = trimmed.length > 0 && !busy;
 
@@ -58,7 +73,11 @@ export function NameDialog({ visible, header, placeholder, initial = "", busy, o
           placeholder={placeholder}
           maxLength={200}
           autoFocus
+          invalid={!!shownError}
+          aria-invalid={!!shownError}
+          aria-describedby={shownError ? errorId : undefined}
         />
+        {shownError && <small id={errorId} className="field-error">{shownError}</small>}
       </form>
     </AppDialog>
   );

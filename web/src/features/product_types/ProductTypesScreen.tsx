@@ -22,11 +22,12 @@ export default function ProductTypesScreen() {
   const [, navigate] = useLocation();
   const [adding, setAdding] = useState(false);
   const types = query.data ?? [];
+  const failed = query.isError;
 
   return (
     <section style={{ display: "flex", flexDirection: "column", gap: "1rem" }}>
       <div style={{ display: "flex", alignItems: "center", gap: "1rem" }}>
-        <h1 style={{ margin: 0 }}>Product types ({types.length})</h1>
+        <h1 style={{ margin: 0 }}>Product types ({failed ? "-" : types.length})</h1>
         <Button
           icon="pi pi-plus"
           rounded
@@ -36,33 +37,36 @@ export default function ProductTypesScreen() {
           onClick={() => setAdding(true)}
         />
       </div>
-      <LoadState fetching={query.isFetching} error={query.error} />
-      <DataTable
-        value={types}
-        dataKey="_id"
-        scrollable
-        scrollHeight="calc(100vh - 250px)"
-        size="small"
-        stripedRows
-        rowHover
-        onRowClick={(e) => navigate(href((e.data as ProductType)._id))}
-        className="clickable-rows"
-        emptyMessage={query.isPending ? " " : "No product types present"}
-      >
-        <Column
-          header="Name"
-          body={(pt: ProductType) => (
-            <Link
-              className="cell-link"
-              href={href(pt._id)}
-              onClick={(e) => e.stopPropagation()}
-            >
-              {pt.name}
-            </Link>
-          )}
-        />
-        <Column header="Updated" body={(pt: ProductType) => formatDateTime(pt.updatedAt)} />
-      </DataTable>
+      <LoadState fetching={query.isFetching} error={query.error} onRetry={() => void query.refetch()} />
+      {/* A failed load shows only the error: no stale rows and no empty text. */}
+      {!failed && (
+        <DataTable
+          value={types}
+          dataKey="_id"
+          scrollable
+          scrollHeight="calc(100vh - 250px)"
+          size="small"
+          stripedRows
+          rowHover
+          onRowClick={(e) => navigate(href((e.data as ProductType)._id))}
+          className="clickable-rows"
+          emptyMessage={query.isPending ? " " : "No product types present"}
+        >
+          <Column
+            header="Name"
+            body={(pt: ProductType) => (
+              <Link
+                className="cell-link"
+                href={href(pt._id)}
+                onClick={(e) => e.stopPropagation()}
+              >
+                {pt.name}
+              </Link>
+            )}
+          />
+          <Column header="Updated" body={(pt: ProductType) => formatDateTime(pt.updatedAt)} />
+        </DataTable>
+      )}
       <NameDialog
         visible={adding}
         header="Add product type"
