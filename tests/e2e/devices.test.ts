@@ -186,6 +186,7 @@ e2eTest("device detail: product type with confirm, modules, treatments, firmware
   await card.getByRole("button", { name: "Add treatment" }).click();
   await card.locator(".p-dropdown").click();
   await page.getByRole("option", { name: /Knee relief/ }).click();
+  await page.getByRole("dialog", { name: "Add treatment Knee relief?" }).getByRole("button", { name: "OK" }).click();
   const entry = card.locator("li", { hasText: "Knee relief" });
   await entry.getByText("4 ch").waitFor();
   await entry.getByText("Pain").waitFor();
@@ -204,6 +205,7 @@ e2eTest("device detail: product type with confirm, modules, treatments, firmware
   await page.goBack();
   await page.getByRole("heading", { name: "Device unit-1" }).waitFor();
   await card.locator("li", { hasText: "Knee relief" }).getByRole("button", { name: "Remove Knee relief" }).click();
+  await page.getByRole("dialog", { name: "Remove treatment Knee relief?" }).getByRole("button", { name: "OK" }).click();
   await card.getByText("No additional treatments").waitFor();
   assert.deepEqual((await api.getDevice("unit-1")).additionalTreatmentIds, []);
 
@@ -211,8 +213,11 @@ e2eTest("device detail: product type with confirm, modules, treatments, firmware
   const fwCard = page.locator(".p-card", { hasText: "Custom device firmware" });
   await fwCard.locator(".p-dropdown-label", { hasText: "Default device firmware" }).waitFor();
   await pick(page, fwCard.locator(".p-dropdown"), "special-2.xz");
+  await page.getByRole("dialog", { name: "Set custom firmware to special-2.xz?" }).getByRole("button", { name: "OK" })
+    .click();
   await assertEventually(async () => assert.equal((await api.getDevice("unit-1")).firmware, fw._id));
   await pick(page, fwCard.locator(".p-dropdown"), "Default device firmware");
+  await page.getByRole("dialog", { name: "Clear custom firmware?" }).getByRole("button", { name: "OK" }).click();
   await assertEventually(async () => assert.equal((await api.getDevice("unit-1")).firmware, null));
 
   // A confirmed change to none clears type and modules.
@@ -239,6 +244,7 @@ e2eTest("device detail: a refused change shows the server's msg in a toast", asy
   await api.deleteFirmware(fw._id);
   const fwCard = page.locator(".p-card", { hasText: "Custom device firmware" });
   await pick(page, fwCard.locator(".p-dropdown"), "gone.xz");
+  await page.getByRole("dialog", { name: "Set custom firmware to gone.xz?" }).getByRole("button", { name: "OK" }).click();
   await page.locator(".p-toast").getByText(/firmware/i).waitFor();
   await c.screenshot("device-04-error-toast");
   assert.equal((await api.getDevice("unit-2")).firmware, null);

@@ -73,7 +73,7 @@ e2eTest("firmware upload shows progress in percent, then the card; wrong files a
     await bar.waitFor();
     // Real progress: a percentage strictly between 0 and 100 while the bytes go up.
     await dlg.getByText(/^Uploading… [1-9]\d?%$/).waitFor();
-    assert.equal(await dlg.getByRole("button", { name: "Cancel" }).isDisabled(), true);
+    assert.equal(await dlg.getByRole("button", { name: "Cancel", exact: true }).isDisabled(), true);
     assert.equal(await dlg.getByRole("button", { name: "Upload", exact: true }).isDisabled(), true);
     await page.keyboard.press("Escape");
     assert.equal(await dlg.isVisible(), true, "Escape must not close the dialog while uploading");

@@ -14,14 +14,14 @@ describe("ConfirmDialog", () => {
         destructive
         header="Delete product type Walker?"
         message="Are you sure you want to delete this product type?"
-        details={<p>3 devices will lose this product type.</p>}
+        details={<p>3 devices have this product type and will lose it.</p>}
         onAccept={onAccept}
         onHide={onHide}
       />,
     );
     const cancel = await screen.findByRole("button", { name: "Cancel" });
     await waitFor(() => expect(document.activeElement).toBe(cancel));
-    expect(screen.getByText("3 devices will lose this product type.")).toBeTruthy();
+    expect(screen.getByText("3 devices have this product type and will lose it.")).toBeTruthy();
     await user.keyboard("{Enter}");
     expect(onHide).toHaveBeenCalledTimes(1);
     expect(onAccept).not.toHaveBeenCalled();

@@ -108,7 +108,7 @@ export function ChangePasswordDialog({ visible, onHide, identity, onChange }: Ch
           <Message
             severity="error"
             role="alert"
-            className="w-full"
+            className="w-full mb-3"
             content={
               <div>
                 <strong>Error changing password</strong>

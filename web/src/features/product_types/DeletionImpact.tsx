@@ -3,8 +3,8 @@ import { type DeviceLoss, devicesLosingQuery } from "../devices/api.ts";
 import { MAX_COUNTED_DEVICES } from "../devices/deviceCount.ts";
 
 /**
- * What a deletion takes from the fleet, in words, e.g. "3 devices will lose this product type.". `count` is undefined
- * while counting and null when the fleet is too large to count.
+ * What a deletion takes from the fleet, in words, e.g. "3 devices have this product type and will lose it.". `count`
+ * is undefined while counting and null when the fleet is too large to count.
  */
 export function impactText(what: string, count: number | null | undefined, failed: boolean): string {
   if (failed) return `The devices that have ${what} could not be counted; each of them will lose it.`;
@@ -14,7 +14,7 @@ export function impactText(what: string, count: number | null | undefined, faile
       `${MAX_COUNTED_DEVICES}).`;
   }
   if (count === 0) return `No device has ${what}.`;
-  return `${count} device${count === 1 ? "" : "s"} will lose ${what}.`;
+  return count === 1 ? `1 device has ${what} and will lose it.` : `${count} devices have ${what} and will lose it.`;
 }
 
 /** The consequence line of a delete confirmation, counted when the dialog opens. */

@@ -3,13 +3,11 @@ import { useQuery } from "@tanstack/react-query";
 import { useLocation, useParams } from "wouter";
 import { Button } from "primereact/button";
 import type { Module, ModuleInput, ProductType } from "../../../../shared/schemas/product_type.ts";
-import { ApiError } from "../../../../shared/client.ts";
 import { CardGrid } from "../../components/CardGrid.tsx";
 import { type PendingConfirm, PendingConfirmDialog } from "../../components/ConfirmDialog.tsx";
 import { LoadState } from "../../components/LoadState.tsx";
 import { focusPageHeading, focusWhenReady } from "../../lib/focus.ts";
 import { formatDateTime } from "../../lib/format.ts";
-import { errorMessage, fieldError, fieldSentence } from "../../lib/messages.ts";
 import { useNotify, useNotifyError } from "../../lib/notify.ts";
 import { treatmentsQuery } from "../treatments/api.ts";
 import { productTypeQuery, useDeleteProductType, usePatchProductType } from "./api.ts";
@@ -18,8 +16,7 @@ import { DeletionImpact } from "./DeletionImpact.tsx";
 import { ModuleDialog } from "./ModuleDialog.tsx";
 import { renamed, withModule, withoutModule } from "./modules.ts";
 import { NameDialog } from "./NameDialog.tsx";
-
-const isConflict = (err: unknown) => err instanceof ApiError && err.status === 409;
+import { nameErrorOf } from "./nameError.ts";
 
 /** Which module the dialog edits: a module, null for a new one, or closed. */
 type Editing = { module: Module | null } | null;
@@ -58,11 +55,9 @@ export default function ProductTypeScreen() {
     patch.mutate(body, {
       onSuccess: done,
       onError: (err) => {
-        const field = fieldError(err);
-        if (field && isNameField(field.path)) return onNameError(fieldSentence("Name", field.rest));
-        // Two product types cannot share a name: the server's 409 is about the name too.
-        if (field === null && isNameField("name") && isConflict(err)) return onNameError(errorMessage(err));
-        notifyError(err);
+        const nameError = nameErrorOf(err, isNameField);
+        if (nameError) onNameError(nameError);
+        else notifyError(err);
       },
     });
 

@@ -10,6 +10,7 @@ import { formatDateTime } from "../../lib/format.ts";
 import { useNotify, useNotifyError } from "../../lib/notify.ts";
 import { productTypesQuery, useCreateProductType } from "./api.ts";
 import { NameDialog } from "./NameDialog.tsx";
+import { nameErrorOf } from "./nameError.ts";
 
 const href = (id: string) => `/product_types/${encodeURIComponent(id)}`;
 
@@ -21,6 +22,7 @@ export default function ProductTypesScreen() {
   const notifyError = useNotifyError();
   const [, navigate] = useLocation();
   const [adding, setAdding] = useState(false);
+  const [nameError, setNameError] = useState<string | null>(null);
   const types = query.data ?? [];
   const failed = query.isError;
 
@@ -72,15 +74,25 @@ export default function ProductTypesScreen() {
         header="Add product type"
         placeholder="Enter name for product type"
         busy={create.isPending}
-        onHide={() => setAdding(false)}
-        onSubmit={(name) =>
+        error={nameError}
+        onHide={() => {
+          setAdding(false);
+          setNameError(null);
+        }}
+        onSubmit={(name) => {
+          setNameError(null);
           create.mutate(name, {
             onSuccess: (pt) => {
               setAdding(false);
               notify("Product type added", pt.name);
             },
-            onError: notifyError,
-          })}
+            onError: (err) => {
+              const text = nameErrorOf(err, (path) => path === "name");
+              if (text) setNameError(text);
+              else notifyError(err);
+            },
+          });
+        }}
       />
     </section>
   );
