@@ -244,7 +244,8 @@ e2eTest("device detail: a refused change shows the server's msg in a toast", asy
   await api.deleteFirmware(fw._id);
   const fwCard = page.locator(".p-card", { hasText: "Custom device firmware" });
   await pick(page, fwCard.locator(".p-dropdown"), "gone.xz");
-  await page.getByRole("dialog", { name: "Set custom firmware to gone.xz?" }).getByRole("button", { name: "OK" }).click();
+  await page.getByRole("dialog", { name: "Set custom firmware to gone.xz?" }).getByRole("button", { name: "OK" })
+    .click();
   await page.locator(".p-toast").getByText(/firmware/i).waitFor();
   await c.screenshot("device-04-error-toast");
   assert.equal((await api.getDevice("unit-2")).firmware, null);

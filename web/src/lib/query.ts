@@ -14,7 +14,15 @@ function retry(failureCount: number, err: unknown): boolean {
  */
 export const queryClient = new QueryClient({
   defaultOptions: {
-    queries: { gcTime: 60_000, staleTime: 10_000, retry, refetchOnWindowFocus: false, networkMode: "always" },
+    queries: {
+      gcTime: 60_000,
+      staleTime: 10_000,
+      retry,
+      refetchOnWindowFocus: false,
+      networkMode: "always",
+      // With networkMode "always" this would default to false.
+      refetchOnReconnect: true,
+    },
     mutations: { retry: false, networkMode: "always" },
   },
 });
