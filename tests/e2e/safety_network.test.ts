@@ -235,7 +235,7 @@ e2eTest(
   },
 );
 
-e2eTest("offline: the list says 'You are offline' and reloads by itself when the connection is back", async (c) => {
+e2eTest("offline: lists and details say so; lists reload when back online, the detail on Retry", async (c) => {
   const { page, visit, signIn, screenshot, srv, browser } = c;
   await checkInDevices(srv, ids);
   await visit("/devices");
@@ -254,4 +254,18 @@ e2eTest("offline: the list says 'You are offline' and reloads by itself when the
   await browser.setOffline(false);
   await table.getByText("dev-025", { exact: true }).waitFor();
   assert.equal(await alert.count(), 0);
+
+  // A device opened while offline: the error page says so and its Retry loads the device once back online.
+  await table.getByRole("link", { name: "dev-025" }).click();
+  await page.getByRole("heading", { name: "Device dev-025" }).waitFor();
+  await page.goBack();
+  await browser.setOffline(true);
+  await table.getByRole("link", { name: "dev-026" }).click();
+  const errorPage = page.locator(".error-page");
+  await errorPage.getByText("Sorry, an unexpected error has occurred.").waitFor();
+  await errorPage.getByText("You are offline.").waitFor();
+  await screenshot("safety-net-06-offline-detail");
+  await browser.setOffline(false);
+  await errorPage.getByRole("button", { name: "Retry" }).click();
+  await page.getByRole("heading", { name: "Device dev-026" }).waitFor();
 });

@@ -119,7 +119,14 @@ export default function ProductTypeScreen() {
         <Button id="add-module" label="Add module" icon="pi pi-plus" onClick={() => setEditing({ module: null })} />
         <Button label="Delete" icon="pi pi-trash" severity="danger" outlined onClick={() => askDeleteType(pt)} />
       </div>
-      <LoadState fetching={query.isFetching || treatments.isFetching} error={query.error ?? treatments.error} />
+      <LoadState
+        fetching={query.isFetching || treatments.isFetching}
+        error={query.error ?? treatments.error}
+        onRetry={() => {
+          if (query.isError) void query.refetch();
+          if (treatments.isError) void treatments.refetch();
+        }}
+      />
       <div style={{ color: "var(--text-color-secondary)" }}>
         Created at: {formatDateTime(pt.createdAt)} · Updated at: {formatDateTime(pt.updatedAt)}
       </div>
