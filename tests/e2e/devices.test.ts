@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { makeXzFile } from "../helpers/fixtures.ts";
 import { fileSource } from "../helpers/fixtures.ts";
-import { checkInDevices, e2eTest, importTreatments, pick, settled, treatment } from "./helpers.ts";
+import { assertEventually, checkInDevices, e2eTest, importTreatments, pick, settled, treatment } from "./helpers.ts";
 
 const ids = Array.from({ length: 60 }, (_, i) => `dev-${String(i).padStart(3, "0")}`);
 
@@ -250,18 +250,6 @@ e2eTest("device detail: a refused change shows the server's msg in a toast", asy
   await c.screenshot("device-04-error-toast");
   assert.equal((await api.getDevice("unit-2")).firmware, null);
 });
-
-async function assertEventually(check: () => Promise<void>, ms = 5000) {
-  const until = Date.now() + ms;
-  for (;;) {
-    try {
-      return await check();
-    } catch (err) {
-      if (Date.now() > until) throw err;
-      await new Promise((r) => setTimeout(r, 100));
-    }
-  }
-}
 
 e2eTest("devices list: a failed load shows 'Error loading data.'", async ({ page, visit, signIn, screenshot }) => {
   await visit("/");

@@ -6,7 +6,7 @@
 import assert from "node:assert/strict";
 import type { Locator, Page } from "playwright-core";
 import { fileSource, makeXzFile } from "../helpers/fixtures.ts";
-import { checkInDevices, e2eTest, importTreatments, pick, settled, treatment } from "./helpers.ts";
+import { assertEventually, checkInDevices, e2eTest, importTreatments, pick, settled, treatment } from "./helpers.ts";
 
 /** What has the keyboard focus: its id, its accessible label or text, and whether it is the page body. */
 function focused(page: Page) {
@@ -39,18 +39,6 @@ async function enterCancels(page: Page, dialog: Locator) {
 }
 
 const toast = (page: Page, summary: string) => page.locator(".p-toast-message", { hasText: summary });
-
-async function eventually(check: () => Promise<void>, ms = 5000) {
-  const until = Date.now() + ms;
-  for (;;) {
-    try {
-      return await check();
-    } catch (err) {
-      if (Date.now() > until) throw err;
-      await new Promise((r) => setTimeout(r, 100));
-    }
-  }
-}
 
 e2eTest("device changes: confirmed with focus on Cancel, counted, toasted, undoable, focus kept", async (c) => {
   const { page, visit, signIn, screenshot, srv, api } = c;
@@ -105,7 +93,7 @@ e2eTest("device changes: confirmed with focus on Cancel, counted, toasted, undoa
   await screenshot("safety-02-toast-undo");
   await toast(page, "Product type changed").getByRole("button", { name: "Undo" }).click();
   await toast(page, "Change undone").waitFor();
-  await eventually(async () => {
+  await assertEventually(async () => {
     d = await api.getDevice("unit-1");
     assert.equal(d.productTypeId, walker._id);
     assert.deepEqual([...d.moduleIds].sort(), [...enabled].sort());
@@ -160,10 +148,10 @@ e2eTest("device changes: confirmed with focus on Cancel, counted, toasted, undoa
   await pick(page, fwDropdown, "Default device firmware");
   await clear.getByRole("button", { name: "OK" }).click();
   await toast(page, "Custom firmware cleared").waitFor();
-  await eventually(async () => assert.equal((await api.getDevice("unit-1")).firmware, null));
+  await assertEventually(async () => assert.equal((await api.getDevice("unit-1")).firmware, null));
   await focusIs(page, (f) => f.id === "device-firmware", "on the firmware dropdown");
   await toast(page, "Custom firmware cleared").getByRole("button", { name: "Undo" }).click();
-  await eventually(async () => assert.equal((await api.getDevice("unit-1")).firmware, fw._id));
+  await assertEventually(async () => assert.equal((await api.getDevice("unit-1")).firmware, fw._id));
   await page.locator(".p-dropdown-label", { hasText: "custom-3.xz" }).waitFor();
   await focusIs(page, (f) => f.id === "device-firmware", "on the firmware dropdown after Undo");
 
@@ -174,7 +162,7 @@ e2eTest("device changes: confirmed with focus on Cancel, counted, toasted, undoa
   const nightId = typed.modules.find((m) => m.name === "Night")!._id;
   await focusIs(page, (f) => f.id === `module-${nightId}`, "on the Night checkbox");
   await toast(page, "Module disabled").getByRole("button", { name: "Undo" }).click();
-  await eventually(async () => assert.ok((await api.getDevice("unit-1")).moduleIds.includes(nightId)));
+  await assertEventually(async () => assert.ok((await api.getDevice("unit-1")).moduleIds.includes(nightId)));
   await screenshot("safety-03-after-undo");
 });
 

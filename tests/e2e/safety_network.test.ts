@@ -7,30 +7,7 @@ import assert from "node:assert/strict";
 import type { Page } from "playwright-core";
 import { fileSource, makeXzFile } from "../helpers/fixtures.ts";
 import { listFiles, startServer } from "../helpers/server.ts";
-import { checkInDevices, e2eTest } from "./helpers.ts";
-
-/** A real .xz of random bytes (xz cannot shrink them), compressed from a file. */
-async function bigXzFile(dir: string, name: string, size: number): Promise<string> {
-  const raw = new Uint8Array(size);
-  for (let i = 0; i < size; i += 65_536) crypto.getRandomValues(raw.subarray(i, Math.min(size, i + 65_536)));
-  await Deno.writeFile(`${dir}/raw.bin`, raw);
-  const out = await new Deno.Command("xz", { args: ["-z", "-c", "-0", `${dir}/raw.bin`], stdout: "piped" }).output();
-  assert.equal(out.code, 0, "xz failed");
-  await Deno.writeFile(`${dir}/${name}`, out.stdout);
-  return `${dir}/${name}`;
-}
-
-/** Chromium's own upload throttling, so a local upload takes long enough to watch and cancel. */
-async function throttleUpload(page: Page, bytesPerSecond: number | null) {
-  const cdp = await page.context().newCDPSession(page);
-  await cdp.send("Network.enable");
-  await cdp.send("Network.emulateNetworkConditions", {
-    offline: false,
-    latency: 0,
-    downloadThroughput: -1,
-    uploadThroughput: bytesPerSecond ?? -1,
-  });
-}
+import { assertEventually, bigXzFile, checkInDevices, e2eTest, throttleUpload } from "./helpers.ts";
 
 /**
  * A plain HTTP proxy in front of the server that holds back the answers to the requests `hold` picks until release():
@@ -91,18 +68,6 @@ async function focusedLabel(page: Page): Promise<string> {
   });
 }
 
-async function eventually(check: () => Promise<void>, ms = 10_000) {
-  const until = Date.now() + ms;
-  for (;;) {
-    try {
-      return await check();
-    } catch (err) {
-      if (Date.now() > until) throw err;
-      await new Promise((r) => setTimeout(r, 100));
-    }
-  }
-}
-
 e2eTest(
   "upload: bar and text show the same bytes, Processing while the server works, Cancel stores nothing",
   async (c) => {
@@ -154,7 +119,7 @@ e2eTest(
       await throttleUpload(page, null);
       await screenshot("safety-net-02-cancelled");
       // The server kept nothing: same firmware list, no temp file left behind.
-      await eventually(async () => assert.deepEqual(await listFiles(`${srv.dataDir}/tmp`), []));
+      await assertEventually(async () => assert.deepEqual(await listFiles(`${srv.dataDir}/tmp`), []), 10_000);
       assert.deepEqual((await api.listFirmwares()).map((f) => f._id), before);
       assert.equal(await page.getByLabel("Firmware mistake-9.9.xz", { exact: true }).count(), 0);
 

@@ -5,7 +5,7 @@ import { InputText } from "primereact/inputtext";
 import type { Module, ModuleInput } from "../../../../shared/schemas/product_type.ts";
 import { maxChannels, type Treatment } from "../../../../shared/schemas/treatment.ts";
 import { AppDialog } from "../../components/AppDialog.tsx";
-import { focusWhenReady } from "../../lib/focus.ts";
+import { useFieldError } from "../../lib/useFieldError.ts";
 import { TreatmentPicker } from "../../components/TreatmentPicker.tsx";
 import { sortIdsByName } from "./modules.ts";
 
@@ -41,14 +41,7 @@ export function ModuleDialog(
     setTreatmentIds(module?.treatmentIds ?? []);
   }, [visible, module]);
 
-  // The error belongs to the name it was given for; editing the name hides it.
-  const [erroredName, setErroredName] = useState<string | null>(null);
-  useEffect(() => {
-    if (!nameError) return;
-    setErroredName(name);
-    focusWhenReady(() => document.getElementById(nameId));
-  }, [nameError]);
-  const shownError = nameError && erroredName === name ? nameError : null;
+  const shownError = useFieldError(nameError, name, nameId);
 
   const sortedIds = sortIdsByName(treatmentIds, nameOf);
   const trimmed = name.trim();

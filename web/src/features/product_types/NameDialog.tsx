@@ -2,7 +2,7 @@ import { useEffect, useId, useState } from "react";
 import { Button } from "primereact/button";
 import { InputText } from "primereact/inputtext";
 import { AppDialog } from "../../components/AppDialog.tsx";
-import { focusWhenReady } from "../../lib/focus.ts";
+import { useFieldError } from "../../lib/useFieldError.ts";
 
 export interface NameDialogProps {
   visible: boolean;
@@ -24,18 +24,10 @@ export function NameDialog(
   const id = useId();
   const errorId = useId();
   const [name, setName] = useState(initial);
-  // The error belongs to the name it was given for; editing the name hides it.
-  const [erroredName, setErroredName] = useState<string | null>(null);
   useEffect(() => {
     if (visible) setName(initial);
   }, [visible, initial]);
-  useEffect(() => {
-    if (!error) return;
-    setErroredName(name);
-    // OK was disabled while saving: give focus back to the field to correct.
-    focusWhenReady(() => document.getElementById(id));
-  }, [error]);
-  const shownError = error && erroredName === name ? error : null;
+  const shownError = useFieldError(error, name, id);
   const trimmed = name.trim();
   const canSubmit = trimmed.length > 0 && !busy;
 
