@@ -42,6 +42,12 @@ export type UploadSource =
 
 export type Progress = { loaded: number; total: number };
 
+/** Optional controls of an upload: abort it, and learn when every byte was sent (the server still works). */
+export interface UploadOptions {
+  signal?: AbortSignal;
+  onSent?: () => void;
+}
+
 export interface ClientOptions {
   /** Origin of the console, e.g. "http://127.0.0.1:8000"; "" for same-origin in the browser. */
   baseUrl?: string;
@@ -63,7 +69,8 @@ export type CallInput<R extends Route> =
   & (R["query"] extends z.ZodType ? { query?: { [K in keyof z.input<R["query"]>]?: QueryValue } }
     : { query?: undefined })
   & (R["body"] extends { kind: "json"; schema: infer S extends z.ZodType } ? { body: z.input<S> }
-    : R["body"] extends { kind: "multipart" } ? { file: UploadSource; onProgress?: (p: Progress) => void }
+    : R["body"] extends { kind: "multipart" }
+      ? { file: UploadSource; onProgress?: (p: Progress) => void; upload?: UploadOptions }
     : { body?: undefined })
   & { headers?: Record<string, string> };
 
@@ -146,8 +153,12 @@ export class ApiClient {
     const path = routePath(route, params, query);
     const answer = (status: number) => route.answers[status] ?? okAnswers(route)[0];
     if (route.body.kind === "multipart") {
-      const { file, onProgress } = input as { file: UploadSource; onProgress?: (p: Progress) => void };
-      return await this.#upload(answer, path, route.body.field, file, onProgress) as CallResult<R>;
+      const { file, onProgress, upload } = input as {
+        file: UploadSource;
+        onProgress?: (p: Progress) => void;
+        upload?: UploadOptions;
+      };
+      return await this.#upload(answer, path, route.body.field, file, onProgress, upload) as CallResult<R>;
     }
     const body = route.body.kind === "json" ? (input as { body: unknown }).body : undefined;
     const res = await this.raw(route.method, path, body, { headers, accept: answerStatuses(route) });
@@ -195,8 +206,8 @@ export class ApiClient {
   listFirmwares() {
     return this.call(routes.listFirmwares, {});
   }
-  uploadFirmware(file: UploadSource, onProgress?: (p: Progress) => void) {
-    return this.call(routes.uploadFirmware, { file, onProgress });
+  uploadFirmware(file: UploadSource, onProgress?: (p: Progress) => void, opts?: UploadOptions) {
+    return this.call(routes.uploadFirmware, { file, onProgress, upload: opts });
   }
   deleteFirmware(id: string) {
     return this.call(routes.deleteFirmware, { params: { id } });
@@ -212,8 +223,8 @@ export class ApiClient {
   getTreatment(id: string) {
     return this.call(routes.getTreatment, { params: { id } });
   }
-  importTreatments(file: UploadSource, onProgress?: (p: Progress) => void) {
-    return this.call(routes.importTreatments, { file, onProgress });
+  importTreatments(file: UploadSource, onProgress?: (p: Progress) => void, opts?: UploadOptions) {
+    return this.call(routes.importTreatments, { file, onProgress, upload: opts });
   }
   async treatmentImage(id: string): Promise<Blob> {
     const res = await this.call(routes.treatmentImage, { params: { id } });
@@ -243,8 +254,9 @@ export class ApiClient {
     path: string,
     file: UploadSource,
     onProgress?: (p: Progress) => void,
+    opts: UploadOptions = {},
   ): Promise<T> {
-    return this.#upload(() => ({ kind: "json", schema }), path, "file", file, onProgress) as Promise<T>;
+    return this.#upload(() => ({ kind: "json", schema }), path, "file", file, onProgress, opts) as Promise<T>;
   }
 
   async #upload(
@@ -253,12 +265,13 @@ export class ApiClient {
     field: string,
     file: UploadSource,
     onProgress?: (p: Progress) => void,
+    opts: UploadOptions = {},
   ): Promise<unknown> {
     const url = this.url(path);
     const { status, statusText, text } =
       typeof XMLHttpRequest !== "undefined" && file instanceof Blob && !this.#opts.fetch
-        ? await xhrUpload(url, this.#headers(), field, file, onProgress)
-        : await streamUpload(this.#opts.fetch ?? fetch, url, this.#headers(), field, file, onProgress);
+        ? await xhrUpload(url, this.#headers(), field, file, onProgress, opts)
+        : await streamUpload(this.#opts.fetch ?? fetch, url, this.#headers(), field, file, onProgress, opts);
     if (status < 200 || status > 299) {
       if (status === 401) this.#opts.onUnauthorized?.();
       throw httpErrorFrom(status, statusText, text, url);
@@ -349,15 +362,31 @@ function xhrUpload(
   field: string,
   file: Blob,
   onProgress?: (p: Progress) => void,
+  { signal, onSent }: UploadOptions = {},
 ): Promise<{ status: number; statusText: string; text: string }> {
   return new Promise((resolve, reject) => {
+    const aborted = () => new ApiError("FETCH_ERROR", `The upload to ${url} was aborted.`, url);
+    if (signal?.aborted) return reject(aborted());
     const xhr = new XMLHttpRequest();
+    const abort = () => xhr.abort();
+    signal?.addEventListener("abort", abort, { once: true });
+    const settle = () => signal?.removeEventListener("abort", abort);
     xhr.open("POST", url);
     for (const [k, v] of Object.entries(headers)) xhr.setRequestHeader(k, v);
     xhr.upload.onprogress = (e) => onProgress?.({ loaded: e.loaded, total: e.lengthComputable ? e.total : file.size });
-    xhr.onload = () => resolve({ status: xhr.status, statusText: xhr.statusText, text: xhr.responseText });
-    xhr.onerror = () => reject(new ApiError("FETCH_ERROR", `Could not reach ${url}.`, url));
-    xhr.onabort = () => reject(new ApiError("FETCH_ERROR", `The upload to ${url} was aborted.`, url));
+    xhr.upload.onload = () => onSent?.();
+    xhr.onload = () => {
+      settle();
+      resolve({ status: xhr.status, statusText: xhr.statusText, text: xhr.responseText });
+    };
+    xhr.onerror = () => {
+      settle();
+      reject(new ApiError("FETCH_ERROR", `Could not reach ${url}.`, url));
+    };
+    xhr.onabort = () => {
+      settle();
+      reject(aborted());
+    };
     const form = new FormData();
     form.append(field, file, fileName(file));
     xhr.send(form);
@@ -371,6 +400,7 @@ async function streamUpload(
   field: string,
   file: UploadSource,
   onProgress?: (p: Progress) => void,
+  { signal, onSent }: UploadOptions = {},
 ): Promise<{ status: number; statusText: string; text: string }> {
   const boundary = `----console${crypto.randomUUID().replaceAll("-", "")}`;
   const safeName = fileName(file).replace(/[\r\n"]/g, (ch) => encodeURIComponent(ch));
@@ -408,6 +438,7 @@ async function streamUpload(
         stage = "done";
         controller.enqueue(tail);
         controller.close();
+        onSent?.();
       }
     },
     cancel(reason) {
@@ -424,10 +455,12 @@ async function streamUpload(
         "Content-Length": String(head.byteLength + total + tail.byteLength),
       },
       body,
+      signal,
       // @ts-ignore: required by Node's fetch for streamed bodies, ignored elsewhere
       duplex: "half",
     });
   } catch (err) {
+    if (signal?.aborted) throw new ApiError("FETCH_ERROR", `The upload to ${url} was aborted.`, url);
     throw new ApiError("FETCH_ERROR", `Could not reach ${url}: ${reason(err)}`, url);
   }
   return { status: res.status, statusText: res.statusText, text: await res.text() };

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { makeXzFile } from "../../testing/files.ts";
 import { fileSource } from "../../testing/files.ts";
-import { checkInDevices, e2eTest, importTreatments, pick, settled, treatment } from "./helpers.ts";
+import { assertEventually, checkInDevices, e2eTest, importTreatments, pick, settled, treatment } from "./helpers.ts";
 
 const ids = Array.from({ length: 60 }, (_, i) => `dev-${String(i).padStart(3, "0")}`);
 
@@ -186,6 +186,7 @@ e2eTest("device detail: product type with confirm, modules, treatments, firmware
   await card.getByRole("button", { name: "Add treatment" }).click();
   await card.locator(".p-dropdown").click();
   await page.getByRole("option", { name: /Knee relief/ }).click();
+  await page.getByRole("dialog", { name: "Add treatment Knee relief?" }).getByRole("button", { name: "OK" }).click();
   const entry = card.locator("li", { hasText: "Knee relief" });
   await entry.getByText("4 ch").waitFor();
   await entry.getByText("Pain").waitFor();
@@ -204,6 +205,7 @@ e2eTest("device detail: product type with confirm, modules, treatments, firmware
   await page.goBack();
   await page.getByRole("heading", { name: "Device unit-1" }).waitFor();
   await card.locator("li", { hasText: "Knee relief" }).getByRole("button", { name: "Remove Knee relief" }).click();
+  await page.getByRole("dialog", { name: "Remove treatment Knee relief?" }).getByRole("button", { name: "OK" }).click();
   await card.getByText("No additional treatments").waitFor();
   assert.deepEqual((await api.getDevice("unit-1")).additionalTreatmentIds, []);
 
@@ -211,8 +213,11 @@ e2eTest("device detail: product type with confirm, modules, treatments, firmware
   const fwCard = page.locator(".p-card", { hasText: "Custom device firmware" });
   await fwCard.locator(".p-dropdown-label", { hasText: "Default device firmware" }).waitFor();
   await pick(page, fwCard.locator(".p-dropdown"), "special-2.xz");
+  await page.getByRole("dialog", { name: "Set custom firmware to special-2.xz?" }).getByRole("button", { name: "OK" })
+    .click();
   await assertEventually(async () => assert.equal((await api.getDevice("unit-1")).firmware, fw._id));
   await pick(page, fwCard.locator(".p-dropdown"), "Default device firmware");
+  await page.getByRole("dialog", { name: "Clear custom firmware?" }).getByRole("button", { name: "OK" }).click();
   await assertEventually(async () => assert.equal((await api.getDevice("unit-1")).firmware, null));
 
   // A confirmed change to none clears type and modules.
@@ -239,22 +244,12 @@ e2eTest("device detail: a refused change shows the server's msg in a toast", asy
   await api.deleteFirmware(fw._id);
   const fwCard = page.locator(".p-card", { hasText: "Custom device firmware" });
   await pick(page, fwCard.locator(".p-dropdown"), "gone.xz");
+  await page.getByRole("dialog", { name: "Set custom firmware to gone.xz?" }).getByRole("button", { name: "OK" })
+    .click();
   await page.locator(".p-toast").getByText(/firmware/i).waitFor();
   await c.screenshot("device-04-error-toast");
   assert.equal((await api.getDevice("unit-2")).firmware, null);
 });
-
-async function assertEventually(check: () => Promise<void>, ms = 5000) {
-  const until = Date.now() + ms;
-  for (;;) {
-    try {
-      return await check();
-    } catch (err) {
-      if (Date.now() > until) throw err;
-      await new Promise((r) => setTimeout(r, 100));
-    }
-  }
-}
 
 e2eTest("devices list: a failed load shows 'Error loading data.'", async ({ page, visit, signIn, screenshot }) => {
   await visit("/");

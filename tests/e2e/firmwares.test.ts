@@ -2,33 +2,7 @@ import assert from "node:assert/strict";
 import type { Page } from "playwright-core";
 import { ApiError } from "../../shared/client.ts";
 import { fileSource, makeXzFile } from "../../testing/files.ts";
-import { e2eTest } from "./helpers.ts";
-
-/**
- * A real .xz of random bytes (xz cannot shrink them, so the upload takes long enough to watch). Compressed from a
- * file: piping megabytes through makeXzFile's stdin would fill xz's stdout pipe before it is read.
- */
-async function bigXzFile(dir: string, name: string, size: number): Promise<string> {
-  const raw = new Uint8Array(size);
-  for (let i = 0; i < size; i += 65_536) crypto.getRandomValues(raw.subarray(i, Math.min(size, i + 65_536)));
-  await Deno.writeFile(`${dir}/raw.bin`, raw);
-  const out = await new Deno.Command("xz", { args: ["-z", "-c", "-0", `${dir}/raw.bin`], stdout: "piped" }).output();
-  assert.equal(out.code, 0, "xz failed");
-  await Deno.writeFile(`${dir}/${name}`, out.stdout);
-  return `${dir}/${name}`;
-}
-
-/** Chromium's own throttling, so the progress bar of a local upload is visible for a while. */
-async function throttleUpload(page: Page, bytesPerSecond: number | null) {
-  const cdp = await page.context().newCDPSession(page);
-  await cdp.send("Network.enable");
-  await cdp.send("Network.emulateNetworkConditions", {
-    offline: false,
-    latency: 0,
-    downloadThroughput: -1,
-    uploadThroughput: bytesPerSecond ?? -1,
-  });
-}
+import { bigXzFile, e2eTest, throttleUpload } from "./helpers.ts";
 
 const card = (page: Page, name: string) => page.getByLabel(`Firmware ${name}`, { exact: true });
 const dialog = (page: Page) => page.getByRole("dialog");
@@ -73,7 +47,7 @@ e2eTest("firmware upload shows progress in percent, then the card; wrong files a
     await bar.waitFor();
     // Real progress: a percentage strictly between 0 and 100 while the bytes go up.
     await dlg.getByText(/^Uploading… [1-9]\d?%$/).waitFor();
-    assert.equal(await dlg.getByRole("button", { name: "Cancel" }).isDisabled(), true);
+    assert.equal(await dlg.getByRole("button", { name: "Cancel", exact: true }).isDisabled(), true);
     assert.equal(await dlg.getByRole("button", { name: "Upload", exact: true }).isDisabled(), true);
     await page.keyboard.press("Escape");
     assert.equal(await dlg.isVisible(), true, "Escape must not close the dialog while uploading");

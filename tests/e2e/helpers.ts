@@ -176,3 +176,42 @@ export async function pick(page: Page, dropdown: import("playwright-core").Locat
   await panel.getByRole("option", { name: option, exact: true }).click();
   await panel.waitFor({ state: "hidden" });
 }
+
+/** Retries an assertion until it passes or `ms` run out (for effects that land after the UI shows them). */
+export async function assertEventually(check: () => Promise<void>, ms = 5000): Promise<void> {
+  const until = Date.now() + ms;
+  for (;;) {
+    try {
+      return await check();
+    } catch (err) {
+      if (Date.now() > until) throw err;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  }
+}
+
+/**
+ * A real .xz of random bytes (xz cannot shrink them, so the upload takes long enough to watch). Compressed from a
+ * file: piping megabytes through makeXzFile's stdin would fill xz's stdout pipe before it is read.
+ */
+export async function bigXzFile(dir: string, name: string, size: number): Promise<string> {
+  const raw = new Uint8Array(size);
+  for (let i = 0; i < size; i += 65_536) crypto.getRandomValues(raw.subarray(i, Math.min(size, i + 65_536)));
+  await Deno.writeFile(`${dir}/raw.bin`, raw);
+  const out = await new Deno.Command("xz", { args: ["-z", "-c", "-0", `${dir}/raw.bin`], stdout: "piped" }).output();
+  if (out.code !== 0) throw new Error("xz failed");
+  await Deno.writeFile(`${dir}/${name}`, out.stdout);
+  return `${dir}/${name}`;
+}
+
+/** Chromium's own upload throttling (null lifts it), so the progress of a local upload is visible for a while. */
+export async function throttleUpload(page: Page, bytesPerSecond: number | null): Promise<void> {
+  const cdp = await page.context().newCDPSession(page);
+  await cdp.send("Network.enable");
+  await cdp.send("Network.emulateNetworkConditions", {
+    offline: false,
+    latency: 0,
+    downloadThroughput: -1,
+    uploadThroughput: bytesPerSecond ?? -1,
+  });
+}

@@ -44,11 +44,12 @@ e2eTest("product types: add, rename and delete with the dialogs and confirm", as
   assert.equal(maxHeight, expected, "table max height is the viewport height minus 250px");
   assert.deepEqual((await api.listProductTypes()).map((p) => p.name), ["E2E Baby"]);
 
-  // A duplicate name: the server's msg in a toast, the dialog stays open.
+  // A duplicate name: the server's msg beside the name field, the dialog stays open.
   await add.click();
   await input.fill("e2e baby");
   await ok.click();
-  await page.locator(".p-toast-message-error").waitFor();
+  await dlg.getByText("A product type named e2e baby already exists (names ignore case).").waitFor();
+  assert.equal(await input.getAttribute("aria-invalid"), "true");
   assert.equal(await dlg.isVisible(), true);
   await page.keyboard.press("Escape");
   await dlg.waitFor({ state: "hidden" });

@@ -1,3 +1,4 @@
+import { QueryErrorResetBoundary } from "@tanstack/react-query";
 import { ProgressBar } from "primereact/progressbar";
 import { lazy, Suspense } from "react";
 import { Route, Switch, useLocation } from "wouter";
@@ -18,23 +19,27 @@ const FirmwaresScreen = lazy(() => import("../features/firmwares/FirmwaresScreen
 export function AppRoutes() {
   const [location] = useLocation();
   return (
-    // Keyed by location so leaving a failed screen clears the error.
-    <RouteErrorBoundary key={location}>
-      <Suspense fallback={<ProgressBar mode="indeterminate" style={{ height: "4px" }} aria-label="Loading" />}>
-        <Switch>
-          <Route path="/" component={OverviewScreen} />
-          <Route path="/devices" component={DevicesScreen} />
-          <Route path="/devices/:deviceId" component={DeviceScreen} />
-          <Route path="/treatments" component={TreatmentsScreen} />
-          <Route path="/treatments/:treatmentId" component={TreatmentScreen} />
-          <Route path="/product_types" component={ProductTypesScreen} />
-          <Route path="/product_types/:productTypeId" component={ProductTypeScreen} />
-          <Route path="/device_firmwares" component={FirmwaresScreen} />
-          <Route>
-            <ErrorPage message="Not Found" />
-          </Route>
-        </Switch>
-      </Suspense>
-    </RouteErrorBoundary>
+    <QueryErrorResetBoundary>
+      {({ reset }) => (
+        // Keyed by location so leaving a failed screen clears the error.
+        <RouteErrorBoundary key={location} onReset={reset}>
+          <Suspense fallback={<ProgressBar mode="indeterminate" style={{ height: "4px" }} aria-label="Loading" />}>
+            <Switch>
+              <Route path="/" component={OverviewScreen} />
+              <Route path="/devices" component={DevicesScreen} />
+              <Route path="/devices/:deviceId" component={DeviceScreen} />
+              <Route path="/treatments" component={TreatmentsScreen} />
+              <Route path="/treatments/:treatmentId" component={TreatmentScreen} />
+              <Route path="/product_types" component={ProductTypesScreen} />
+              <Route path="/product_types/:productTypeId" component={ProductTypeScreen} />
+              <Route path="/device_firmwares" component={FirmwaresScreen} />
+              <Route>
+                <ErrorPage message="Not Found" />
+              </Route>
+            </Switch>
+          </Suspense>
+        </RouteErrorBoundary>
+      )}
+    </QueryErrorResetBoundary>
   );
 }

@@ -24,7 +24,12 @@ export function AppDialog(props: DialogProps) {
       {...rest}
       onShow={() => {
         // The dialog element wraps header, content and footer: trap focus in all of it.
-        contentRef.current = dialogRef.current?.getElement() ?? null;
+        const root = dialogRef.current?.getElement() ?? null;
+        contentRef.current = root;
+        // A button marked autoFocus gets the focus (e.g. Cancel of a confirmation), not the close icon.
+        const marked = root?.querySelector<HTMLElement>("[data-pc-autofocus='true']");
+        const active = document.activeElement;
+        if (marked && (!root?.contains(active) || active?.classList.contains("p-dialog-header-close"))) marked.focus();
         rest.onShow?.();
       }}
     >

@@ -1,18 +1,28 @@
 import { Button } from "primereact/button";
+import type { ReactNode } from "react";
 import { AppDialog } from "./AppDialog.tsx";
 
 export interface ConfirmDialogProps {
   visible: boolean;
   header: string;
   message: string;
+  /** What the change will do, shown below the question (e.g. how many modules or devices it affects). */
+  details?: ReactNode;
+  /** Deletes or removes something: OK is painted as a danger button. */
+  destructive?: boolean;
   onAccept: () => void;
   onHide: () => void;
   /** Disables OK while the accepted action runs. */
   busy?: boolean;
 }
 
-/** SPEC "Confirm dialogs": a header, a question and the buttons Cancel and OK. */
-export function ConfirmDialog({ visible, header, message, onAccept, onHide, busy }: ConfirmDialogProps) {
+/**
+ * A header, a question and the buttons Cancel and OK. Every confirmation of this console changes what devices run or
+ * removes data, so the dialog opens with focus on Cancel: Enter or Space alone never confirms.
+ */
+export function ConfirmDialog(
+  { visible, header, message, details, destructive, onAccept, onHide, busy }: ConfirmDialogProps,
+) {
   return (
     <AppDialog
       visible={visible}
@@ -21,8 +31,15 @@ export function ConfirmDialog({ visible, header, message, onAccept, onHide, busy
       style={{ width: "32rem", maxWidth: "95vw" }}
       footer={
         <div>
-          <Button label="Cancel" icon="pi pi-times" outlined onClick={onHide} />
-          <Button label="OK" icon="pi pi-check" autoFocus loading={busy} disabled={busy} onClick={onAccept} />
+          <Button label="Cancel" icon="pi pi-times" outlined autoFocus onClick={onHide} />
+          <Button
+            label="OK"
+            icon="pi pi-check"
+            severity={destructive ? "danger" : undefined}
+            loading={busy}
+            disabled={busy}
+            onClick={onAccept}
+          />
         </div>
       }
     >
@@ -30,6 +47,7 @@ export function ConfirmDialog({ visible, header, message, onAccept, onHide, busy
         <i className="pi pi-exclamation-triangle" style={{ fontSize: "1.5rem" }} aria-hidden="true" />
         <span>{message}</span>
       </p>
+      {details && <div className="confirm-details">{details}</div>}
     </AppDialog>
   );
 }
@@ -38,6 +56,8 @@ export function ConfirmDialog({ visible, header, message, onAccept, onHide, busy
 export interface PendingConfirm {
   header: string;
   message: string;
+  details?: ReactNode;
+  destructive?: boolean;
   onAccept: () => void;
 }
 
@@ -52,6 +72,8 @@ export function PendingConfirmDialog({ pending, onHide, busy }: {
       visible={pending !== null}
       header={pending?.header ?? ""}
       message={pending?.message ?? ""}
+      details={pending?.details}
+      destructive={pending?.destructive}
       busy={busy}
       onAccept={() => pending?.onAccept()}
       onHide={onHide}

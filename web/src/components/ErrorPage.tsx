@@ -1,5 +1,7 @@
-/** SPEC §2: the page an unexpected route error shows. */
-export function ErrorPage({ message }: { message: string }) {
+import { Button } from "primereact/button";
+
+/** SPEC §2: the page an unexpected route error shows; a Retry button when the error may pass (connection trouble). */
+export function ErrorPage({ message, onRetry }: { message: string; onRetry?: () => void }) {
   return (
     <div className="error-page" role="alert">
       <h1>Error</h1>
@@ -7,6 +9,7 @@ export function ErrorPage({ message }: { message: string }) {
       <p>
         <i>{message}</i>
       </p>
+      {onRetry && <Button label="Retry" icon="pi pi-refresh" onClick={onRetry} />}
     </div>
   );
 }

@@ -1,13 +1,53 @@
-import { Toast } from "primereact/toast";
+import { Button } from "primereact/button";
+import { Toast, type ToastMessage as PrimeToastMessage } from "primereact/toast";
 import { useEffect, useRef } from "react";
-import { registerToast } from "../lib/notify.ts";
+import { registerToast, type ToastMessage } from "../lib/notify.ts";
 
-/** The app's one Toast; useNotify/useNotifyError show messages through it. */
+const ICONS: Record<ToastMessage["severity"], string> = {
+  success: "pi pi-check",
+  info: "pi pi-info-circle",
+  warn: "pi pi-exclamation-triangle",
+  error: "pi pi-times-circle",
+};
+
+/** PrimeReact's message layout (icon, summary, detail) with an Undo button below the text; `close` removes it. */
+function withUndo(m: ToastMessage, close: (message: PrimeToastMessage) => void): PrimeToastMessage {
+  const message: PrimeToastMessage = {
+    severity: m.severity,
+    life: m.life,
+    summary: m.summary,
+    detail: m.detail,
+    content: () => (
+      <>
+        <i className={`p-toast-message-icon ${ICONS[m.severity]}`} aria-hidden="true" style={{ fontSize: "1.5rem" }} />
+        <div className="p-toast-message-text">
+          <span className="p-toast-summary">{m.summary}</span>
+          {m.detail && <div className="p-toast-detail">{m.detail}</div>}
+          <Button
+            label="Undo"
+            icon="pi pi-undo"
+            size="small"
+            outlined
+            className="toast-undo"
+            onClick={() => {
+              close(message);
+              m.undo?.();
+            }}
+          />
+        </div>
+      </>
+    ),
+  };
+  return message;
+}
+
+/** The app's one Toast (bottom right, clear of the page's buttons); useNotify/useNotifyError show messages through it. */
 export function Notifications() {
   const ref = useRef<Toast>(null);
   useEffect(() => {
-    registerToast((m) => ref.current?.show(m));
+    const close = (message: PrimeToastMessage) => ref.current?.remove(message);
+    registerToast((m) => ref.current?.show(m.undo ? withUndo(m, close) : m));
     return () => registerToast(null);
   }, []);
-  return <Toast ref={ref} position="top-right" />;
+  return <Toast ref={ref} position="bottom-right" />;
 }

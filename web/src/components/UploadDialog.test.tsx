@@ -1,10 +1,12 @@
 import { describe, expect, it, vi } from "vitest";
 import { render, screen } from "@testing-library/react";
 import { userEvent } from "@testing-library/user-event";
-import type { Progress } from "../../../shared/client.ts";
-import { UploadDialog } from "./UploadDialog.tsx";
+import { ApiError, type Progress, type UploadOptions } from "../../../shared/client.ts";
+import { percentOf, UploadDialog } from "./UploadDialog.tsx";
 
-function setup(upload: (file: File, onProgress: (p: Progress) => void) => Promise<string | void>) {
+function setup(
+  upload: (file: File, onProgress: (p: Progress) => void, opts: UploadOptions) => Promise<string | void>,
+) {
   const onHide = vi.fn();
   render(
     <UploadDialog
@@ -75,5 +77,56 @@ describe("UploadDialog", () => {
     expect(await screen.findByText("Upload failed")).toBeTruthy();
     expect(screen.getByText(/already exists/)).toBeTruthy();
     expect(button("Close")).toBeTruthy();
+  });
+});
+
+describe("UploadDialog progress, processing and cancel", () => {
+  it("drives bar and text from the same bytes, then shows Processing once every byte is sent", async () => {
+    const user = userEvent.setup();
+    let progress: (p: Progress) => void = () => {};
+    let sent: () => void = () => {};
+    let finish: (v: string) => void = () => {};
+    setup((_file, onProgress, opts) => {
+      progress = onProgress;
+      sent = opts.onSent!;
+      return new Promise<string>((resolve) => (finish = resolve));
+    });
+    await user.upload(screen.getByLabelText("Select .xz file"), xz);
+    await user.click(button("Upload"));
+    for (const [loaded, total] of [[13, 100], [52_000, 100_000], [999, 1000]]) {
+      progress({ loaded, total });
+      const percent = percentOf(loaded, total);
+      expect(await screen.findByText(`Uploading… ${percent}%`)).toBeTruthy();
+      expect(screen.getByRole("progressbar").getAttribute("aria-valuenow")).toBe(String(percent));
+    }
+    // 99.9 % is not 100 %: "100" only once every byte is out.
+    expect(percentOf(999, 1000)).toBe(99);
+    expect(button("Cancel upload").disabled).toBe(false);
+    sent();
+    expect(await screen.findByText(/^Processing…/)).toBeTruthy();
+    expect(screen.queryByRole("button", { name: "Cancel upload" })).toBeNull();
+    expect(button("Cancel").disabled).toBe(true);
+    finish("stored.");
+    expect(await screen.findByText("Upload successful")).toBeTruthy();
+  });
+
+  it("Cancel upload aborts the request and returns to the chosen file, ready to try again", async () => {
+    const user = userEvent.setup();
+    let signal: AbortSignal | undefined;
+    const { onHide } = setup((_file, _onProgress, opts) => {
+      signal = opts.signal;
+      return new Promise<string>((_resolve, reject) =>
+        opts.signal!.addEventListener("abort", () => reject(new ApiError("FETCH_ERROR", "aborted", "/x")))
+      );
+    });
+    await user.upload(screen.getByLabelText("Select .xz file"), xz);
+    await user.click(button("Upload"));
+    await user.click(button("Cancel upload"));
+    expect(signal?.aborted).toBe(true);
+    expect(await screen.findByText("Upload cancelled. Nothing was stored.")).toBeTruthy();
+    expect(screen.queryByText("Upload failed")).toBeNull();
+    expect(screen.getByText("Selected file: fw-1.2.xz")).toBeTruthy();
+    expect(button("Upload").disabled).toBe(false);
+    expect(onHide).not.toHaveBeenCalled();
   });
 });

@@ -1,15 +1,32 @@
-import { type CSSProperties, type ReactNode, useId, useState } from "react";
+import { type CSSProperties, type ReactNode, useId, useRef, useState } from "react";
 import { Button } from "primereact/button";
 import { ProgressBar } from "primereact/progressbar";
 import { Message } from "primereact/message";
-import type { Progress } from "../../../shared/client.ts";
+import type { Progress, UploadOptions, UploadSource } from "../../../shared/client.ts";
+import { focusWhenReady } from "../lib/focus.ts";
+import { formatBytes } from "../../../shared/format_bytes.ts";
+import { errorMessage } from "../lib/messages.ts";
 import { AppDialog } from "./AppDialog.tsx";
 
+/** What an upload mutation takes: the file, its progress callback, and the abort signal / "all bytes sent" callback. */
+export interface UploadArgs {
+  file: UploadSource;
+  onProgress?: (p: Progress) => void;
+  opts?: UploadOptions;
+}
+
 type Phase =
-  | { kind: "idle" }
-  | { kind: "uploading"; percent: number }
+  | { kind: "idle"; notice?: string }
+  | { kind: "uploading"; loaded: number; total: number }
+  | { kind: "processing" }
   | { kind: "success"; detail: ReactNode }
   | { kind: "failure"; msg: string };
+
+/** Whole percent of the bytes sent; 100 only once every byte is out. */
+export function percentOf(loaded: number, total: number): number {
+  if (total <= 0) return 0;
+  return Math.max(0, Math.min(100, Math.floor((loaded / total) * 100)));
+}
 
 export interface UploadDialogProps {
   visible: boolean;
@@ -23,25 +40,34 @@ export interface UploadDialogProps {
   actionLabel: string;
   successText: string;
   failureText: string;
-  /** Sends the file; resolves to extra success details (e.g. import counts). */
-  upload: (file: File, onProgress: (p: Progress) => void) => Promise<ReactNode | void>;
+  /** Shown once every byte is sent while the server still works on the file. */
+  processingText?: string;
+  /** Sends the file; resolves to extra success details (e.g. import counts). Honours opts.signal and opts.onSent. */
+  upload: (file: File, onProgress: (p: Progress) => void, opts: UploadOptions) => Promise<ReactNode | void>;
   onHide: () => void;
 }
 
 /**
- * Choose one file, send it with a progress bar in percent, then report success or failure with only a Close button.
- * Cancel, the close icon and Escape do nothing while the bytes go up; closing resets file and result.
+ * Choose one file, send it with a progress bar in percent (bar and text show the same number of bytes sent), then
+ * "Processing…" while the server works, then success or failure with only a Close button. Cancel, the close icon and
+ * Escape do nothing while the upload runs; "Cancel upload" aborts the request while bytes go up (the server keeps
+ * nothing of an interrupted upload). Closing resets file and result.
  */
 export function UploadDialog(props: UploadDialogProps) {
   const { visible, header, extension, selectLabel, warning, actionLabel, successText, failureText, upload, onHide } =
     props;
+  const processingText = props.processingText ?? "Processing… the server is checking the file.";
   const inputId = useId();
+  const ids = { action: useId(), cancelUpload: useId(), status: useId() };
   const [file, setFile] = useState<File | null>(null);
   const [rejected, setRejected] = useState<string | null>(null);
   const [focused, setFocused] = useState(false);
   const [phase, setPhase] = useState<Phase>({ kind: "idle" });
-  const uploading = phase.kind === "uploading";
+  const controller = useRef<AbortController | null>(null);
+  // Closing stays blocked from the click until the server has answered.
+  const uploading = phase.kind === "uploading" || phase.kind === "processing";
   const finished = phase.kind === "success" || phase.kind === "failure";
+  const byId = (id: string) => () => document.getElementById(id);
 
   const close = () => {
     if (uploading) return;
@@ -60,26 +86,45 @@ export function UploadDialog(props: UploadDialogProps) {
     }
     setRejected(null);
     setFile(chosen);
+    setPhase({ kind: "idle" });
   };
 
   const start = async () => {
     if (!file || uploading) return;
-    setPhase({ kind: "uploading", percent: 0 });
+    const abort = new AbortController();
+    controller.current = abort;
+    setPhase({ kind: "uploading", loaded: 0, total: file.size });
+    // The action button is disabled now: keyboard focus goes to the one thing that can be done, Cancel upload.
+    focusWhenReady(byId(ids.cancelUpload));
     try {
-      const detail = await upload(file, ({ loaded, total }) => {
-        const percent = total > 0 ? Math.min(100, Math.round((loaded / total) * 100)) : 0;
-        setPhase((p) => (p.kind === "uploading" ? { kind: "uploading", percent } : p));
-      });
+      const detail = await upload(
+        file,
+        ({ loaded, total }) => setPhase((p) => (p.kind === "uploading" ? { kind: "uploading", loaded, total } : p)),
+        {
+          signal: abort.signal,
+          onSent: () => {
+            setPhase((p) => (p.kind === "uploading" ? { kind: "processing" } : p));
+            focusWhenReady(byId(ids.status));
+          },
+        },
+      );
       setPhase({ kind: "success", detail: detail ?? null });
     } catch (err) {
-      setPhase({ kind: "failure", msg: err instanceof Error ? err.message : String(err) });
+      if (abort.signal.aborted) {
+        setPhase({ kind: "idle", notice: "Upload cancelled. Nothing was stored." });
+        focusWhenReady(byId(ids.action));
+      } else {
+        setPhase({ kind: "failure", msg: errorMessage(err) });
+      }
+    } finally {
+      controller.current = null;
     }
   };
 
   const footer = finished ? <Button label="Close" onClick={close} autoFocus /> : (
     <div>
       <Button label="Cancel" severity="secondary" outlined onClick={close} disabled={uploading} />
-      <Button label={actionLabel} onClick={start} disabled={!file || uploading} loading={uploading} />
+      <Button id={ids.action} label={actionLabel} onClick={start} disabled={!file || uploading} loading={uploading} />
     </div>
   );
 
@@ -120,15 +165,37 @@ export function UploadDialog(props: UploadDialogProps) {
             {rejected && <small style={{ display: "block", color: "var(--red-600, #c00)" }}>{rejected}</small>}
           </div>
         )}
+        {phase.kind === "idle" && phase.notice && <Message severity="info" text={phase.notice} />}
         {phase.kind === "uploading" && (
-          <div style={{ display: "flex", flexDirection: "column", gap: "0.4rem" }}>
+          <div className="upload-status">
+            {/* One value drives bar and text; the bar has no width transition, so it never lags the text. */}
             <ProgressBar
-              value={phase.percent}
+              className="upload-progress"
+              value={percentOf(phase.loaded, phase.total)}
               showValue={false}
               style={{ height: "0.75rem" }}
               aria-label="Upload progress"
             />
-            <span aria-live="polite">Uploading… {phase.percent}%</span>
+            <div className="upload-status-line">
+              <span aria-live="polite">Uploading… {percentOf(phase.loaded, phase.total)}%</span>
+              <span className="text-secondary">{formatBytes(phase.loaded)} of {formatBytes(phase.total)}</span>
+              <span style={{ flex: 1 }} />
+              <Button
+                id={ids.cancelUpload}
+                label="Cancel upload"
+                icon="pi pi-ban"
+                severity="danger"
+                outlined
+                size="small"
+                onClick={() => controller.current?.abort()}
+              />
+            </div>
+          </div>
+        )}
+        {phase.kind === "processing" && (
+          <div className="upload-status" id={ids.status} tabIndex={-1}>
+            <ProgressBar mode="indeterminate" style={{ height: "0.75rem" }} aria-label="Processing" />
+            <span aria-live="polite">{processingText}</span>
           </div>
         )}
         {phase.kind === "success" && (

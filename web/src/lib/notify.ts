@@ -1,12 +1,22 @@
 import { useCallback } from "react";
-import { ApiError } from "../../../shared/client.ts";
+import { errorMessage } from "./messages.ts";
+
+export { errorMessage } from "./messages.ts";
 
 export interface ToastMessage {
   severity: "success" | "info" | "warn" | "error";
   summary: string;
   detail: string;
   life?: number;
+  /** Shows an Undo button; clicking it closes the toast and runs this. */
+  undo?: () => void;
 }
+
+/**
+ * How long toasts stay (ms). They sit bottom right, away from the page's own buttons, pause while hovered and can be
+ * closed at once; an error stays long enough to read, an Undo long enough to reach.
+ */
+export const TOAST_LIFE = { success: 3000, undo: 8000, error: 6000 } as const;
 
 type Show = (message: ToastMessage) => void;
 let show: Show | null = null;
@@ -16,23 +26,19 @@ export function registerToast(fn: Show | null): void {
   show = fn;
 }
 
-/** The server's msg for an ApiError, else the error's message. */
-export function errorMessage(err: unknown): string {
-  if (err instanceof ApiError) return err.msg;
-  if (err instanceof Error) return err.message;
-  return String(err);
-}
-
-/** CONTRACT §9: every failed mutation shows a toast with the server's msg. */
+/** Every failed mutation shows a toast with the server's msg, in words ("Not saved" when nothing was sent). */
 export function useNotifyError(): (err: unknown) => void {
   return useCallback((err: unknown) => {
-    show?.({ severity: "error", summary: "Error", detail: errorMessage(err), life: 8000 });
+    show?.({ severity: "error", summary: "Error", detail: errorMessage(err), life: TOAST_LIFE.error });
   }, []);
 }
 
-/** A success toast: `notify("Saved")` or `notify("Saved", "Product type renamed.")`. */
-export function useNotify(): (summary: string, detail?: string) => void {
-  return useCallback((summary: string, detail = "") => {
-    show?.({ severity: "success", summary, detail, life: 3000 });
+/**
+ * A success toast: `notify("Saved")`, `notify("Saved", "Product type renamed.")`, or with an Undo button:
+ * `notify("Treatment removed", "Knee relief", () => restore())`.
+ */
+export function useNotify(): (summary: string, detail?: string, undo?: () => void) => void {
+  return useCallback((summary: string, detail = "", undo?: () => void) => {
+    show?.({ severity: "success", summary, detail, life: undo ? TOAST_LIFE.undo : TOAST_LIFE.success, undo });
   }, []);
 }

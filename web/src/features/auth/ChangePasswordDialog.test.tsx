@@ -68,4 +68,31 @@ describe("ChangePasswordDialog", () => {
     await waitFor(() => expect(onHide).toHaveBeenCalled());
     expect(onChange).toHaveBeenCalledWith("old-password", "new-password");
   });
+
+  it("shows a refused new password in words under the New password field", async () => {
+    const failing = vi.fn(() =>
+      Promise.reject(
+        new ApiError(
+          "HTTP_ERROR",
+          "new_password: must be at least 8 characters long.",
+          "/api/v1/change_password",
+          400,
+          "invalid_request",
+        ),
+      )
+    );
+    const { save, type } = setup(failing);
+    await screen.findByText("Current password");
+    type("Current password", "old-password");
+    type("New password", "short");
+    type("New password (confirmation)", "short");
+    fireEvent.click(save());
+    const message = await screen.findByText("New password must be at least 8 characters long.");
+    expect(screen.queryByText(/new_password/)).toBeNull();
+    expect(screen.getByText("Error changing password")).toBeTruthy();
+    const field = screen.getByLabelText("New password", { exact: true });
+    expect(field.getAttribute("aria-describedby")).toBe(message.id);
+    expect(field.getAttribute("aria-invalid")).toBe("true");
+    await waitFor(() => expect(document.activeElement).toBe(field));
+  });
 });

@@ -4,9 +4,11 @@ import { Message } from "primereact/message";
 import { type FormEvent, useState } from "react";
 import { AppDialog } from "../../components/AppDialog.tsx";
 import { api } from "../../lib/api.ts";
-import { errorMessage } from "../../lib/notify.ts";
+import { errorMessage, fieldError } from "../../lib/messages.ts";
+import { focusWhenReady } from "../../lib/focus.ts";
 import { signIn } from "../../lib/session.ts";
 import { canSavePassword } from "./validation.ts";
+import { MIN_PASSWORD_LENGTH } from "../../../../shared/schemas/auth.ts";
 
 export interface ChangePasswordDialogProps {
   visible: boolean;
@@ -15,6 +17,20 @@ export interface ChangePasswordDialogProps {
   identity: string;
   /** Changes the password and signs in again; rejects with the server's error. */
   onChange?: (current: string, next: string) => Promise<void>;
+}
+
+type Field = "current" | "new";
+
+/** Which field a refused change is about, and the sentence to show under it; null for other failures. */
+export function passwordFieldError(err: unknown): { field: Field; text: string } | null {
+  // The server's answer to a wrong current password names no field.
+  if (err instanceof Error && err.message === "Current password is incorrect.") {
+    return { field: "current", text: err.message };
+  }
+  const f = fieldError(err);
+  if (f?.path === "old_password") return { field: "current", text: f.text };
+  if (f?.path === "new_password") return { field: "new", text: f.text };
+  return null;
 }
 
 async function changeAndSignInAgain(identity: string, current: string, next: string) {
@@ -28,6 +44,7 @@ export function ChangePasswordDialog({ visible, onHide, identity, onChange }: Ch
   const [next, setNext] = useState("");
   const [confirmation, setConfirmation] = useState("");
   const [error, setError] = useState<string | null>(null);
+  const [fieldErr, setFieldErr] = useState<{ field: Field; text: string } | null>(null);
   const [busy, setBusy] = useState(false);
 
   function reset() {
@@ -35,6 +52,7 @@ export function ChangePasswordDialog({ visible, onHide, identity, onChange }: Ch
     setNext("");
     setConfirmation("");
     setError(null);
+    setFieldErr(null);
     setBusy(false);
   }
 
@@ -49,13 +67,18 @@ export function ChangePasswordDialog({ visible, onHide, identity, onChange }: Ch
     if (!canSavePassword(current, next, confirmation) || busy) return;
     setBusy(true);
     setError(null);
+    setFieldErr(null);
     try {
       await (onChange ?? ((c, n) => changeAndSignInAgain(identity, c, n)))(current, next);
       reset();
       onHide();
     } catch (err) {
-      setError(errorMessage(err));
+      const onField = passwordFieldError(err);
+      setFieldErr(onField);
+      setError(onField ? "Please correct the field marked below." : errorMessage(err));
       setBusy(false);
+      // Save was disabled while saving: focus goes to the field to correct, else the first field.
+      focusWhenReady(() => document.getElementById(onField?.field === "new" ? "cp-new" : "cp-current"));
     }
   }
 
@@ -85,7 +108,7 @@ export function ChangePasswordDialog({ visible, onHide, identity, onChange }: Ch
           <Message
             severity="error"
             role="alert"
-            className="w-full"
+            className="w-full mb-3"
             content={
               <div>
                 <strong>Error changing password</strong>
@@ -103,7 +126,12 @@ export function ChangePasswordDialog({ visible, onHide, identity, onChange }: Ch
             autoFocus
             value={current}
             onChange={(e) => setCurrent(e.target.value)}
+            invalid={fieldErr?.field === "current"}
+            aria-invalid={fieldErr?.field === "current"}
+            aria-describedby={fieldErr?.field === "current" ? "cp-current-error" : undefined}
           />
+          {fieldErr?.field === "current" && <small id="cp-current-error" className="field-error">{fieldErr.text}
+          </small>}
         </div>
         <div className="field">
           <label htmlFor="cp-new">New password</label>
@@ -113,7 +141,13 @@ export function ChangePasswordDialog({ visible, onHide, identity, onChange }: Ch
             autoComplete="new-password"
             value={next}
             onChange={(e) => setNext(e.target.value)}
+            invalid={fieldErr?.field === "new"}
+            aria-invalid={fieldErr?.field === "new"}
+            aria-describedby={fieldErr?.field === "new" ? "cp-new-error" : "cp-new-hint"}
           />
+          {fieldErr?.field === "new"
+            ? <small id="cp-new-error" className="field-error">{fieldErr.text}</small>
+            : <small id="cp-new-hint" className="text-secondary">At least {MIN_PASSWORD_LENGTH} characters.</small>}
         </div>
         <div className="field">
           <label htmlFor="cp-confirm">New password (confirmation)</label>

@@ -4,16 +4,62 @@ import { Card } from "primereact/card";
 import { useState } from "react";
 import { Link } from "wouter";
 import { maxChannels } from "../../../../shared/schemas/treatment.ts";
+import { ConfirmDialog } from "../../components/ConfirmDialog.tsx";
 import { TreatmentPicker } from "../../components/TreatmentPicker.tsx";
+import { byId } from "../../lib/focus.ts";
 import { treatmentsQuery } from "../treatments/api.ts";
 import type { DeviceCardProps } from "./types.ts";
 
-/** 'Additional treatments': add through the picker (no duplicates), remove, click to open the treatment. */
+const ADD_ID = "device-add-treatment";
+const removeButtonId = (treatmentId: string) => `device-remove-treatment-${treatmentId}`;
+
+/** An add or a removal the operator is asked to confirm. */
+type Asked = { kind: "add" | "remove"; id: string; name: string };
+
+/**
+ * 'Additional treatments': add through the picker (no duplicates), remove, click to open the treatment. Both ask
+ * first and are reported in a toast; a removal can be undone (the treatment goes back to its place in the list).
+ */
 export function AdditionalTreatmentsCard({ device, busy, save }: DeviceCardProps) {
   const treatments = useQuery(treatmentsQuery());
   const [picking, setPicking] = useState(false);
-  const byId = new Map((treatments.data ?? []).map((t) => [t._id, t]));
+  const [asked, setAsked] = useState<Asked | null>(null);
+  const [open, setOpen] = useState(false);
+  const byTreatmentId = new Map((treatments.data ?? []).map((t) => [t._id, t]));
   const ids = device.additionalTreatmentIds;
+  const deviceId = device.deviceId;
+
+  const ask = (a: Asked) => {
+    setAsked(a);
+    setOpen(true);
+  };
+
+  const confirm = async () => {
+    if (!asked) return;
+    const { kind, id, name } = asked;
+    if (kind === "add") {
+      if (ids.includes(id)) return setOpen(false);
+      const ok = await save({ additionalTreatmentIds: [...ids, id] }, {
+        summary: "Treatment added",
+        detail: `${name} added to device ${deviceId}.`,
+        focus: byId(ADD_ID),
+      });
+      if (ok) setPicking(false);
+    } else {
+      // Focus moves to the entry that takes the removed one's place, else the one before, else the add button.
+      const at = ids.indexOf(id);
+      const rest = ids.filter((x) => x !== id);
+      const neighbour = rest[Math.min(at, rest.length - 1)];
+      await save({ additionalTreatmentIds: rest }, {
+        summary: "Treatment removed",
+        detail: `${name} removed from device ${deviceId}.`,
+        undo: { additionalTreatmentIds: ids },
+        focus: byId(neighbour ? removeButtonId(neighbour) : ADD_ID),
+        undoFocus: byId(removeButtonId(id)),
+      });
+    }
+    setOpen(false);
+  };
 
   return (
     <Card
@@ -21,6 +67,7 @@ export function AdditionalTreatmentsCard({ device, busy, save }: DeviceCardProps
         <div className="flex align-items-center justify-content-between">
           <span>Additional treatments</span>
           <Button
+            id={ADD_ID}
             icon={picking ? "pi pi-times" : "pi pi-plus"}
             rounded
             text
@@ -41,9 +88,8 @@ export function AdditionalTreatmentsCard({ device, busy, save }: DeviceCardProps
             excludeIds={ids}
             autoFocus
             disabled={busy}
-            onPick={async (t) => {
-              if (ids.includes(t._id)) return;
-              if (await save({ additionalTreatmentIds: [...ids, t._id] })) setPicking(false);
+            onPick={(t) => {
+              if (!ids.includes(t._id)) ask({ kind: "add", id: t._id, name: t.name });
             }}
           />
         </div>
@@ -51,18 +97,19 @@ export function AdditionalTreatmentsCard({ device, busy, save }: DeviceCardProps
       {ids.length === 0 && <p className="m-0 text-secondary">No additional treatments</p>}
       <ul className="m-0" style={{ listStyle: "none", padding: 0 }} aria-label="Additional treatments">
         {ids.map((id) => {
-          const t = byId.get(id);
+          const t = byTreatmentId.get(id);
           const name = t?.name ?? id;
           return (
             <li key={id} className="treatment-entry">
               <Button
+                id={removeButtonId(id)}
                 icon="pi pi-trash"
                 rounded
                 text
                 severity="danger"
                 aria-label={`Remove ${name}`}
                 disabled={busy}
-                onClick={() => save({ additionalTreatmentIds: ids.filter((x) => x !== id) })}
+                onClick={() => ask({ kind: "remove", id, name })}
               />
               <Link href={`/treatments/${encodeURIComponent(id)}`}>
                 <span className="name">{name}</span>
@@ -73,6 +120,17 @@ export function AdditionalTreatmentsCard({ device, busy, save }: DeviceCardProps
           );
         })}
       </ul>
+      <ConfirmDialog
+        visible={open}
+        header={asked?.kind === "add" ? `Add treatment ${asked.name}?` : `Remove treatment ${asked?.name ?? ""}?`}
+        message={asked?.kind === "add"
+          ? `Device ${deviceId} will offer ${asked.name} after its next check-in.`
+          : `Device ${deviceId} will no longer offer ${asked?.name ?? ""} after its next check-in.`}
+        destructive={asked?.kind === "remove"}
+        busy={busy}
+        onHide={() => setOpen(false)}
+        onAccept={confirm}
+      />
     </Card>
   );
 }

@@ -1,15 +1,14 @@
 import { useQuery } from "@tanstack/react-query";
 import { useParams } from "wouter";
-import type { DevicePatch } from "../../../../shared/schemas/mod.ts";
 import { LoadState } from "../../components/LoadState.tsx";
 import { formatDateTime } from "../../lib/format.ts";
-import { useNotifyError } from "../../lib/notify.ts";
-import { deviceQuery, usePatchDevice } from "./api.ts";
+import { deviceQuery } from "./api.ts";
 import { AdditionalTreatmentsCard } from "./AdditionalTreatmentsCard.tsx";
 import { DeviceInfoCard } from "./DeviceInfoCard.tsx";
 import { FirmwareCard } from "./FirmwareCard.tsx";
 import { ModulesCard } from "./ModulesCard.tsx";
 import { ProductTypeCard } from "./ProductTypeCard.tsx";
+import { useDeviceSave } from "./useDeviceSave.ts";
 
 function decode(segment: string | undefined): string {
   try {
@@ -28,13 +27,7 @@ export default function DeviceScreen() {
     // A failed first load is a route error; a failed background refetch keeps what is shown.
     throwOnError: (_err, query) => query.state.data === undefined,
   });
-  const patch = usePatchDevice();
-  const notifyError = useNotifyError();
-  const save = (body: Omit<DevicePatch, "deviceId">) =>
-    patch.mutateAsync({ deviceId, ...body }).then(() => true, (err) => {
-      notifyError(err);
-      return false;
-    });
+  const { save, busy } = useDeviceSave(deviceId);
 
   const d = device.data;
   return (
@@ -49,17 +42,18 @@ export default function DeviceScreen() {
           )}
         </div>
       </div>
-      <LoadState fetching={device.isFetching} />
+      {/* A failed refresh keeps the device shown, with the reason and Retry. */}
+      <LoadState fetching={device.isFetching} error={device.error} onRetry={() => void device.refetch()} />
       {d && (
         <div className="detail-columns mt-2">
           <div className="detail-column">
-            <ProductTypeCard device={d} busy={patch.isPending} save={save} />
-            <ModulesCard device={d} busy={patch.isPending} save={save} />
-            <FirmwareCard device={d} busy={patch.isPending} save={save} />
+            <ProductTypeCard device={d} busy={busy} save={save} />
+            <ModulesCard device={d} busy={busy} save={save} />
+            <FirmwareCard device={d} busy={busy} save={save} />
           </div>
           <div className="detail-column">
             <DeviceInfoCard device={d} />
-            <AdditionalTreatmentsCard device={d} busy={patch.isPending} save={save} />
+            <AdditionalTreatmentsCard device={d} busy={busy} save={save} />
           </div>
         </div>
       )}

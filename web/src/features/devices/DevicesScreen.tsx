@@ -81,6 +81,7 @@ export default function DevicesScreen() {
     () => new Map((productTypes.data ?? []).map((t) => [t._id, t.name])),
     [productTypes.data],
   );
+  const failed = devices.error ?? productTypes.error;
   const total = devices.data?.total ?? 0;
   const rows = devices.data?.data ?? [];
 
@@ -97,7 +98,9 @@ export default function DevicesScreen() {
       <div className="page-header">
         <div>
           <h1>Devices</h1>
-          <div className="page-sub">{devices.data ? `${total} device${total === 1 ? "" : "s"}` : "\u00a0"}</div>
+          <div className="page-sub">
+            {devices.data && !failed ? `${total} device${total === 1 ? "" : "s"}` : "\u00a0"}
+          </div>
         </div>
       </div>
       <div className="devices-toolbar">
@@ -117,54 +120,67 @@ export default function DevicesScreen() {
       </div>
       <LoadState
         fetching={devices.isFetching || productTypes.isFetching}
-        error={devices.error ?? productTypes.error}
+        error={failed}
+        onRetry={() => {
+          if (devices.isError) void devices.refetch();
+          if (productTypes.isError) void productTypes.refetch();
+        }}
       />
-      <div className="clickable-rows p-datatable p-component p-datatable-responsive-scroll p-datatable-striped p-datatable-sm">
-        <div className="p-datatable-wrapper">
-          <table className="p-datatable-table" aria-label="Devices">
-            <thead className="p-datatable-thead">
-              <tr>
-                {COLUMNS.map((c) => (
-                  <th key={c.header} scope="col">
-                    <div className="p-column-header-content">
-                      <span className="p-column-title">{c.header}</span>
-                    </div>
-                  </th>
-                ))}
-              </tr>
-            </thead>
-            <tbody className="p-datatable-tbody">
-              {rows.length === 0
-                ? (
-                  <tr className="p-datatable-emptymessage">
-                    <td colSpan={COLUMNS.length}>{devices.isPending ? " " : "No devices found."}</td>
-                  </tr>
-                )
-                : rows.map((d, i) => (
-                  // The Device ID link is the keyboard's way in; the whole row answers the mouse.
-                  <tr
-                    key={d.deviceId}
-                    className={(state.page * state.size + i) % 2 ? "p-row-odd" : undefined}
-                    onClick={() => navigate(deviceHref(d.deviceId))}
-                  >
-                    {COLUMNS.map((c) => (
-                      <td key={c.header} className={c.nowrap ? "nowrap" : undefined}>{c.body(d, typeNames)}</td>
-                    ))}
-                  </tr>
-                ))}
-            </tbody>
-          </table>
+      {/* A failed load shows only the error: no rows, no empty text and no paginator that could be stale. */}
+      {!failed && (
+        <div className="clickable-rows p-datatable p-component p-datatable-responsive-scroll p-datatable-striped p-datatable-sm">
+          <div className="p-datatable-wrapper">
+            <table
+              className={`p-datatable-table${devices.isPlaceholderData ? " stale-rows" : ""}`}
+              aria-label="Devices"
+              aria-busy={devices.isPlaceholderData}
+            >
+              <thead className="p-datatable-thead">
+                <tr>
+                  {COLUMNS.map((c) => (
+                    <th key={c.header} scope="col">
+                      <div className="p-column-header-content">
+                        <span className="p-column-title">{c.header}</span>
+                      </div>
+                    </th>
+                  ))}
+                </tr>
+              </thead>
+              <tbody className="p-datatable-tbody">
+                {rows.length === 0
+                  ? (
+                    <tr className="p-datatable-emptymessage">
+                      <td colSpan={COLUMNS.length}>{devices.isPending ? " " : "No devices found."}</td>
+                    </tr>
+                  )
+                  : rows.map((d, i) => (
+                    // The Device ID link is the keyboard's way in; the whole row answers the mouse.
+                    <tr
+                      key={d.deviceId}
+                      className={(state.page * state.size + i) % 2 ? "p-row-odd" : undefined}
+                      onClick={() => navigate(deviceHref(d.deviceId))}
+                    >
+                      {COLUMNS.map((c) => (
+                        <td key={c.header} className={c.nowrap ? "nowrap" : undefined}>{c.body(d, typeNames)}</td>
+                      ))}
+                    </tr>
+                  ))}
+              </tbody>
+            </table>
+          </div>
+          {devices.data && (
+            <TablePaginator
+              page={state.page}
+              rows={state.size}
+              totalRecords={total}
+              rowsPerPageOptions={PAGE_SIZES}
+              // SPEC: changing the page size resets to page 0.
+              onPageChange={(e) =>
+                go(e.rows !== state.size ? { ...state, size: e.rows, page: 0 } : { ...state, page: e.page })}
+            />
+          )}
         </div>
-        <TablePaginator
-          page={state.page}
-          rows={state.size}
-          totalRecords={total}
-          rowsPerPageOptions={PAGE_SIZES}
-          // SPEC: changing the page size resets to page 0.
-          onPageChange={(e) =>
-            go(e.rows !== state.size ? { ...state, size: e.rows, page: 0 } : { ...state, page: e.page })}
-        />
-      </div>
+      )}
     </section>
   );
 }

@@ -1,18 +1,29 @@
 import { useQuery } from "@tanstack/react-query";
 import { Card } from "primereact/card";
 import { Checkbox } from "primereact/checkbox";
+import { byId } from "../../lib/focus.ts";
 import { productTypeQuery } from "../product_types/api.ts";
 import type { DeviceCardProps } from "./types.ts";
 
-/** 'Enabled modules': the product type's modules; default ones are always on and cannot be unchecked. */
+/**
+ * 'Enabled modules': the product type's modules; default ones are always on and cannot be unchecked. A toggle saves
+ * at once and is reported in a toast; switching a module off can be undone.
+ */
 export function ModulesCard({ device, busy, save }: DeviceCardProps) {
   const typeId = device.productTypeId;
   const type = useQuery({ ...productTypeQuery(typeId ?? ""), enabled: !!typeId });
   const modules = type.data?.modules ?? [];
   const enabled = new Set(device.moduleIds);
 
-  const toggle = (id: string, on: boolean) =>
-    save({ moduleIds: on ? [...device.moduleIds, id] : device.moduleIds.filter((m) => m !== id) });
+  const toggle = (id: string, name: string, on: boolean) => {
+    const before = device.moduleIds;
+    return save({ moduleIds: on ? [...before, id] : before.filter((m) => m !== id) }, {
+      summary: on ? "Module enabled" : "Module disabled",
+      detail: `${name} ${on ? "enabled on" : "disabled on"} device ${device.deviceId}.`,
+      undo: on ? undefined : { moduleIds: before },
+      focus: byId(`module-${id}`),
+    });
+  };
 
   return (
     <Card title="Enabled modules">
@@ -30,7 +41,7 @@ export function ModulesCard({ device, busy, save }: DeviceCardProps) {
               inputId={inputId}
               checked={m.isDefault || enabled.has(m._id)}
               disabled={m.isDefault || busy}
-              onChange={(e) => toggle(m._id, !!e.checked)}
+              onChange={(e) => toggle(m._id, m.name, !!e.checked)}
             />
             <label htmlFor={inputId}>
               {m.name} {m.isDefault && <span className="text-secondary">(Default)</span>}

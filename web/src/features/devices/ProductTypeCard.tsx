@@ -5,35 +5,82 @@ import { Dropdown } from "primereact/dropdown";
 import { useState } from "react";
 import { useLocation } from "wouter";
 import { ConfirmDialog } from "../../components/ConfirmDialog.tsx";
+import { byId } from "../../lib/focus.ts";
 import { productTypesQuery } from "../product_types/api.ts";
 import type { DeviceCardProps } from "./types.ts";
 
 /** PrimeReact treats a null value as "nothing selected"; this stands for "no product type". */
 const NONE = "__none__";
+const INPUT_ID = "device-product-type";
 
-/** Product type dropdown with a jump button; a change asks for confirmation, then clears the modules. */
+/** What a product type change removes: the device's enabled modules (they belong to the old type). */
+export function modulesRemovedText(names: readonly string[]): string {
+  if (names.length === 0) return "No enabled modules will be removed.";
+  const n = names.length;
+  return `${n} enabled module${n === 1 ? "" : "s"} will be removed: ${names.join(", ")}.`;
+}
+
+/** The asked change, with what the device had before (kept while the dialog closes). */
+interface Asked {
+  next: string | null;
+  before: string | null;
+  beforeModules: string[];
+  removedNames: string[];
+}
+
+/**
+ * Product type dropdown with a jump button. A change asks for confirmation, saying how many enabled modules it
+ * removes, then clears the modules; the toast offers Undo (type and modules come back).
+ */
 export function ProductTypeCard({ device, busy, save }: DeviceCardProps) {
   const [, navigate] = useLocation();
   const types = useQuery(productTypesQuery());
-  const [pending, setPending] = useState<string | null | undefined>(undefined);
+  const [asked, setAsked] = useState<Asked | null>(null);
+  const [open, setOpen] = useState(false);
   const current = device.productTypeId;
   const options = [
     { label: "No product type assigned", value: NONE },
     ...(types.data ?? []).map((t) => ({ label: t.name, value: t._id })),
   ];
-  const pendingName = pending ? types.data?.find((t) => t._id === pending)?.name ?? pending : "none";
+  const nameOf = (id: string | null) => (id ? types.data?.find((t) => t._id === id)?.name ?? id : "none");
+
+  const ask = (next: string | null) => {
+    const modules = types.data?.find((t) => t._id === current)?.modules ?? [];
+    setAsked({
+      next,
+      before: current,
+      beforeModules: device.moduleIds,
+      removedNames: device.moduleIds.map((id) => modules.find((m) => m._id === id)?.name ?? id),
+    });
+    setOpen(true);
+  };
+
+  const confirm = async () => {
+    if (!asked) return;
+    const { next, before, beforeModules, removedNames } = asked;
+    const removed = removedNames.length;
+    // The new product type (or null) and an emptied module list.
+    await save({ productTypeId: next, moduleIds: [] }, {
+      summary: "Product type changed",
+      detail: `Device ${device.deviceId}: product type ${nameOf(next)}` +
+        (removed ? `, ${removed} enabled module${removed === 1 ? "" : "s"} removed.` : "."),
+      undo: before !== null ? { productTypeId: before, moduleIds: beforeModules } : undefined,
+      focus: byId(INPUT_ID),
+    });
+    setOpen(false);
+  };
 
   return (
     <Card title="Product type">
-      <label htmlFor="device-product-type" className="visually-hidden">Product type</label>
+      <label htmlFor={INPUT_ID} className="visually-hidden">Product type</label>
       <div className="flex gap-2 align-items-center">
         <Dropdown
-          inputId="device-product-type"
+          inputId={INPUT_ID}
           value={current ?? NONE}
           options={options}
           onChange={(e) => {
             const next = e.value === NONE ? null : (e.value as string);
-            if (next !== current) setPending(next);
+            if (next !== current) ask(next);
           }}
           disabled={busy || types.isPending}
           loading={types.isPending}
@@ -51,17 +98,14 @@ export function ProductTypeCard({ device, busy, save }: DeviceCardProps) {
         />
       </div>
       <ConfirmDialog
-        visible={pending !== undefined}
-        header={`Change product type to ${pendingName}?`}
+        visible={open}
+        header={`Change product type to ${nameOf(asked?.next ?? null)}?`}
         message="Are you sure you want to change product type?"
+        details={asked && <p className="m-0">{modulesRemovedText(asked.removedNames)}</p>}
+        destructive={(asked?.removedNames.length ?? 0) > 0 || asked?.next === null}
         busy={busy}
-        onHide={() => setPending(undefined)}
-        onAccept={async () => {
-          if (pending === undefined) return;
-          // SPEC §4: the new product type (or null) and an emptied module list.
-          await save({ productTypeId: pending, moduleIds: [] });
-          setPending(undefined);
-        }}
+        onHide={() => setOpen(false)}
+        onAccept={confirm}
       />
     </Card>
   );

@@ -1,6 +1,7 @@
 import { keepPreviousData, queryOptions, useMutation, useQueryClient } from "@tanstack/react-query";
 import type { DevicePatch } from "../../../../shared/schemas/mod.ts";
 import { api } from "../../lib/api.ts";
+import { countDevices } from "./deviceCount.ts";
 
 export interface DeviceListParams {
   page: number;
@@ -43,3 +44,21 @@ export function usePatchDevice() {
     },
   });
 }
+
+/** What a deletion takes away from devices: a product type, or one module of it. */
+export type DeviceLoss = { kind: "productType" | "module"; id: string };
+
+/**
+ * How many devices have the product type, or the module enabled (null: the fleet is too large to count). Fetched when
+ * a delete confirmation opens; any device change refreshes it.
+ */
+export const devicesLosingQuery = (loss: DeviceLoss) =>
+  queryOptions({
+    queryKey: [...deviceKeys.all, "count", loss.kind, loss.id] as const,
+    queryFn: () =>
+      countDevices(
+        (d) => (loss.kind === "productType" ? d.productTypeId === loss.id : d.moduleIds.includes(loss.id)),
+        (page, rowsPerPage) => api.listDevices({ page, rowsPerPage }),
+      ),
+    staleTime: 0,
+  });

@@ -33,7 +33,8 @@ export default function FirmwaresScreen() {
   const managed = managedDeviceType(deviceTypes.data);
   const defaultId = managed?.defaultFirmware ?? null;
   const list = firmwares.data ?? [];
-  const loaded = firmwares.data !== undefined;
+  const failed = firmwares.error ?? deviceTypes.error;
+  const loaded = firmwares.data !== undefined && !failed;
 
   const run = <T,>(promise: Promise<T>, done: string) =>
     promise.then(() => notify(done), notifyError).finally(() => setConfirm(null));
@@ -42,6 +43,7 @@ export default function FirmwaresScreen() {
     setConfirm({
       header: `Delete firmware ${f.name}?`,
       message: "Are you sure you want to delete this firmware?",
+      destructive: true,
       onAccept: () => run(remove.mutateAsync(f._id), "Firmware deleted"),
     });
 
@@ -58,6 +60,7 @@ export default function FirmwaresScreen() {
       header: "Unset default firmware?",
       message:
         "Are you sure you want to unset the default firmware? After this change devices without a custom firmware will not get a firmware update.",
+      destructive: true,
       onAccept: () =>
         run(setDefault.mutateAsync({ _id: managed._id, defaultFirmware: null }), "Default firmware unset"),
     });
@@ -67,12 +70,16 @@ export default function FirmwaresScreen() {
       <h1 style={{ margin: 0 }}>Device firmwares</h1>
       <LoadState
         fetching={firmwares.isFetching || deviceTypes.isFetching}
-        error={firmwares.error ?? deviceTypes.error}
+        error={failed}
+        onRetry={() => {
+          if (firmwares.isError) void firmwares.refetch();
+          if (deviceTypes.isError) void deviceTypes.refetch();
+        }}
       />
       {loaded && list.length === 0 && (
         <p>No firmware files present. Upload one by clicking on the 'Upload firmware' button below.</p>
       )}
-      {list.length > 0 && (
+      {loaded && list.length > 0 && (
         <CardGrid>
           {list.map((f) => (
             <FirmwareCard
@@ -105,8 +112,9 @@ export default function FirmwaresScreen() {
         actionLabel="Upload"
         successText="Upload successful"
         failureText="Upload failed"
-        upload={async (file, onProgress) => {
-          const f = await upload.mutateAsync({ file, onProgress });
+        processingText="Processing… the server is checking and storing the file."
+        upload={async (file, onProgress, opts) => {
+          const f = await upload.mutateAsync({ file, onProgress, opts });
           return `${f.name} (${f.size} bytes) stored.`;
         }}
         onHide={() => setUploading(false)}

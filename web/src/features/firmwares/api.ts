@@ -1,7 +1,7 @@
 import { queryOptions, useMutation, useQueryClient } from "@tanstack/react-query";
-import type { Progress, UploadSource } from "../../../../shared/client.ts";
 import type { DeviceTypePatch } from "../../../../shared/schemas/mod.ts";
 import { isManagedDeviceType } from "../../../../shared/schemas/device_type.ts";
+import type { UploadArgs } from "../../components/UploadDialog.tsx";
 import { api } from "../../lib/api.ts";
 
 export const firmwareKeys = {
@@ -27,8 +27,7 @@ export function managedDeviceType<T extends { name: string }>(types: readonly T[
 export function useUploadFirmware() {
   const qc = useQueryClient();
   return useMutation({
-    mutationFn: ({ file, onProgress }: { file: UploadSource; onProgress?: (p: Progress) => void }) =>
-      api.uploadFirmware(file, onProgress),
+    mutationFn: ({ file, onProgress, opts }: UploadArgs) => api.uploadFirmware(file, onProgress, opts),
     onSettled: () => qc.invalidateQueries({ queryKey: firmwareKeys.all }),
   });
 }

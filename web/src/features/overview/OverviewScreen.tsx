@@ -1,5 +1,6 @@
 import { useQuery } from "@tanstack/react-query";
 import { Link } from "wouter";
+import { LoadError } from "../../components/LoadState.tsx";
 import { productTypesQuery } from "../product_types/api.ts";
 import { treatmentsQuery } from "../treatments/api.ts";
 import { devicesQuery } from "../devices/api.ts";
@@ -22,11 +23,20 @@ export default function OverviewScreen() {
   const devices = useQuery(devicesQuery({ page: 0, rowsPerPage: 1, q: "" }));
   const treatments = useQuery(treatmentsQuery());
   const productTypes = useQuery(productTypesQuery());
+  const queries = [devices, treatments, productTypes];
+  const failed = queries.find((q) => q.isError)?.error;
   return (
     <section>
       <div className="page-header">
         <h1>Overview</h1>
       </div>
+      {failed && (
+        <LoadError
+          error={failed}
+          retrying={queries.some((q) => q.isFetching)}
+          onRetry={() => queries.filter((q) => q.isError).forEach((q) => void q.refetch())}
+        />
+      )}
       <div className="overview-cards">
         <Card href="/devices" icon="pi pi-tablet" label="Devices" value={devices.data?.total} />
         <Card href="/treatments" icon="pi pi-heart" label="Treatments" value={treatments.data?.length} />

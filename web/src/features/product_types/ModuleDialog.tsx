@@ -5,6 +5,7 @@ import { InputText } from "primereact/inputtext";
 import type { Module, ModuleInput } from "../../../../shared/schemas/product_type.ts";
 import { maxChannels, type Treatment } from "../../../../shared/schemas/treatment.ts";
 import { AppDialog } from "../../components/AppDialog.tsx";
+import { useFieldError } from "../../lib/useFieldError.ts";
 import { TreatmentPicker } from "../../components/TreatmentPicker.tsx";
 import { sortIdsByName } from "./modules.ts";
 
@@ -14,13 +15,18 @@ export interface ModuleDialogProps {
   module: Module | null;
   treatments: readonly Treatment[] | undefined;
   busy?: boolean;
+  /** Why the server refused the module's name, shown under the field until the name changes. */
+  nameError?: string | null;
   onSave: (module: ModuleInput) => void;
   onHide: () => void;
 }
 
 /** 'Edit module': name, default flag and the treatment list (kept sorted by name, no duplicates). */
-export function ModuleDialog({ visible, module, treatments, busy, onSave, onHide }: ModuleDialogProps) {
+export function ModuleDialog(
+  { visible, module, treatments, busy, nameError, onSave, onHide }: ModuleDialogProps,
+) {
   const nameId = useId();
+  const nameErrorId = useId();
   const defaultId = useId();
   const [name, setName] = useState("");
   const [isDefault, setIsDefault] = useState(false);
@@ -34,6 +40,8 @@ export function ModuleDialog({ visible, module, treatments, busy, onSave, onHide
     setIsDefault(module?.isDefault ?? false);
     setTreatmentIds(module?.treatmentIds ?? []);
   }, [visible, module]);
+
+  const shownError = useFieldError(nameError, name, nameId);
 
   const sortedIds = sortIdsByName(treatmentIds, nameOf);
   const trimmed = name.trim();
@@ -71,7 +79,11 @@ export function ModuleDialog({ visible, module, treatments, busy, onSave, onHide
             placeholder="Enter module name"
             maxLength={200}
             autoFocus
+            invalid={!!shownError}
+            aria-invalid={!!shownError}
+            aria-describedby={shownError ? nameErrorId : undefined}
           />
+          {shownError && <small id={nameErrorId} className="field-error">{shownError}</small>}
         </form>
         <div style={{ display: "flex", alignItems: "center", gap: "0.5rem" }}>
           <Checkbox inputId={defaultId} checked={isDefault} onChange={(e) => setIsDefault(!!e.checked)} />

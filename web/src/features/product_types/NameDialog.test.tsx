@@ -44,4 +44,25 @@ describe("NameDialog (add / rename product type)", () => {
     expect((screen.getByPlaceholderText("Enter product type name") as HTMLInputElement).value).toBe("Baby");
     expect((screen.getByRole("button", { name: "OK" }) as HTMLButtonElement).disabled).toBe(false);
   });
+
+  it("shows the server's refusal under the field until the name is edited", async () => {
+    const user = userEvent.setup();
+    const props = {
+      visible: true,
+      header: "Add product type",
+      placeholder: "Enter name for product type",
+      initial: "Baby",
+      onSubmit: () => {},
+      onHide: () => {},
+    };
+    const { rerender } = render(<NameDialog {...props} />);
+    rerender(<NameDialog {...props} error="A product type named Baby already exists (names ignore case)." />);
+    const message = await screen.findByText("A product type named Baby already exists (names ignore case).");
+    const input = screen.getByPlaceholderText("Enter name for product type");
+    expect(input.getAttribute("aria-invalid")).toBe("true");
+    expect(input.getAttribute("aria-describedby")).toBe(message.id);
+    await user.type(input, "2");
+    expect(screen.queryByText(/already exists/)).toBeNull();
+    expect(input.getAttribute("aria-invalid")).toBe("false");
+  });
 });

@@ -2,6 +2,7 @@ import { useEffect, useId, useState } from "react";
 import { Button } from "primereact/button";
 import { InputText } from "primereact/inputtext";
 import { AppDialog } from "../../components/AppDialog.tsx";
+import { useFieldError } from "../../lib/useFieldError.ts";
 
 export interface NameDialogProps {
   visible: boolean;
@@ -9,18 +10,24 @@ export interface NameDialogProps {
   placeholder: string;
   initial?: string;
   busy?: boolean;
+  /** Why the server refused the name, shown under the field until the text changes. */
+  error?: string | null;
   /** Receives the trimmed name; the caller closes the dialog when the change worked. */
   onSubmit: (name: string) => void;
   onHide: () => void;
 }
 
 /** Asks for one name; OK is disabled while the trimmed text is empty (SPEC §5). Enter submits. */
-export function NameDialog({ visible, header, placeholder, initial = "", busy, onSubmit, onHide }: NameDialogProps) {
+export function NameDialog(
+  { visible, header, placeholder, initial = "", busy, error, onSubmit, onHide }: NameDialogProps,
+) {
   const id = useId();
+  const errorId = useId();
   const [name, setName] = useState(initial);
   useEffect(() => {
     if (visible) setName(initial);
   }, [visible, initial]);
+  const shownError = useFieldError(error, name, id);
   const trimmed = name.trim();
   const canSubmit = trimmed.length > 0 && !busy;
 
@@ -58,7 +65,11 @@ export function NameDialog({ visible, header, placeholder, initial = "", busy, o
           placeholder={placeholder}
           maxLength={200}
           autoFocus
+          invalid={!!shownError}
+          aria-invalid={!!shownError}
+          aria-describedby={shownError ? errorId : undefined}
         />
+        {shownError && <small id={errorId} className="field-error">{shownError}</small>}
       </form>
     </AppDialog>
   );

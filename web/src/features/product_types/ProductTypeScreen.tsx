@@ -6,14 +6,17 @@ import type { Module, ModuleInput, ProductType } from "../../../../shared/schema
 import { CardGrid } from "../../components/CardGrid.tsx";
 import { type PendingConfirm, PendingConfirmDialog } from "../../components/ConfirmDialog.tsx";
 import { LoadState } from "../../components/LoadState.tsx";
+import { focusPageHeading, focusWhenReady } from "../../lib/focus.ts";
 import { formatDateTime } from "../../lib/format.ts";
-import { useNotifyError } from "../../lib/notify.ts";
+import { useNotify, useNotifyError } from "../../lib/notify.ts";
 import { treatmentsQuery } from "../treatments/api.ts";
 import { productTypeQuery, useDeleteProductType, usePatchProductType } from "./api.ts";
 import { ModuleCard } from "./ModuleCard.tsx";
+import { DeletionImpact } from "./DeletionImpact.tsx";
 import { ModuleDialog } from "./ModuleDialog.tsx";
 import { renamed, withModule, withoutModule } from "./modules.ts";
 import { NameDialog } from "./NameDialog.tsx";
+import { nameErrorOf } from "./nameError.ts";
 
 /** Which module the dialog edits: a module, null for a new one, or closed. */
 type Editing = { module: Module | null } | null;
@@ -29,28 +32,48 @@ export default function ProductTypeScreen() {
   const treatments = useQuery(treatmentsQuery());
   const patch = usePatchProductType();
   const remove = useDeleteProductType();
+  const notify = useNotify();
   const notifyError = useNotifyError();
   const [, navigate] = useLocation();
   const [renaming, setRenaming] = useState(false);
+  const [renameError, setRenameError] = useState<string | null>(null);
   const [editing, setEditing] = useState<Editing>(null);
+  const [moduleNameError, setModuleNameError] = useState<string | null>(null);
   const [confirm, setConfirm] = useState<PendingConfirm | null>(null);
   const treatmentsById = useMemo(() => new Map((treatments.data ?? []).map((t) => [t._id, t])), [treatments.data]);
 
   const pt = query.data;
   if (!pt) return <LoadState fetching={query.isFetching} error={query.error} />;
 
-  const save = (body: ReturnType<typeof renamed>, done: () => void) =>
-    patch.mutate(body, { onSuccess: done, onError: notifyError });
+  /** Saves the whole product type; a refused name shows beside its field (onNameError), anything else in a toast. */
+  const save = (
+    body: ReturnType<typeof renamed>,
+    done: () => void,
+    onNameError: (text: string) => void,
+    isNameField: (path: string) => boolean,
+  ) =>
+    patch.mutate(body, {
+      onSuccess: done,
+      onError: (err) => {
+        const nameError = nameErrorOf(err, isNameField);
+        if (nameError) onNameError(nameError);
+        else notifyError(err);
+      },
+    });
 
   const askDeleteType = (p: ProductType) =>
     setConfirm({
       header: `Delete product type ${p.name}?`,
       message: "Are you sure you want to delete this product type?",
+      details: <DeletionImpact loss={{ kind: "productType", id: p._id }} what="this product type" />,
+      destructive: true,
       onAccept: () =>
         remove.mutate(p._id, {
           onSuccess: () => {
             setConfirm(null);
+            notify("Product type deleted", `${p.name} deleted.`);
             navigate("/product_types");
+            focusPageHeading();
           },
           onError: (err) => {
             setConfirm(null);
@@ -63,9 +86,19 @@ export default function ProductTypeScreen() {
     setConfirm({
       header: `Delete module ${m.name}?`,
       message: "Are you sure you want to delete this module?",
+      // Default modules apply to every device of the type without being stored on the device.
+      details: m.isDefault
+        ? <DeletionImpact loss={{ kind: "productType", id: pt._id }} what="this default module" />
+        : <DeletionImpact loss={{ kind: "module", id: m._id }} what="this module enabled" />,
+      destructive: true,
       onAccept: () =>
         patch.mutate(withoutModule(pt, m._id), {
           onSettled: () => setConfirm(null),
+          onSuccess: () => {
+            notify("Module deleted", `${m.name} deleted from ${pt.name}.`);
+            // The module's card is gone: focus goes to the button that adds one.
+            focusWhenReady(() => document.getElementById("add-module"));
+          },
           onError: notifyError,
         }),
     });
@@ -83,10 +116,17 @@ export default function ProductTypeScreen() {
           onClick={() => setRenaming(true)}
         />
         <span style={{ flex: 1 }} />
-        <Button label="Add module" icon="pi pi-plus" onClick={() => setEditing({ module: null })} />
+        <Button id="add-module" label="Add module" icon="pi pi-plus" onClick={() => setEditing({ module: null })} />
         <Button label="Delete" icon="pi pi-trash" severity="danger" outlined onClick={() => askDeleteType(pt)} />
       </div>
-      <LoadState fetching={query.isFetching || treatments.isFetching} error={query.error ?? treatments.error} />
+      <LoadState
+        fetching={query.isFetching || treatments.isFetching}
+        error={query.error ?? treatments.error}
+        onRetry={() => {
+          if (query.isError) void query.refetch();
+          if (treatments.isError) void treatments.refetch();
+        }}
+      />
       <div style={{ color: "var(--text-color-secondary)" }}>
         Created at: {formatDateTime(pt.createdAt)} · Updated at: {formatDateTime(pt.updatedAt)}
       </div>
@@ -112,16 +152,46 @@ export default function ProductTypeScreen() {
         placeholder="Enter product type name"
         initial={pt.name}
         busy={patch.isPending}
-        onHide={() => setRenaming(false)}
-        onSubmit={(name) => save(renamed(pt, name), () => setRenaming(false))}
+        error={renameError}
+        onHide={() => {
+          setRenaming(false);
+          setRenameError(null);
+        }}
+        onSubmit={(name) => {
+          setRenameError(null);
+          save(
+            renamed(pt, name),
+            () => {
+              setRenaming(false);
+              notify("Product type renamed", `${pt.name} is now ${name}.`);
+            },
+            setRenameError,
+            (path) => path === "name",
+          );
+        }}
       />
       <ModuleDialog
         visible={editing !== null}
         module={editing?.module ?? null}
         treatments={treatments.data}
         busy={patch.isPending}
-        onHide={() => setEditing(null)}
-        onSave={(module: ModuleInput) => save(withModule(pt, module), () => setEditing(null))}
+        nameError={moduleNameError}
+        onHide={() => {
+          setEditing(null);
+          setModuleNameError(null);
+        }}
+        onSave={(module: ModuleInput) => {
+          setModuleNameError(null);
+          save(
+            withModule(pt, module),
+            () => {
+              setEditing(null);
+              notify("Module saved", `${module.name} saved in ${pt.name}.`);
+            },
+            setModuleNameError,
+            (path) => /^modules\.\d+\.name$/.test(path),
+          );
+        }}
       />
       <PendingConfirmDialog
         pending={confirm}

@@ -15,8 +15,9 @@ export function ImportDialog({ visible, onHide }: { visible: boolean; onHide: ()
       actionLabel="Import"
       successText="Import successful"
       failureText="Import failed"
-      upload={async (file, onProgress) => {
-        const r = await importTreatments.mutateAsync({ file, onProgress });
+      processingText="Processing… the server is checking and importing the treatments."
+      upload={async (file, onProgress, opts) => {
+        const r = await importTreatments.mutateAsync({ file, onProgress, opts });
         return `${r.imported} treatment(s) imported: ${r.created} created, ${r.updated} updated.`;
       }}
       onHide={onHide}

@@ -23,11 +23,25 @@ afterEach(() => {
 });
 
 describe("TreatmentsScreen", () => {
-  it("shows 'Error loading data.' when the list cannot be loaded", async () => {
+  it("shows 'Error loading data.' with the reason and Retry, and no counts or empty text", async () => {
     answer(500, { error: "internal", msg: "Something broke." });
     renderScreen();
     expect(await screen.findByText("Error loading data.")).toBeTruthy();
-    expect(screen.getByRole("heading").textContent).toBe("Treatments (0/0)");
+    expect(screen.getByText("Something broke.")).toBeTruthy();
+    // Nothing was loaded: the heading claims no count and no empty table says "No treatments found".
+    expect(screen.getByRole("heading").textContent).toBe("Treatments (-/-)");
+    expect(screen.queryByText("No treatments found")).toBeNull();
+    answer(200, [treatment("1", "Knee pain")]);
+    fireEvent.click(screen.getByRole("button", { name: "Retry" }));
+    expect(await screen.findByText("Treatments (1/1)")).toBeTruthy();
+    expect(screen.queryByText("Error loading data.")).toBeNull();
+  });
+
+  it("says 'The server cannot be reached.' when nothing answers", async () => {
+    vi.stubGlobal("fetch", vi.fn(() => Promise.reject(new TypeError("Failed to fetch"))));
+    renderScreen();
+    expect(await screen.findByText("Error loading data.")).toBeTruthy();
+    expect(screen.getByText(/^The server cannot be reached\./)).toBeTruthy();
   });
 
   it("focuses the search box and counts shown/total while filtering", async () => {

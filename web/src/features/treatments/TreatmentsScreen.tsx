@@ -23,10 +23,11 @@ export default function TreatmentsScreen() {
   const [importing, setImporting] = useState(false);
   const all = query.data ?? [];
   const shown = useMemo(() => filterByName(all, search), [all, search]);
+  const failed = query.isError;
 
   return (
     <section style={{ display: "flex", flexDirection: "column", gap: "1rem" }}>
-      <h1 style={{ margin: 0 }}>Treatments ({shown.length}/{all.length})</h1>
+      <h1 style={{ margin: 0 }}>Treatments ({failed ? "-" : shown.length}/{failed ? "-" : all.length})</h1>
       <div style={{ display: "flex", gap: "1rem", alignItems: "center", flexWrap: "wrap" }}>
         <span className="p-input-icon-left">
           <InputText
@@ -41,40 +42,43 @@ export default function TreatmentsScreen() {
         </span>
         <Button label="Import treatments" icon="pi pi-upload" onClick={() => setImporting(true)} />
       </div>
-      <LoadState fetching={query.isFetching} error={query.error} />
-      <DataTable
-        value={shown}
-        dataKey="_id"
-        scrollable
-        scrollHeight="calc(100vh - 280px)"
-        size="small"
-        stripedRows
-        rowHover
-        onRowClick={(e) => navigate(`/treatments/${encodeURIComponent((e.data as Treatment)._id)}`)}
-        className="clickable-rows"
-        // Thousands of imported treatments stay fast: only the visible rows are rendered.
-        virtualScrollerOptions={shown.length > VIRTUAL_FROM ? { itemSize: ROW_HEIGHT } : undefined}
-        emptyMessage={query.isPending ? " " : "No treatments found"}
-      >
-        <Column
-          header="Name"
-          field="name"
-          body={(t: Treatment) => (
-            <Link
-              className="cell-link"
-              href={`/treatments/${encodeURIComponent(t._id)}`}
-              onClick={(e) => e.stopPropagation()}
-            >
-              {t.name}
-            </Link>
-          )}
-        />
-        <Column header="Channels" body={(t: Treatment) => maxChannels(t.phases)} />
-        <Column header="Phases" body={(t: Treatment) => t.phases.length} />
-        <Column header="Images" body={(t: Treatment) => t.images.length} />
-        <Column header="Category" body={(t: Treatment) => t.category ?? "-"} />
-        <Column header="Updated" body={(t: Treatment) => formatDateTime(t.updatedAt)} />
-      </DataTable>
+      <LoadState fetching={query.isFetching} error={query.error} onRetry={() => void query.refetch()} />
+      {/* A failed load shows only the error: no stale rows and no empty text. */}
+      {!failed && (
+        <DataTable
+          value={shown}
+          dataKey="_id"
+          scrollable
+          scrollHeight="calc(100vh - 280px)"
+          size="small"
+          stripedRows
+          rowHover
+          onRowClick={(e) => navigate(`/treatments/${encodeURIComponent((e.data as Treatment)._id)}`)}
+          className="clickable-rows"
+          // Thousands of imported treatments stay fast: only the visible rows are rendered.
+          virtualScrollerOptions={shown.length > VIRTUAL_FROM ? { itemSize: ROW_HEIGHT } : undefined}
+          emptyMessage={query.isPending ? " " : "No treatments found"}
+        >
+          <Column
+            header="Name"
+            field="name"
+            body={(t: Treatment) => (
+              <Link
+                className="cell-link"
+                href={`/treatments/${encodeURIComponent(t._id)}`}
+                onClick={(e) => e.stopPropagation()}
+              >
+                {t.name}
+              </Link>
+            )}
+          />
+          <Column header="Channels" body={(t: Treatment) => maxChannels(t.phases)} />
+          <Column header="Phases" body={(t: Treatment) => t.phases.length} />
+          <Column header="Images" body={(t: Treatment) => t.images.length} />
+          <Column header="Category" body={(t: Treatment) => t.category ?? "-"} />
+          <Column header="Updated" body={(t: Treatment) => formatDateTime(t.updatedAt)} />
+        </DataTable>
+      )}
       <ImportDialog visible={importing} onHide={() => setImporting(false)} />
     </section>
   );

@@ -1,5 +1,5 @@
 import { queryOptions, useMutation, useQueryClient } from "@tanstack/react-query";
-import type { Progress, UploadSource } from "../../../../shared/client.ts";
+import type { UploadArgs } from "../../components/UploadDialog.tsx";
 import { api } from "../../lib/api.ts";
 
 export const treatmentKeys = {
@@ -18,8 +18,7 @@ export const treatmentQuery = (id: string) =>
 export function useImportTreatments() {
   const qc = useQueryClient();
   return useMutation({
-    mutationFn: ({ file, onProgress }: { file: UploadSource; onProgress?: (p: Progress) => void }) =>
-      api.importTreatments(file, onProgress),
+    mutationFn: ({ file, onProgress, opts }: UploadArgs) => api.importTreatments(file, onProgress, opts),
     onSettled: () => qc.invalidateQueries({ queryKey: treatmentKeys.all }),
   });
 }
