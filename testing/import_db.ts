@@ -174,16 +174,4 @@ export function makeNamedImportFile(path: string, names: string[]): string {
   return path;
 }
 
-/**
- * Runs SQL on an SQLite file (created when missing): a script, or one statement with parameters. For hand-made,
- * even malformed, import files.
- */
-export function runSql(path: string, sql: string, ...params: SQLInputValue[]): void {
-  const db = new DatabaseSync(path);
-  try {
-    if (params.length) db.prepare(sql).run(...params);
-    else db.exec(sql);
-  } finally {
-    db.close();
-  }
-}
+export { runSql } from "./sqlite_file.ts";

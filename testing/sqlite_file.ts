@@ -1,5 +1,5 @@
 /** Reads and pokes a console database file directly, for tests that check what is on disk (SQLite engine only). */
-import { DatabaseSync } from "node:sqlite";
+import { DatabaseSync, type SQLInputValue } from "node:sqlite";
 
 /** Every row of every table, as sorted JSON lines: equal dumps mean equal data. */
 export function dumpDatabase(file: string): Record<string, string[]> {
@@ -36,6 +36,17 @@ export function setUserVersion(file: string, version: number): void {
   const db = new DatabaseSync(file);
   try {
     db.exec(`PRAGMA user_version = ${version}`);
+  } finally {
+    db.close();
+  }
+}
+
+/** Runs SQL on a database file: a whole script, or one statement with parameters. */
+export function runSql(path: string, sql: string, ...params: SQLInputValue[]): void {
+  const db = new DatabaseSync(path);
+  try {
+    if (params.length) db.prepare(sql).run(...params);
+    else db.exec(sql);
   } finally {
     db.close();
   }

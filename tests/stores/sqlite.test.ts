@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
-import { DatabaseSync } from "node:sqlite";
 import { join } from "node:path";
 import { NewerSchemaError, type OpenStores, openStores } from "../../server/db/mod.ts";
 import { MIGRATIONS } from "../../server/db/sqlite/schema.ts";
+import { runSql, setUserVersion } from "../../testing/sqlite_file.ts";
 import { storeConformance } from "./conformance.ts";
 
 const files = new WeakMap<OpenStores, string>();
@@ -32,9 +32,7 @@ Deno.test("SQLite stores: a database from a newer release is refused and left un
   try {
     const file = join(dir, "console.sqlite3");
     await (await openStores({ engine: "sqlite", file })).close();
-    const raw = new DatabaseSync(file);
-    raw.exec(`PRAGMA user_version = ${MIGRATIONS.length + 1}`);
-    raw.close();
+    setUserVersion(file, MIGRATIONS.length + 1);
     const before = await Deno.readFile(file);
     await assert.rejects(openStores({ engine: "sqlite", file }), NewerSchemaError);
     assert.deepEqual(await Deno.readFile(file), before);
@@ -47,14 +45,11 @@ Deno.test("SQLite stores: a database of the previous release gets the change cou
   const dir = await Deno.makeTempDir({ prefix: "stores-sqlite-" });
   try {
     const file = join(dir, "console.sqlite3");
-    const raw = new DatabaseSync(file);
     for (const [v, migration] of MIGRATIONS.slice(0, 2).entries()) {
-      raw.exec(migration);
-      raw.exec(`PRAGMA user_version = ${v + 1}`);
+      runSql(file, `${migration}; PRAGMA user_version = ${v + 1};`);
     }
     const t = "2025-01-01T00:00:00.000Z";
-    raw.prepare("INSERT INTO devices (device_id, created_at, updated_at) VALUES (?, ?, ?)").run("old", t, t);
-    raw.close();
+    runSql(file, "INSERT INTO devices (device_id, created_at, updated_at) VALUES (?, ?, ?)", "old", t, t);
     const stores = await openStores({ engine: "sqlite", file });
     try {
       assert.equal((await stores.devices.list(0, 10)).total, 1);

@@ -3,6 +3,8 @@ import type { DevicePatch } from "../../../../shared/schemas/mod.ts";
 import { api } from "../../lib/api.ts";
 import { countDevices } from "./deviceCount.ts";
 
+export { MAX_COUNTED_DEVICES } from "./deviceCount.ts";
+
 export interface DeviceListParams {
   page: number;
   rowsPerPage: number;

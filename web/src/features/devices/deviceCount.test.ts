@@ -1,6 +1,5 @@
 import { describe, expect, it, vi } from "vitest";
 import type { Device } from "../../../../shared/schemas/mod.ts";
-import { impactText } from "../product_types/DeletionImpact.tsx";
 import { countDevices, MAX_COUNTED_DEVICES } from "./deviceCount.ts";
 import { modulesRemovedText } from "./ProductTypeCard.tsx";
 
@@ -38,14 +37,6 @@ describe("countDevices", () => {
 });
 
 describe("consequence texts", () => {
-  it("say how many devices lose a product type", () => {
-    expect(impactText("this product type", 3, false)).toBe("3 devices have this product type and will lose it.");
-    expect(impactText("this module enabled", 1, false)).toBe("1 device has this module enabled and will lose it.");
-    expect(impactText("this product type", 0, false)).toBe("No device has this product type.");
-    expect(impactText("this product type", undefined, false)).toMatch(/^Counting/);
-    expect(impactText("this product type", null, false)).toMatch(/^Every device that has this product type/);
-  });
-
   it("say how many enabled modules a product type change removes", () => {
     expect(modulesRemovedText([])).toBe("No enabled modules will be removed.");
     expect(modulesRemovedText(["Sport pack"])).toBe("1 enabled module will be removed: Sport pack.");

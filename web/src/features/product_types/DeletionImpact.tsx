@@ -1,6 +1,5 @@
 import { useQuery } from "@tanstack/react-query";
-import { type DeviceLoss, devicesLosingQuery } from "../devices/api.ts";
-import { MAX_COUNTED_DEVICES } from "../devices/deviceCount.ts";
+import { type DeviceLoss, devicesLosingQuery, MAX_COUNTED_DEVICES } from "../devices/api.ts";
 
 /**
  * What a deletion takes from the fleet, in words, e.g. "3 devices have this product type and will lose it.". `count`
