@@ -8,7 +8,8 @@ const int = (min: number, max = Number.MAX_SAFE_INTEGER) =>
 export const ConfigSchema = z.object({
   PORT: int(0, 65535).default(8000),
   HOST: z.string().trim().min(1, "must not be empty").default("127.0.0.1"),
-  DATA_DIR: z.string().trim().min(1, "must not be empty").default("./data"),
+  /** Default ./data, or ./data-demo with DEMO=1 (see parseConfig). */
+  DATA_DIR: z.string().trim().min(1, "must not be empty").optional(),
   ADMIN_EMAIL: z.string().trim().regex(/^[^\s@]+@[^\s@]+$/, "must be an e-mail address").optional(),
   ADMIN_PASSWORD: z.string().min(8, "must be at least 8 characters long").optional(),
   JWT_SECRET: z.string().min(32, "must be at least 32 characters long").optional(),
@@ -22,9 +23,15 @@ export const ConfigSchema = z.object({
   DEMO: z.enum(["0", "1", ""], { message: "must be 1 or 0" }).optional(),
   LOG_LEVEL: z.enum(["info", "quiet"], { message: "must be info or quiet" }).default("info"),
   SHUTDOWN_GRACE_SECONDS: int(0, 3600).default(8),
+  TRUST_PROXY: z.enum(["0", "1", ""], { message: "must be 1 or 0" }).optional(),
 });
 
-export type Config = z.output<typeof ConfigSchema> & { demo: boolean };
+export type Config = Omit<z.output<typeof ConfigSchema>, "DATA_DIR"> & {
+  DATA_DIR: string;
+  demo: boolean;
+  /** TRUST_PROXY=1: the client address is the last X-Forwarded-For entry (see server/auth/client_address.ts). */
+  trustProxy: boolean;
+};
 
 export class ConfigError extends Error {}
 
@@ -44,7 +51,13 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
   if (!!result.data.ADMIN_EMAIL !== !!result.data.ADMIN_PASSWORD) {
     throw new ConfigError("Invalid configuration: ADMIN_EMAIL and ADMIN_PASSWORD must be set together.");
   }
-  return { ...result.data, demo: result.data.DEMO === "1" };
+  const demo = result.data.DEMO === "1";
+  return {
+    ...result.data,
+    DATA_DIR: result.data.DATA_DIR ?? (demo ? "./data-demo" : "./data"),
+    demo,
+    trustProxy: result.data.TRUST_PROXY === "1",
+  };
 }
 
 export function loadConfig(): Config {

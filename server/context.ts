@@ -1,7 +1,6 @@
 import { join } from "node:path";
 import type { Config } from "./config.ts";
 import type { Operator, Stores } from "./db/stores.ts";
-import type { LoginThrottle } from "./auth/throttle.ts";
 
 export interface Paths {
   data: string;
@@ -27,7 +26,6 @@ export interface AppContext {
   /** The database, whatever the engine: routes see only the store interfaces. */
   stores: Stores;
   secret: string;
-  throttle: LoginThrottle;
   paths: Paths;
   log: (line: string) => void;
   /** One line per request (method, path, status, ms); batched by the logger. */

@@ -1,5 +1,4 @@
 import { createApp } from "./app.ts";
-import { LoginThrottle } from "./auth/throttle.ts";
 import { loadSecret } from "./auth/secret.ts";
 import { bootstrapOperator, cleanUpAfterCrash, ensureDirectories } from "./bootstrap.ts";
 import { ConfigError, loadConfig } from "./config.ts";
@@ -21,6 +20,22 @@ try {
 } catch (err) {
   if (err instanceof ConfigError) fail(err.message);
   throw err;
+}
+
+/** One line naming HOST and PORT for an error of listening there. */
+function cannotListen(err: unknown, host: string, port: number): string {
+  if (err instanceof Deno.errors.AddrInUse) {
+    return `Cannot listen on ${host}:${port}: the port is in use; stop what uses it or set PORT to a free port.`;
+  }
+  return `Cannot listen on ${host}:${port}: ${err instanceof Error ? err.message : err}; check HOST and PORT.`;
+}
+
+// Before anything is created or printed (DATA_DIR, the first operator and its one-time password): a start that
+// cannot listen must leave nothing behind. Deno.serve below still reports a port taken in the meantime.
+try {
+  Deno.listen({ hostname: config.HOST, port: config.PORT }).close();
+} catch (err) {
+  fail(cannotListen(err, config.HOST, config.PORT));
 }
 
 const logger = createLogger(config.LOG_LEVEL);
@@ -48,7 +63,6 @@ const ctx: AppContext = {
   config,
   stores,
   secret: await loadSecret(paths.data, config.JWT_SECRET),
-  throttle: new LoginThrottle(),
   paths,
   log,
   logRequest: logger.request,
@@ -57,10 +71,16 @@ if (config.demo) await seedDemo(ctx);
 await ensureWebBundle(log);
 
 const app = createApp(ctx);
-const server = Deno.serve({
-  port: config.PORT,
-  hostname: config.HOST,
-  onListen: ({ hostname, port }) => console.log(`Listening on http://${hostname}:${port}/`),
-}, shutdown.wrap(app.fetch));
+let server;
+try {
+  server = Deno.serve({
+    port: config.PORT,
+    hostname: config.HOST,
+    onListen: ({ hostname, port }) => console.log(`Listening on http://${hostname}:${port}/`),
+  }, shutdown.wrap(app.fetch));
+} catch (err) {
+  if (err instanceof Deno.errors.AddrInUse) fail(cannotListen(err, config.HOST, config.PORT));
+  throw err;
+}
 
 shutdown.serving(server);

@@ -1,51 +1,47 @@
 /**
- * Login throttle per e-mail: after MAX_FAILURES failures within WINDOW_MS, that e-mail is refused
- * with 429 until the window has passed since the last failure. A success clears the record.
+ * A password check under the sign-in throttle (policy: server/db/rules/login_attempts.ts). The attempt is counted
+ * before the password is checked, so attempts arriving together cannot all be checked; a right password then clears
+ * the count. An attempt the server was too busy to check is given back, so it never counts against anyone.
  */
-export const MAX_FAILURES = 5;
-export const WINDOW_MS = 15 * 60 * 1000;
-const MAX_TRACKED = 10_000;
+import type { AttemptKey, LoginAttemptStore } from "../db/stores.ts";
+import { HashQueueFullError, verifyPassword } from "./password.ts";
 
-interface Record {
-  failures: number;
-  last: number;
+export type CheckResult =
+  | { kind: "right" }
+  | { kind: "wrong" }
+  /** Throttled: nothing was checked. */
+  | { kind: "wait"; waitMs: number; reason: "address" | "account" }
+  /** The queue of password hashes is full: nothing was checked, nothing counted. */
+  | { kind: "busy" };
+
+/** `hash` is the stored hash, or a dummy one (an unknown e-mail is checked alike, so timing does not reveal it). */
+export async function checkPassword(
+  attempts: LoginAttemptStore,
+  key: AttemptKey,
+  password: string,
+  hash: () => Promise<string>,
+): Promise<CheckResult> {
+  const reservation = await attempts.reserve(key);
+  if (!reservation.ok) return { kind: "wait", waitMs: reservation.waitMs, reason: reservation.reason };
+  let right: boolean;
+  try {
+    right = await verifyPassword(password, await hash());
+  } catch (err) {
+    if (!(err instanceof HashQueueFullError)) throw err;
+    await attempts.release(key, reservation);
+    return { kind: "busy" };
+  }
+  if (right) await attempts.succeed(key);
+  return { kind: right ? "right" : "wrong" };
 }
 
-export class LoginThrottle {
-  #records = new Map<string, Record>();
-
-  /** Seconds to wait before another try, or 0 when a try is allowed now. */
-  retryAfter(key: string, at = Date.now()): number {
-    const r = this.#records.get(key);
-    if (!r) return 0;
-    if (at - r.last > WINDOW_MS) {
-      this.#records.delete(key);
-      return 0;
-    }
-    return r.failures >= MAX_FAILURES ? Math.ceil((r.last + WINDOW_MS - at) / 1000) : 0;
-  }
-
-  fail(key: string, at = Date.now()): void {
-    const r = this.#records.get(key);
-    if (r && at - r.last <= WINDOW_MS) {
-      r.failures++;
-      r.last = at;
-    } else {
-      if (this.#records.size >= MAX_TRACKED) this.#prune(at);
-      this.#records.set(key, { failures: 1, last: at });
-    }
-  }
-
-  succeed(key: string): void {
-    this.#records.delete(key);
-  }
-
-  #prune(at: number) {
-    for (const [k, r] of this.#records) if (at - r.last > WINDOW_MS) this.#records.delete(k);
-    // Still full: drop the oldest entries (Map keeps insertion order).
-    for (const k of this.#records.keys()) {
-      if (this.#records.size < MAX_TRACKED) break;
-      this.#records.delete(k);
-    }
-  }
+/** "1 second", "40 seconds", "3 minutes": a wait rounded up, as a person reads it. */
+export function waitText(waitMs: number): string {
+  const seconds = Math.max(1, Math.ceil(waitMs / 1000));
+  if (seconds < 60) return seconds === 1 ? "1 second" : `${seconds} seconds`;
+  const minutes = Math.ceil(seconds / 60);
+  return minutes === 1 ? "1 minute" : `${minutes} minutes`;
 }
+
+/** The Retry-After value (whole seconds, at least 1). */
+export const retryAfterSeconds = (waitMs: number) => Math.max(1, Math.ceil(waitMs / 1000));

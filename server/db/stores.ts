@@ -8,6 +8,7 @@ import type { DeviceApiStore } from "./types/device_api.ts";
 import type { DeviceTypeStore } from "./types/device_types.ts";
 import type { DeviceStore } from "./types/devices.ts";
 import type { FirmwareStore } from "./types/firmwares.ts";
+import type { LoginAttemptStore } from "./types/login_attempts.ts";
 import type { OperatorStore } from "./types/operators.ts";
 import type { ProductTypeStore } from "./types/product_types.ts";
 import type { TreatmentStore } from "./types/treatments.ts";
@@ -21,6 +22,7 @@ export interface Stores {
   operators: OperatorStore;
   deviceApi: DeviceApiStore;
   demo: DemoStore;
+  loginAttempts: LoginAttemptStore;
 }
 
 /** Stores as opened: close() once, when nothing uses them any more. */
@@ -33,6 +35,7 @@ export type { DeviceApiStore, FirmwareRef } from "./types/device_api.ts";
 export type { DeviceTypeStore } from "./types/device_types.ts";
 export type { DeviceChanges, DevicePage, DeviceStore } from "./types/devices.ts";
 export type { FirmwareStore } from "./types/firmwares.ts";
+export type { AttemptKey, AttemptScope, LoginAttemptStore, Reservation } from "./types/login_attempts.ts";
 export type { Operator, OperatorStore } from "./types/operators.ts";
 export type { ProductTypeStore, ProductTypeUpdate } from "./types/product_types.ts";
 export type { ImportCounts, ImportedTreatment, TreatmentImage, TreatmentStore } from "./types/treatments.ts";

@@ -1,13 +1,42 @@
-import { Hono } from "hono";
+import { type Context, Hono } from "hono";
 import { ChangePasswordBody, LoginBody } from "../../shared/schemas/auth.ts";
-import { dummyHash, hashPassword, verifyPassword } from "../auth/password.ts";
+import { clientAddress } from "../auth/client_address.ts";
+import { dummyHash, hashPassword, HashQueueFullError } from "../auth/password.ts";
+import { checkPassword, type CheckResult, retryAfterSeconds, waitText } from "../auth/throttle.ts";
 import { issueToken } from "../auth/tokens.ts";
 import type { AppContext, AppEnv } from "../context.ts";
-import { emailKey } from "../db/rules/operators.ts";
 import { ApiHttpError, badRequest } from "../errors.ts";
 import { jsonBody } from "../validate.ts";
 
 const invalidCredentials = () => new ApiHttpError(401, "invalid_credentials", "Invalid email address or password.");
+
+/** A 429 with Retry-After; the msg says how long to wait. */
+function tooMany(c: Context, waitMs: number, msg: (wait: string) => string): ApiHttpError {
+  c.header("Retry-After", String(retryAfterSeconds(waitMs)));
+  return new ApiHttpError(429, "too_many_requests", msg(waitText(waitMs)));
+}
+
+const busy = (c: Context) =>
+  tooMany(c, 1000, (wait) => `The server is busy checking other passwords; try again in ${wait}.`);
+
+/** The answer to a throttled or unchecked attempt; null when the password was checked. */
+function refusal(c: Context, result: CheckResult, tooManyWhat: string): ApiHttpError | null {
+  switch (result.kind) {
+    case "busy":
+      return busy(c);
+    case "wait":
+      return tooMany(
+        c,
+        result.waitMs,
+        (wait) =>
+          result.reason === "account"
+            ? `Too many failed sign-ins for this e-mail address from new places; try again in ${wait}, or from a network you have signed in from before.`
+            : `${tooManyWhat} from your address; try again in ${wait}.`,
+      );
+    default:
+      return null;
+  }
+}
 
 /** POST login is public; POST change_password runs behind the operator middleware. */
 export function authRoutes(ctx: AppContext) {
@@ -19,23 +48,16 @@ export function authRoutes(ctx: AppContext) {
       } catch {
         throw invalidCredentials();
       }
-      const key = emailKey(body.email);
-      const wait = ctx.throttle.retryAfter(key);
-      if (wait > 0) {
-        c.header("Retry-After", String(wait));
-        throw new ApiHttpError(
-          429,
-          "too_many_requests",
-          `Too many failed sign-ins for this e-mail address; try again in ${Math.ceil(wait / 60)} minute(s).`,
-        );
-      }
       const operator = await ctx.stores.operators.find(body.email);
-      const ok = await verifyPassword(body.password, operator?.passwordHash ?? await dummyHash);
-      if (!operator || !ok) {
-        ctx.throttle.fail(key);
-        throw invalidCredentials();
-      }
-      ctx.throttle.succeed(key);
+      const result = await checkPassword(
+        ctx.stores.loginAttempts,
+        { scope: "login", email: body.email, address: clientAddress(c, ctx.config.trustProxy) },
+        body.password,
+        async () => operator?.passwordHash ?? await dummyHash,
+      );
+      const refused = refusal(c, result, "Too many failed sign-ins for this e-mail address");
+      if (refused) throw refused;
+      if (!operator || result.kind !== "right") throw invalidCredentials();
       const token = await issueToken(
         ctx.secret,
         operator.email,
@@ -47,10 +69,23 @@ export function authRoutes(ctx: AppContext) {
     .post("/change_password", async (c) => {
       const body = await jsonBody(c, ChangePasswordBody);
       const operator = c.get("operator");
-      if (!(await verifyPassword(body.old_password, operator.passwordHash))) {
-        throw badRequest("Current password is incorrect.");
+      const result = await checkPassword(
+        ctx.stores.loginAttempts,
+        { scope: "change_password", email: operator.email, address: clientAddress(c, ctx.config.trustProxy) },
+        body.old_password,
+        () => Promise.resolve(operator.passwordHash),
+      );
+      const refused = refusal(c, result, "Too many wrong current passwords");
+      if (refused) throw refused;
+      if (result.kind !== "right") throw badRequest("Current password is incorrect.");
+      let hash: string;
+      try {
+        hash = await hashPassword(body.new_password);
+      } catch (err) {
+        if (err instanceof HashQueueFullError) throw busy(c);
+        throw err;
       }
-      await ctx.stores.operators.setPassword(operator.email, await hashPassword(body.new_password));
+      await ctx.stores.operators.setPassword(operator.email, hash);
       return c.json({});
     });
 }

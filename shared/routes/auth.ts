@@ -17,8 +17,9 @@ export const authRoutes = {
     method: "POST",
     path: "/change_password",
     auth: "operator",
-    summary: "Change the signed-in operator's password; earlier tokens stop working.",
+    summary:
+      "Change the signed-in operator's password; earlier tokens stop working; repeated wrong current passwords are throttled (429).",
     body: json(ChangePasswordBody),
-    answers: { 200: json(z.object({})), ...errors(400, 401, 413, 415) },
+    answers: { 200: json(z.object({})), ...errors(400, 401, 413, 415, 429) },
   }),
 };

@@ -3,7 +3,6 @@
  * process, no port. `another()` opens a second stores instance on the same database, as another process would.
  */
 import { createApp } from "../../server/app.ts";
-import { LoginThrottle } from "../../server/auth/throttle.ts";
 import { bootstrapOperator, ensureDirectories } from "../../server/bootstrap.ts";
 import { parseConfig } from "../../server/config.ts";
 import { type AppContext, pathsFor } from "../../server/context.ts";
@@ -46,7 +45,6 @@ export async function testApp(change: (ctx: AppContext) => AppContext = (ctx) =>
     config,
     stores,
     secret: "route-tests-secret-0123456789-0123456789",
-    throttle: new LoginThrottle(),
     paths,
     log,
     logRequest: () => {},

@@ -9,6 +9,7 @@ import { deviceApiCases } from "./cases/device_api.ts";
 import { deviceTypeCases } from "./cases/device_types.ts";
 import { deviceCases } from "./cases/devices.ts";
 import { firmwareCases } from "./cases/firmwares.ts";
+import { loginAttemptCases } from "./cases/login_attempts.ts";
 import { operatorCases } from "./cases/operators.ts";
 import { productTypeCases } from "./cases/product_types.ts";
 import { treatmentCases } from "./cases/treatments.ts";
@@ -29,6 +30,7 @@ export function storeConformance(engine: string, options: ConformanceOptions): v
       changeCounterCases,
       concurrencyCases,
       demoCases,
+      loginAttemptCases,
     ]
   ) cases(engine, options);
 }

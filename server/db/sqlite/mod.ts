@@ -5,6 +5,7 @@ import { sqliteDeviceApi } from "./device_api.ts";
 import { sqliteDeviceTypes } from "./device_types.ts";
 import { sqliteDevices } from "./devices.ts";
 import { sqliteFirmwares } from "./firmwares.ts";
+import { sqliteLoginAttempts } from "./login_attempts.ts";
 import { openDatabase } from "./open.ts";
 import { sqliteOperators } from "./operators.ts";
 import { sqliteProductTypes } from "./product_types.ts";
@@ -22,6 +23,7 @@ export function openSqliteStores(file: string): OpenStores {
     operators: sqliteOperators(db),
     deviceApi: sqliteDeviceApi(db),
     demo: sqliteDemo(db),
+    loginAttempts: sqliteLoginAttempts(db),
     close: () => {
       if (db.isOpen) db.close();
       return Promise.resolve();

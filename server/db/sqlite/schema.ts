@@ -135,4 +135,26 @@ export const MIGRATIONS: readonly string[] = [
   CREATE TRIGGER device_treatments_delete_counted AFTER DELETE ON device_treatments
     BEGIN UPDATE change_counters SET value = value + 1 WHERE name = 'devices'; END;
   `,
+  // 4: sign-in throttling, shared by every process on the database: attempts per (scope, e-mail, address), an
+  // e-mail's ceiling count under the address '*', and the addresses each e-mail signed in from
+  `
+  CREATE TABLE login_attempts (
+    scope TEXT NOT NULL,
+    email_key TEXT NOT NULL,
+    address TEXT NOT NULL,
+    attempts INTEGER NOT NULL,
+    first_at TEXT NOT NULL,
+    last_at TEXT NOT NULL,
+    PRIMARY KEY (scope, email_key, address)
+  ) WITHOUT ROWID;
+  CREATE INDEX login_attempts_last ON login_attempts(last_at);
+
+  CREATE TABLE login_addresses (
+    email_key TEXT NOT NULL,
+    address TEXT NOT NULL,
+    last_success_at TEXT NOT NULL,
+    PRIMARY KEY (email_key, address)
+  ) WITHOUT ROWID;
+  CREATE INDEX login_addresses_last ON login_addresses(last_success_at);
+  `,
 ];

@@ -2,9 +2,17 @@ import { Button } from "primereact/button";
 import { InputText } from "primereact/inputtext";
 import { Message } from "primereact/message";
 import { type FormEvent, useState } from "react";
+import { ApiError } from "../../../../shared/client.ts";
 import { signIn } from "../../lib/session.ts";
 import { PRODUCT_TITLE } from "../../lib/title.ts";
 import { type LoginErrors, validateLogin } from "./validation.ts";
+
+const INVALID = "Invalid email address or password.";
+
+/** What a failed sign-in shows: the one sentence, except for a throttled attempt, whose message says how long to wait. */
+function failureMessage(err: unknown): string {
+  return err instanceof ApiError && err.status === 429 ? err.msg : INVALID;
+}
 
 export interface LoginScreenProps {
   /** Signs in; rejects on any failure. Defaults to the session's signIn. */
@@ -16,14 +24,14 @@ export default function LoginScreen({ onSignIn = signIn }: LoginScreenProps) {
   const [email, setEmail] = useState("");
   const [password, setPassword] = useState("");
   const [submitted, setSubmitted] = useState(false);
-  const [failed, setFailed] = useState(false);
+  const [failed, setFailed] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
   const errors: LoginErrors = submitted ? validateLogin(email, password) : {};
 
   async function submit(e: FormEvent) {
     e.preventDefault();
     setSubmitted(true);
-    setFailed(false);
+    setFailed(null);
     const found = validateLogin(email, password);
     if (found.email || found.password) {
       document.getElementById(found.email ? "login-email" : "login-password")?.focus();
@@ -32,9 +40,8 @@ export default function LoginScreen({ onSignIn = signIn }: LoginScreenProps) {
     setBusy(true);
     try {
       await onSignIn(email.trim(), password);
-    } catch {
-      // SPEC §8: any login failure shows the same sentence.
-      setFailed(true);
+    } catch (err) {
+      setFailed(failureMessage(err));
       setBusy(false);
     }
   }
@@ -75,7 +82,7 @@ export default function LoginScreen({ onSignIn = signIn }: LoginScreenProps) {
           />
           {errors.password && <small id="login-password-error" className="p-error">{errors.password}</small>}
         </div>
-        {failed && <Message severity="error" text="Invalid email address or password." role="alert" />}
+        {failed && <Message severity="error" text={failed} role="alert" />}
         <Button type="submit" label="Sign in" icon="pi pi-sign-in" loading={busy} disabled={busy} />
       </form>
     </main>
