@@ -11,6 +11,7 @@ import { deviceCases } from "./cases/devices.ts";
 import { firmwareCases } from "./cases/firmwares.ts";
 import { operatorCases } from "./cases/operators.ts";
 import { productTypeCases } from "./cases/product_types.ts";
+import { revisionCases } from "./cases/revisions.ts";
 import { treatmentCases } from "./cases/treatments.ts";
 import type { ConformanceOptions } from "./fixtures.ts";
 
@@ -27,6 +28,7 @@ export function storeConformance(engine: string, options: ConformanceOptions): v
       operatorCases,
       deviceApiCases,
       changeCounterCases,
+      revisionCases,
       concurrencyCases,
       demoCases,
     ]

@@ -118,7 +118,11 @@ export function updateDevice(db: Db, deviceId: string, changes: DeviceChanges): 
       )
         .run(deviceId, JSON.stringify(changes.additionalTreatmentIds));
     }
-    sql(db, "UPDATE devices SET updated_at = ?, revision = ? WHERE device_id = ?").run(now(), nextRevision(db), deviceId);
+    sql(db, "UPDATE devices SET updated_at = ?, revision = ? WHERE device_id = ?").run(
+      now(),
+      nextRevision(db),
+      deviceId,
+    );
   });
 }
 

@@ -51,7 +51,10 @@ function toProductType(row: ProductTypeRow, modules: Module[]): ProductType {
 
 /** All product types ordered by name (case-insensitively), each with its modules in list order. */
 function listProductTypes(db: Db): ProductType[] {
-  const rows = sql(db, "SELECT id, name, theme, created_at, updated_at, revision FROM product_types ORDER BY name_key, id")
+  const rows = sql(
+    db,
+    "SELECT id, name, theme, created_at, updated_at, revision FROM product_types ORDER BY name_key, id",
+  )
     .all() as unknown as ProductTypeRow[];
   const modules = new Map<string, Module[]>();
   for (const m of sql(db, `${SELECT_MODULES} ORDER BY m.product_type_id, m.position`).all() as unknown as ModuleRow[]) {
@@ -63,7 +66,9 @@ function listProductTypes(db: Db): ProductType[] {
 }
 
 function getProductType(db: Db, id: string): ProductType | null {
-  const row = sql(db, "SELECT id, name, theme, created_at, updated_at, revision FROM product_types WHERE id = ?").get(id) as
+  const row = sql(db, "SELECT id, name, theme, created_at, updated_at, revision FROM product_types WHERE id = ?").get(
+    id,
+  ) as
     | ProductTypeRow
     | undefined;
   if (!row) return null;
@@ -179,7 +184,11 @@ function deleteProductType(db: Db, id: string, ifMatch?: IfMatch): void {
       | undefined;
     if (!row) throw new NotFoundError(noProductType(id));
     checkIfMatch(ifMatch, etagOf(row.revision), `Product type ${row.name}`);
-    sql(db, "UPDATE devices SET updated_at = ?, revision = ? WHERE product_type_id = ?").run(now(), nextRevision(db), id);
+    sql(db, "UPDATE devices SET updated_at = ?, revision = ? WHERE product_type_id = ?").run(
+      now(),
+      nextRevision(db),
+      id,
+    );
     sql(db, "DELETE FROM product_types WHERE id = ?").run(id);
   });
 }
