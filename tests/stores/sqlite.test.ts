@@ -3,6 +3,7 @@ import { DatabaseSync } from "node:sqlite";
 import { join } from "node:path";
 import { NewerSchemaError, type OpenStores, openStores } from "../../server/db/mod.ts";
 import { MIGRATIONS } from "../../server/db/sqlite/schema.ts";
+import { runSql } from "../../testing/import_db.ts";
 import { storeConformance } from "./conformance.ts";
 
 const files = new WeakMap<OpenStores, string>();
@@ -73,16 +74,20 @@ Deno.test("SQLite stores: a database of a release without revisions gets them, r
   const dir = await Deno.makeTempDir({ prefix: "stores-sqlite-" });
   try {
     const file = join(dir, "console.sqlite3");
-    const raw = new DatabaseSync(file);
     for (const [v, migration] of MIGRATIONS.slice(0, 3).entries()) {
-      raw.exec(migration);
-      raw.exec(`PRAGMA user_version = ${v + 1}`);
+      runSql(file, `${migration}; PRAGMA user_version = ${v + 1};`);
     }
     const t = "2025-01-01T00:00:00.000Z";
-    raw.prepare("INSERT INTO devices (device_id, created_at, updated_at) VALUES (?, ?, ?)").run("old", t, t);
-    raw.prepare("INSERT INTO product_types (id, name, name_key, created_at, updated_at) VALUES (?, ?, ?, ?, ?)")
-      .run("pt", "Old", "old", t, t);
-    raw.close();
+    runSql(file, "INSERT INTO devices (device_id, created_at, updated_at) VALUES (?, ?, ?)", "old", t, t);
+    runSql(
+      file,
+      "INSERT INTO product_types (id, name, name_key, created_at, updated_at) VALUES (?, ?, ?, ?, ?)",
+      "pt",
+      "Old",
+      "old",
+      t,
+      t,
+    );
     const stores = await openStores({ engine: "sqlite", file });
     try {
       const old = (await stores.devices.get("old"))!;
