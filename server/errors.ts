@@ -1,7 +1,7 @@
 import { HTTPException } from "hono/http-exception";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import type { ErrorCode } from "../shared/schemas/common.ts";
-import { ConflictError, InvalidError, NotFoundError } from "./db/errors.ts";
+import { ConflictError, InvalidError, NotFoundError, PreconditionFailedError } from "./db/errors.ts";
 
 /** An error answered as `{error, msg}` with its status (turned into JSON once, in app.onError). */
 export class ApiHttpError extends HTTPException {
@@ -13,6 +13,7 @@ export class ApiHttpError extends HTTPException {
 export const badRequest = (msg: string) => new ApiHttpError(400, "invalid_request", msg);
 export const notFound = (msg: string) => new ApiHttpError(404, "not_found", msg);
 export const conflict = (msg: string) => new ApiHttpError(409, "conflict", msg);
+export const preconditionFailed = (msg: string) => new ApiHttpError(412, "precondition_failed", msg);
 export const tooLarge = (msg: string) => new ApiHttpError(413, "too_large", msg);
 export const unsupported = (msg: string) => new ApiHttpError(415, "unsupported_media_type", msg);
 export const unauthorized = (msg = "Sign in first: a valid bearer token is required.") =>
@@ -23,6 +24,7 @@ const codeForStatus: Record<number, ErrorCode> = {
   401: "unauthorized",
   404: "not_found",
   409: "conflict",
+  412: "precondition_failed",
   413: "too_large",
   415: "unsupported_media_type",
   416: "range_not_satisfiable",
@@ -39,5 +41,6 @@ export function fromStoreError(err: unknown): ApiHttpError | null {
   if (err instanceof NotFoundError) return notFound(err.message);
   if (err instanceof ConflictError) return conflict(err.message);
   if (err instanceof InvalidError) return badRequest(err.message);
+  if (err instanceof PreconditionFailedError) return preconditionFailed(err.message);
   return null;
 }

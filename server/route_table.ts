@@ -8,6 +8,9 @@
 import type { Context } from "hono";
 import type * as z from "zod";
 import type { Route } from "../shared/routes/mod.ts";
+import type { IfMatch } from "./db/types/revisions.ts";
+import { badRequest } from "./errors.ts";
+import { parseIfMatch } from "./lib/if_match.ts";
 import { jsonBody, parse } from "./validate.ts";
 
 type Params<R extends Route> = R["params"] extends z.ZodType ? z.output<R["params"]> : Record<string, never>;
@@ -24,6 +27,21 @@ export function paramsOf<R extends Route>(route: R, c: Context): Params<R> {
 export function queryOf<R extends Route>(route: R, c: Context): Query<R> {
   if (!route.query) throw new Error(`${route.name} takes no query.`);
   return parse(route.query, c.req.query(), "query") as Query<R>;
+}
+
+/**
+ * The If-Match header of a conditional write, for the store to check in its transaction: undefined when absent (the
+ * write is unconditional), 400 `If-Match: ...` when malformed.
+ */
+export function ifMatchOf(route: Route, c: Context): IfMatch | undefined {
+  if (!route.headers?.["If-Match"]) throw new Error(`${route.name} does not document If-Match.`);
+  const parsed = parseIfMatch(c.req.header("if-match"));
+  if (parsed === null) {
+    throw badRequest(
+      'If-Match: must be * or a comma-separated list of entity tags such as "17" (the ETag of the version you loaded).',
+    );
+  }
+  return parsed;
 }
 
 /** The JSON body, read within the size limit and parsed with the route's schema; 400/413/415 otherwise. */

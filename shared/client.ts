@@ -35,6 +35,9 @@ export class ApiError extends Error {
   }
 }
 
+/** True for the refusal of a conditional write made on a version someone else has changed since (412). */
+export const isPreconditionFailed = (err: unknown): err is ApiError => err instanceof ApiError && err.status === 412;
+
 /** A file to upload: a browser File/Blob, or a stream with a known size (CLI). */
 export type UploadSource =
   | Blob
@@ -47,6 +50,16 @@ export interface UploadOptions {
   signal?: AbortSignal;
   onSent?: () => void;
 }
+
+/**
+ * A conditional write: `ifMatch` is the `etag` of the version the change was made on (sent as If-Match); when someone
+ * else changed the entity since, the call fails with status 412 and code `precondition_failed`, and nothing changes.
+ */
+export interface WriteOptions {
+  ifMatch?: string;
+}
+
+const conditional = ({ ifMatch }: WriteOptions) => ifMatch === undefined ? undefined : { "If-Match": ifMatch };
 
 export interface ClientOptions {
   /** Origin of the console, e.g. "http://127.0.0.1:8000"; "" for same-origin in the browser. */
@@ -187,19 +200,26 @@ export class ApiClient {
   getDevice(deviceId: string) {
     return this.call(routes.getDevice, { params: { deviceId } });
   }
-  patchDevice(patch: DevicePatch) {
-    return this.call(routes.patchDevice, { params: { deviceId: patch.deviceId }, body: patch });
+  patchDevice(patch: DevicePatch, opts: WriteOptions = {}) {
+    return this.call(routes.patchDevice, {
+      params: { deviceId: patch.deviceId },
+      body: patch,
+      headers: conditional(opts),
+    });
   }
-  deleteDevice(deviceId: string) {
-    return this.call(routes.deleteDevice, { params: { deviceId } });
+  deleteDevice(deviceId: string, opts: WriteOptions = {}) {
+    return this.call(routes.deleteDevice, { params: { deviceId }, headers: conditional(opts) });
   }
 
   // Device types
   listDeviceTypes() {
     return this.call(routes.listDeviceTypes, {});
   }
-  patchDeviceType(body: DeviceTypePatch) {
-    return this.call(routes.patchDeviceType, { params: { id: body._id }, body });
+  getDeviceType(id: string) {
+    return this.call(routes.getDeviceType, { params: { id } });
+  }
+  patchDeviceType(body: DeviceTypePatch, opts: WriteOptions = {}) {
+    return this.call(routes.patchDeviceType, { params: { id: body._id }, body, headers: conditional(opts) });
   }
 
   // Firmwares
@@ -241,11 +261,11 @@ export class ApiClient {
   getProductType(id: string) {
     return this.call(routes.getProductType, { params: { id } });
   }
-  patchProductType(body: ProductTypePatch) {
-    return this.call(routes.patchProductType, { params: { id: body._id }, body });
+  patchProductType(body: ProductTypePatch, opts: WriteOptions = {}) {
+    return this.call(routes.patchProductType, { params: { id: body._id }, body, headers: conditional(opts) });
   }
-  deleteProductType(id: string) {
-    return this.call(routes.deleteProductType, { params: { id } });
+  deleteProductType(id: string, opts: WriteOptions = {}) {
+    return this.call(routes.deleteProductType, { params: { id }, headers: conditional(opts) });
   }
 
   /** Multipart upload of one field `file` to a path under /api/v1, with progress; streams, never buffers the file. */

@@ -20,7 +20,8 @@ export async function findFirmware(api: ApiClient, idOrName: string): Promise<Fi
 }
 
 /**
- * The device type whose default firmware is managed: the one named jeecee_baby_<PRODUCT>.
+ * The device type whose default firmware is managed: the one named jeecee_baby_<PRODUCT>. Its `etag` goes with the
+ * PATCH that changes it (If-Match), so a change someone made in between is refused (412, exit 1), not overwritten.
  * When the server holds several (PRODUCT was changed), CONSOLE_DEVICE_TYPE names the one to use.
  */
 export async function managedDeviceType(api: ApiClient): Promise<DeviceType> {

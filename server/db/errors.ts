@@ -21,6 +21,11 @@ export class InvalidError extends StoreError {
   override name = "InvalidError";
 }
 
+/** The request was made against a version of the entity that is no longer current (If-Match): nothing changed. */
+export class PreconditionFailedError extends StoreError {
+  override name = "PreconditionFailedError";
+}
+
 /** A database written by a newer release: never touched, whoever opens it (server, `deno task user`, ...). */
 export class NewerSchemaError extends Error {
   override name = "NewerSchemaError";

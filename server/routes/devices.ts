@@ -4,7 +4,7 @@ import type { AppContext, AppEnv } from "../context.ts";
 import { noDevice } from "../db/rules/devices.ts";
 import { badRequest, notFound } from "../errors.ts";
 import { ReadCache } from "../lib/read_cache.ts";
-import { bodyOf, paramsOf, queryOf } from "../route_table.ts";
+import { bodyOf, ifMatchOf, paramsOf, queryOf } from "../route_table.ts";
 
 /** CONTRACT §5: operator routes for devices (devices are created by the device API check-in). */
 export function devicesRoutes(ctx: AppContext) {
@@ -24,18 +24,21 @@ export function devicesRoutes(ctx: AppContext) {
       const { deviceId } = paramsOf(routes.getDevice, c);
       const device = await devices.get(deviceId);
       if (!device) throw notFound(noDevice(deviceId));
-      return c.json(device);
+      return c.json(device, 200, { ETag: device.etag });
     })
     .patch("/:deviceId", async (c) => {
       const { deviceId } = paramsOf(routes.patchDevice, c);
+      const ifMatch = ifMatchOf(routes.patchDevice, c);
       const { deviceId: bodyId, ...changes } = await bodyOf(routes.patchDevice, c);
       if (bodyId !== deviceId) {
         throw badRequest(`deviceId: the body's deviceId ${bodyId} differs from the path's ${deviceId}.`);
       }
-      return c.json(await devices.patch(deviceId, changes));
+      const device = await devices.patch(deviceId, changes, ifMatch);
+      return c.json(device, 200, { ETag: device.etag });
     })
     .delete("/:deviceId", async (c) => {
-      await devices.remove(paramsOf(routes.deleteDevice, c).deviceId);
+      const { deviceId } = paramsOf(routes.deleteDevice, c);
+      await devices.remove(deviceId, ifMatchOf(routes.deleteDevice, c));
       return c.body(null, 204);
     });
 }

@@ -3,7 +3,7 @@ import { routes } from "../../shared/routes/mod.ts";
 import type { AppContext, AppEnv } from "../context.ts";
 import { noProductType } from "../db/rules/product_types.ts";
 import { badRequest, notFound } from "../errors.ts";
-import { bodyOf, paramsOf } from "../route_table.ts";
+import { bodyOf, ifMatchOf, paramsOf } from "../route_table.ts";
 
 /** CONTRACT §5: product types and their modules. */
 export function productTypesRoutes(ctx: AppContext) {
@@ -12,22 +12,26 @@ export function productTypesRoutes(ctx: AppContext) {
     .get("/", async (c) => c.json(await productTypes.list()))
     .post("/", async (c) => {
       const { name } = await bodyOf(routes.createProductType, c);
-      return c.json(await productTypes.create(name), 201);
+      const created = await productTypes.create(name);
+      return c.json(created, 201, { ETag: created.etag });
     })
     .get("/:id", async (c) => {
       const { id } = paramsOf(routes.getProductType, c);
       const productType = await productTypes.get(id);
       if (!productType) throw notFound(noProductType(id));
-      return c.json(productType);
+      return c.json(productType, 200, { ETag: productType.etag });
     })
     .patch("/:id", async (c) => {
       const { id } = paramsOf(routes.patchProductType, c);
+      const ifMatch = ifMatchOf(routes.patchProductType, c);
       const body = await bodyOf(routes.patchProductType, c);
       if (body._id !== id) throw badRequest(`_id: the body's _id ${body._id} differs from the path's ${id}.`);
-      return c.json(await productTypes.update(id, body));
+      const updated = await productTypes.update(id, body, ifMatch);
+      return c.json(updated, 200, { ETag: updated.etag });
     })
     .delete("/:id", async (c) => {
-      await productTypes.remove(paramsOf(routes.deleteProductType, c).id);
+      const { id } = paramsOf(routes.deleteProductType, c);
+      await productTypes.remove(id, ifMatchOf(routes.deleteProductType, c));
       return c.body(null, 204);
     });
 }

@@ -1,7 +1,7 @@
 import * as z from "zod";
 import { DeviceType, DeviceTypePatch } from "../schemas/device_type.ts";
 import { IdParams } from "./params.ts";
-import { errors, json, noBody, route } from "./route.ts";
+import { errors, etagHeader, ifMatch, json, noBody, route } from "./route.ts";
 
 export const deviceTypeRoutes = {
   listDeviceTypes: route({
@@ -13,6 +13,16 @@ export const deviceTypeRoutes = {
     body: noBody,
     answers: { 200: json(z.array(DeviceType)), ...errors(401) },
   }),
+  getDeviceType: route({
+    name: "getDeviceType",
+    method: "GET",
+    path: "/device_types/:id",
+    auth: "operator",
+    summary: "One device type.",
+    params: IdParams,
+    body: noBody,
+    answers: { 200: json(DeviceType, etagHeader), ...errors(400, 401, 404) },
+  }),
   patchDeviceType: route({
     name: "patchDeviceType",
     method: "PATCH",
@@ -20,7 +30,8 @@ export const deviceTypeRoutes = {
     auth: "operator",
     summary: "Set or clear a device type's default firmware.",
     params: IdParams,
+    headers: ifMatch,
     body: json(DeviceTypePatch),
-    answers: { 200: json(DeviceType), ...errors(400, 401, 404, 413, 415) },
+    answers: { 200: json(DeviceType, etagHeader), ...errors(400, 401, 404, 412, 413, 415) },
   }),
 };

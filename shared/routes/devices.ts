@@ -1,6 +1,6 @@
 import { Device, DeviceList, DeviceListQuery, DevicePatch } from "../schemas/device.ts";
 import { DeviceIdParams } from "./params.ts";
-import { empty, errors, json, noBody, route } from "./route.ts";
+import { empty, errors, etagHeader, ifMatch, json, noBody, route } from "./route.ts";
 
 export const deviceRoutes = {
   listDevices: route({
@@ -21,7 +21,7 @@ export const deviceRoutes = {
     summary: "One device.",
     params: DeviceIdParams,
     body: noBody,
-    answers: { 200: json(Device), ...errors(400, 401, 404) },
+    answers: { 200: json(Device, etagHeader), ...errors(400, 401, 404) },
   }),
   patchDevice: route({
     name: "patchDevice",
@@ -30,8 +30,9 @@ export const deviceRoutes = {
     auth: "operator",
     summary: "Assign a product type, modules, a custom firmware or additional treatments to a device.",
     params: DeviceIdParams,
+    headers: ifMatch,
     body: json(DevicePatch),
-    answers: { 200: json(Device), ...errors(400, 401, 404, 413, 415) },
+    answers: { 200: json(Device, etagHeader), ...errors(400, 401, 404, 412, 413, 415) },
   }),
   deleteDevice: route({
     name: "deleteDevice",
@@ -40,7 +41,8 @@ export const deviceRoutes = {
     auth: "operator",
     summary: "Forget a device (it comes back at its next check-in).",
     params: DeviceIdParams,
+    headers: ifMatch,
     body: noBody,
-    answers: { 204: empty, ...errors(400, 401, 404) },
+    answers: { 204: empty, ...errors(400, 401, 404, 412) },
   }),
 };

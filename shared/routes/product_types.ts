@@ -1,7 +1,7 @@
 import * as z from "zod";
 import { ProductType, ProductTypeCreate, ProductTypePatch } from "../schemas/product_type.ts";
 import { IdParams } from "./params.ts";
-import { empty, errors, json, noBody, route } from "./route.ts";
+import { empty, errors, etagHeader, ifMatch, json, noBody, route } from "./route.ts";
 
 export const productTypeRoutes = {
   listProductTypes: route({
@@ -20,7 +20,7 @@ export const productTypeRoutes = {
     auth: "operator",
     summary: "Create a product type (names are unique, ignoring case).",
     body: json(ProductTypeCreate),
-    answers: { 201: json(ProductType), ...errors(400, 401, 409, 413, 415) },
+    answers: { 201: json(ProductType, etagHeader), ...errors(400, 401, 409, 413, 415) },
   }),
   getProductType: route({
     name: "getProductType",
@@ -30,7 +30,7 @@ export const productTypeRoutes = {
     summary: "One product type.",
     params: IdParams,
     body: noBody,
-    answers: { 200: json(ProductType), ...errors(400, 401, 404) },
+    answers: { 200: json(ProductType, etagHeader), ...errors(400, 401, 404) },
   }),
   patchProductType: route({
     name: "patchProductType",
@@ -39,8 +39,9 @@ export const productTypeRoutes = {
     auth: "operator",
     summary: "Rename a product type, set its theme and replace its module list.",
     params: IdParams,
+    headers: ifMatch,
     body: json(ProductTypePatch),
-    answers: { 200: json(ProductType), ...errors(400, 401, 404, 409, 413, 415) },
+    answers: { 200: json(ProductType, etagHeader), ...errors(400, 401, 404, 409, 412, 413, 415) },
   }),
   deleteProductType: route({
     name: "deleteProductType",
@@ -49,7 +50,8 @@ export const productTypeRoutes = {
     auth: "operator",
     summary: "Delete a product type; its devices keep no product type.",
     params: IdParams,
+    headers: ifMatch,
     body: noBody,
-    answers: { 204: empty, ...errors(400, 401, 404) },
+    answers: { 204: empty, ...errors(400, 401, 404, 412) },
   }),
 };

@@ -19,8 +19,11 @@ export type RequestBody =
   /** One file in the multipart/form-data field `field`, streamed. */
   | { kind: "multipart"; field: string; fileExtension: string };
 
+/** Header name -> what it carries (documentation, e.g. for an OpenAPI description). */
+export type HeaderDocs = Readonly<Record<string, string>>;
+
 export type Answer =
-  | { kind: "json"; schema: z.ZodType }
+  | { kind: "json"; schema: z.ZodType; headers?: HeaderDocs }
   /** No body (204 No Content, 304 Not Modified, or any answer to HEAD). */
   | { kind: "empty" }
   /** Raw bytes of `contentType` (`image/*`: the type stored with the image). */
@@ -37,17 +40,34 @@ export interface Route {
   /** Path parameters and the query arrive as text: these schemas parse an object of strings. */
   params?: z.ZodObject;
   query?: z.ZodObject;
+  /** Request headers the route reads beyond auth and content type (the server parses If-Match with ifMatchOf). */
+  headers?: HeaderDocs;
   body: RequestBody;
   /** Status -> answer; every status a route may answer, errors included. */
   answers: Readonly<Record<number, Answer>>;
 }
 
-export const json = <S extends z.ZodType>(schema: S) => ({ kind: "json", schema }) as const;
+export const json = <S extends z.ZodType>(
+  schema: S,
+  headers?: HeaderDocs,
+): { readonly kind: "json"; readonly schema: S; readonly headers?: HeaderDocs } =>
+  headers ? { kind: "json", schema, headers } : { kind: "json", schema };
 export const empty = { kind: "empty" } as const;
 export const binary = (contentType: string) => ({ kind: "binary", contentType }) as const;
 export const noBody = { kind: "none" } as const;
 export const multipart = (fileExtension: string, field = "file") =>
   ({ kind: "multipart", field, fileExtension }) as const;
+
+/** The request header of a conditional write: a stale tag is 412 precondition_failed and nothing changes. */
+export const ifMatch: HeaderDocs = {
+  "If-Match": "Optional. * or entity tags (the ETag or `etag` of the version the change was made on): when none is " +
+    "the current one, 412 precondition_failed and nothing changes. Weak tags never match; a malformed value is 400.",
+};
+
+/** The answer header of a versioned entity. */
+export const etagHeader: HeaderDocs = {
+  "ETag": "The strong entity tag of the version answered (the same as its `etag` member); send it as If-Match.",
+};
 
 /** The error statuses given, each answered with {error, msg}. */
 export function errors<const S extends readonly number[]>(...statuses: S): Record<S[number], ReturnType<typeof json>> {

@@ -4,6 +4,13 @@ import * as z from "zod";
 export const Id = z.string().min(1, "must not be empty").max(128, "is too long");
 export type Id = z.infer<typeof Id>;
 
+/**
+ * The entity tag of an entity's current version, exactly as its ETag header says (quotes included): send it back as
+ * If-Match so a change made meanwhile by someone else is refused (412) instead of overwritten.
+ */
+export const Etag = z.string();
+export type Etag = z.infer<typeof Etag>;
+
 /** ISO 8601 UTC timestamp as the server writes it. */
 export const Timestamp = z.string();
 export type Timestamp = z.infer<typeof Timestamp>;
@@ -18,6 +25,7 @@ export type ErrorCode =
   | "unauthorized"
   | "not_found"
   | "conflict"
+  | "precondition_failed"
   | "too_large"
   | "unsupported_media_type"
   | "too_many_requests"

@@ -1,5 +1,5 @@
 import * as z from "zod";
-import { hasControlChars, Id, Timestamp, uniqueIds } from "./common.ts";
+import { Etag, hasControlChars, Id, Timestamp, uniqueIds } from "./common.ts";
 
 /** Device ids are chosen by the devices themselves: printable, URL- and file-safe. */
 export const DeviceId = z.string().regex(
@@ -25,6 +25,7 @@ export const Device = z.object({
   updatedAt: Timestamp,
   lastLoggedIn: Timestamp.nullable(),
   versionInfo: VersionInfo.nullable(),
+  etag: Etag,
 });
 export type Device = z.infer<typeof Device>;
 

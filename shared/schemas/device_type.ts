@@ -1,10 +1,11 @@
 import * as z from "zod";
-import { Id } from "./common.ts";
+import { Etag, Id } from "./common.ts";
 
 export const DeviceType = z.object({
   _id: Id,
   name: z.string(),
   defaultFirmware: Id.nullable(),
+  etag: Etag,
 });
 export type DeviceType = z.infer<typeof DeviceType>;
 

@@ -1,5 +1,5 @@
 import * as z from "zod";
-import { Id, Name, Timestamp, uniqueIds } from "./common.ts";
+import { Etag, Id, Name, Timestamp, uniqueIds } from "./common.ts";
 
 export const Theme = z.record(z.string(), z.unknown()).refine(
   (t) => JSON.stringify(t).length <= 65_536,
@@ -22,6 +22,7 @@ export const ProductType = z.object({
   modules: z.array(Module),
   createdAt: Timestamp,
   updatedAt: Timestamp,
+  etag: Etag,
 });
 export type ProductType = z.infer<typeof ProductType>;
 

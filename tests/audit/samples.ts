@@ -116,6 +116,7 @@ export function samplesFor(s: Seed): Record<RouteName, Sample> {
     },
     deleteDevice: { probe: { params: { deviceId: "dev-005" } }, byId: {} },
     listDeviceTypes: { probe: {} },
+    getDeviceType: { probe: { params: { id: s.dtId } }, byId: {} },
     patchDeviceType: {
       probe: { params: { id: s.dtId }, body: json({ _id: s.dtId, defaultFirmware: null }) },
       byId: { body: (id) => ({ _id: id, defaultFirmware: null }) },

@@ -7,6 +7,7 @@ const CODES: Record<number, string> = {
   400: "invalid_request",
   404: "not_found",
   409: "conflict",
+  412: "precondition_failed",
   413: "too_large",
   415: "unsupported_media_type",
 };

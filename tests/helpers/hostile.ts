@@ -23,6 +23,7 @@ export const CODES_BY_STATUS: Record<number, readonly string[]> = {
   401: ["unauthorized", "invalid_credentials"],
   404: ["not_found"],
   409: ["conflict"],
+  412: ["precondition_failed"],
   413: ["too_large"],
   415: ["unsupported_media_type"],
   416: ["range_not_satisfiable"],

@@ -19,12 +19,13 @@ Deno.test("device types routes on the stores: default firmware set, cleared and 
     app.request(`/api/v1/device_types/${id}`, { method: "PATCH", token, json });
 
   await t.step("set and clear", async () => {
-    assert.deepEqual(await (await patch(managed._id, { _id: managed._id, defaultFirmware: "fw-1" })).json(), {
-      ...managed,
-      defaultFirmware: "fw-1",
-    });
+    const set = await (await patch(managed._id, { _id: managed._id, defaultFirmware: "fw-1" })).json();
+    assert.deepEqual(set, { ...managed, defaultFirmware: "fw-1", etag: set.etag });
+    assert.notEqual(set.etag, managed.etag, "a change moves the etag");
     assert.ok(app.logged.includes("Device type jeecee_baby_routes: default firmware fw-1."));
-    assert.deepEqual(await (await patch(managed._id, { _id: managed._id, defaultFirmware: null })).json(), managed);
+    const cleared = await (await patch(managed._id, { _id: managed._id, defaultFirmware: null })).json();
+    assert.deepEqual(cleared, { ...managed, etag: cleared.etag });
+    assert.ok(![managed.etag, set.etag].includes(cleared.etag), "an etag never comes back");
   });
 
   await t.step("refusals: body _id, unknown type, unknown firmware", async () => {

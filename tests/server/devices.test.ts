@@ -56,6 +56,7 @@ Deno.test("GET devices: paging, sizes, ordering and q search", async (t) => {
       updatedAt: d.updatedAt,
       lastLoggedIn: d.lastLoggedIn,
       versionInfo: VERSION,
+      etag: d.etag,
     });
     assert.ok(d.lastLoggedIn && !Number.isNaN(Date.parse(d.lastLoggedIn)));
   });
@@ -213,8 +214,10 @@ Deno.test("PATCH devices/{id}: every rule, and refused patches change nothing", 
         firmware: fw._id,
         additionalTreatmentIds: [treatments["T-three"], treatments["T-one"]],
         updatedAt: patched.updatedAt,
+        etag: patched.etag,
       });
       assert.ok(patched.updatedAt > current.updatedAt);
+      assert.notEqual(patched.etag, current.etag);
       assert.deepEqual(await api.getDevice("dev-1"), patched);
       assert.deepEqual((await api.listDevices({ q: "dev-1" })).data[0], patched);
       current = patched;
@@ -226,6 +229,7 @@ Deno.test("PATCH devices/{id}: every rule, and refused patches change nothing", 
         ...current,
         additionalTreatmentIds: [treatments["T-two"]],
         updatedAt: patched.updatedAt,
+        etag: patched.etag,
       });
       const same = await api.patchDevice({ deviceId: "dev-1", productTypeId: a._id });
       assert.deepEqual(same.moduleIds, [a3, a1], "the same product type keeps the modules");

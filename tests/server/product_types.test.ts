@@ -37,6 +37,7 @@ Deno.test("product types: create, list, get, rename with case-insensitive unique
       modules: [],
       createdAt: pt.createdAt,
       updatedAt: pt.createdAt,
+      etag: pt.etag,
     });
     assert.ok(pt._id.length > 0);
     assert.ok(!Number.isNaN(Date.parse(pt.createdAt)));

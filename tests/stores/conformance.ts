@@ -12,6 +12,7 @@ import { firmwareCases } from "./cases/firmwares.ts";
 import { loginAttemptCases } from "./cases/login_attempts.ts";
 import { operatorCases } from "./cases/operators.ts";
 import { productTypeCases } from "./cases/product_types.ts";
+import { revisionCases } from "./cases/revisions.ts";
 import { treatmentCases } from "./cases/treatments.ts";
 import type { ConformanceOptions } from "./fixtures.ts";
 
@@ -28,6 +29,7 @@ export function storeConformance(engine: string, options: ConformanceOptions): v
       operatorCases,
       deviceApiCases,
       changeCounterCases,
+      revisionCases,
       concurrencyCases,
       demoCases,
       loginAttemptCases,

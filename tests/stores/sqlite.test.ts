@@ -63,3 +63,40 @@ Deno.test("SQLite stores: a database of the previous release gets the change cou
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+Deno.test("SQLite stores: a database of a release without revisions gets them, rows and etags kept apart", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "stores-sqlite-" });
+  try {
+    const file = join(dir, "console.sqlite3");
+    for (const [v, migration] of MIGRATIONS.slice(0, 3).entries()) {
+      runSql(file, `${migration}; PRAGMA user_version = ${v + 1};`);
+    }
+    const t = "2025-01-01T00:00:00.000Z";
+    runSql(file, "INSERT INTO devices (device_id, created_at, updated_at) VALUES (?, ?, ?)", "old", t, t);
+    runSql(
+      file,
+      "INSERT INTO product_types (id, name, name_key, created_at, updated_at) VALUES (?, ?, ?, ?, ?)",
+      "pt",
+      "Old",
+      "old",
+      t,
+      t,
+    );
+    const stores = await openStores({ engine: "sqlite", file });
+    try {
+      const old = (await stores.devices.get("old"))!;
+      const pt = (await stores.productTypes.get("pt"))!;
+      assert.equal(old.etag, '"0"', "rows of the earlier release start at revision 0");
+      assert.equal(pt.etag, '"0"');
+      const patched = await stores.devices.patch("old", { productTypeId: "pt" }, [old.etag]);
+      await stores.deviceApi.checkin("new", { app: null, os: null, channels: [] }, "x");
+      const fresh = (await stores.devices.get("new"))!;
+      assert.equal(new Set([old.etag, patched.etag, fresh.etag]).size, 3);
+      assert.equal((await stores.productTypes.update("pt", { name: "Old", modules: [] }, [pt.etag])).name, "Old");
+    } finally {
+      await stores.close();
+    }
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});

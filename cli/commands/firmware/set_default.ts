@@ -21,7 +21,10 @@ Example:
       const api = await signedInClient(cmd);
       const firmware = await findFirmware(api, idOrName);
       const deviceType = await managedDeviceType(api);
-      const updated = await api.patchDeviceType({ _id: deviceType._id, defaultFirmware: firmware._id });
+      const updated = await api.patchDeviceType(
+        { _id: deviceType._id, defaultFirmware: firmware._id },
+        { ifMatch: deviceType.etag },
+      );
       if (g.json) printJson(updated);
       else console.log(`Default firmware of ${updated.name} is now ${firmware.name} (${firmware._id}).`);
     });

@@ -19,7 +19,9 @@ Example:
       const g = globals(cmd);
       const api = await signedInClient(cmd);
       const deviceType = await managedDeviceType(api);
-      const updated = await api.patchDeviceType({ _id: deviceType._id, defaultFirmware: null });
+      const updated = await api.patchDeviceType({ _id: deviceType._id, defaultFirmware: null }, {
+        ifMatch: deviceType.etag,
+      });
       if (g.json) printJson(updated);
       else console.log(`${updated.name} has no default firmware now.`);
     });

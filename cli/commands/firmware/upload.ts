@@ -44,7 +44,10 @@ Examples:
       }
       if (deviceType) {
         try {
-          await api.patchDeviceType({ _id: deviceType._id, defaultFirmware: created._id });
+          // On the version looked up before the upload: a default someone set meanwhile is not overwritten (412).
+          await api.patchDeviceType({ _id: deviceType._id, defaultFirmware: created._id }, {
+            ifMatch: deviceType.etag,
+          });
         } catch (err) {
           const why = err instanceof Error ? err.message : String(err);
           throw new RefusedError(

@@ -3,12 +3,14 @@ import { checkinDevice } from "./device_api.ts";
 import { updateDevice } from "./devices.ts";
 import { type Db, sql, transaction } from "./open.ts";
 import { promised } from "./promised.ts";
+import { nextRevision } from "./revisions.ts";
 import { createProductType, updateProductType } from "./product_types.ts";
 import { applyImport } from "./treatments.ts";
 
 function seedDemo(db: Db, data: DemoData): void {
   const { deviceType, firmwareId } = data.defaultFirmware;
-  sql(db, "UPDATE device_types SET default_firmware = ? WHERE name = ?").run(firmwareId, deviceType);
+  sql(db, "UPDATE device_types SET default_firmware = ?, revision = ? WHERE name = ?")
+    .run(firmwareId, nextRevision(db), deviceType);
 
   applyImport(db, data.treatments);
   const treatmentIds = new Map<string, string>();

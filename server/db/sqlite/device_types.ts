@@ -2,24 +2,28 @@ import { type DeviceType, deviceTypeName } from "../../../shared/schemas/device_
 import { newId } from "../../../shared/ids.ts";
 import { InvalidError, NotFoundError } from "../errors.ts";
 import { noDefaultFirmware, noDeviceType } from "../rules/device_types.ts";
+import { checkIfMatch, etagOf } from "../rules/revisions.ts";
 import type { DeviceTypeStore } from "../types/device_types.ts";
 import { type Db, firstMissingId, sql, transaction } from "./open.ts";
 import { promised } from "./promised.ts";
+import { nextRevision } from "./revisions.ts";
 
 interface DeviceTypeRow {
   id: string;
   name: string;
   default_firmware: string | null;
+  revision: number;
 }
 
 const toDeviceType = (row: DeviceTypeRow): DeviceType => ({
   _id: row.id,
   name: row.name,
   defaultFirmware: row.default_firmware,
+  etag: etagOf(row.revision),
 });
 
 function getDeviceType(db: Db, id: string): DeviceType | null {
-  const row = sql(db, "SELECT id, name, default_firmware FROM device_types WHERE id = ?").get(id) as
+  const row = sql(db, "SELECT id, name, default_firmware, revision FROM device_types WHERE id = ?").get(id) as
     | DeviceTypeRow
     | undefined;
   return row ? toDeviceType(row) : null;
@@ -28,20 +32,24 @@ function getDeviceType(db: Db, id: string): DeviceType | null {
 export function sqliteDeviceTypes(db: Db): DeviceTypeStore {
   return promised<DeviceTypeStore>({
     list: () => {
-      const rows = sql(db, "SELECT id, name, default_firmware FROM device_types ORDER BY name").all();
+      const rows = sql(db, "SELECT id, name, default_firmware, revision FROM device_types ORDER BY name").all();
       return (rows as unknown as DeviceTypeRow[]).map(toDeviceType);
     },
+    get: (id) => getDeviceType(db, id),
     ensure: (product) => {
       sql(db, "INSERT INTO device_types (id, name) VALUES (?, ?) ON CONFLICT(name) DO NOTHING")
         .run(newId(), deviceTypeName(product));
     },
-    setDefaultFirmware: (id, firmwareId) =>
+    setDefaultFirmware: (id, firmwareId, ifMatch) =>
       transaction(db, () => {
-        if (!getDeviceType(db, id)) throw new NotFoundError(noDeviceType(id));
+        const current = getDeviceType(db, id);
+        if (!current) throw new NotFoundError(noDeviceType(id));
+        checkIfMatch(ifMatch, current.etag, `Device type ${current.name}`);
         if (firmwareId !== null && firstMissingId(db, "firmwares", [firmwareId]) !== null) {
           throw new InvalidError(noDefaultFirmware(firmwareId));
         }
-        sql(db, "UPDATE device_types SET default_firmware = ? WHERE id = ?").run(firmwareId, id);
+        sql(db, "UPDATE device_types SET default_firmware = ?, revision = ? WHERE id = ?")
+          .run(firmwareId, nextRevision(db), id);
         return getDeviceType(db, id)!;
       }),
   });

@@ -3,9 +3,12 @@ import { now } from "../clock.ts";
 import { NotFoundError } from "../errors.ts";
 import { devicePatchWrites, noDevice, patchedProductType } from "../rules/devices.ts";
 import { likePattern } from "../rules/like.ts";
+import { checkIfMatch, etagOf } from "../rules/revisions.ts";
 import type { DeviceChanges, DevicePage, DeviceStore } from "../types/devices.ts";
+import type { IfMatch } from "../types/revisions.ts";
 import { type Db, firstMissingId, snapshot, sql, transaction } from "./open.ts";
 import { promised } from "./promised.ts";
+import { nextRevision } from "./revisions.ts";
 
 interface DeviceRow {
   device_id: string;
@@ -15,6 +18,7 @@ interface DeviceRow {
   updated_at: string;
   last_logged_in: string | null;
   version_info: string | null;
+  revision: number;
   module_ids: string;
   treatment_ids: string;
 }
@@ -22,6 +26,7 @@ interface DeviceRow {
 /** The device columns plus its module and treatment ids (in list order) as JSON arrays: one row per device. */
 const SELECT_DEVICE = `
   SELECT d.device_id, d.product_type_id, d.firmware_id, d.created_at, d.updated_at, d.last_logged_in, d.version_info,
+    d.revision,
     (SELECT json_group_array(m.module_id ORDER BY m.position) FROM device_modules m WHERE m.device_id = d.device_id)
       AS module_ids,
     (SELECT json_group_array(t.treatment_id ORDER BY t.position) FROM device_treatments t WHERE t.device_id = d.device_id)
@@ -39,6 +44,7 @@ function toDevice(row: DeviceRow): Device {
     updatedAt: row.updated_at,
     lastLoggedIn: row.last_logged_in,
     versionInfo: row.version_info === null ? null : JSON.parse(row.version_info) as VersionInfo,
+    etag: etagOf(row.revision),
   };
 }
 
@@ -90,7 +96,7 @@ function firstForeignModule(db: Db, productTypeId: string | null, moduleIds: str
   return row?.id ?? null;
 }
 
-/** Writes checked changes and bumps updatedAt (in the caller's transaction). */
+/** Writes checked changes and bumps updatedAt and the revision (in the caller's transaction). */
 export function updateDevice(db: Db, deviceId: string, changes: DeviceChanges): void {
   transaction(db, () => {
     if (changes.productTypeId !== undefined) {
@@ -112,14 +118,28 @@ export function updateDevice(db: Db, deviceId: string, changes: DeviceChanges): 
       )
         .run(deviceId, JSON.stringify(changes.additionalTreatmentIds));
     }
-    sql(db, "UPDATE devices SET updated_at = ? WHERE device_id = ?").run(now(), deviceId);
+    sql(db, "UPDATE devices SET updated_at = ?, revision = ? WHERE device_id = ?").run(
+      now(),
+      nextRevision(db),
+      deviceId,
+    );
   });
 }
 
-function patchDevice(db: Db, deviceId: string, patch: DeviceChanges): Device {
+/** The device's entity tag, or NotFoundError. */
+function etagOfDevice(db: Db, deviceId: string): string {
+  const row = sql(db, "SELECT revision FROM devices WHERE device_id = ?").get(deviceId) as
+    | { revision: number }
+    | undefined;
+  if (!row) throw new NotFoundError(noDevice(deviceId));
+  return etagOf(row.revision);
+}
+
+function patchDevice(db: Db, deviceId: string, patch: DeviceChanges, ifMatch?: IfMatch): Device {
   return transaction(db, () => {
     const device = getDevice(db, deviceId);
     if (!device) throw new NotFoundError(noDevice(deviceId));
+    checkIfMatch(ifMatch, device.etag, `Device ${deviceId}`);
     const exists = (table: "product_types" | "firmwares", id: string | null | undefined) =>
       id == null || firstMissingId(db, table, [id]) === null;
     const productTypeId = patchedProductType(device.productTypeId, patch);
@@ -141,12 +161,12 @@ export function sqliteDevices(db: Db): DeviceStore {
   return promised<DeviceStore>({
     get: (deviceId) => getDevice(db, deviceId),
     list: (page, perPage, q) => snapshot(db, () => listDevices(db, page, perPage, q)),
-    patch: (deviceId, changes) => patchDevice(db, deviceId, changes),
-    remove: (deviceId) => {
-      if (Number(sql(db, "DELETE FROM devices WHERE device_id = ?").run(deviceId).changes) === 0) {
-        throw new NotFoundError(noDevice(deviceId));
-      }
-    },
+    patch: (deviceId, changes, ifMatch) => patchDevice(db, deviceId, changes, ifMatch),
+    remove: (deviceId, ifMatch) =>
+      transaction(db, () => {
+        checkIfMatch(ifMatch, etagOfDevice(db, deviceId), `Device ${deviceId}`);
+        sql(db, "DELETE FROM devices WHERE device_id = ?").run(deviceId);
+      }),
     version: () => (sql(db, DEVICES_VERSION).get() as { value: number }).value,
   });
 }

@@ -3,9 +3,12 @@ import { newId } from "../../../shared/ids.ts";
 import { now } from "../clock.ts";
 import { ConflictError, NotFoundError } from "../errors.ts";
 import { checkModuleList, nameKey, noProductType, productTypeNameTaken } from "../rules/product_types.ts";
+import { checkIfMatch, etagOf } from "../rules/revisions.ts";
 import type { ProductTypeStore, ProductTypeUpdate } from "../types/product_types.ts";
+import type { IfMatch } from "../types/revisions.ts";
 import { type Db, firstMissingId, isUniqueViolation, snapshot, sql, transaction } from "./open.ts";
 import { promised } from "./promised.ts";
+import { nextRevision } from "./revisions.ts";
 
 interface ProductTypeRow {
   id: string;
@@ -13,6 +16,7 @@ interface ProductTypeRow {
   theme: string;
   created_at: string;
   updated_at: string;
+  revision: number;
 }
 
 interface ModuleRow {
@@ -41,12 +45,16 @@ function toProductType(row: ProductTypeRow, modules: Module[]): ProductType {
     modules,
     createdAt: row.created_at,
     updatedAt: row.updated_at,
+    etag: etagOf(row.revision),
   };
 }
 
 /** All product types ordered by name (case-insensitively), each with its modules in list order. */
 function listProductTypes(db: Db): ProductType[] {
-  const rows = sql(db, "SELECT id, name, theme, created_at, updated_at FROM product_types ORDER BY name_key, id")
+  const rows = sql(
+    db,
+    "SELECT id, name, theme, created_at, updated_at, revision FROM product_types ORDER BY name_key, id",
+  )
     .all() as unknown as ProductTypeRow[];
   const modules = new Map<string, Module[]>();
   for (const m of sql(db, `${SELECT_MODULES} ORDER BY m.product_type_id, m.position`).all() as unknown as ModuleRow[]) {
@@ -58,7 +66,9 @@ function listProductTypes(db: Db): ProductType[] {
 }
 
 function getProductType(db: Db, id: string): ProductType | null {
-  const row = sql(db, "SELECT id, name, theme, created_at, updated_at FROM product_types WHERE id = ?").get(id) as
+  const row = sql(db, "SELECT id, name, theme, created_at, updated_at, revision FROM product_types WHERE id = ?").get(
+    id,
+  ) as
     | ProductTypeRow
     | undefined;
   if (!row) return null;
@@ -102,13 +112,15 @@ function moduleIdsOf(db: Db, productTypeId: string): Set<string> {
 }
 
 /**
- * Checks, then replaces name, theme (when given) and the whole module list in one transaction. Modules keep their
- * ids when given, new ones get one. Devices that had a removed module lose it by the foreign-key cascade and get
- * their updatedAt bumped.
+ * Checks, then replaces name, theme (when given) and the whole module list in one transaction, moving the revision.
+ * Modules keep their ids when given, new ones get one. Devices that had a removed module lose it by the foreign-key
+ * cascade and get their updatedAt and revision moved.
  */
-export function updateProductType(db: Db, id: string, update: ProductTypeUpdate): void {
+export function updateProductType(db: Db, id: string, update: ProductTypeUpdate, ifMatch?: IfMatch): void {
   transaction(db, () => {
-    if (!getProductType(db, id)) throw new NotFoundError(noProductType(id));
+    const current = getProductType(db, id);
+    if (!current) throw new NotFoundError(noProductType(id));
+    checkIfMatch(ifMatch, current.etag, `Product type ${current.name}`);
     const holder = productTypeIdByName(db, update.name);
     if (holder !== null && holder !== id) throw new ConflictError(productTypeNameTaken(update.name));
     const own = moduleIdsOf(db, id);
@@ -118,15 +130,16 @@ export function updateProductType(db: Db, id: string, update: ProductTypeUpdate)
     });
 
     const at = now();
+    const revision = nextRevision(db);
     const keep = new Set(update.modules.flatMap((m) => m._id ? [m._id] : []));
     const removed = [...own].filter((m) => !keep.has(m));
     if (removed.length > 0) {
       const list = JSON.stringify(removed);
       sql(
         db,
-        `UPDATE devices SET updated_at = ? WHERE device_id IN
+        `UPDATE devices SET updated_at = ?, revision = ? WHERE device_id IN
            (SELECT device_id FROM device_modules WHERE module_id IN (SELECT value FROM json_each(?)))`,
-      ).run(at, list);
+      ).run(at, revision, list);
       sql(db, "DELETE FROM modules WHERE id IN (SELECT value FROM json_each(?))").run(list);
     }
     update.modules.forEach((m, position) => {
@@ -149,9 +162,10 @@ export function updateProductType(db: Db, id: string, update: ProductTypeUpdate)
     try {
       sql(
         db,
-        "UPDATE product_types SET name = ?, name_key = ?, theme = coalesce(?, theme), updated_at = ? WHERE id = ?",
+        `UPDATE product_types SET name = ?, name_key = ?, theme = coalesce(?, theme), updated_at = ?, revision = ?
+         WHERE id = ?`,
       )
-        .run(update.name, nameKey(update.name), theme, at, id);
+        .run(update.name, nameKey(update.name), theme, at, revision, id);
     } catch (err) {
       if (isUniqueViolation(err)) throw new ConflictError(productTypeNameTaken(update.name));
       throw err;
@@ -159,13 +173,23 @@ export function updateProductType(db: Db, id: string, update: ProductTypeUpdate)
   });
 }
 
-/** Deletes a product type; its devices get no product type and no modules (FK SET NULL + cascade), updatedAt bumped. */
-function deleteProductType(db: Db, id: string): void {
+/**
+ * Deletes a product type; its devices get no product type and no modules (FK SET NULL + cascade), their updatedAt and
+ * revision moved.
+ */
+function deleteProductType(db: Db, id: string, ifMatch?: IfMatch): void {
   transaction(db, () => {
-    sql(db, "UPDATE devices SET updated_at = ? WHERE product_type_id = ?").run(now(), id);
-    if (Number(sql(db, "DELETE FROM product_types WHERE id = ?").run(id).changes) === 0) {
-      throw new NotFoundError(noProductType(id));
-    }
+    const row = sql(db, "SELECT name, revision FROM product_types WHERE id = ?").get(id) as
+      | { name: string; revision: number }
+      | undefined;
+    if (!row) throw new NotFoundError(noProductType(id));
+    checkIfMatch(ifMatch, etagOf(row.revision), `Product type ${row.name}`);
+    sql(db, "UPDATE devices SET updated_at = ?, revision = ? WHERE product_type_id = ?").run(
+      now(),
+      nextRevision(db),
+      id,
+    );
+    sql(db, "DELETE FROM product_types WHERE id = ?").run(id);
   });
 }
 
@@ -174,11 +198,11 @@ export function sqliteProductTypes(db: Db): ProductTypeStore {
     list: () => snapshot(db, () => listProductTypes(db)),
     get: (id) => snapshot(db, () => getProductType(db, id)),
     create: (name) => transaction(db, () => getProductType(db, createProductType(db, name))!),
-    update: (id, update) =>
+    update: (id, update, ifMatch) =>
       transaction(db, () => {
-        updateProductType(db, id, update);
+        updateProductType(db, id, update, ifMatch);
         return getProductType(db, id)!;
       }),
-    remove: (id) => deleteProductType(db, id),
+    remove: (id, ifMatch) => deleteProductType(db, id, ifMatch),
   });
 }

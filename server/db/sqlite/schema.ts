@@ -157,4 +157,29 @@ export const MIGRATIONS: readonly string[] = [
   ) WITHOUT ROWID;
   CREATE INDEX login_addresses_last ON login_addresses(last_success_at);
   `,
+  // 5: revisions of devices, product types and device types (their ETag, checked against If-Match). Values come from
+  // one growing sequence (the 'revisions' counter), so an entity's tag never comes back, not even for a device deleted
+  // and checked in again. A new row draws one here; the stores draw the next one with every change, in the writing
+  // transaction. Rows of earlier releases start at 0.
+  `
+  ALTER TABLE devices ADD COLUMN revision INTEGER NOT NULL DEFAULT 0;
+  ALTER TABLE product_types ADD COLUMN revision INTEGER NOT NULL DEFAULT 0;
+  ALTER TABLE device_types ADD COLUMN revision INTEGER NOT NULL DEFAULT 0;
+  INSERT INTO change_counters (name, value) VALUES ('revisions', 0);
+  CREATE TRIGGER devices_insert_revision AFTER INSERT ON devices BEGIN
+    UPDATE change_counters SET value = value + 1 WHERE name = 'revisions';
+    UPDATE devices SET revision = (SELECT value FROM change_counters WHERE name = 'revisions')
+      WHERE device_id = NEW.device_id;
+  END;
+  CREATE TRIGGER product_types_insert_revision AFTER INSERT ON product_types BEGIN
+    UPDATE change_counters SET value = value + 1 WHERE name = 'revisions';
+    UPDATE product_types SET revision = (SELECT value FROM change_counters WHERE name = 'revisions')
+      WHERE id = NEW.id;
+  END;
+  CREATE TRIGGER device_types_insert_revision AFTER INSERT ON device_types BEGIN
+    UPDATE change_counters SET value = value + 1 WHERE name = 'revisions';
+    UPDATE device_types SET revision = (SELECT value FROM change_counters WHERE name = 'revisions')
+      WHERE id = NEW.id;
+  END;
+  `,
 ];

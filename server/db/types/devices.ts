@@ -1,4 +1,5 @@
 import type { Device } from "../../../shared/schemas/device.ts";
+import type { IfMatch } from "./revisions.ts";
 
 export interface DevicePage {
   data: Device[];
@@ -22,12 +23,17 @@ export interface DeviceStore {
    */
   list(page: number, perPage: number, q?: string): Promise<DevicePage>;
   /**
-   * Checks every referenced id and writes the changes in one transaction, bumping updatedAt; answers the device as
-   * saved. NotFoundError for an unknown device, InvalidError naming the field otherwise (rules/devices.ts).
+   * Checks every referenced id and writes the changes in one transaction, bumping updatedAt and the revision; answers
+   * the device as saved. NotFoundError for an unknown device, then PreconditionFailedError when `ifMatch` does not
+   * hold for its current revision, InvalidError naming the field otherwise (rules/devices.ts).
+   *
+   * What moves a device's revision: an operator's patch, and the cascades of product type changes (a module it had
+   * removed, its product type deleted). A check-in (lastLoggedIn, versionInfo) does not: the device reporting in must
+   * not make an operator's change fail.
    */
-  patch(deviceId: string, changes: DeviceChanges): Promise<Device>;
-  /** Deletes a device and its module and treatment links; NotFoundError when unknown. */
-  remove(deviceId: string): Promise<void>;
+  patch(deviceId: string, changes: DeviceChanges, ifMatch?: IfMatch): Promise<Device>;
+  /** Deletes a device and its module and treatment links; NotFoundError when unknown, PreconditionFailedError. */
+  remove(deviceId: string, ifMatch?: IfMatch): Promise<void>;
   /**
    * A number that changes, in the same transaction, with every write to a device or its module and treatment links,
    * whichever process or connection makes it: what get and list answer is the same while it stays the same.

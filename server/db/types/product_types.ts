@@ -1,4 +1,5 @@
 import type { ModuleInput, ProductType, Theme } from "../../../shared/schemas/product_type.ts";
+import type { IfMatch } from "./revisions.ts";
 
 export interface ProductTypeUpdate {
   name: string;
@@ -15,11 +16,14 @@ export interface ProductTypeStore {
   /** A new product type without modules; ConflictError when the name is taken (ignoring case). */
   create(name: string): Promise<ProductType>;
   /**
-   * Replaces name, theme and modules in one transaction (rules/product_types.ts): NotFoundError, ConflictError for a
-   * name another type holds, InvalidError for a module list that does not fit. Devices that lose a removed module
-   * get their updatedAt bumped.
+   * Replaces name, theme and modules in one transaction (rules/product_types.ts), moving the revision: NotFoundError,
+   * PreconditionFailedError when `ifMatch` does not hold, ConflictError for a name another type holds, InvalidError
+   * for a module list that does not fit. Devices that lose a removed module get their updatedAt and revision moved.
    */
-  update(id: string, update: ProductTypeUpdate): Promise<ProductType>;
-  /** Deletes it; its devices get no product type and no modules, updatedAt bumped. NotFoundError when unknown. */
-  remove(id: string): Promise<void>;
+  update(id: string, update: ProductTypeUpdate, ifMatch?: IfMatch): Promise<ProductType>;
+  /**
+   * Deletes it; its devices get no product type and no modules, their updatedAt and revision moved. NotFoundError
+   * when unknown, PreconditionFailedError when `ifMatch` does not hold.
+   */
+  remove(id: string, ifMatch?: IfMatch): Promise<void>;
 }

@@ -31,11 +31,11 @@ export function deviceTypeCases(engine: string, options: ConformanceOptions) {
 
     await t.step("sets and clears, answering the type as saved", async () => {
       const fw = await addFirmware(stores, "default-2.xz");
-      assert.deepEqual(await deviceTypes.setDefaultFirmware(managed._id, fw._id), {
-        ...managed,
-        defaultFirmware: fw._id,
-      });
-      assert.deepEqual(await deviceTypes.setDefaultFirmware(managed._id, null), managed);
+      const set = await deviceTypes.setDefaultFirmware(managed._id, fw._id);
+      assert.deepEqual(set, { ...managed, defaultFirmware: fw._id, etag: set.etag });
+      const cleared = await deviceTypes.setDefaultFirmware(managed._id, null);
+      assert.deepEqual(cleared, { ...managed, etag: cleared.etag });
+      assert.deepEqual(await deviceTypes.get(managed._id), cleared);
     });
   });
 }

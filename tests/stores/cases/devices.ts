@@ -96,8 +96,10 @@ export function deviceCases(engine: string, options: ConformanceOptions) {
         firmware: fw._id,
         additionalTreatmentIds: [tr.T2, tr.T1],
         updatedAt: saved.updatedAt,
+        etag: saved.etag,
       });
       assert.ok(saved.updatedAt > before.updatedAt);
+      assert.notEqual(saved.etag, before.etag);
       assert.deepEqual(await devices.get("dev-1"), saved);
     });
 

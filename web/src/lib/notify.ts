@@ -16,7 +16,7 @@ export interface ToastMessage {
  * How long toasts stay (ms). They sit bottom right, away from the page's own buttons, pause while hovered and can be
  * closed at once; an error stays long enough to read, an Undo long enough to reach.
  */
-export const TOAST_LIFE = { success: 3000, undo: 8000, error: 6000 } as const;
+export const TOAST_LIFE = { success: 3000, undo: 8000, error: 6000, conflict: 10000 } as const;
 
 type Show = (message: ToastMessage) => void;
 let show: Show | null = null;
@@ -30,6 +30,20 @@ export function registerToast(fn: Show | null): void {
 export function useNotifyError(): (err: unknown) => void {
   return useCallback((err: unknown) => {
     show?.({ severity: "error", summary: "Error", detail: errorMessage(err), life: TOAST_LIFE.error });
+  }, []);
+}
+
+/** What the console says when a change was refused because someone else changed the item first. */
+export const changedElsewhere = (item: string) =>
+  `This ${item} was changed by someone else. The current version is shown; apply your change again.`;
+
+/**
+ * A change refused because someone else changed the item since it was loaded (412): the caller has loaded the current
+ * version; this says so, long enough to read, so the operator can apply the change again on what is shown now.
+ */
+export function useNotifyConflict(): (detail: string) => void {
+  return useCallback((detail: string) => {
+    show?.({ severity: "warn", summary: "Changed by someone else", detail, life: TOAST_LIFE.conflict });
   }, []);
 }
 

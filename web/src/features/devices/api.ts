@@ -1,5 +1,6 @@
 import { keepPreviousData, queryOptions, useMutation, useQueryClient } from "@tanstack/react-query";
-import type { DevicePatch } from "../../../../shared/schemas/mod.ts";
+import { useCallback } from "react";
+import type { Device, DevicePatch } from "../../../../shared/schemas/mod.ts";
 import { api } from "../../lib/api.ts";
 import { countDevices } from "./deviceCount.ts";
 
@@ -35,16 +36,31 @@ export const deviceQuery = (id: string) =>
     refetchOnMount: "always",
   });
 
-/** PATCH devices/{deviceId}; the answer becomes the cached detail and every list is refreshed. */
+/**
+ * PATCH devices/{deviceId} on the version `ifMatch` (its etag): a change someone else made since is refused with 412
+ * instead of being overwritten. The answer becomes the cached detail and every list is refreshed.
+ */
 export function usePatchDevice() {
   const qc = useQueryClient();
   return useMutation({
-    mutationFn: (patch: DevicePatch) => api.patchDevice(patch),
+    mutationFn: ({ patch, ifMatch }: { patch: DevicePatch; ifMatch?: string }) => api.patchDevice(patch, { ifMatch }),
     onSuccess: (device) => {
       qc.setQueryData(deviceKeys.detail(device.deviceId), device);
       void qc.invalidateQueries({ queryKey: deviceKeys.lists() });
     },
   });
+}
+
+/** The device as the detail screen shows it (its etag is the version a change is made on). */
+export function useShownDevice(deviceId: string): () => Device | undefined {
+  const qc = useQueryClient();
+  return useCallback(() => qc.getQueryData(deviceQuery(deviceId).queryKey), [qc, deviceId]);
+}
+
+/** Loads the device again (after a change was refused because someone else changed it). */
+export function useReloadDevice(deviceId: string): () => Promise<void> {
+  const qc = useQueryClient();
+  return useCallback(() => qc.invalidateQueries({ queryKey: deviceKeys.detail(deviceId) }), [qc, deviceId]);
 }
 
 /** What a deletion takes away from devices: a product type, or one module of it. */

@@ -1,23 +1,34 @@
 import { useCallback } from "react";
+import { isPreconditionFailed } from "../../../../shared/client.ts";
 import { focusWhenReady } from "../../lib/focus.ts";
-import { useNotify, useNotifyError } from "../../lib/notify.ts";
-import { usePatchDevice } from "./api.ts";
+import { changedElsewhere, useNotify, useNotifyConflict, useNotifyError } from "../../lib/notify.ts";
+import { usePatchDevice, useReloadDevice, useShownDevice } from "./api.ts";
 import type { ChangeReport, DeviceChange } from "./types.ts";
 
 /**
- * PATCHes one device and reports the outcome: a success toast (with Undo when the report carries the previous values),
- * the server's msg in an error toast, and focus back on the changed control either way.
+ * PATCHes one device on the version shown and reports the outcome: a success toast (with Undo when the report carries
+ * the previous values), the server's msg in an error toast, and focus back on the changed control either way. When
+ * someone else changed the device since it was loaded, nothing is saved: the current version is loaded and shown, and
+ * a toast asks to apply the change again.
  */
 export function useDeviceSave(deviceId: string) {
   const patch = usePatchDevice();
+  const shown = useShownDevice(deviceId);
+  const reload = useReloadDevice(deviceId);
   const notify = useNotify();
   const notifyError = useNotifyError();
+  const notifyConflict = useNotifyConflict();
 
   const save = useCallback(async (body: DeviceChange, report?: ChangeReport): Promise<boolean> => {
     try {
-      await patch.mutateAsync({ deviceId, ...body });
+      await patch.mutateAsync({ patch: { deviceId, ...body }, ifMatch: shown()?.etag });
     } catch (err) {
-      notifyError(err);
+      if (isPreconditionFailed(err)) {
+        await reload();
+        notifyConflict(changedElsewhere("device"));
+      } else {
+        notifyError(err);
+      }
       if (report?.focus) focusWhenReady(report.focus);
       return false;
     }
@@ -35,7 +46,7 @@ export function useDeviceSave(deviceId: string) {
       if (report.focus) focusWhenReady(report.focus);
     }
     return true;
-  }, [deviceId, patch.mutateAsync, notify, notifyError]);
+  }, [deviceId, patch.mutateAsync, shown, reload, notify, notifyError, notifyConflict]);
 
   return { save, busy: patch.isPending };
 }

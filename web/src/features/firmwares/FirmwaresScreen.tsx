@@ -7,7 +7,8 @@ import { CardGrid } from "../../components/CardGrid.tsx";
 import { type PendingConfirm, PendingConfirmDialog } from "../../components/ConfirmDialog.tsx";
 import { LoadState } from "../../components/LoadState.tsx";
 import { UploadDialog } from "../../components/UploadDialog.tsx";
-import { useNotify, useNotifyError } from "../../lib/notify.ts";
+import { isPreconditionFailed } from "../../../../shared/client.ts";
+import { useNotify, useNotifyConflict, useNotifyError } from "../../lib/notify.ts";
 import {
   deviceTypesQuery,
   firmwaresQuery,
@@ -27,6 +28,7 @@ export default function FirmwaresScreen() {
   const setDefault = useSetDefaultFirmware();
   const notify = useNotify();
   const notifyError = useNotifyError();
+  const notifyConflict = useNotifyConflict();
   const [uploading, setUploading] = useState(false);
   const [confirm, setConfirm] = useState<PendingConfirm | null>(null);
 
@@ -38,6 +40,19 @@ export default function FirmwaresScreen() {
 
   const run = <T,>(promise: Promise<T>, done: string) =>
     promise.then(() => notify(done), notifyError).finally(() => setConfirm(null));
+
+  /** Sets (or with null unsets) the default on the version shown; if someone changed it meanwhile, says so. */
+  const changeDefault = (defaultFirmware: string | null, done: string) => {
+    if (!managed) return;
+    const write = setDefault.mutateAsync({ body: { _id: managed._id, defaultFirmware }, ifMatch: managed.etag });
+    return write.then(() => notify(done), async (err) => {
+      if (!isPreconditionFailed(err)) return notifyError(err);
+      await deviceTypes.refetch();
+      notifyConflict(
+        "The default firmware was changed by someone else. The current one is shown; apply your change again.",
+      );
+    }).finally(() => setConfirm(null));
+  };
 
   const askDelete = (f: Firmware) =>
     setConfirm({
@@ -52,7 +67,7 @@ export default function FirmwaresScreen() {
       header: `Set default firmware to ${f.name}?`,
       message:
         "Are you sure you want to change the default firmware? After this change any device that will perform an update will get this firmware.",
-      onAccept: () => run(setDefault.mutateAsync({ _id: managed._id, defaultFirmware: f._id }), "Default firmware set"),
+      onAccept: () => changeDefault(f._id, "Default firmware set"),
     });
 
   const askUnsetDefault = () =>
@@ -61,8 +76,7 @@ export default function FirmwaresScreen() {
       message:
         "Are you sure you want to unset the default firmware? After this change devices without a custom firmware will not get a firmware update.",
       destructive: true,
-      onAccept: () =>
-        run(setDefault.mutateAsync({ _id: managed._id, defaultFirmware: null }), "Default firmware unset"),
+      onAccept: () => changeDefault(null, "Default firmware unset"),
     });
 
   return (

@@ -40,11 +40,16 @@ export function useDeleteFirmware() {
   });
 }
 
-/** PATCH device_types/{_id} {_id, defaultFirmware}; null unsets the default. */
+/**
+ * PATCH device_types/{_id} {_id, defaultFirmware} on the version `ifMatch` (the etag of the device type shown); null
+ * unsets the default. When someone else changed the device type since, the server refuses (412) and the device types
+ * are loaded again either way.
+ */
 export function useSetDefaultFirmware() {
   const qc = useQueryClient();
   return useMutation({
-    mutationFn: (body: DeviceTypePatch) => api.patchDeviceType(body),
-    onSuccess: () => qc.invalidateQueries({ queryKey: deviceTypeKeys.all }),
+    mutationFn: ({ body, ifMatch }: { body: DeviceTypePatch; ifMatch: string }) =>
+      api.patchDeviceType(body, { ifMatch }),
+    onSettled: () => qc.invalidateQueries({ queryKey: deviceTypeKeys.all }),
   });
 }

@@ -2,15 +2,16 @@ import { useMemo, useState } from "react";
 import { useQuery } from "@tanstack/react-query";
 import { useLocation, useParams } from "wouter";
 import { Button } from "primereact/button";
+import { isPreconditionFailed } from "../../../../shared/client.ts";
 import type { Module, ModuleInput, ProductType } from "../../../../shared/schemas/product_type.ts";
 import { CardGrid } from "../../components/CardGrid.tsx";
 import { type PendingConfirm, PendingConfirmDialog } from "../../components/ConfirmDialog.tsx";
 import { LoadState } from "../../components/LoadState.tsx";
 import { focusPageHeading, focusWhenReady } from "../../lib/focus.ts";
 import { formatDateTime } from "../../lib/format.ts";
-import { useNotify, useNotifyError } from "../../lib/notify.ts";
+import { changedElsewhere, useNotify, useNotifyConflict, useNotifyError } from "../../lib/notify.ts";
 import { treatmentsQuery } from "../treatments/api.ts";
-import { productTypeQuery, useDeleteProductType, usePatchProductType } from "./api.ts";
+import { productTypeQuery, useDeleteProductType, usePatchProductType, useReloadProductType } from "./api.ts";
 import { ModuleCard } from "./ModuleCard.tsx";
 import { DeletionImpact } from "./DeletionImpact.tsx";
 import { ModuleDialog } from "./ModuleDialog.tsx";
@@ -34,6 +35,8 @@ export default function ProductTypeScreen() {
   const remove = useDeleteProductType();
   const notify = useNotify();
   const notifyError = useNotifyError();
+  const notifyConflict = useNotifyConflict();
+  const reload = useReloadProductType(productTypeId);
   const [, navigate] = useLocation();
   const [renaming, setRenaming] = useState(false);
   const [renameError, setRenameError] = useState<string | null>(null);
@@ -45,19 +48,37 @@ export default function ProductTypeScreen() {
   const pt = query.data;
   if (!pt) return <LoadState fetching={query.isFetching} error={query.error} />;
 
-  /** Saves the whole product type; a refused name shows beside its field (onNameError), anything else in a toast. */
+  /**
+   * A change refused because someone else changed the type since it was loaded: nothing was saved. The dialogs close,
+   * the current version is loaded and shown, and a toast asks to apply the change again.
+   */
+  const conflict = async () => {
+    setRenaming(false);
+    setRenameError(null);
+    setEditing(null);
+    setModuleNameError(null);
+    setConfirm(null);
+    await reload();
+    notifyConflict(changedElsewhere("product type"));
+  };
+  const failed = (err: Error) => isPreconditionFailed(err) ? void conflict() : notifyError(err);
+
+  /**
+   * Saves the whole product type on the version shown; a refused name shows beside its field (onNameError), anything
+   * else in a toast.
+   */
   const save = (
     body: ReturnType<typeof renamed>,
     done: () => void,
     onNameError: (text: string) => void,
     isNameField: (path: string) => boolean,
   ) =>
-    patch.mutate(body, {
+    patch.mutate({ body, ifMatch: pt.etag }, {
       onSuccess: done,
       onError: (err) => {
         const nameError = nameErrorOf(err, isNameField);
         if (nameError) onNameError(nameError);
-        else notifyError(err);
+        else failed(err);
       },
     });
 
@@ -68,7 +89,7 @@ export default function ProductTypeScreen() {
       details: <DeletionImpact loss={{ kind: "productType", id: p._id }} what="this product type" />,
       destructive: true,
       onAccept: () =>
-        remove.mutate(p._id, {
+        remove.mutate({ body: p._id, ifMatch: p.etag }, {
           onSuccess: () => {
             setConfirm(null);
             notify("Product type deleted", `${p.name} deleted.`);
@@ -77,7 +98,7 @@ export default function ProductTypeScreen() {
           },
           onError: (err) => {
             setConfirm(null);
-            notifyError(err);
+            failed(err);
           },
         }),
     });
@@ -92,14 +113,14 @@ export default function ProductTypeScreen() {
         : <DeletionImpact loss={{ kind: "module", id: m._id }} what="this module enabled" />,
       destructive: true,
       onAccept: () =>
-        patch.mutate(withoutModule(pt, m._id), {
+        patch.mutate({ body: withoutModule(pt, m._id), ifMatch: pt.etag }, {
           onSettled: () => setConfirm(null),
           onSuccess: () => {
             notify("Module deleted", `${m.name} deleted from ${pt.name}.`);
             // The module's card is gone: focus goes to the button that adds one.
             focusWhenReady(() => document.getElementById("add-module"));
           },
-          onError: notifyError,
+          onError: failed,
         }),
     });
 

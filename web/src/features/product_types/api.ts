@@ -1,4 +1,5 @@
 import { queryOptions, useMutation, useQueryClient } from "@tanstack/react-query";
+import { useCallback } from "react";
 import type { ProductTypePatch } from "../../../../shared/schemas/mod.ts";
 import { api } from "../../lib/api.ts";
 import { deviceKeys } from "../devices/api.ts";
@@ -31,10 +32,16 @@ export function useCreateProductType() {
   });
 }
 
+/** A change made on the version `ifMatch` (the etag of the product type shown): 412 when someone changed it since. */
+export interface ProductTypeWrite<T> {
+  body: T;
+  ifMatch: string;
+}
+
 export function usePatchProductType() {
   const qc = useQueryClient();
   return useMutation({
-    mutationFn: (body: ProductTypePatch) => api.patchProductType(body),
+    mutationFn: ({ body, ifMatch }: ProductTypeWrite<ProductTypePatch>) => api.patchProductType(body, { ifMatch }),
     onSuccess: (pt) => {
       qc.setQueryData(productTypeKeys.detail(pt._id), pt);
       void qc.invalidateQueries({ queryKey: productTypeKeys.all });
@@ -43,11 +50,17 @@ export function usePatchProductType() {
   });
 }
 
+/** Loads the product type again (after a change was refused because someone else changed it). */
+export function useReloadProductType(id: string): () => Promise<void> {
+  const qc = useQueryClient();
+  return useCallback(() => qc.invalidateQueries({ queryKey: productTypeKeys.detail(id) }), [qc, id]);
+}
+
 export function useDeleteProductType() {
   const qc = useQueryClient();
   return useMutation({
-    mutationFn: (id: string) => api.deleteProductType(id),
-    onSuccess: (_void, id) => {
+    mutationFn: ({ body: id, ifMatch }: ProductTypeWrite<string>) => api.deleteProductType(id, { ifMatch }),
+    onSuccess: (_void, { body: id }) => {
       // Only the list: refetching the deleted type's detail would just answer 404 while the screen leaves.
       qc.removeQueries({ queryKey: productTypeKeys.detail(id) });
       void qc.invalidateQueries({ queryKey: productTypeKeys.list() });

@@ -1,0 +1,156 @@
+/**
+ * No lost updates in the console: two operators on the same item, one of them on a page loaded before the other's
+ * change. The stale change is refused, the console says so, shows the current version, and the change can be applied
+ * again on it; the other operator's change survives.
+ */
+import assert from "node:assert/strict";
+import type { Page } from "playwright-core";
+import { fileSource, makeXzFile } from "../../testing/files.ts";
+import { checkInDevices, e2eTest, pick, settled } from "./helpers.ts";
+
+const toast = (page: Page, summary: string) => page.locator(".p-toast-message", { hasText: summary });
+const moduleCard = (page: Page, name: string) => page.getByLabel(`Module ${name}`, { exact: true });
+
+e2eTest("product type: a stale rename is refused, the module added meanwhile is shown and kept", async (c) => {
+  const { page: a, browser, visit, signIn, screenshot, api } = c;
+  const walker = await api.createProductType("Walker");
+  await api.patchProductType({
+    _id: walker._id,
+    name: walker.name,
+    modules: [{ name: "Base", isDefault: true, treatmentIds: [] }],
+  });
+  await visit(`/product_types/${walker._id}`);
+  await signIn();
+  await a.getByRole("heading", { name: "Product type: Walker" }).waitFor();
+  // Operator B: another tab of the same console, loaded now, before A's change.
+  const b = await browser.newPage();
+  await visit(`/product_types/${walker._id}`, b);
+  await b.getByRole("heading", { name: "Product type: Walker" }).waitFor();
+  await moduleCard(b, "Base").waitFor();
+
+  // A adds a module.
+  await a.getByRole("button", { name: "Add module" }).click();
+  const aDialog = a.getByRole("dialog");
+  await aDialog.getByPlaceholder("Enter module name").fill("Night pack");
+  await aDialog.getByRole("button", { name: "Save" }).click();
+  await aDialog.waitFor({ state: "hidden" });
+  await moduleCard(a, "Night pack").waitFor();
+  assert.equal(await moduleCard(b, "Night pack").count(), 0, "B's page is stale");
+
+  // B renames on the stale page: refused, told so, the current version (with A's module) shown.
+  await b.getByRole("button", { name: "Edit product type name" }).click();
+  const bDialog = b.getByRole("dialog");
+  await bDialog.getByPlaceholder("Enter product type name").fill("Walker Pro");
+  await bDialog.getByRole("button", { name: "OK" }).click();
+  const conflict = toast(b, "Changed by someone else");
+  await conflict.getByText(
+    "This product type was changed by someone else. The current version is shown; apply your change again.",
+  ).waitFor();
+  await bDialog.waitFor({ state: "hidden" });
+  await moduleCard(b, "Night pack").waitFor();
+  await b.getByRole("heading", { name: "Product type: Walker" }).waitFor();
+  await screenshot("conflicts-01-product-type-refused", b);
+  let stored = await api.getProductType(walker._id);
+  assert.equal(stored.name, "Walker", "the stale rename changed nothing");
+  assert.deepEqual(stored.modules.map((m) => m.name), ["Base", "Night pack"]);
+
+  // B applies the rename again, on the current version: both changes are kept.
+  await b.getByRole("button", { name: "Edit product type name" }).click();
+  await bDialog.getByPlaceholder("Enter product type name").fill("Walker Pro");
+  await bDialog.getByRole("button", { name: "OK" }).click();
+  await b.getByRole("heading", { name: "Product type: Walker Pro" }).waitFor();
+  await toast(b, "Product type renamed").waitFor();
+  stored = await api.getProductType(walker._id);
+  assert.equal(stored.name, "Walker Pro");
+  assert.deepEqual(stored.modules.map((m) => m.name), ["Base", "Night pack"], "A's module survives");
+
+  // A is stale now: deleting a module from A's page is refused too, and A sees B's name.
+  await moduleCard(a, "Base").getByRole("button", { name: "Delete module Base" }).click();
+  await aDialog.getByRole("button", { name: "OK" }).click();
+  await toast(a, "Changed by someone else").waitFor();
+  await a.getByRole("heading", { name: "Product type: Walker Pro" }).waitFor();
+  await moduleCard(a, "Base").waitFor();
+  assert.equal((await api.getProductType(walker._id)).modules.length, 2);
+  await b.close();
+});
+
+e2eTest("device: a stale custom firmware change is refused, the current one shown, then applied again", async (c) => {
+  const { page: a, browser, visit, signIn, screenshot, srv, api } = c;
+  await checkInDevices(srv, ["unit-7"]);
+  const dir = await Deno.makeTempDir();
+  const fwA = await api.uploadFirmware(await fileSource(await makeXzFile(dir, "fw-a.xz")));
+  const fwB = await api.uploadFirmware(await fileSource(await makeXzFile(dir, "fw-b.xz")));
+  await Deno.remove(dir, { recursive: true });
+  const firmwareOf = (page: Page) =>
+    page.locator(".p-card", { hasText: "Custom device firmware" }).locator(".p-dropdown");
+
+  await visit("/devices/unit-7");
+  await signIn();
+  await a.getByRole("heading", { name: "Device unit-7" }).waitFor();
+  await settled(a);
+  const b = await browser.newPage();
+  await visit("/devices/unit-7", b);
+  await b.getByRole("heading", { name: "Device unit-7" }).waitFor();
+  await settled(b);
+
+  // A sets fw-a.
+  await pick(a, firmwareOf(a), "fw-a.xz");
+  await a.getByRole("dialog", { name: "Set custom firmware to fw-a.xz?" }).getByRole("button", { name: "OK" }).click();
+  await toast(a, "Custom firmware set").waitFor();
+  assert.equal((await api.getDevice("unit-7")).firmware, fwA._id);
+
+  // B, still showing the default, sets fw-b: refused; B now shows fw-a.
+  assert.equal(await firmwareOf(b).locator(".p-dropdown-label").textContent(), "Default device firmware");
+  await pick(b, firmwareOf(b), "fw-b.xz");
+  await b.getByRole("dialog", { name: "Set custom firmware to fw-b.xz?" }).getByRole("button", { name: "OK" }).click();
+  await toast(b, "Changed by someone else").getByText(
+    "This device was changed by someone else. The current version is shown; apply your change again.",
+  ).waitFor();
+  await firmwareOf(b).locator(".p-dropdown-label", { hasText: "fw-a.xz" }).waitFor();
+  await screenshot("conflicts-02-device-refused", b);
+  assert.equal((await api.getDevice("unit-7")).firmware, fwA._id, "A's firmware stays");
+
+  // B applies the change again, now knowing what it replaces.
+  await pick(b, firmwareOf(b), "fw-b.xz");
+  const again = b.getByRole("dialog", { name: "Set custom firmware to fw-b.xz?" });
+  await again.getByText("Device unit-7 will install fw-b.xz at its next update instead of fw-a.xz.").waitFor();
+  await again.getByRole("button", { name: "OK" }).click();
+  await toast(b, "Custom firmware set").waitFor();
+  assert.equal((await api.getDevice("unit-7")).firmware, fwB._id);
+  await b.close();
+});
+
+e2eTest("firmwares page: a stale default firmware change is refused and the current default shown", async (c) => {
+  const { page: a, browser, visit, signIn, api } = c;
+  const dir = await Deno.makeTempDir();
+  const fwA = await api.uploadFirmware(await fileSource(await makeXzFile(dir, "fw-a.xz")));
+  const fwB = await api.uploadFirmware(await fileSource(await makeXzFile(dir, "fw-b.xz")));
+  await Deno.remove(dir, { recursive: true });
+  const card = (page: Page, name: string) => page.getByLabel(`Firmware ${name}`, { exact: true });
+  const setDefault = async (page: Page, name: string) => {
+    await card(page, name).getByRole("button", { name: "Set as default firmware" }).click();
+    await page.getByRole("dialog", { name: `Set default firmware to ${name}?` }).getByRole("button", { name: "OK" })
+      .click();
+  };
+
+  await visit("/device_firmwares");
+  await signIn();
+  await card(a, "fw-b.xz").waitFor();
+  const b = await browser.newPage();
+  await visit("/device_firmwares", b);
+  await card(b, "fw-b.xz").waitFor();
+  await settled(b);
+
+  await setDefault(a, "fw-a.xz");
+  await toast(a, "Default firmware set").waitFor();
+  await setDefault(b, "fw-b.xz");
+  await toast(b, "Changed by someone else").getByText(/^The default firmware was changed by someone else\./).waitFor();
+  await card(b, "fw-a.xz").getByText("Default", { exact: true }).waitFor();
+  const [managed] = await api.listDeviceTypes();
+  assert.equal(managed.defaultFirmware, fwA._id);
+
+  await setDefault(b, "fw-b.xz");
+  await toast(b, "Default firmware set").waitFor();
+  assert.equal((await api.listDeviceTypes())[0].defaultFirmware, fwB._id);
+  await b.close();
+});
