@@ -1,4 +1,4 @@
-/** The console CLI for release engineers (CONTRACT §8): `deno task cli [--url URL] [--token TOKEN] [--json] <command>`. */
+/** The console CLI for release engineers: `deno task cli [--url URL] [--token TOKEN] [--json] <command>`. */
 import { Command } from "commander";
 import { registerDevicesList } from "./commands/devices/list.ts";
 import { registerDevicesShow } from "./commands/devices/show.ts";

@@ -13,7 +13,7 @@ export const DIST_DIR = `${WEB_DIR}/dist`;
 const ASSETS = "assets";
 const KEEP_OLD_ASSETS_MS = 60 * 60 * 1000;
 
-/** SPEC §9: theme primary colour #078686 instead of the Lara teal. */
+/** Theme primary colour #078686 instead of the Lara teal. */
 const RECOLOR: [string, string][] = [
   ["#14b8a6", "#078686"],
   ["#0d9488", "#066d6d"],

@@ -13,7 +13,9 @@ function count(value: string): number {
 if (import.meta.main) {
   const program = new Command()
     .name("make-import-db")
-    .description("Write a treatment import file (.sqlite3, CONTRACT §7) with generated treatments.")
+    .description(
+      "Write a treatment import file (.sqlite3) with generated treatments, in the format testing/import_db.ts documents.",
+    )
     .argument("<out>", "the .sqlite3 file to write (replaced if it exists)")
     .option("--treatments <n>", "number of treatments", count, 50)
     .option("--phases <n>", "phases per treatment", count, 10)

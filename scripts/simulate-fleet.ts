@@ -1,5 +1,5 @@
 /**
- * A simulated fleet against a running console's device API (CONTRACT §6):
+ * A simulated fleet against a running console's device API:
  *   deno run -A scripts/simulate-fleet.ts --url http://127.0.0.1:8000 --key $DEVICE_API_KEY --devices 500 \
  *     [--concurrency 50] [--rounds 1] [--download] [--prefix sim-] [--json]
  * Each device checks in (`--rounds` times) and, with `--download`, fetches the firmware its config names and

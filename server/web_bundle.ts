@@ -1,5 +1,5 @@
 /**
- * CONTRACT §1: `deno task start` builds the web bundle when it is missing or older than its sources.
+ * `deno task start` builds the web bundle when it is missing or older than its sources.
  * Several servers may start at once (tests): a lock file lets one build while the others wait.
  */
 const ROOT = new URL("../", import.meta.url).pathname;

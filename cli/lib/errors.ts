@@ -2,7 +2,7 @@
 import { CommanderError } from "commander";
 import { ApiError } from "../../shared/client.ts";
 
-/** Exit codes of CONTRACT §8. */
+/** Exit codes: 0 done, 1 refused by the server or the network, 2 wrong usage (README "CLI"). */
 export const EXIT_OK = 0;
 export const EXIT_REFUSED = 1;
 export const EXIT_USAGE = 2;

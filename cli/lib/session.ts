@@ -35,7 +35,7 @@ export type Credentials =
   | { source: "--token" | "CONSOLE_TOKEN" | "saved"; token: string }
   | { source: "CONSOLE_EMAIL"; email: string; password: string };
 
-/** CONTRACT §8: --token, then CONSOLE_TOKEN, then CONSOLE_EMAIL + CONSOLE_PASSWORD, then the saved login. */
+/** Credentials: --token, then CONSOLE_TOKEN, then CONSOLE_EMAIL + CONSOLE_PASSWORD, then the saved login. */
 export async function credentials(opts: GlobalOptions, url: string): Promise<Credentials> {
   if (opts.token !== undefined) {
     if (!opts.token.trim()) throw new UsageError("--token is empty.");

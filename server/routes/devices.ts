@@ -6,7 +6,7 @@ import { badRequest, notFound } from "../errors.ts";
 import { ReadCache } from "../lib/read_cache.ts";
 import { bodyOf, ifMatchOf, paramsOf, queryOf } from "../route_table.ts";
 
-/** CONTRACT §5: operator routes for devices (devices are created by the device API check-in). */
+/** Operator routes for devices (devices are created by the device API check-in). */
 export function devicesRoutes(ctx: AppContext) {
   const { devices } = ctx.stores;
   const pages = new ReadCache(() => devices.version());

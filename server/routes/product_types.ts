@@ -5,7 +5,7 @@ import { noProductType } from "../db/rules/product_types.ts";
 import { badRequest, notFound } from "../errors.ts";
 import { bodyOf, ifMatchOf, paramsOf } from "../route_table.ts";
 
-/** CONTRACT §5: product types and their modules. */
+/** Product types and their modules. */
 export function productTypesRoutes(ctx: AppContext) {
   const { productTypes } = ctx.stores;
   return new Hono<AppEnv>()

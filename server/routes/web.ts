@@ -26,8 +26,8 @@ async function sendIndex(c: Context<AppEnv>) {
 }
 
 /**
- * CONTRACT §9: web/dist with hashed assets cached for a year, index.html never cached, and
- * index.html for every other GET so each SPEC route loads the app on a direct visit or reload.
+ * web/dist with hashed assets cached for a year, index.html never cached, and
+ * index.html for every other GET so each console route loads the app on a direct visit or reload.
  */
 export function webRoutes(_ctx: AppContext) {
   return new Hono<AppEnv>()

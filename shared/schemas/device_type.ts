@@ -15,7 +15,7 @@ export const DeviceTypePatch = z.strictObject({
 });
 export type DeviceTypePatch = z.infer<typeof DeviceTypePatch>;
 
-/** The managed device types are named jeecee_baby_<PRODUCT> (SPEC §3). */
+/** The managed device types are named jeecee_baby_<PRODUCT>. */
 export const MANAGED_DEVICE_TYPE_PREFIX = "jeecee_baby_";
 
 /** The managed device type's name for a PRODUCT setting. */

@@ -43,7 +43,7 @@ export const TREATMENT_IMPORT_EXTENSION = ".sqlite3";
 /** "SQLite format 3\0": the first 16 bytes of every SQLite database (the import file's magic). */
 export const SQLITE_MAGIC: readonly number[] = [...new TextEncoder().encode("SQLite format 3\0")];
 
-/** Highest channel count over a treatment's phases (SPEC: Channels column, '{n} ch'). */
+/** Highest channel count over a treatment's phases. */
 export function maxChannels(phases: readonly { channels: readonly unknown[] }[]): number {
   let max = 0;
   for (const p of phases) if (p.channels.length > max) max = p.channels.length;

@@ -16,13 +16,13 @@ e2eTest("sign in, bad credentials, validation, sign out", async ({ page, visit, 
   await page.getByRole("button", { name: "Sign in" }).waitFor();
   await screenshot("auth-01-login");
 
-  // SPEC §5: validation messages, nothing sent.
+  // Validation messages, nothing sent.
   await page.getByRole("button", { name: "Sign in" }).click();
   await page.getByText("Please enter a valid email address.").waitFor();
   await page.getByText("Please enter your password.").waitFor();
   await screenshot("auth-02-login-validation");
 
-  // SPEC §8: any failure shows one sentence.
+  // Any failure shows one sentence.
   await page.getByLabel("E-mail").fill(ADMIN_EMAIL);
   await page.getByLabel("Password", { exact: true }).fill("wrong-password");
   await page.getByRole("button", { name: "Sign in" }).click();

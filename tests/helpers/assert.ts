@@ -2,7 +2,7 @@
 import assert from "node:assert/strict";
 import { ApiError } from "../../shared/client.ts";
 
-/** The error code CONTRACT §2 pairs with each refusal status the tests expect. */
+/** The error code paired with each refusal status the tests expect. */
 const CODES: Record<number, string> = {
   400: "invalid_request",
   404: "not_found",

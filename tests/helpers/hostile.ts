@@ -1,6 +1,6 @@
 /**
  * Hostile-input helpers for the contract audit (tests/audit/): a seeded PRNG, JSON body
- * mutators, hand-written multipart bodies, forged tokens and the CONTRACT §2 error-body check.
+ * mutators, hand-written multipart bodies, forged tokens and the error-body check.
  */
 import assert from "node:assert/strict";
 import { createHmac } from "node:crypto";
@@ -17,7 +17,7 @@ export function prng(seed: number) {
 }
 export type Prng = ReturnType<typeof prng>;
 
-/** CONTRACT §2: the error code each status may carry (plus the route-specific codes the contract names). */
+/** The error code each status may carry (plus the route-specific codes the contract names). */
 export const CODES_BY_STATUS: Record<number, readonly string[]> = {
   400: ["invalid_request", "import_failed"],
   401: ["unauthorized", "invalid_credentials"],
@@ -40,7 +40,7 @@ export const LEAK = /SQLITE|constraint|at .*\.ts:\d+|node_modules|\/work\/|Error
 const ALLOWED_WORDS = /\.sqlite3\b|\bSQLite (database|file)\b/gi;
 export const leaks = (msg: string) => LEAK.test(msg.replace(ALLOWED_WORDS, ""));
 
-/** Asserts a CONTRACT §2 error body: exactly {error, msg}, strings, a code that fits the status, no leak. */
+/** Asserts an error body: exactly {error, msg}, strings, a code that fits the status, no leak. */
 export function assertErrorBody(status: number, body: unknown, label: string): { error: string; msg: string } {
   assert.ok(body !== null && typeof body === "object" && !Array.isArray(body), `${label}: error body is not an object`);
   const rec = body as Record<string, unknown>;
@@ -50,7 +50,7 @@ export function assertErrorBody(status: number, body: unknown, label: string): {
   assert.ok((rec.msg as string).trim().length > 0, `${label}: empty msg`);
   assert.ok(!leaks(rec.msg as string), `${label}: msg leaks internals: ${rec.msg}`);
   const allowed = CODES_BY_STATUS[status];
-  assert.ok(allowed, `${label}: status ${status} is not in the error table of CONTRACT §2`);
+  assert.ok(allowed, `${label}: status ${status} is not in the error table`);
   assert.ok(allowed.includes(rec.error as string), `${label}: status ${status} with error ${rec.error}`);
   return rec as { error: string; msg: string };
 }

@@ -35,7 +35,7 @@ export interface OpsTreatment {
   images?: Uint8Array[];
 }
 
-/** Writes a treatment import file (CONTRACT §7) with testing/import_db.ts; channels differ only in current. */
+/** Writes a treatment import file with testing/import_db.ts; channels differ only in current. */
 export function makeImportFile(path: string, treatments: OpsTreatment[]): string {
   makeImportDb(
     path,

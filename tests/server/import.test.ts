@@ -1,4 +1,4 @@
-/** POST treatments/import refusals (CONTRACT §5, §7): each is a 4xx with {error, msg} and changes nothing. */
+/** POST treatments/import refusals: each is a 4xx with {error, msg} and changes nothing. */
 import assert from "node:assert/strict";
 import { generateTreatments, makeImportDb, runSql } from "../../testing/import_db.ts";
 import { fileSource } from "../../testing/files.ts";

@@ -1,4 +1,4 @@
-/** GET treatments, GET treatments/{id}, successful imports and GET treatment_images/{id} (CONTRACT §5, §7). */
+/** GET treatments, GET treatments/{id}, successful imports and GET treatment_images/{id}. */
 import assert from "node:assert/strict";
 import { ApiError } from "../../shared/client.ts";
 import { Treatment } from "../../shared/schemas/treatment.ts";

@@ -7,7 +7,7 @@ import { useSession } from "./lib/session.ts";
 
 const App = lazy(() => import("./app/App.tsx"));
 
-/** SPEC "Login": without a valid token the whole app is the sign-in form. */
+/** Login: without a valid token the whole app is the sign-in form. */
 function Root() {
   const { signedIn } = useSession();
   if (!signedIn) return <LoginScreen />;

@@ -23,7 +23,7 @@ function isActive(location: string, href: string) {
   return href === "/" ? location === "/" : location === href || location.startsWith(`${href}/`);
 }
 
-/** SPEC "Shell": top bar with title and account menu, fixed left menu 220 px wide. */
+/** Shell: top bar with title and account menu, fixed left menu 220 px wide. */
 export function Shell({ children }: { children: ReactNode }) {
   const { identity, signOut } = useSession();
   const [location] = useLocation();

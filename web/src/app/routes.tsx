@@ -15,7 +15,7 @@ const ProductTypesScreen = lazy(() => import("../features/product_types/ProductT
 const ProductTypeScreen = lazy(() => import("../features/product_types/ProductTypeScreen.tsx"));
 const FirmwaresScreen = lazy(() => import("../features/firmwares/FirmwaresScreen.tsx"));
 
-/** SPEC §2 routes; a screen that throws, or an unknown path, shows the error page. */
+/** The console's routes; a screen that throws, or an unknown path, shows the error page. */
 export function AppRoutes() {
   const [location] = useLocation();
   return (

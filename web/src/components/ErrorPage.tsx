@@ -1,6 +1,6 @@
 import { Button } from "primereact/button";
 
-/** SPEC §2: the page an unexpected route error shows; a Retry button when the error may pass (connection trouble). */
+/** The page an unexpected route error shows; a Retry button when the error may pass (connection trouble). */
 export function ErrorPage({ message, onRetry }: { message: string; onRetry?: () => void }) {
   return (
     <div className="error-page" role="alert">

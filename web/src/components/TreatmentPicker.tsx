@@ -12,7 +12,7 @@ export interface PickableTreatment {
 
 export interface TreatmentPickerProps<T extends PickableTreatment> {
   treatments: readonly T[] | undefined;
-  /** Treatments already present: never offered again (SPEC §5: no duplicates). */
+  /** Treatments already present: never offered again. */
   excludeIds: readonly string[];
   onPick: (treatment: T) => void;
   autoFocus?: boolean;

@@ -1,6 +1,6 @@
 const dateTime = new Intl.DateTimeFormat(undefined, { dateStyle: "medium", timeStyle: "short" });
 
-/** SPEC §9: medium date with short time in the user's locale; '-' when absent or unreadable. */
+/** Medium date with short time in the user's locale; '-' when absent or unreadable. */
 export function formatDateTime(iso: string | null | undefined): string {
   if (!iso) return "-";
   const d = new Date(iso);

@@ -8,7 +8,7 @@ function retry(failureCount: number, err: unknown): boolean {
 }
 
 /**
- * SPEC §4/§9: unused cached data is kept 60 seconds. Requests are sent even when the browser says it is offline
+ * Unused cached data is kept 60 seconds. Requests are sent even when the browser says it is offline
  * (networkMode "always"): they fail at once and the screens say "You are offline" with Retry, instead of waiting
  * silently (paused) under the previous data; lists still reload by themselves when the connection returns.
  */

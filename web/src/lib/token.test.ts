@@ -6,7 +6,7 @@ const b64url = (o: unknown) =>
     .replace(/\//g, "_");
 const jwt = (payload: unknown) => `${b64url({ alg: "HS256", typ: "JWT" })}.${b64url(payload)}.signature`;
 
-describe("session token (SPEC §4)", () => {
+describe("session token", () => {
   const now = Date.UTC(2026, 10, 22, 12, 0, 0);
   const exp = now / 1000 + 60;
 

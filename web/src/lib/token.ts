@@ -1,7 +1,7 @@
 import { atom, getDefaultStore } from "jotai";
 import { TokenClaims } from "../../../shared/schemas/auth.ts";
 
-/** CONTRACT §9: the token lives in localStorage under this key. */
+/** The token lives in localStorage under this key. */
 export const TOKEN_KEY = "accessToken";
 
 /** The payload of a JWT, or null when it is not one we can read. */
@@ -19,7 +19,7 @@ export function decodeClaims(token: string | null | undefined): TokenClaims | nu
   }
 }
 
-/** SPEC §4: signed in only if a token exists and its expiry has not passed. */
+/** Signed in only if a token exists and its expiry has not passed. */
 export function isTokenValid(token: string | null | undefined, nowMs = Date.now()): token is string {
   const claims = decodeClaims(token);
   return !!claims && claims.exp * 1000 > nowMs;

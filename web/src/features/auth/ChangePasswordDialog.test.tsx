@@ -13,7 +13,7 @@ function setup(onChange = vi.fn((_c: string, _n: string) => Promise.resolve())) 
   return { onHide, onChange, save, type };
 }
 
-describe("canSavePassword (SPEC §5)", () => {
+describe("canSavePassword", () => {
   it("needs non-blank current and new, and a matching confirmation", () => {
     expect(canSavePassword("", "", "")).toBe(false);
     expect(canSavePassword("old", "", "")).toBe(false);

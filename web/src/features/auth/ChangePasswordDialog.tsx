@@ -38,7 +38,7 @@ async function changeAndSignInAgain(identity: string, current: string, next: str
   await signIn(identity, next);
 }
 
-/** SPEC "Change password dialog". */
+/** Change password dialog. */
 export function ChangePasswordDialog({ visible, onHide, identity, onChange }: ChangePasswordDialogProps) {
   const [current, setCurrent] = useState("");
   const [next, setNext] = useState("");

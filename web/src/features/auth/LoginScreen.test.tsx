@@ -7,7 +7,7 @@ function fill(label: RegExp, value: string) {
   fireEvent.change(screen.getByLabelText(label), { target: { value } });
 }
 
-describe("LoginScreen (SPEC §5 login rules)", () => {
+describe("LoginScreen", () => {
   it("shows both messages for an empty form and does not sign in", () => {
     const onSignIn = vi.fn(() => Promise.resolve());
     render(<LoginScreen onSignIn={onSignIn} />);

@@ -19,7 +19,7 @@ export interface LoginScreenProps {
   onSignIn?: (email: string, password: string) => Promise<void>;
 }
 
-/** SPEC "Login": the only thing shown while there is no valid token. */
+/** Login: the only thing shown while there is no valid token. */
 export default function LoginScreen({ onSignIn = signIn }: LoginScreenProps) {
   const [email, setEmail] = useState("");
   const [password, setPassword] = useState("");

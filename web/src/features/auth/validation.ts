@@ -1,4 +1,4 @@
-/** SPEC §5: the simple shape of an e-mail address. */
+/** The simple shape of an e-mail address. */
 const EMAIL = /^[^\s@]+@[^\s@]+$/;
 
 export interface LoginErrors {
@@ -6,7 +6,7 @@ export interface LoginErrors {
   password?: string;
 }
 
-/** SPEC §5 login rules; an empty object means the form may be sent. */
+/** The sign-in form's rules; an empty object means the form may be sent. */
 export function validateLogin(email: string, password: string): LoginErrors {
   const errors: LoginErrors = {};
   if (!EMAIL.test(email.trim())) errors.email = "Please enter a valid email address.";
@@ -14,7 +14,7 @@ export function validateLogin(email: string, password: string): LoginErrors {
   return errors;
 }
 
-/** SPEC §5: Save only when current and new are non-blank and the confirmation equals the new password. */
+/** Save only when current and new are non-blank and the confirmation equals the new password. */
 export function canSavePassword(current: string, next: string, confirmation: string): boolean {
   return current.trim() !== "" && next.trim() !== "" && confirmation === next;
 }

@@ -18,7 +18,7 @@ function decode(segment: string | undefined): string {
   }
 }
 
-/** SPEC "Device detail". A device that cannot be loaded shows the route error page. */
+/** Device detail. A device that cannot be loaded shows the route error page. */
 export default function DeviceScreen() {
   const params = useParams<{ deviceId: string }>();
   const deviceId = decode(params.deviceId);

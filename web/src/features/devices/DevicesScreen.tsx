@@ -22,7 +22,7 @@ interface DeviceColumn {
   body: (d: Device, typeNames: Map<string, string>) => ReactNode;
 }
 
-/** SPEC "Devices list" columns, in order. */
+/** The devices list columns, in order. */
 const COLUMNS: DeviceColumn[] = [
   {
     header: "Device ID",
@@ -55,7 +55,7 @@ const COLUMNS: DeviceColumn[] = [
 ];
 
 /**
- * SPEC "Devices list": server-paged table; page, size and search live in the URL query. A plain <table> on
+ * Devices list: server-paged table; page, size and search live in the URL query. A plain <table> on
  * PrimeReact's DataTable classes (same look) instead of DataTable itself, which alone weighs 150 KB minified.
  */
 export default function DevicesScreen() {
@@ -174,7 +174,7 @@ export default function DevicesScreen() {
               rows={state.size}
               totalRecords={total}
               rowsPerPageOptions={PAGE_SIZES}
-              // SPEC: changing the page size resets to page 0.
+              // Changing the page size resets to page 0.
               onPageChange={(e) =>
                 go(e.rows !== state.size ? { ...state, size: e.rows, page: 0 } : { ...state, page: e.page })}
             />

@@ -28,7 +28,7 @@ export const devicesQuery = ({ page, rowsPerPage, q }: DeviceListParams) =>
     placeholderData: keepPreviousData,
   });
 
-/** SPEC §4: device detail refetches on opening. */
+/** Device detail refetches on opening. */
 export const deviceQuery = (id: string) =>
   queryOptions({
     queryKey: deviceKeys.detail(id),

@@ -12,7 +12,7 @@ describe("devices list URL state", () => {
     expect(readDevicesUrl(new URLSearchParams(query))).toEqual({ page: 3, size: 50, q: "ab 1" });
   });
 
-  it("ignores values outside the SPEC options", () => {
+  it("ignores values outside the offered options", () => {
     expect(readDevicesUrl(new URLSearchParams("page=-1&size=30"))).toEqual({ page: 0, size: 25, q: "" });
     expect(readDevicesUrl(new URLSearchParams("page=1.5&size=abc"))).toEqual({ page: 0, size: 25, q: "" });
     expect(readDevicesUrl(new URLSearchParams(`q=${"x".repeat(300)}`)).q).toHaveLength(128);

@@ -19,7 +19,7 @@ export const firmwaresQuery = () => queryOptions({ queryKey: firmwareKeys.list()
 export const deviceTypesQuery = () =>
   queryOptions({ queryKey: deviceTypeKeys.list(), queryFn: () => api.listDeviceTypes() });
 
-/** The device type whose default firmware the console manages (SPEC §3): `jeecee_baby_<PRODUCT>`. */
+/** The device type whose default firmware the console manages: `jeecee_baby_<PRODUCT>`. */
 export function managedDeviceType<T extends { name: string }>(types: readonly T[] | undefined): T | undefined {
   return types?.find((t) => isManagedDeviceType(t.name));
 }

@@ -18,7 +18,7 @@ function Card({ href, icon, label, value }: { href: string; icon: string; label:
   );
 }
 
-/** SPEC "Overview": three cards with counts ('-' until loaded), each leading to its list. */
+/** Overview: three cards with counts ('-' until loaded), each leading to its list. */
 export default function OverviewScreen() {
   const devices = useQuery(devicesQuery({ page: 0, rowsPerPage: 1, q: "" }));
   const treatments = useQuery(treatmentsQuery());

@@ -17,7 +17,7 @@ export interface NameDialogProps {
   onHide: () => void;
 }
 
-/** Asks for one name; OK is disabled while the trimmed text is empty (SPEC §5). Enter submits. */
+/** Asks for one name; OK is disabled while the trimmed text is empty. Enter submits. */
 export function NameDialog(
   { visible, header, placeholder, initial = "", busy, error, onSubmit, onHide }: NameDialogProps,
 ) {

@@ -10,13 +10,13 @@ export const productTypeKeys = {
   detail: (id: string) => [...productTypeKeys.all, "detail", id] as const,
 };
 
-/** Product type changes can clear devices' product type or module ids (CONTRACT §5): devices refetch too. */
+/** Product type changes can clear devices' product type or module ids: devices refetch too. */
 const DEVICES_KEY = deviceKeys.all;
 
 export const productTypesQuery = () =>
   queryOptions({ queryKey: productTypeKeys.list(), queryFn: () => api.listProductTypes() });
 
-/** SPEC §4: product type detail refetches on opening. */
+/** Product type detail refetches on opening. */
 export const productTypeQuery = (id: string) =>
   queryOptions({
     queryKey: productTypeKeys.detail(id),

@@ -15,7 +15,7 @@ const SUB_COLUMNS: { header: string; title: string; value: (c: Channel) => strin
 
 type PhaseRow = Phase & { number: number };
 
-/** Read-only grid: '#', 'Duration' and a 'Channel N' column group per channel position (SPEC: Treatment detail). */
+/** Read-only grid: '#', 'Duration' and a 'Channel N' column group per channel position. */
 export function PhaseGrid({ phases }: { phases: readonly Phase[] }) {
   const channelCount = maxChannels(phases);
   const rows: PhaseRow[] = phases.map((p, i) => ({ ...p, number: i + 1 }));

@@ -5,7 +5,7 @@ type Loaded = { id: string; url: string } | { id: string; failed: true };
 
 /**
  * GET treatment_images/{id} needs the bearer token, so each image is fetched as a blob and shown through an object
- * URL, revoked when the screen leaves. Not cached (SPEC §7).
+ * URL, revoked when the screen leaves. Not cached.
  */
 export function TreatmentImages({ imageIds, treatmentName }: { imageIds: readonly string[]; treatmentName: string }) {
   const [images, setImages] = useState<Loaded[]>([]);
