@@ -1,7 +1,7 @@
 import { join } from "node:path";
 import type { Config } from "./config.ts";
 import type { Paths } from "./context.ts";
-import type { FirmwareStore, OperatorStore } from "./db/stores.ts";
+import type { OperatorStore, Stores } from "./db/stores.ts";
 import { hashPassword, randomPassword } from "./auth/password.ts";
 
 export async function ensureDirectories(paths: Paths): Promise<void> {
@@ -42,17 +42,22 @@ export function sweepFirmwareFiles(ids: readonly string[], paths: Paths): { remo
   return { removed, missing: [...expected] };
 }
 
-/** Start-up cleanup, logged: temp leftovers, orphaned firmware files, and rows whose file is gone. */
+/**
+ * Start-up cleanup, logged: temp leftovers, orphaned firmware files, rows whose file is gone, and treatment content an
+ * interrupted import wrote ahead but never published.
+ */
 export async function cleanUpAfterCrash(
-  firmwares: FirmwareStore,
+  stores: Pick<Stores, "firmwares" | "treatments">,
   paths: Paths,
   log: (line: string) => void,
 ): Promise<void> {
   const leftovers = clearTmpSync(paths);
   if (leftovers) log(`Removed ${leftovers} temp file(s) left by an interrupted upload or import.`);
-  const { removed, missing } = sweepFirmwareFiles(await firmwares.ids(), paths);
+  const { removed, missing } = sweepFirmwareFiles(await stores.firmwares.ids(), paths);
   if (removed.length) log(`Removed ${removed.length} firmware file(s) with no firmware record: ${removed.join(", ")}.`);
   if (missing.length) log(`WARNING: firmware file(s) missing from ${paths.firmwares}: ${missing.join(", ")}.`);
+  const content = await stores.treatments.sweep();
+  if (content) log(`Removed ${content} row(s) of treatment content left by an interrupted import.`);
 }
 
 /** On a start with no operator: ADMIN_EMAIL/ADMIN_PASSWORD, else admin@example.com with a printed random password. */

@@ -54,7 +54,7 @@ try {
   if (err instanceof NewerSchemaError) fail(err.message);
   throw err;
 }
-await cleanUpAfterCrash(stores.firmwares, paths, log);
+await cleanUpAfterCrash(stores, paths, log);
 const shutdown = handleShutdownSignals({ stores, paths, graceMs: config.SHUTDOWN_GRACE_SECONDS * 1000, log });
 await stores.deviceTypes.ensure(config.PRODUCT);
 await bootstrapOperator(stores.operators, config, log);

@@ -19,7 +19,7 @@ export function openSqliteStores(file: string): OpenStores {
     productTypes: sqliteProductTypes(db),
     deviceTypes: sqliteDeviceTypes(db),
     firmwares: sqliteFirmwares(db),
-    treatments: sqliteTreatments(db),
+    treatments: sqliteTreatments(db, file),
     operators: sqliteOperators(db),
     deviceApi: sqliteDeviceApi(db),
     demo: sqliteDemo(db),
