@@ -35,8 +35,14 @@ export function hasControlChars(s: string): boolean {
   return false;
 }
 
-/** C0 controls (NUL included), DEL and the C1 controls U+0080–U+009F (NEL U+0085 among them). */
-const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
+/** True for C0 controls (NUL included), DEL and the C1 controls U+0080–U+009F (NEL U+0085 among them). */
+function hasControls(s: string): boolean {
+  for (let i = 0; i < s.length; i++) {
+    const code = s.charCodeAt(i);
+    if (code < 0x20 || (code >= 0x7f && code <= 0x9f)) return true;
+  }
+  return false;
+}
 const LINE_SEPARATORS = /[\u2028\u2029]/;
 /** Embeddings, overrides (U+202A–U+202E) and isolates (U+2066–U+2069): they reorder how the text around them shows. */
 const BIDI_CONTROLS = /[\u202a-\u202e\u2066-\u2069]/;
@@ -54,7 +60,7 @@ const INVISIBLE_ONLY = /^[\p{Default_Ignorable_Code_Point}\p{White_Space}\u2800]
  */
 export function nameProblem(s: string): string | null {
   if (!s.isWellFormed()) return "must be well-formed Unicode (no lone surrogates)";
-  if (CONTROL.test(s)) return "must not contain control characters";
+  if (hasControls(s)) return "must not contain control characters";
   if (LINE_SEPARATORS.test(s)) return "must not contain line or paragraph separators";
   if (BIDI_CONTROLS.test(s)) return "must not contain bidirectional overrides or isolates";
   if (INVISIBLE_ONLY.test(s)) return "must not be made only of invisible characters";

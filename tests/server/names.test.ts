@@ -124,14 +124,16 @@ Deno.test("names: firmware and import file names (the multipart filename) refuse
 
     await t.step("firmware uploads: 400 naming the field file, nothing stored", async () => {
       for (const [what, name, phrase] of REFUSED) {
-        if (/[\u0000\n]/.test(name)) continue; // next step
+        if (name.includes("\u0000") || name.includes("\n")) continue; // next step
         // A name of invisible characters only is refused whole; with ".xz" appended it has visible characters.
         const filename = phrase.includes("invisible") ? name : `${name}.xz`;
         const res = await upload("/device_firmwares", filename, xz);
         assert.equal(res.status, 400, `${what}: ${JSON.stringify(res.body)}`);
         assert.equal(res.body.error, "invalid_request", what);
         // busboy refuses C0 controls in a header line before the name reaches the server's check
-        if (!/[\u0000-\u001f\u007f]/.test(name)) assert.match(res.body.msg, /^file: /, `${what}: ${res.body.msg}`);
+        if (![...name].some((c) => c < " " || c === "\u007f")) {
+          assert.match(res.body.msg, /^file: /, `${what}: ${res.body.msg}`);
+        }
       }
       assert.deepEqual(await api.listFirmwares(), []);
       assert.deepEqual(await listFiles(`${srv.dataDir}/firmwares`), []);
