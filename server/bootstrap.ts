@@ -4,8 +4,35 @@ import type { Paths } from "./context.ts";
 import type { OperatorStore, Stores } from "./db/stores.ts";
 import { hashPassword, randomPassword } from "./auth/password.ts";
 
-export async function ensureDirectories(paths: Paths): Promise<void> {
-  for (const dir of [paths.data, paths.firmwares, paths.tmp]) await Deno.mkdir(dir, { recursive: true });
+/** Directories of DATA_DIR: only the server's user may list or enter them. */
+export const PRIVATE_DIR_MODE = 0o700;
+
+/**
+ * Creates a directory (and its parents) if needed and makes it 0700 whatever the umask, tightening one that is looser.
+ * Answers a warning when an existing directory cannot be tightened (not ours: the files in it stay 0600).
+ */
+export async function makePrivateDir(dir: string): Promise<string | null> {
+  await Deno.mkdir(dir, { recursive: true, mode: PRIVATE_DIR_MODE });
+  if (Deno.build.os === "windows") return null;
+  const mode = (await Deno.stat(dir)).mode! & 0o777;
+  if (mode === PRIVATE_DIR_MODE) return null;
+  try {
+    await Deno.chmod(dir, PRIVATE_DIR_MODE);
+    return null;
+  } catch (err) {
+    if (!(err instanceof Deno.errors.PermissionDenied)) throw err;
+    return `WARNING: ${dir} has mode ${mode.toString(8).padStart(4, "0")} and cannot be made 0700 (${err.message}).`;
+  }
+}
+
+/** DATA_DIR and its subdirectories, created or tightened to 0700; answers the warnings to log. */
+export async function ensureDirectories(paths: Paths): Promise<string[]> {
+  const warnings: string[] = [];
+  for (const dir of [paths.data, paths.firmwares, paths.tmp]) {
+    const warning = await makePrivateDir(dir);
+    if (warning) warnings.push(warning);
+  }
+  return warnings;
 }
 
 /**

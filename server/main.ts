@@ -42,7 +42,7 @@ const logger = createLogger(config.LOG_LEVEL);
 const log = logger.log;
 const paths = pathsFor(config.DATA_DIR);
 try {
-  await ensureDirectories(paths);
+  for (const warning of await ensureDirectories(paths)) log(warning);
 } catch (err) {
   fail(`Invalid configuration: DATA_DIR ${paths.data} cannot be used (${err instanceof Error ? err.message : err}).`);
 }
