@@ -72,8 +72,9 @@ export async function receiveUpload(c: Context, opts: ReceiveOptions): Promise<R
     bb = Busboy({
       headers: { "content-type": type },
       defParamCharset: "utf8", // browsers and the shared client send file names as UTF-8
-      // busboy reports "limit" on reaching fileSize, so a file of exactly maxBytes needs one more byte of room.
-      limits: { files: 1, fileSize: opts.maxBytes + 1, fields: 20, fieldSize: 4096, parts: 40, headerPairs: 100 },
+      // busboy reports "limit" on reaching fileSize, so a file of exactly maxBytes needs one more byte of room;
+      // "partsLimit" likewise on reaching parts: 41 lets 40 parts through.
+      limits: { files: 1, fileSize: opts.maxBytes + 1, fields: 20, fieldSize: 4096, parts: 41, headerPairs: 100 },
     });
   } catch {
     throw badRequest("The multipart body is malformed (missing boundary).");
