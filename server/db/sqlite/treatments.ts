@@ -96,7 +96,8 @@ function concat(parts: Uint8Array[], size: number): Uint8Array<ArrayBuffer> {
 
 /**
  * An import's working tables, private to the connection (TEMP): the treatments and images it stages (small values and
- * the ids of their content rows) and the content rows its publish replaced. Rows carry the import's number.
+ * the ids of their content rows), the treatments its names matched and the content rows its publish replaced. Rows
+ * carry the import's number.
  */
 function ensureImportTables(db: Db): void {
   db.exec(`
@@ -120,6 +121,13 @@ function ensureImportTables(db: Db): void {
       data_id INTEGER NOT NULL,
       PRIMARY KEY (import, treatment, position)
     ) WITHOUT ROWID;
+    CREATE TEMP TABLE IF NOT EXISTS import_matched (
+      import INTEGER NOT NULL,
+      position INTEGER NOT NULL,
+      id TEXT NOT NULL,
+      phases_id INTEGER,
+      PRIMARY KEY (import, position)
+    ) WITHOUT ROWID;
     CREATE TEMP TABLE IF NOT EXISTS import_replaced (
       import INTEGER NOT NULL,
       content TEXT NOT NULL,
@@ -131,8 +139,30 @@ function ensureImportTables(db: Db): void {
 
 let imports = 0;
 
-/** Stages treatments[from, to) of import `n` in the current transaction: their content rows and their staged rows. */
-function stage(db: Db, n: number, treatments: readonly ImportedTreatment[], from: number, to: number): void {
+/**
+ * A new id per treatment, handed out in name order (the smallest id to the first name): new rows then go into both the
+ * id and the name index in order. Each id is as random as any.
+ */
+function idsInNameOrder(treatments: readonly ImportedTreatment[]): string[] {
+  const ids = treatments.map(() => newId()).sort();
+  const byName = treatments.map((_, i) => i).sort((a, b) => treatments[a].name < treatments[b].name ? -1 : 1);
+  const out: string[] = new Array(treatments.length);
+  byName.forEach((position, k) => out[position] = ids[k]);
+  return out;
+}
+
+/**
+ * Stages treatments[from, to) of import `n` in the current transaction: their content rows and their staged rows
+ * (`newIds`: the id each gets if its name is new).
+ */
+function stage(
+  db: Db,
+  n: number,
+  treatments: readonly ImportedTreatment[],
+  newIds: readonly string[],
+  from: number,
+  to: number,
+): void {
   const insertPhases = sql(db, "INSERT INTO treatment_phases (json) VALUES (CAST(? AS TEXT))");
   const insertData = sql(db, "INSERT INTO treatment_image_data (data) VALUES (?)");
   const stageTreatment = sql(
@@ -153,44 +183,54 @@ function stage(db: Db, n: number, treatments: readonly ImportedTreatment[], from
       const dataId = insertData.run(t.images[k].data).lastInsertRowid;
       stageImage.run(n, i, k, imageIds[k], t.images[k].mimeType, dataId);
     }
-    stageTreatment.run(n, i, t.name, t.category, t.use, phasesId, JSON.stringify(imageIds), newId());
+    stageTreatment.run(n, i, t.name, t.category, t.use, phasesId, JSON.stringify(imageIds), newIds[i]);
   }
 }
 
 /**
  * Links import `n`'s staged content to the treatments, in the current transaction: a name that exists is overwritten in
  * place (same id, createdAt kept, images replaced), others are inserted. A few statements, each a join SQLite runs
- * over small rows (new rows go in in name order: the indexes fill in order, about twice as fast as in file order); the
- * content it replaces is noted, for removal after the commit.
+ * over small rows (new rows go in in name order, with ids in the same order: the indexes fill in order, about twice as
+ * fast as in file order); the content it replaces is noted, for removal after the commit.
  */
 function publish(db: Db, n: number): ImportCounts {
   const at = now();
-  const matched = "FROM temp.import_treatments i JOIN treatments t ON t.name = i.name";
-  sql(db, `INSERT INTO temp.import_replaced SELECT ?1, 'phases', t.phases_id ${matched} WHERE i.import = ?1`).run(n);
+  sql(
+    db,
+    `INSERT INTO temp.import_matched SELECT ?1, i.position, t.id, t.phases_id
+     FROM temp.import_treatments i JOIN treatments t ON t.name = i.name WHERE i.import = ?1`,
+  ).run(n);
+  sql(
+    db,
+    "INSERT INTO temp.import_replaced SELECT ?1, 'phases', phases_id FROM temp.import_matched WHERE import = ?1 AND phases_id NOT NULL",
+  ).run(n);
   sql(
     db,
     `INSERT INTO temp.import_replaced SELECT ?1, 'images', x.data_id
-     ${matched} JOIN treatment_images x ON x.treatment_id = t.id WHERE i.import = ?1`,
+     FROM temp.import_matched m JOIN treatment_images x ON x.treatment_id = m.id WHERE m.import = ?1 AND x.data_id NOT NULL`,
   ).run(n);
-  sql(db, `DELETE FROM treatment_images WHERE treatment_id IN (SELECT t.id ${matched} WHERE i.import = ?1)`).run(n);
+  sql(db, "DELETE FROM treatment_images WHERE treatment_id IN (SELECT id FROM temp.import_matched WHERE import = ?1)")
+    .run(n);
   const updated = sql(
     db,
     `UPDATE treatments SET category = i.category, use = i.use, phases_id = i.phases_id, image_ids = i.image_ids,
        updated_at = ?2
-     FROM temp.import_treatments i WHERE i.import = ?1 AND treatments.name = i.name`,
+     FROM temp.import_matched m JOIN temp.import_treatments i ON i.import = m.import AND i.position = m.position
+     WHERE m.import = ?1 AND treatments.id = m.id`,
   ).run(n, at).changes;
   const created = sql(
     db,
     `INSERT INTO treatments (id, name, category, use, phases_id, image_ids, created_at, updated_at)
      SELECT i.new_id, i.name, i.category, i.use, i.phases_id, i.image_ids, ?2, ?2 FROM temp.import_treatments i
-     WHERE i.import = ?1 AND NOT EXISTS (SELECT 1 FROM treatments t WHERE t.name = i.name) ORDER BY i.name`,
+     WHERE i.import = ?1 AND NOT EXISTS (SELECT 1 FROM temp.import_matched m WHERE m.import = ?1 AND m.position = i.position)
+     ORDER BY i.name`,
   ).run(n, at).changes;
   sql(
     db,
     `INSERT INTO treatment_images (id, treatment_id, position, mime_type, data, data_id)
-     SELECT x.id, t.id, x.position, x.mime_type, x'', x.data_id FROM temp.import_images x
+     SELECT x.id, coalesce(m.id, i.new_id), x.position, x.mime_type, x'', x.data_id FROM temp.import_images x
      JOIN temp.import_treatments i ON i.import = x.import AND i.position = x.treatment
-     JOIN treatments t ON t.name = i.name
+     LEFT JOIN temp.import_matched m ON m.import = x.import AND m.position = x.treatment
      WHERE x.import = ?1`,
   ).run(n);
   return { imported: Number(created) + Number(updated), created: Number(created), updated: Number(updated) };
@@ -245,7 +285,7 @@ async function cleanUp(db: Db, n: number, staged: boolean): Promise<void> {
 
 function forget(db: Db, n: number): void {
   transaction(db, () => {
-    for (const table of ["import_treatments", "import_images", "import_replaced"]) {
+    for (const table of ["import_treatments", "import_images", "import_matched", "import_replaced"]) {
       sql(db, `DELETE FROM temp.${table} WHERE import = ?`).run(n);
     }
   });
@@ -265,6 +305,7 @@ const byteSize = (t: ImportedTreatment) =>
 async function importStaged(db: Db, treatments: readonly ImportedTreatment[]): Promise<ImportCounts> {
   ensureImportTables(db);
   const n = ++imports;
+  const newIds = idsInNameOrder(treatments);
   let counts: ImportCounts;
   try {
     for (let from = 0; from < treatments.length;) {
@@ -272,7 +313,7 @@ async function importStaged(db: Db, treatments: readonly ImportedTreatment[]): P
       while (to < treatments.length && to - from < STAGE_ROWS && bytes < STAGE_BYTES) {
         bytes += byteSize(treatments[to++]);
       }
-      transaction(db, () => stage(db, n, treatments, from, to));
+      transaction(db, () => stage(db, n, treatments, newIds, from, to));
       from = to;
       await nextTurn();
     }
@@ -291,7 +332,7 @@ export function writeTreatments(db: Db, treatments: readonly ImportedTreatment[]
   ensureImportTables(db);
   const n = ++imports;
   return transaction(db, () => {
-    stage(db, n, treatments, 0, treatments.length);
+    stage(db, n, treatments, idsInNameOrder(treatments), 0, treatments.length);
     const counts = publish(db, n);
     for (const content of ["phases", "images"] as const) {
       const ids = sql(db, "SELECT id FROM temp.import_replaced WHERE import = ? AND content = ?").all(n, content);
