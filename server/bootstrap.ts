@@ -1,11 +1,38 @@
 import { join } from "node:path";
 import type { Config } from "./config.ts";
 import type { Paths } from "./context.ts";
-import type { FirmwareStore, OperatorStore } from "./db/stores.ts";
+import type { OperatorStore, Stores } from "./db/stores.ts";
 import { hashPassword, randomPassword } from "./auth/password.ts";
 
-export async function ensureDirectories(paths: Paths): Promise<void> {
-  for (const dir of [paths.data, paths.firmwares, paths.tmp]) await Deno.mkdir(dir, { recursive: true });
+/** Directories of DATA_DIR: only the server's user may list or enter them. */
+export const PRIVATE_DIR_MODE = 0o700;
+
+/**
+ * Creates a directory (and its parents) if needed and makes it 0700 whatever the umask, tightening one that is looser.
+ * Answers a warning when an existing directory cannot be tightened (not ours: the files in it stay 0600).
+ */
+export async function makePrivateDir(dir: string): Promise<string | null> {
+  await Deno.mkdir(dir, { recursive: true, mode: PRIVATE_DIR_MODE });
+  if (Deno.build.os === "windows") return null;
+  const mode = (await Deno.stat(dir)).mode! & 0o777;
+  if (mode === PRIVATE_DIR_MODE) return null;
+  try {
+    await Deno.chmod(dir, PRIVATE_DIR_MODE);
+    return null;
+  } catch (err) {
+    if (!(err instanceof Deno.errors.PermissionDenied)) throw err;
+    return `WARNING: ${dir} has mode ${mode.toString(8).padStart(4, "0")} and cannot be made 0700 (${err.message}).`;
+  }
+}
+
+/** DATA_DIR and its subdirectories, created or tightened to 0700; answers the warnings to log. */
+export async function ensureDirectories(paths: Paths): Promise<string[]> {
+  const warnings: string[] = [];
+  for (const dir of [paths.data, paths.firmwares, paths.tmp]) {
+    const warning = await makePrivateDir(dir);
+    if (warning) warnings.push(warning);
+  }
+  return warnings;
 }
 
 /**
@@ -42,17 +69,22 @@ export function sweepFirmwareFiles(ids: readonly string[], paths: Paths): { remo
   return { removed, missing: [...expected] };
 }
 
-/** Start-up cleanup, logged: temp leftovers, orphaned firmware files, and rows whose file is gone. */
+/**
+ * Start-up cleanup, logged: temp leftovers, orphaned firmware files, rows whose file is gone, and treatment content an
+ * interrupted import wrote ahead but never published.
+ */
 export async function cleanUpAfterCrash(
-  firmwares: FirmwareStore,
+  stores: Pick<Stores, "firmwares" | "treatments">,
   paths: Paths,
   log: (line: string) => void,
 ): Promise<void> {
   const leftovers = clearTmpSync(paths);
   if (leftovers) log(`Removed ${leftovers} temp file(s) left by an interrupted upload or import.`);
-  const { removed, missing } = sweepFirmwareFiles(await firmwares.ids(), paths);
+  const { removed, missing } = sweepFirmwareFiles(await stores.firmwares.ids(), paths);
   if (removed.length) log(`Removed ${removed.length} firmware file(s) with no firmware record: ${removed.join(", ")}.`);
   if (missing.length) log(`WARNING: firmware file(s) missing from ${paths.firmwares}: ${missing.join(", ")}.`);
+  const content = await stores.treatments.sweep();
+  if (content) log(`Removed ${content} row(s) of treatment content left by an interrupted import.`);
 }
 
 /** On a start with no operator: ADMIN_EMAIL/ADMIN_PASSWORD, else admin@example.com with a printed random password. */

@@ -42,7 +42,7 @@ const logger = createLogger(config.LOG_LEVEL);
 const log = logger.log;
 const paths = pathsFor(config.DATA_DIR);
 try {
-  await ensureDirectories(paths);
+  for (const warning of await ensureDirectories(paths)) log(warning);
 } catch (err) {
   fail(`Invalid configuration: DATA_DIR ${paths.data} cannot be used (${err instanceof Error ? err.message : err}).`);
 }
@@ -54,7 +54,7 @@ try {
   if (err instanceof NewerSchemaError) fail(err.message);
   throw err;
 }
-await cleanUpAfterCrash(stores.firmwares, paths, log);
+await cleanUpAfterCrash(stores, paths, log);
 const shutdown = handleShutdownSignals({ stores, paths, graceMs: config.SHUTDOWN_GRACE_SECONDS * 1000, log });
 await stores.deviceTypes.ensure(config.PRODUCT);
 await bootstrapOperator(stores.operators, config, log);

@@ -5,6 +5,7 @@
  * The password is read from standard input (first line) or prompted for on a terminal.
  */
 import { hashPassword } from "./auth/password.ts";
+import { makePrivateDir } from "./bootstrap.ts";
 import { ConfigError, loadConfig } from "./config.ts";
 import { pathsFor } from "./context.ts";
 import { ConflictError } from "./db/errors.ts";
@@ -43,7 +44,8 @@ async function main(args: string[]): Promise<number> {
     throw err;
   }
   const paths = pathsFor(config.DATA_DIR);
-  await Deno.mkdir(paths.data, { recursive: true });
+  const warning = await makePrivateDir(paths.data);
+  if (warning) console.error(warning);
   let stores;
   try {
     stores = await openStores(storesConfig(paths));

@@ -4,7 +4,7 @@
  * statements, `generateTreatments(n, opts)` makes realistic data for it, `runSql` edits one by hand (malformed files).
  */
 import { rmSync } from "node:fs";
-import { DatabaseSync, type SQLInputValue } from "node:sqlite";
+import { DatabaseSync } from "node:sqlite";
 import { encodePng } from "./png.ts";
 
 export interface ImportChannel {

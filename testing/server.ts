@@ -33,12 +33,16 @@ export interface StartOptions {
   dataDir?: string;
   /** Keep the data directory on dispose. */
   keepData?: boolean;
+  /** The server process's umask, e.g. "000" (default: this process's). */
+  umask?: string;
 }
 
 export async function startServer(opts: StartOptions = {}): Promise<TestServer> {
   const dataDir = opts.dataDir ?? await Deno.makeTempDir({ prefix: "console-test-" });
-  const child = new Deno.Command(Deno.execPath(), {
-    args: ["run", "-A", "--v8-flags=--expose-gc", `${ROOT}server/main.ts`],
+  const args = ["run", "-A", "--v8-flags=--expose-gc", `${ROOT}server/main.ts`];
+  const child = new Deno.Command(opts.umask ? "/bin/sh" : Deno.execPath(), {
+    // exec: the shell becomes the server, so its pid and signals are the server's
+    args: opts.umask ? ["-c", `umask ${opts.umask} && exec "$0" "$@"`, Deno.execPath(), ...args] : args,
     cwd: ROOT,
     env: {
       PORT: "0",

@@ -1,5 +1,5 @@
 /** Reads and pokes a console database file directly, for tests that check what is on disk (SQLite engine only). */
-import { DatabaseSync, type SQLInputValue } from "node:sqlite";
+import { DatabaseSync, type SQLInputValue, type SQLOutputValue } from "node:sqlite";
 
 /** Every row of every table, as sorted JSON lines: equal dumps mean equal data. */
 export function dumpDatabase(file: string): Record<string, string[]> {
@@ -47,6 +47,17 @@ export function runSql(path: string, sql: string, ...params: SQLInputValue[]): v
   try {
     if (params.length) db.prepare(sql).run(...params);
     else db.exec(sql);
+  } finally {
+    db.close();
+  }
+}
+
+/** The first column of a query's first row (undefined when there is none). */
+export function queryValue(path: string, sql: string, ...params: SQLInputValue[]): SQLOutputValue | undefined {
+  const db = new DatabaseSync(path, { readOnly: true, timeout: 5000 });
+  try {
+    const row = db.prepare(sql).get(...params);
+    return row ? Object.values(row)[0] : undefined;
   } finally {
     db.close();
   }

@@ -5,7 +5,12 @@ import * as z from "zod";
 import { chromium } from "playwright-core";
 import { ApiClient } from "../../shared/client.ts";
 import { openDatabase } from "../../server/db/sqlite/open.ts";
-import { treatmentFromRow, type TreatmentRow } from "../../server/db/sqlite/treatments.ts";
+import {
+  TREATMENT_CONTENT_JOIN,
+  TREATMENT_ROW_COLUMNS,
+  treatmentFromRow,
+  type TreatmentRow,
+} from "../../server/db/sqlite/treatments.ts";
 import { IMPORT_SCHEMA } from "../../testing/import_db.ts";
 import { CHROMIUM_LAUNCH } from "../../testing/chromium.ts";
 import { fileSource } from "../../testing/files.ts";
@@ -145,7 +150,7 @@ export async function benchTreatments(
   // Baseline: the same rows read and serialized directly, in this process.
   const db = new DatabaseSync(`${dataDir}/console.sqlite3`, { readOnly: true });
   const stmt = db.prepare(
-    "SELECT id, name, category, use, created_at, updated_at, phases, image_ids FROM treatments ORDER BY name",
+    `SELECT ${TREATMENT_ROW_COLUMNS} FROM treatments t ${TREATMENT_CONTENT_JOIN} ORDER BY t.name`,
   );
   const serialize = () => JSON.stringify((stmt.all() as unknown as TreatmentRow[]).map(treatmentFromRow)).length;
   serialize();

@@ -6,7 +6,10 @@ export async function loadSecret(dataDir: string, fromEnv?: string): Promise<str
   const file = join(dataDir, "jwt_secret");
   try {
     const existing = (await Deno.readTextFile(file)).trim();
-    if (existing.length >= 32) return existing;
+    if (existing.length >= 32) {
+      await Deno.chmod(file, 0o600); // a secret left readable by others (an older release, a restore) is tightened
+      return existing;
+    }
   } catch (err) {
     if (!(err instanceof Deno.errors.NotFound)) throw err;
   }

@@ -19,6 +19,13 @@ export const IMPORT_COLUMNS = {
 
 export type ImportTable = keyof typeof IMPORT_COLUMNS;
 
+/** For each table read in batches, the name its rowid answers to (a column may be named "rowid"). */
+export interface RowidColumns {
+  phases: string;
+  channels: string;
+  images?: string;
+}
+
 /**
  * Checks the 100-byte header and clears the WAL flag (bytes 18/19 == 2) in place, so the copy opens without
  * -wal/-shm files. Refuses a file shorter than its header claims (a truncated upload).
@@ -55,7 +62,7 @@ function prepareHeader(path: string): void {
 }
 
 /** Opens the import file read-only; the caller closes it. Throws import_failed for anything unusable. */
-export function openImportFile(path: string): { db: DatabaseSync; hasImages: boolean } {
+export function openImportFile(path: string): { db: DatabaseSync; hasImages: boolean; rowids: RowidColumns } {
   prepareHeader(path);
   let db: DatabaseSync;
   try {
@@ -67,16 +74,16 @@ export function openImportFile(path: string): { db: DatabaseSync; hasImages: boo
     db.exec("PRAGMA query_only = 1");
     db.exec("PRAGMA trusted_schema = 0");
     db.exec("PRAGMA cell_size_check = 1");
-    const hasImages = vetSchema(db);
-    return { db, hasImages };
+    const { hasImages, rowids } = vetSchema(db);
+    return { db, hasImages, rowids };
   } catch (err) {
     db.close();
     throw asImportError(err);
   }
 }
 
-/** Returns whether the optional images table is present. */
-function vetSchema(db: DatabaseSync): boolean {
+/** Returns whether the optional images table is present, and how to name each table's rowid. */
+function vetSchema(db: DatabaseSync): { hasImages: boolean; rowids: RowidColumns } {
   const objects = db.prepare("SELECT type, name, tbl_name, sql FROM sqlite_schema").all() as {
     type: string;
     name: string;
@@ -90,6 +97,7 @@ function vetSchema(db: DatabaseSync): boolean {
     );
   }
   let hasImages = false;
+  const rowids: Partial<Record<ImportTable, string>> = {};
   for (const table of Object.keys(IMPORT_COLUMNS) as ImportTable[]) {
     const found = objects.find((o) => o.name.toLowerCase() === table && o.type !== "index");
     if (!found) {
@@ -105,9 +113,18 @@ function vetSchema(db: DatabaseSync): boolean {
     for (const column of IMPORT_COLUMNS[table]) {
       if (!columns.has(column)) throw importFailed(`${table}: column ${column} is missing.`);
     }
+    // Rows are read in batches by rowid, under a name no column takes.
+    const rowid = ["rowid", "_rowid_", "oid"].find((name) => !columns.has(name));
+    if (!rowid) throw importFailed(`${table}: has columns named rowid, _rowid_ and oid.`);
+    try {
+      db.prepare(`SELECT ${rowid} FROM ${table} LIMIT 0`);
+    } catch {
+      throw importFailed(`${table}: is a WITHOUT ROWID table; import files use ordinary tables.`);
+    }
+    rowids[table] = rowid;
     if (table === "images") hasImages = true;
   }
-  return hasImages;
+  return { hasImages, rowids: rowids as Required<typeof rowids> };
 }
 
 function sqliteReason(err: unknown): string {

@@ -11,7 +11,7 @@ import type { Context } from "hono";
 import { ApiHttpError, badRequest, tooLarge, unsupported } from "../errors.ts";
 import { newId } from "../../shared/ids.ts";
 import { collectChunks } from "../../shared/collect_chunks.ts";
-import { hasControlChars } from "../../shared/schemas/common.ts";
+import { nameProblem } from "../../shared/schemas/common.ts";
 
 export interface ReceivedFile {
   /** Temp file under the tmp dir; remove it with discard() unless renamed into place. */
@@ -40,10 +40,10 @@ export interface ReceiveOptions {
 /** Multipart overhead allowed beyond maxBytes before a declared Content-Length is refused outright. */
 const OVERHEAD = 64 * 1024;
 
-/** The base name of a client-supplied file name; refuses names that are empty or carry control characters. */
+/** The base name of a client-supplied file name; refuses names that are empty or not readable text (nameProblem). */
 export function baseName(raw: string): string {
   const name = raw.split(/[\\/]/).pop()!.trim();
-  if (!name || name === "." || name === ".." || hasControlChars(name) || name.length > 255) {
+  if (!name || name === "." || name === ".." || nameProblem(name) !== null || name.length > 255) {
     throw badRequest("file: the file name is empty or not allowed.");
   }
   return name;
@@ -72,8 +72,9 @@ export async function receiveUpload(c: Context, opts: ReceiveOptions): Promise<R
     bb = Busboy({
       headers: { "content-type": type },
       defParamCharset: "utf8", // browsers and the shared client send file names as UTF-8
-      // busboy reports "limit" on reaching fileSize, so a file of exactly maxBytes needs one more byte of room.
-      limits: { files: 1, fileSize: opts.maxBytes + 1, fields: 20, fieldSize: 4096, parts: 40, headerPairs: 100 },
+      // busboy reports "limit" on reaching fileSize, so a file of exactly maxBytes needs one more byte of room;
+      // "partsLimit" likewise on reaching parts: 41 lets 40 parts through.
+      limits: { files: 1, fileSize: opts.maxBytes + 1, fields: 20, fieldSize: 4096, parts: 41, headerPairs: 100 },
     });
   } catch {
     throw badRequest("The multipart body is malformed (missing boundary).");
@@ -147,6 +148,7 @@ export async function receiveUpload(c: Context, opts: ReceiveOptions): Promise<R
       });
     });
     bb.on("filesLimit", () => fail(badRequest("Send exactly one file per request.")));
+    bb.on("partsLimit", () => fail(badRequest("The multipart body has too many parts (at most 40).")));
     bb.on("error", () => fail(badRequest("The multipart body is malformed or truncated.")));
     bb.on("close", () => {
       if (!fileSeen) return fail(badRequest(`The multipart field '${field}' is missing.`));

@@ -4,15 +4,19 @@ import { SQLITE_MAGIC, TREATMENT_IMPORT_EXTENSION } from "../../shared/schemas/t
 import type { AppContext, AppEnv } from "../context.ts";
 import { notFound, unsupported } from "../errors.ts";
 import { importFailed } from "../import/open_import_file.ts";
-import { readImportFile } from "../import/read_import_file.ts";
+import { readImportFileOffThread } from "../import/read_off_thread.ts";
 import { discard, receiveUpload } from "../lib/upload.ts";
+import { collectChunks } from "../../shared/collect_chunks.ts";
 import { paramsOf } from "../route_table.ts";
 
 export function treatmentsRoutes(ctx: AppContext) {
   const { treatments } = ctx.stores;
   return new Hono<AppEnv>()
     .get("/", async (c) => {
-      return c.body(await treatments.listJson(), 200, { "Content-Type": "application/json; charset=UTF-8" });
+      // Streamed as the store reads it; the first chunk is read here, so a failure to start is still a 500.
+      const chunks = treatments.listJsonChunks()[Symbol.asyncIterator]();
+      const first = await chunks.next();
+      return c.body(streamOf(first, chunks, ctx.log), 200, { "Content-Type": "application/json; charset=UTF-8" });
     })
     .post("/import", async (c) => {
       const file = await receiveUpload(c, {
@@ -28,8 +32,8 @@ export function treatmentsRoutes(ctx: AppContext) {
         magicError: (name) => importFailed(`${name} is not an SQLite database.`),
       });
       try {
-        // The file is read and validated whole first; the import's name lookups and writes are one transaction.
-        const result = await treatments.import(readImportFile(file.path));
+        // The file is read and validated whole first (in a worker); then the store writes it, visible all at once.
+        const result = await treatments.import(await readImportFileOffThread(file.path));
         ctx.log(`Imported treatments from ${file.name}: ${result.created} created, ${result.updated} updated.`);
         return c.json(result);
       } finally {
@@ -42,4 +46,32 @@ export function treatmentsRoutes(ctx: AppContext) {
       if (!treatment) throw notFound(`No treatment with id ${id}.`);
       return c.json(treatment);
     });
+}
+
+/** A response body that pulls one chunk at a time from the iterator (its first result already read). */
+function streamOf(
+  first: IteratorResult<Uint8Array<ArrayBuffer>>,
+  rest: AsyncIterator<Uint8Array<ArrayBuffer>>,
+  log: (line: string) => void,
+): ReadableStream<Uint8Array<ArrayBuffer>> {
+  let next: IteratorResult<Uint8Array<ArrayBuffer>> | null = first;
+  return new ReadableStream({
+    async pull(controller) {
+      try {
+        const result = next ?? await rest.next();
+        next = null;
+        if (result.done) controller.close();
+        else {
+          controller.enqueue(result.value);
+          collectChunks(result.value.byteLength);
+        }
+      } catch (err) {
+        log(`ERROR streaming the treatment list: ${err instanceof Error ? err.stack ?? err.message : String(err)}`);
+        controller.error(err);
+      }
+    },
+    async cancel() {
+      await rest.return?.();
+    },
+  }, { highWaterMark: 0 });
 }

@@ -62,7 +62,9 @@ export async function addTreatments(stores: Stores, names: string[]): Promise<Re
 }
 
 export async function listTreatments(stores: Stores): Promise<Treatment[]> {
-  return JSON.parse(new TextDecoder().decode(await stores.treatments.listJson()));
+  const chunks: Uint8Array<ArrayBuffer>[] = [];
+  for await (const chunk of stores.treatments.listJsonChunks()) chunks.push(chunk);
+  return JSON.parse(new TextDecoder().decode(await new Blob(chunks).arrayBuffer()));
 }
 
 let firmwareCount = 0;

@@ -5,14 +5,14 @@ import { type Db, sql, transaction } from "./open.ts";
 import { promised } from "./promised.ts";
 import { nextRevision } from "./revisions.ts";
 import { createProductType, updateProductType } from "./product_types.ts";
-import { applyImport } from "./treatments.ts";
+import { writeTreatments } from "./treatments.ts";
 
 function seedDemo(db: Db, data: DemoData): void {
   const { deviceType, firmwareId } = data.defaultFirmware;
   sql(db, "UPDATE device_types SET default_firmware = ?, revision = ? WHERE name = ?")
     .run(firmwareId, nextRevision(db), deviceType);
 
-  applyImport(db, data.treatments);
+  writeTreatments(db, data.treatments);
   const treatmentIds = new Map<string, string>();
   for (const t of data.treatments) {
     const { id } = sql(db, "SELECT id FROM treatments WHERE name = ?").get(t.name) as { id: string };

@@ -6,7 +6,7 @@ import { firstPlaces, versionInfoJson } from "../rules/device_config.ts";
 import type { DeviceApiStore, FirmwareRef } from "../types/device_api.ts";
 import { type Db, snapshot, sql, transaction } from "./open.ts";
 import { promised } from "./promised.ts";
-import { treatmentFromRow, type TreatmentRow } from "./treatments.ts";
+import { TREATMENT_CONTENT_JOIN, TREATMENT_ROW_COLUMNS, treatmentFromRow, type TreatmentRow } from "./treatments.ts";
 
 /**
  * Records a device check-in in ONE statement: creates the device when unknown, else sets only
@@ -80,9 +80,9 @@ function deviceConfig(db: Db, deviceId: string, product: string): DeviceConfig |
       treatmentRows.push(
         ...sql(
           db,
-          `SELECT t.* FROM modules m
+          `SELECT ${TREATMENT_ROW_COLUMNS} FROM modules m
            JOIN module_treatments mt ON mt.module_id = m.id
-           JOIN treatments t ON t.id = mt.treatment_id
+           JOIN treatments t ON t.id = mt.treatment_id ${TREATMENT_CONTENT_JOIN}
            WHERE m.product_type_id = ?1
              AND (m.is_default = 1 OR EXISTS (SELECT 1 FROM device_modules dm WHERE dm.device_id = ?2 AND dm.module_id = m.id))
            ORDER BY m.position, m.id, mt.position`,
@@ -93,7 +93,8 @@ function deviceConfig(db: Db, deviceId: string, product: string): DeviceConfig |
   treatmentRows.push(
     ...sql(
       db,
-      `SELECT t.* FROM device_treatments dt JOIN treatments t ON t.id = dt.treatment_id
+      `SELECT ${TREATMENT_ROW_COLUMNS} FROM device_treatments dt
+       JOIN treatments t ON t.id = dt.treatment_id ${TREATMENT_CONTENT_JOIN}
        WHERE dt.device_id = ? ORDER BY dt.position`,
     ).all(deviceId) as unknown as TreatmentRow[],
   );

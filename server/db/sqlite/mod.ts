@@ -1,4 +1,8 @@
-/** The SQLite engine: one file, one synchronous connection; every store method runs to completion in one turn. */
+/**
+ * The SQLite engine: one file, one synchronous connection; every store method runs to completion in one turn, but two:
+ * a treatment import writes in several short transactions with turns between them (the publish is one), and the
+ * treatment list is read in chunks on a connection of its own (treatments.ts).
+ */
 import type { OpenStores } from "../stores.ts";
 import { sqliteDemo } from "./demo.ts";
 import { sqliteDeviceApi } from "./device_api.ts";
@@ -19,7 +23,7 @@ export function openSqliteStores(file: string): OpenStores {
     productTypes: sqliteProductTypes(db),
     deviceTypes: sqliteDeviceTypes(db),
     firmwares: sqliteFirmwares(db),
-    treatments: sqliteTreatments(db),
+    treatments: sqliteTreatments(db, file),
     operators: sqliteOperators(db),
     deviceApi: sqliteDeviceApi(db),
     demo: sqliteDemo(db),

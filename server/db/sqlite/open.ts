@@ -4,12 +4,39 @@ import { MIGRATIONS } from "./schema.ts";
 
 export type Db = DatabaseSync;
 
+/** The database and its -wal and -shm files hold password hashes: only the server's user may read them. */
+export const PRIVATE_FILE_MODE = 0o600;
+
+/**
+ * Makes the file 0600 before SQLite opens it, whatever the umask: a new one is created so (SQLite would make it 0644),
+ * an existing one is tightened. SQLite gives the -wal and -shm files it creates the database file's mode; ones left by
+ * an earlier run are tightened once the database is open.
+ */
+function makePrivate(file: string, create: boolean): void {
+  if (file === ":memory:" || Deno.build.os === "windows") return;
+  try {
+    // Only a file that does not exist yet is opened here: closing a descriptor of a database this process has open
+    // would drop SQLite's locks on it.
+    if (create) Deno.openSync(file, { write: true, createNew: true, mode: PRIVATE_FILE_MODE }).close();
+  } catch (err) {
+    if (!(err instanceof Deno.errors.AlreadyExists)) throw err;
+  }
+  try {
+    if ((Deno.statSync(file).mode! & 0o777) !== PRIVATE_FILE_MODE) Deno.chmodSync(file, PRIVATE_FILE_MODE);
+  } catch (err) {
+    // Gone, or another user's file (left as it is: docs/OPERATIONS.md, "File modes").
+    if (!(err instanceof Deno.errors.NotFound) && !(err instanceof Deno.errors.PermissionDenied)) throw err;
+  }
+}
+
 /** Opens (creating if needed) the console database: WAL, foreign keys, migrations applied. */
 export function openDatabase(file: string): Db {
+  makePrivate(file, true);
   const db = new DatabaseSync(file, { enableForeignKeyConstraints: true, timeout: 5000 });
   try {
     schemaVersion(db, file); // before anything writes to the file (even the WAL switch)
     db.exec("PRAGMA journal_mode = WAL");
+    for (const suffix of ["-wal", "-shm"]) makePrivate(file + suffix, false);
     db.exec("PRAGMA synchronous = NORMAL");
     db.exec("PRAGMA foreign_keys = ON");
     db.exec("PRAGMA busy_timeout = 5000");

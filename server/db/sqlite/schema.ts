@@ -182,4 +182,28 @@ export const MIGRATIONS: readonly string[] = [
       WHERE id = NEW.id;
   END;
   `,
+  // 6: treatment content in tables of its own (phases JSON, image bytes), so an import writes its bulk beforehand in
+  // short transactions and publishes with one short transaction that only links rows (content no treatment links to
+  // is removed after the import, or at start when a crash left it); the list's order as an index, so the list is
+  // read in order without sorting. The old columns treatments.phases and treatment_images.data are left empty.
+  `
+  CREATE TABLE treatment_phases (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,     -- never reused: a stale id can never name another import's row
+    json TEXT NOT NULL                        -- JSON Phase[] (validated on write)
+  );
+  INSERT INTO treatment_phases (id, json) SELECT rowid, phases FROM treatments;
+  ALTER TABLE treatments ADD COLUMN phases_id INTEGER REFERENCES treatment_phases(id);
+  UPDATE treatments SET phases_id = rowid, phases = '[]';
+  CREATE INDEX treatments_phases ON treatments(phases_id);
+  CREATE INDEX treatments_list_order ON treatments(name COLLATE NOCASE, name);
+
+  CREATE TABLE treatment_image_data (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    data BLOB NOT NULL
+  );
+  INSERT INTO treatment_image_data (id, data) SELECT rowid, data FROM treatment_images;
+  ALTER TABLE treatment_images ADD COLUMN data_id INTEGER REFERENCES treatment_image_data(id);
+  UPDATE treatment_images SET data_id = rowid, data = x'';
+  CREATE INDEX treatment_images_data ON treatment_images(data_id);
+  `,
 ];

@@ -5,8 +5,8 @@ export interface ImportedTreatment {
   name: string;
   category: string | null;
   use: string | null;
-  /** JSON text of its Phase[] (validated: stored as is). */
-  phasesJson: string;
+  /** JSON text of its Phase[] (validated: stored as is), or that text's UTF-8 bytes. */
+  phasesJson: string | Uint8Array;
   images: { mimeType: string; data: Uint8Array }[];
 }
 
@@ -22,13 +22,20 @@ export interface TreatmentImage {
 }
 
 export interface TreatmentStore {
-  /** The whole list ordered by name (case-insensitively) as UTF-8 JSON bytes. */
-  listJson(): Promise<Uint8Array<ArrayBuffer>>;
+  /**
+   * The whole list ordered by name (case-insensitively): the UTF-8 bytes of one JSON array, in chunks of a few hundred
+   * KB read as they are asked for, all from one snapshot. Memory does not grow with the catalogue; stopping early
+   * (return()) releases what the reading holds.
+   */
+  listJsonChunks(): AsyncIterable<Uint8Array<ArrayBuffer>>;
   get(id: string): Promise<Treatment | null>;
   image(id: string): Promise<TreatmentImage | null>;
   /**
-   * Writes validated treatments in one transaction: a name that exists is overwritten in place (same _id, createdAt
-   * kept, images replaced), others are inserted.
+   * Writes validated treatments, all visible at once: a name that exists is overwritten in place (same _id, createdAt
+   * kept, images replaced), others are inserted. However large the import, no single write holds the database for
+   * long: the content is written ahead in short steps and published in one short transaction.
    */
   import(treatments: readonly ImportedTreatment[]): Promise<ImportCounts>;
+  /** Removes content an interrupted import left behind (written ahead, never published); answers how many rows. */
+  sweep(): Promise<number>;
 }

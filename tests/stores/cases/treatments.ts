@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import type { ImportedTreatment } from "../../../server/db/stores.ts";
+import type { Treatment } from "../../../shared/schemas/treatment.ts";
 import { type ConformanceOptions, listTreatments, storeTest, tick } from "../fixtures.ts";
 
 const PNG = (n: number) => new Uint8Array([0x89, 0x50, 0x4e, 0x47, n]);
@@ -63,6 +64,107 @@ export function treatmentCases(engine: string, options: ConformanceOptions) {
       assert.deepEqual(await treatments.image(after.images[0]), { mimeType: "image/png", data: PNG(3) });
       assert.deepEqual(await treatments.get(alpha._id), alpha);
       assert.deepEqual((await listTreatments(stores)).map((x) => x.name), ["Alpha", "beta", "gamma"]);
+    });
+  });
+
+  storeTest(engine, options, "treatments: the list streams in chunks, all from one snapshot", async (stores, t) => {
+    const { treatments } = stores;
+    // About 2 KB of phases each: 300 treatments make several chunks.
+    const phases = (duration: number) =>
+      JSON.stringify(Array.from({ length: 16 }, (_, i) => ({
+        duration: duration + i,
+        channels: [{ current: 1.5, frequency: 50, polarity: "biphasic", riseTime: 1, holdTime: 2, fallTime: 3 }],
+      })));
+    const names = Array.from({ length: 300 }, (_, i) => `${i % 2 ? "t" : "T"}reatment ${String(299 - i).padStart(3)}`);
+    await treatments.import(names.map((name) => treatment(name, { phasesJson: phases(1) })));
+    const readAll = async (chunks: AsyncIterator<Uint8Array>) => {
+      const parts: Uint8Array[] = [];
+      for (let r = await chunks.next(); !r.done; r = await chunks.next()) parts.push(r.value);
+      return parts;
+    };
+    const text = (parts: Uint8Array[]) => {
+      const all = new Uint8Array(parts.reduce((n, p) => n + p.byteLength, 0));
+      let at = 0;
+      for (const p of parts) all.set(p, at), at += p.byteLength;
+      return new TextDecoder().decode(all);
+    };
+
+    await t.step(
+      "the chunks join into the list: name order ignoring case, each treatment as GET answers it",
+      async () => {
+        const parts = await readAll(treatments.listJsonChunks()[Symbol.asyncIterator]());
+        assert.ok(parts.length > 1, `${parts.length} chunk(s)`);
+        const body = text(parts);
+        const list = JSON.parse(body) as Treatment[];
+        assert.deepEqual(
+          list.map((x) => x.name),
+          [...names].sort((a, b) => a.toLowerCase() < b.toLowerCase() ? -1 : 1),
+        );
+        const expected = await Promise.all(list.map((x) => treatments.get(x._id)));
+        assert.equal(body, JSON.stringify(expected));
+      },
+    );
+
+    await t.step("an import while the list is read does not show in it", async () => {
+      const before = await listTreatments(stores);
+      const chunks = treatments.listJsonChunks()[Symbol.asyncIterator]();
+      const first = await chunks.next();
+      assert.ok(!first.done);
+      await treatments.import([
+        ...names.map((name) => treatment(name, { phasesJson: "[]", use: "changed" })),
+        treatment("A new one"),
+      ]);
+      const body = text([first.value, ...await readAll(chunks)]);
+      assert.deepEqual(JSON.parse(body), before);
+      const after = await listTreatments(stores);
+      assert.equal(after.length, 301);
+      assert.ok(after.every((x) => x.name === "A new one" || (x.use === "changed" && x.phases.length === 0)));
+    });
+
+    await t.step("a reader that stops early leaves the store working", async () => {
+      const chunks = treatments.listJsonChunks()[Symbol.asyncIterator]();
+      await chunks.next();
+      await chunks.return?.();
+      await treatments.import([treatment("After a stop")]);
+      assert.equal((await listTreatments(stores)).length, 302);
+    });
+  });
+
+  storeTest(engine, options, "treatments: imports leave no content behind, concurrent or failed", async (stores, t) => {
+    const { treatments } = stores;
+    const withImage = (name: string, n: number) =>
+      treatment(name, {
+        phasesJson: `[{"duration":${n},"channels":[]}]`,
+        images: [{ mimeType: "image/png", data: PNG(n) }],
+      });
+
+    await t.step("two imports of the same names at once: each treatment ends as one of them wrote it", async () => {
+      const names = Array.from({ length: 50 }, (_, i) => `same ${i}`);
+      const [a, b] = await Promise.all([
+        treatments.import(names.map((name) => withImage(name, 1))),
+        treatments.import(names.map((name) => withImage(name, 2))),
+      ]);
+      assert.equal(a.imported + b.imported, 100);
+      assert.equal(a.created + b.created, 50);
+      const list = await listTreatments(stores);
+      assert.equal(list.length, 50);
+      for (const x of list) {
+        const n = x.phases[0].duration;
+        assert.ok(n === 1 || n === 2);
+        assert.deepEqual(await treatments.image(x.images[0]), { mimeType: "image/png", data: PNG(n) });
+      }
+      assert.equal(await treatments.sweep(), 0);
+    });
+
+    await t.step("an import that fails half way changes nothing and leaves nothing behind", async () => {
+      const before = await listTreatments(stores);
+      const broken = {
+        ...withImage("broken", 3),
+        images: [{ mimeType: "image/png", data: null as unknown as Uint8Array }],
+      };
+      await assert.rejects(treatments.import([withImage("fine", 3), withImage("same 1", 3), broken]));
+      assert.deepEqual(await listTreatments(stores), before);
+      assert.equal(await treatments.sweep(), 0);
     });
   });
 }
