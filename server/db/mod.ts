@@ -20,3 +20,5 @@ export function openStores(config: StoresConfig): Promise<OpenStores> {
 
 export { NewerSchemaError } from "./errors.ts";
 export type { OpenStores, Stores } from "./stores.ts";
+
+export { type DatabaseSnapshot, type FirmwareRow, snapshotDatabase } from "./sqlite/snapshot.ts";
