@@ -182,4 +182,6 @@ export const MIGRATIONS: readonly string[] = [
       WHERE id = NEW.id;
   END;
   `,
+  // 6: firmwares by content, so an upload finds the bytes already stored under another name (its duplicateOf)
+  `CREATE INDEX firmwares_sha256 ON firmwares(sha256);`,
 ];

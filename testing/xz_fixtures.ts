@@ -1,0 +1,225 @@
+/**
+ * xz streams built here, without the `xz` tool: one block of stored (uncompressed) LZMA2 chunks with a real
+ * integrity check, index and footer, per the .xz file format. Fast to make at any size (a GiB in seconds), and
+ * exact to break: the broken variants below are what the upload check must refuse.
+ */
+import { createHash } from "node:crypto";
+import { crc32 } from "node:zlib";
+
+export type XzCheck = "none" | "crc32" | "crc64" | "sha256";
+
+const CHECK_ID: Record<XzCheck, number> = { none: 0, crc32: 1, crc64: 4, sha256: 10 };
+const CHECK_SIZE: Record<XzCheck, number> = { none: 0, crc32: 4, crc64: 8, sha256: 32 };
+const MAGIC = [0xfd, 0x37, 0x7a, 0x58, 0x5a, 0x00];
+const FOOTER_MAGIC = [0x59, 0x5a];
+/** LZMA2 stores at most 64 KiB per uncompressed chunk. */
+const STORED_CHUNK = 1 << 16;
+
+const u32le = (n: number) => [n & 0xff, (n >>> 8) & 0xff, (n >>> 16) & 0xff, (n >>> 24) & 0xff];
+
+function varint(n: number): number[] {
+  const out: number[] = [];
+  while (n >= 0x80) {
+    out.push((n % 0x80) | 0x80);
+    n = Math.floor(n / 0x80);
+  }
+  out.push(n);
+  return out;
+}
+
+const pad4 = (n: number) => new Array((4 - (n % 4)) % 4).fill(0);
+
+/** CRC-64/XZ (ECMA-182, reflected), on two 32-bit halves. */
+const CRC64_TABLE = (() => {
+  const lo = new Uint32Array(256), hi = new Uint32Array(256);
+  for (let i = 0; i < 256; i++) {
+    let l = i, h = 0;
+    for (let k = 0; k < 8; k++) {
+      const bit = l & 1;
+      l = ((l >>> 1) | ((h & 1) << 31)) >>> 0;
+      h = h >>> 1;
+      if (bit) {
+        l = (l ^ 0xd7870f42) >>> 0;
+        h = (h ^ 0xc96c5795) >>> 0;
+      }
+    }
+    lo[i] = l;
+    hi[i] = h;
+  }
+  return { lo, hi };
+})();
+
+function crc64() {
+  let l = 0xffffffff, h = 0xffffffff;
+  return {
+    update(bytes: Uint8Array) {
+      const { lo, hi } = CRC64_TABLE;
+      for (let i = 0; i < bytes.length; i++) {
+        const t = (l ^ bytes[i]) & 0xff;
+        l = (((l >>> 8) | ((h & 0xff) << 24)) ^ lo[t]) >>> 0;
+        h = ((h >>> 8) ^ hi[t]) >>> 0;
+      }
+    },
+    digest: () => new Uint8Array([...u32le(~l >>> 0), ...u32le(~h >>> 0)]),
+  };
+}
+
+function checker(check: XzCheck) {
+  if (check === "none") return { update: (_: Uint8Array) => {}, digest: () => new Uint8Array(0) };
+  if (check === "crc64") return crc64();
+  if (check === "sha256") {
+    const h = createHash("sha256");
+    return { update: (b: Uint8Array) => void h.update(b), digest: () => new Uint8Array(h.digest()) };
+  }
+  let c = 0;
+  return { update: (b: Uint8Array) => void (c = crc32(b, c)), digest: () => new Uint8Array(u32le(c)) };
+}
+
+function streamFlags(check: XzCheck) {
+  return [0x00, CHECK_ID[check]];
+}
+
+function streamHeader(check: XzCheck): Uint8Array {
+  const flags = streamFlags(check);
+  return new Uint8Array([...MAGIC, ...flags, ...u32le(crc32(new Uint8Array(flags)))]);
+}
+
+/** Block header: no sizes, one filter (LZMA2, 8 MiB dictionary), padded, CRC32. */
+function blockHeader(): Uint8Array {
+  const body = [0x00, 0x21, 0x01, 0x16];
+  const size = 1 + body.length + 4;
+  const padded = [Math.ceil(size / 4) - 1, ...body];
+  padded.push(...pad4(padded.length + 4));
+  return new Uint8Array([...padded, ...u32le(crc32(new Uint8Array(padded)))]);
+}
+
+function indexAndFooter(check: XzCheck, records: [number, number][]): Uint8Array {
+  const index = [0x00, ...varint(records.length)];
+  for (const [unpadded, uncompressed] of records) index.push(...varint(unpadded), ...varint(uncompressed));
+  index.push(...pad4(index.length));
+  index.push(...u32le(crc32(new Uint8Array(index))));
+  const tail = [...u32le(index.length / 4 - 1), ...streamFlags(check)];
+  return new Uint8Array([...index, ...u32le(crc32(new Uint8Array(tail))), ...tail, ...FOOTER_MAGIC]);
+}
+
+/**
+ * A complete xz stream of `content` (given in pieces, so a GiB never sits in memory), in pieces: one block of stored
+ * LZMA2 chunks with the chosen integrity check. No blocks at all when the content is empty (what `xz` makes of
+ * empty input).
+ */
+export async function* xzStreamOf(
+  content: AsyncIterable<Uint8Array> | Iterable<Uint8Array>,
+  check: XzCheck = "crc64",
+): AsyncGenerator<Uint8Array> {
+  yield streamHeader(check);
+  const header = blockHeader();
+  const sum = checker(check);
+  let stored = 0, compressed = 0, first = true;
+  for await (const piece of content) {
+    for (let off = 0; off < piece.length; off += STORED_CHUNK) {
+      const part = piece.subarray(off, Math.min(piece.length, off + STORED_CHUNK));
+      if (first) yield header;
+      // 0x01: stored chunk resetting the dictionary (the first), 0x02: stored chunk without reset.
+      const n = part.length - 1;
+      yield new Uint8Array([first ? 0x01 : 0x02, n >>> 8, n & 0xff]);
+      yield part;
+      sum.update(part);
+      first = false;
+      stored += part.length;
+      compressed += 3 + part.length;
+    }
+  }
+  if (first) {
+    yield indexAndFooter(check, []);
+    return;
+  }
+  compressed += 1; // the LZMA2 end marker
+  yield new Uint8Array([0x00, ...pad4(header.length + compressed)]);
+  yield sum.digest();
+  yield indexAndFooter(check, [[header.length + compressed + CHECK_SIZE[check], stored]]);
+}
+
+/** The xz stream of `content` as one array (small contents: tests). */
+export async function xzBytes(content: Uint8Array | string, check: XzCheck = "crc64"): Promise<Uint8Array> {
+  const bytes = typeof content === "string" ? new TextEncoder().encode(content) : content;
+  const parts: Uint8Array[] = [];
+  for await (const part of xzStreamOf([bytes], check)) parts.push(part);
+  return concat(parts);
+}
+
+/**
+ * Writes a valid xz file of about `fileBytes` bytes (never less than an empty stream) whose content is pseudo-random
+ * bytes: `xz` could not shrink it either. Streamed to disk; answers the file's exact size.
+ */
+export async function writeXzFile(path: string, fileBytes: number, check: XzCheck = "crc32"): Promise<number> {
+  // Overhead: 12 header + 12 block header + 3 per 64 KiB chunk + end, padding, check, index and footer.
+  const chunks = Math.ceil(fileBytes / (STORED_CHUNK + 3));
+  const contentBytes = Math.max(0, fileBytes - 12 - 12 - 3 * chunks - 1 - 3 - CHECK_SIZE[check] - 12 - 12);
+  const piece = new Uint8Array(1 << 20);
+  let x = 0x9e3779b9;
+  const fill = (n: number) => {
+    const words = new Uint32Array(piece.buffer, 0, Math.ceil(n / 4));
+    for (let i = 0; i < words.length; i++) {
+      x ^= x << 13;
+      x ^= x >>> 17;
+      x ^= x << 5;
+      words[i] = x;
+    }
+    return piece.subarray(0, n);
+  };
+  async function* content() {
+    for (let done = 0; done < contentBytes; done += piece.length) {
+      yield fill(Math.min(piece.length, contentBytes - done));
+    }
+  }
+  using file = await Deno.open(path, { write: true, create: true, truncate: true });
+  let size = 0;
+  for await (const part of xzStreamOf(content(), check)) {
+    for (let off = 0; off < part.length;) off += await file.write(part.subarray(off));
+    size += part.length;
+  }
+  return size;
+}
+
+export function concat(parts: readonly Uint8Array[]): Uint8Array {
+  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
+  let off = 0;
+  for (const p of parts) {
+    out.set(p, off);
+    off += p.length;
+  }
+  return out;
+}
+
+/** Broken variants of a valid stream, each of which `xz -t` refuses. */
+export const brokenXz = {
+  /** The stream cut in the middle: no index, no footer. */
+  truncated: (xz: Uint8Array) => xz.slice(0, Math.floor(xz.length / 2)),
+  /** One byte of the block's data flipped: the data still decodes, the block's integrity check fails. */
+  flippedMidBlock: (xz: Uint8Array) => {
+    const out = xz.slice();
+    out[Math.floor(xz.length / 2)] ^= 0x55;
+    return out;
+  },
+  /** The footer's magic bytes ("YZ") changed. */
+  badFooter: (xz: Uint8Array) => {
+    const out = xz.slice();
+    out[out.length - 1] ^= 0xff;
+    return out;
+  },
+  /** The whole stream, then bytes that are neither padding nor another stream. */
+  trailingGarbage: (xz: Uint8Array, garbage = "trailing bytes") => concat([xz, new TextEncoder().encode(garbage)]),
+  /** The six magic bytes, then random bytes: starts like an xz file and is not one. */
+  magicThenRandom: (n: number, seed = 1) => {
+    const out = new Uint8Array(MAGIC.length + n);
+    out.set(MAGIC);
+    let x = seed >>> 0 || 1;
+    for (let i = MAGIC.length; i < out.length; i++) {
+      x ^= x << 13;
+      x ^= x >>> 17;
+      x ^= x << 5;
+      out[i] = x & 0xff;
+    }
+    return out;
+  },
+};
