@@ -147,38 +147,64 @@ export async function xzBytes(content: Uint8Array | string, check: XzCheck = "cr
   return concat(parts);
 }
 
-/**
- * Writes a valid xz file of about `fileBytes` bytes (never less than an empty stream) whose content is pseudo-random
- * bytes: `xz` could not shrink it either. Streamed to disk; answers the file's exact size.
- */
-export async function writeXzFile(path: string, fileBytes: number, check: XzCheck = "crc32"): Promise<number> {
-  // Overhead: 12 header + 12 block header + 3 per 64 KiB chunk + end, padding, check, index and footer.
-  const chunks = Math.ceil(fileBytes / (STORED_CHUNK + 3));
-  const contentBytes = Math.max(0, fileBytes - 12 - 12 - 3 * chunks - 1 - 3 - CHECK_SIZE[check] - 12 - 12);
-  const piece = new Uint8Array(1 << 20);
-  let x = 0x9e3779b9;
-  const fill = (n: number) => {
-    const words = new Uint32Array(piece.buffer, 0, Math.ceil(n / 4));
+/** The exact size of the stream xzStreamOf makes of `contentBytes` bytes. */
+export function storedXzSize(contentBytes: number, check: XzCheck = "crc64"): number {
+  if (contentBytes === 0) return 32;
+  const compressed = 3 * Math.ceil(contentBytes / STORED_CHUNK) + contentBytes + 1;
+  const unpadded = 12 + compressed + CHECK_SIZE[check];
+  const index = 2 + varint(unpadded).length + varint(contentBytes).length;
+  return 12 + 12 + compressed + pad4(compressed).length + CHECK_SIZE[check] + index + pad4(index).length + 4 + 12;
+}
+
+/** The content length whose stream is exactly `total` bytes (xz streams are whole 4-byte units). */
+export function contentForSize(total: number, check: XzCheck = "crc64"): number {
+  if (total % 4 !== 0 || total < 32) throw new Error(`no xz stream is ${total} bytes long`);
+  const estimate = Math.max(0, total - 3 * Math.ceil(total / STORED_CHUNK) - 40 - CHECK_SIZE[check]);
+  for (let c = estimate + 8; c >= 0 && c >= estimate - 64; c--) if (storedXzSize(c, check) === total) return c;
+  if (total === 32) return 0;
+  throw new Error(`no stored xz stream of ${total} bytes`);
+}
+
+/** Deterministic filler bytes in pieces of at most 1 MiB, `n` in all (a fresh array each: callers may keep them). */
+export function* filler(n: number, seed = 0x9e3779b9): Generator<Uint8Array> {
+  let x = seed >>> 0 || 1;
+  for (let done = 0; done < n;) {
+    const size = Math.min(1 << 20, n - done);
+    const words = new Uint32Array(Math.ceil(size / 4));
     for (let i = 0; i < words.length; i++) {
       x ^= x << 13;
       x ^= x >>> 17;
       x ^= x << 5;
       words[i] = x;
     }
-    return piece.subarray(0, n);
-  };
-  async function* content() {
-    for (let done = 0; done < contentBytes; done += piece.length) {
-      yield fill(Math.min(piece.length, contentBytes - done));
-    }
+    yield new Uint8Array(words.buffer, 0, size);
+    done += size;
   }
+}
+
+/** A valid xz stream of exactly `total` bytes (a multiple of 4), made in pieces: never held whole. */
+export function xzStreamOfSize(total: number, check: XzCheck = "crc32", seed?: number): AsyncGenerator<Uint8Array> {
+  return xzStreamOf(filler(contentForSize(total, check), seed), check);
+}
+
+/** A valid xz stream of exactly `total` bytes (a multiple of 4) in one array. */
+export async function xzOfSize(total: number, check: XzCheck = "crc32", seed?: number): Promise<Uint8Array> {
+  const parts: Uint8Array[] = [];
+  for await (const part of xzStreamOfSize(total, check, seed)) parts.push(part);
+  return concat(parts);
+}
+
+/**
+ * Writes a valid xz file of `fileBytes` (rounded up to a multiple of 4) whose content is pseudo-random: `xz` could
+ * not shrink it either. Streamed to disk in seconds even for a GiB; answers the file's exact size.
+ */
+export async function writeXzFile(path: string, fileBytes: number, check: XzCheck = "crc32"): Promise<number> {
+  const total = Math.max(32, Math.ceil(fileBytes / 4) * 4);
   using file = await Deno.open(path, { write: true, create: true, truncate: true });
-  let size = 0;
-  for await (const part of xzStreamOf(content(), check)) {
+  for await (const part of xzStreamOfSize(total, check)) {
     for (let off = 0; off < part.length;) off += await file.write(part.subarray(off));
-    size += part.length;
   }
-  return size;
+  return total;
 }
 
 export function concat(parts: readonly Uint8Array[]): Uint8Array {

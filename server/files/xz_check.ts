@@ -107,7 +107,7 @@ export function startXzCheck(): StreamCheck {
   return {
     refused,
     write(chunk) {
-      if (closed || exited) return Promise.resolve();
+      if (closed || exited) return null;
       if (headBytes < HEAD) {
         const part = chunk.subarray(0, HEAD - headBytes);
         head.set(part, headBytes);
@@ -116,7 +116,7 @@ export function startXzCheck(): StreamCheck {
       inFlight += chunk.length;
       // A failed write means xz has exited: its exit status and message give the verdict.
       const written = writer.write(chunk).catch(() => {}).then(() => void (inFlight -= chunk.length));
-      return inFlight > WINDOW ? written : Promise.resolve();
+      return inFlight > WINDOW ? written : null;
     },
     async finish() {
       if (!closed) {

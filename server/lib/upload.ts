@@ -149,10 +149,10 @@ export async function receiveUpload(c: Context, opts: ReceiveOptions): Promise<R
         hash.update(chunk);
         // Synchronous writes of stream-sized chunks: simple backpressure, and fast into the page cache.
         for (let off = 0; off < chunk.length;) off += out.writeSync(chunk.subarray(off));
-        if (check) {
-          const taken = check.write(chunk);
+        const wait = check?.write(chunk);
+        if (wait) {
           stream.pause();
-          taken.then(() => stream.resume());
+          wait.then(() => stream.resume());
         }
       });
       stream.on("error", (err: unknown) => stop(err));

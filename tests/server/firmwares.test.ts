@@ -3,6 +3,7 @@ import { createHash } from "node:crypto";
 import { type ApiClient, ApiError, DeviceClient, type UploadSource } from "../../shared/client.ts";
 import { XZ_MAGIC } from "../../shared/schemas/firmware.ts";
 import { fileSource, makeXzFile } from "../../testing/files.ts";
+import { xzOfSize, xzStreamOfSize } from "../../testing/xz_fixtures.ts";
 import { rejects } from "../helpers/assert.ts";
 import { multipart } from "../helpers/hostile.ts";
 import { DEVICE_API_KEY, listFiles, startServer, type TestServer } from "../../testing/server.ts";
@@ -20,12 +21,8 @@ function bytesSource(name: string, bytes: Uint8Array): UploadSource {
   return { name, size: bytes.byteLength, stream: () => ReadableStream.from([bytes]) };
 }
 
-/** Bytes that start with the xz magic, then `n` filler bytes. */
-function xzLike(n: number, fill = 7): Uint8Array {
-  const out = new Uint8Array(XZ_MAGIC.length + n).fill(fill);
-  out.set(XZ_HEAD);
-  return out;
-}
+/** A valid xz file of the xz magic and then `n` bytes, rounded up to whole 4-byte units as xz streams are. */
+const xzLike = (n: number) => xzOfSize(Math.ceil((XZ_MAGIC.length + n) / 4) * 4);
 
 async function postRaw(srv: TestServer, token: string, body: BodyInit, contentType?: string) {
   const headers: Record<string, string> = {};
@@ -98,13 +95,13 @@ Deno.test("firmware upload, list, download and delete", async (t) => {
 
   await t.step("409 for a name already uploaded", async () => {
     const before = await snapshot(srv, api);
-    await rejects(api.uploadFirmware(bytesSource("first.xz", xzLike(100))), 409, /first\.xz/);
+    await rejects(api.uploadFirmware(bytesSource("first.xz", await xzLike(100))), 409, /first\.xz/);
     // Names are compared exactly: the same name in another case is a different firmware file.
     await assertUnchanged(srv, api, before);
   });
 
   await t.step("two concurrent uploads of one new name: one 201, one 409, one file", async () => {
-    const big = xzLike(4 * 1024 * 1024);
+    const big = await xzLike(4 * 1024 * 1024);
     const results = await Promise.allSettled([
       api.uploadFirmware(bytesSource("race.xz", big)),
       api.uploadFirmware(bytesSource("race.xz", big)),
@@ -124,7 +121,7 @@ Deno.test("firmware upload, list, download and delete", async (t) => {
     const before = await snapshot(srv, api);
     const b = "test-boundary-123";
     const type = `multipart/form-data; boundary=${b}`;
-    const body = xzLike(1000);
+    const body = await xzLike(1000);
     const cases: [string, BodyInit, string][] = [
       ["no file at all", multipart(b, [{ name: "note", data: "hello" }]), type],
       ["file under another field", multipart(b, [{ name: "upload", filename: "x.xz", data: body }]), type],
@@ -159,7 +156,7 @@ Deno.test("firmware upload, list, download and delete", async (t) => {
     await new Promise((r) => setTimeout(r, 150)); // request lines are written in batches within 50 ms
     const postsBefore = posts();
     const b = "drop-boundary";
-    const part = multipart(b, [{ name: "file", filename: "dropped.xz", data: xzLike(2_000_000) }]);
+    const part = multipart(b, [{ name: "file", filename: "dropped.xz", data: await xzLike(2_000_000) }]);
     const conn = await Deno.connect({ hostname: new URL(srv.url).hostname, port: Number(new URL(srv.url).port) });
     const head = `POST /api/v1/device_firmwares HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${api.token}\r\n` +
       `Content-Type: multipart/form-data; boundary=${b}\r\nContent-Length: ${part.byteLength}\r\n\r\n`;
@@ -174,11 +171,11 @@ Deno.test("firmware upload, list, download and delete", async (t) => {
 
   await t.step("a client name with path separators is stored as its base name, inside firmwares/", async () => {
     const outside = await listFiles(srv.dataDir);
-    const a = await api.uploadFirmware(bytesSource("../../escape.xz", xzLike(10)));
+    const a = await api.uploadFirmware(bytesSource("../../escape.xz", await xzLike(100)));
     assert.equal(a.name, "escape.xz");
-    const b = await api.uploadFirmware(bytesSource("a\\b.xz", xzLike(10)));
+    const b = await api.uploadFirmware(bytesSource("a\\b.xz", await xzLike(100)));
     assert.equal(b.name, "b.xz");
-    const c = await api.uploadFirmware(bytesSource("/etc/passwd.xz", xzLike(10)));
+    const c = await api.uploadFirmware(bytesSource("/etc/passwd.xz", await xzLike(100)));
     assert.equal(c.name, "passwd.xz");
     const added = (await listFiles(srv.dataDir)).filter((f) => !outside.includes(f) && !/-(wal|shm)$/.test(f));
     assert.deepEqual(added.sort(), [a, b, c].map((f) => `firmwares/${f._id}.xz`).sort());
@@ -262,26 +259,30 @@ Deno.test("firmware size limit (MAX_FIRMWARE_BYTES) with and without Content-Len
   const api = await srv.login();
 
   await t.step("exactly the limit is accepted", async () => {
-    const fw = await api.uploadFirmware(bytesSource("at-limit.xz", xzLike(LIMIT - XZ_MAGIC.length)));
+    const fw = await api.uploadFirmware(bytesSource("at-limit.xz", await xzLike(LIMIT - XZ_MAGIC.length)));
     assert.equal(fw.size, LIMIT);
   });
 
   await t.step("413 one byte over, declared length within the multipart allowance", async () => {
     const before = await snapshot(srv, api);
-    await rejects(api.uploadFirmware(bytesSource("over.xz", xzLike(LIMIT - XZ_MAGIC.length + 1))), 413, /10000 bytes/);
+    await rejects(
+      api.uploadFirmware(bytesSource("over.xz", await xzLike(LIMIT - XZ_MAGIC.length + 1))),
+      413,
+      /10000 bytes/,
+    );
     await assertUnchanged(srv, api, before);
   });
 
   await t.step("413 refused upfront from a large declared Content-Length", async () => {
     const before = await snapshot(srv, api);
-    await rejects(api.uploadFirmware(bytesSource("huge.xz", xzLike(2_000_000))), 413, /MAX_FIRMWARE_BYTES/);
+    await rejects(api.uploadFirmware(bytesSource("huge.xz", await xzLike(2_000_000))), 413, /MAX_FIRMWARE_BYTES/);
     await assertUnchanged(srv, api, before);
   });
 
   await t.step("413 for a chunked body with no Content-Length", async () => {
     const before = await snapshot(srv, api);
     const boundary = "chunked-boundary";
-    const body = multipart(boundary, [{ name: "file", filename: "chunked.xz", data: xzLike(200_000) }]);
+    const body = multipart(boundary, [{ name: "file", filename: "chunked.xz", data: await xzLike(200_000) }]);
     const chunks = Array.from(
       { length: Math.ceil(body.byteLength / 8192) },
       (_, i) => body.subarray(i * 8192, (i + 1) * 8192),
@@ -303,22 +304,17 @@ Deno.test("firmware size limit (MAX_FIRMWARE_BYTES) with and without Content-Len
 /** Bytes streamed from a generator (never held whole), hashed locally on the way. */
 function generatedSource(name: string, size: number) {
   const hash = createHash("sha256");
-  const chunk = new Uint8Array(256 * 1024);
-  for (let i = 0; i < chunk.length; i++) chunk[i] = (i * 31 + 7) & 0xff;
   const source: UploadSource = {
     name,
     size,
     stream: () => {
-      let sent = 0;
+      const parts = xzStreamOfSize(size);
       return new ReadableStream<Uint8Array>({
-        pull(controller) {
-          if (sent >= size) return controller.close();
-          const n = Math.min(chunk.length, size - sent);
-          const out = chunk.slice(0, n);
-          if (sent === 0) out.set(XZ_HEAD);
-          sent += n;
-          hash.update(out);
-          controller.enqueue(out);
+        async pull(controller) {
+          const { value, done } = await parts.next();
+          if (done) return controller.close();
+          hash.update(value);
+          controller.enqueue(value);
         },
       });
     },
@@ -363,7 +359,7 @@ Deno.test("addFirmware (for the demo seed and scripts) follows the upload's rule
   for (const d of [paths.firmwares, paths.tmp]) await Deno.mkdir(d, { recursive: true });
   const stores = await openStores(storesConfig(paths));
   try {
-    const bytes = xzLike(500);
+    const bytes = await xzLike(500);
     const fw = await addFirmware(stores.firmwares, paths, "seed.xz", bytes);
     assert.deepEqual(fw, { ...fw, name: "seed.xz", size: bytes.byteLength, sha256: sha256(bytes) });
     assert.deepEqual(await Deno.readFile(`${paths.firmwares}/${fw._id}.xz`), bytes);
@@ -374,6 +370,7 @@ Deno.test("addFirmware (for the demo seed and scripts) follows the upload's rule
     await refused("seed.xz", bytes, 409);
     await refused("seed.bin", bytes, 415);
     await refused("plain.xz", new TextEncoder().encode("plain"), 415);
+    await refused("junk.xz", new Uint8Array([...XZ_MAGIC, 1, 2, 3, 4, 5, 6]), 422);
     assert.deepEqual(await stores.firmwares.list(), [fw]);
     assert.deepEqual(await listFiles(paths.firmwares), [`${fw._id}.xz`]);
     assert.deepEqual(await listFiles(paths.tmp), []);
