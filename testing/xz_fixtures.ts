@@ -102,49 +102,56 @@ function indexAndFooter(check: XzCheck, records: [number, number][]): Uint8Array
   return new Uint8Array([...index, ...u32le(crc32(new Uint8Array(tail))), ...tail, ...FOOTER_MAGIC]);
 }
 
-/**
- * A complete xz stream of `content` (given in pieces, so a GiB never sits in memory), in pieces: one block of stored
- * LZMA2 chunks with the chosen integrity check. No blocks at all when the content is empty (what `xz` makes of
- * empty input).
- */
+/** The pieces of one xz stream, fed the content in pieces: one block of stored LZMA2 chunks, none when empty. */
+function storedXzEncoder(check: XzCheck) {
+  const header = blockHeader();
+  const sum = checker(check);
+  let stored = 0, compressed = 0, first = true;
+  return {
+    start: () => [streamHeader(check)],
+    push(piece: Uint8Array): Uint8Array[] {
+      const out: Uint8Array[] = [];
+      for (let off = 0; off < piece.length; off += STORED_CHUNK) {
+        const part = piece.subarray(off, Math.min(piece.length, off + STORED_CHUNK));
+        if (first) out.push(header);
+        // 0x01: stored chunk resetting the dictionary (the first), 0x02: stored chunk without reset.
+        const n = part.length - 1;
+        out.push(new Uint8Array([first ? 0x01 : 0x02, n >>> 8, n & 0xff]), part);
+        sum.update(part);
+        first = false;
+        stored += part.length;
+        compressed += 3 + part.length;
+      }
+      return out;
+    },
+    end(): Uint8Array[] {
+      if (first) return [indexAndFooter(check, [])];
+      compressed += 1; // the LZMA2 end marker
+      return [
+        new Uint8Array([0x00, ...pad4(header.length + compressed)]),
+        sum.digest(),
+        indexAndFooter(check, [[header.length + compressed + CHECK_SIZE[check], stored]]),
+      ];
+    },
+  };
+}
+
+/** A complete xz stream of `content` (given in pieces, so a GiB never sits in memory), in pieces. */
 export async function* xzStreamOf(
   content: AsyncIterable<Uint8Array> | Iterable<Uint8Array>,
   check: XzCheck = "crc64",
 ): AsyncGenerator<Uint8Array> {
-  yield streamHeader(check);
-  const header = blockHeader();
-  const sum = checker(check);
-  let stored = 0, compressed = 0, first = true;
-  for await (const piece of content) {
-    for (let off = 0; off < piece.length; off += STORED_CHUNK) {
-      const part = piece.subarray(off, Math.min(piece.length, off + STORED_CHUNK));
-      if (first) yield header;
-      // 0x01: stored chunk resetting the dictionary (the first), 0x02: stored chunk without reset.
-      const n = part.length - 1;
-      yield new Uint8Array([first ? 0x01 : 0x02, n >>> 8, n & 0xff]);
-      yield part;
-      sum.update(part);
-      first = false;
-      stored += part.length;
-      compressed += 3 + part.length;
-    }
-  }
-  if (first) {
-    yield indexAndFooter(check, []);
-    return;
-  }
-  compressed += 1; // the LZMA2 end marker
-  yield new Uint8Array([0x00, ...pad4(header.length + compressed)]);
-  yield sum.digest();
-  yield indexAndFooter(check, [[header.length + compressed + CHECK_SIZE[check], stored]]);
+  const enc = storedXzEncoder(check);
+  yield* enc.start();
+  for await (const piece of content) yield* enc.push(piece);
+  yield* enc.end();
 }
 
 /** The xz stream of `content` as one array (small contents: tests). */
-export async function xzBytes(content: Uint8Array | string, check: XzCheck = "crc64"): Promise<Uint8Array> {
+export function xzBytes(content: Uint8Array | string, check: XzCheck = "crc64"): Uint8Array<ArrayBuffer> {
   const bytes = typeof content === "string" ? new TextEncoder().encode(content) : content;
-  const parts: Uint8Array[] = [];
-  for await (const part of xzStreamOf([bytes], check)) parts.push(part);
-  return concat(parts);
+  const enc = storedXzEncoder(check);
+  return concat([...enc.start(), ...enc.push(bytes), ...enc.end()]);
 }
 
 /** The exact size of the stream xzStreamOf makes of `contentBytes` bytes. */
@@ -188,10 +195,11 @@ export function xzStreamOfSize(total: number, check: XzCheck = "crc32", seed?: n
 }
 
 /** A valid xz stream of exactly `total` bytes (a multiple of 4) in one array. */
-export async function xzOfSize(total: number, check: XzCheck = "crc32", seed?: number): Promise<Uint8Array> {
-  const parts: Uint8Array[] = [];
-  for await (const part of xzStreamOfSize(total, check, seed)) parts.push(part);
-  return concat(parts);
+export function xzOfSize(total: number, check: XzCheck = "crc32", seed?: number): Uint8Array<ArrayBuffer> {
+  const enc = storedXzEncoder(check);
+  const parts = enc.start();
+  for (const piece of filler(contentForSize(total, check), seed)) parts.push(...enc.push(piece));
+  return concat([...parts, ...enc.end()]);
 }
 
 /**
@@ -207,7 +215,7 @@ export async function writeXzFile(path: string, fileBytes: number, check: XzChec
   return total;
 }
 
-export function concat(parts: readonly Uint8Array[]): Uint8Array {
+export function concat(parts: readonly Uint8Array[]): Uint8Array<ArrayBuffer> {
   const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
   let off = 0;
   for (const p of parts) {

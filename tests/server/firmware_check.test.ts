@@ -31,22 +31,22 @@ Deno.test("an upload that is not a complete, valid xz file is 422 invalid_firmwa
   await using srv = await startServer();
   const api = await srv.login();
   const dir = await Deno.makeTempDir({ prefix: "fw-check-" });
-  const valid = await xzBytes(new Uint8Array(300_000).map((_, i) => (i * 131) & 0xff));
+  const valid = xzBytes(new Uint8Array(300_000).map((_, i) => (i * 131) & 0xff));
   const compressed = await Deno.readFile(await makeXzFile(dir, "real.xz", "real firmware ".repeat(20_000)));
-  const kept = await api.uploadFirmware(bytesSource("kept.xz", await xzOfSize(4096)));
+  const kept = await api.uploadFirmware(bytesSource("kept.xz", xzOfSize(4096)));
 
   const cases: [string, Uint8Array, RegExp][] = [
     ["a truncated stream", brokenXz.truncated(valid), /ends before its xz stream does/],
     ["a truncated compressed stream", brokenXz.truncated(compressed), /ends before its xz stream does|corrupt/],
     ["a flipped byte mid-block (the CRC64 check fails)", brokenXz.flippedMidBlock(valid), /integrity check/],
-    ["a flipped byte mid-block (SHA-256)", brokenXz.flippedMidBlock(await xzBytes(valid, "sha256")), /corrupt/],
-    ["a flipped byte mid-block (CRC32)", brokenXz.flippedMidBlock(await xzBytes(valid, "crc32")), /corrupt/],
+    ["a flipped byte mid-block (SHA-256)", brokenXz.flippedMidBlock(xzBytes(valid, "sha256")), /corrupt/],
+    ["a flipped byte mid-block (CRC32)", brokenXz.flippedMidBlock(xzBytes(valid, "crc32")), /corrupt/],
     ["a bad stream footer", brokenXz.badFooter(valid), /footer/],
     ["a valid stream followed by garbage", brokenXz.trailingGarbage(valid), /not xz follow the stream/],
     ["a compressed stream followed by garbage", brokenXz.trailingGarbage(compressed), /corrupt|stray bytes/],
     ["the xz magic then 2 MB of random bytes", brokenXz.magicThenRandom(2_000_000), /corrupt/],
-    ["an empty stream", await xzBytes(""), /holds no data/],
-    ["a stream without an integrity check", await xzBytes(valid, "none"), /no integrity check/],
+    ["an empty stream", xzBytes(""), /holds no data/],
+    ["a stream without an integrity check", xzBytes(valid, "none"), /no integrity check/],
   ];
   for (const [what, bytes, problem] of cases) {
     await t.step(what, async () => {
@@ -70,12 +70,12 @@ Deno.test("an upload that is not a complete, valid xz file is 422 invalid_firmwa
 
   await t.step("valid files are 201: stored chunks with each check, compressed, concatenated, padded", async () => {
     const accepted: [string, Uint8Array][] = [
-      ["crc32.xz", await xzBytes("crc32 firmware", "crc32")],
-      ["crc64.xz", await xzBytes("crc64 firmware", "crc64")],
-      ["sha256.xz", await xzBytes("sha256 firmware", "sha256")],
+      ["crc32.xz", xzBytes("crc32 firmware", "crc32")],
+      ["crc64.xz", xzBytes("crc64 firmware", "crc64")],
+      ["sha256.xz", xzBytes("sha256 firmware", "sha256")],
       ["compressed.xz", compressed],
-      ["two-streams.xz", concat([await xzBytes("part one"), await xzBytes("part two")])],
-      ["padded.xz", concat([await xzBytes("padded"), new Uint8Array(8)])],
+      ["two-streams.xz", concat([xzBytes("part one"), xzBytes("part two")])],
+      ["padded.xz", concat([xzBytes("padded"), new Uint8Array(8)])],
     ];
     for (const [name, bytes] of accepted) {
       const fw = await api.uploadFirmware(bytesSource(name, bytes));

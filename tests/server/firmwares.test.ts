@@ -95,13 +95,13 @@ Deno.test("firmware upload, list, download and delete", async (t) => {
 
   await t.step("409 for a name already uploaded", async () => {
     const before = await snapshot(srv, api);
-    await rejects(api.uploadFirmware(bytesSource("first.xz", await xzLike(100))), 409, /first\.xz/);
+    await rejects(api.uploadFirmware(bytesSource("first.xz", xzLike(100))), 409, /first\.xz/);
     // Names are compared exactly: the same name in another case is a different firmware file.
     await assertUnchanged(srv, api, before);
   });
 
   await t.step("two concurrent uploads of one new name: one 201, one 409, one file", async () => {
-    const big = await xzLike(4 * 1024 * 1024);
+    const big = xzLike(4 * 1024 * 1024);
     const results = await Promise.allSettled([
       api.uploadFirmware(bytesSource("race.xz", big)),
       api.uploadFirmware(bytesSource("race.xz", big)),
@@ -121,7 +121,7 @@ Deno.test("firmware upload, list, download and delete", async (t) => {
     const before = await snapshot(srv, api);
     const b = "test-boundary-123";
     const type = `multipart/form-data; boundary=${b}`;
-    const body = await xzLike(1000);
+    const body = xzLike(1000);
     const cases: [string, BodyInit, string][] = [
       ["no file at all", multipart(b, [{ name: "note", data: "hello" }]), type],
       ["file under another field", multipart(b, [{ name: "upload", filename: "x.xz", data: body }]), type],
@@ -156,7 +156,7 @@ Deno.test("firmware upload, list, download and delete", async (t) => {
     await new Promise((r) => setTimeout(r, 150)); // request lines are written in batches within 50 ms
     const postsBefore = posts();
     const b = "drop-boundary";
-    const part = multipart(b, [{ name: "file", filename: "dropped.xz", data: await xzLike(2_000_000) }]);
+    const part = multipart(b, [{ name: "file", filename: "dropped.xz", data: xzLike(2_000_000) }]);
     const conn = await Deno.connect({ hostname: new URL(srv.url).hostname, port: Number(new URL(srv.url).port) });
     const head = `POST /api/v1/device_firmwares HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${api.token}\r\n` +
       `Content-Type: multipart/form-data; boundary=${b}\r\nContent-Length: ${part.byteLength}\r\n\r\n`;
@@ -171,11 +171,11 @@ Deno.test("firmware upload, list, download and delete", async (t) => {
 
   await t.step("a client name with path separators is stored as its base name, inside firmwares/", async () => {
     const outside = await listFiles(srv.dataDir);
-    const a = await api.uploadFirmware(bytesSource("../../escape.xz", await xzLike(100)));
+    const a = await api.uploadFirmware(bytesSource("../../escape.xz", xzLike(100)));
     assert.equal(a.name, "escape.xz");
-    const b = await api.uploadFirmware(bytesSource("a\\b.xz", await xzLike(100)));
+    const b = await api.uploadFirmware(bytesSource("a\\b.xz", xzLike(100)));
     assert.equal(b.name, "b.xz");
-    const c = await api.uploadFirmware(bytesSource("/etc/passwd.xz", await xzLike(100)));
+    const c = await api.uploadFirmware(bytesSource("/etc/passwd.xz", xzLike(100)));
     assert.equal(c.name, "passwd.xz");
     const added = (await listFiles(srv.dataDir)).filter((f) => !outside.includes(f) && !/-(wal|shm)$/.test(f));
     assert.deepEqual(added.sort(), [a, b, c].map((f) => `firmwares/${f._id}.xz`).sort());
@@ -259,14 +259,14 @@ Deno.test("firmware size limit (MAX_FIRMWARE_BYTES) with and without Content-Len
   const api = await srv.login();
 
   await t.step("exactly the limit is accepted", async () => {
-    const fw = await api.uploadFirmware(bytesSource("at-limit.xz", await xzLike(LIMIT - XZ_MAGIC.length)));
+    const fw = await api.uploadFirmware(bytesSource("at-limit.xz", xzLike(LIMIT - XZ_MAGIC.length)));
     assert.equal(fw.size, LIMIT);
   });
 
   await t.step("413 one byte over, declared length within the multipart allowance", async () => {
     const before = await snapshot(srv, api);
     await rejects(
-      api.uploadFirmware(bytesSource("over.xz", await xzLike(LIMIT - XZ_MAGIC.length + 1))),
+      api.uploadFirmware(bytesSource("over.xz", xzLike(LIMIT - XZ_MAGIC.length + 1))),
       413,
       /10000 bytes/,
     );
@@ -275,14 +275,14 @@ Deno.test("firmware size limit (MAX_FIRMWARE_BYTES) with and without Content-Len
 
   await t.step("413 refused upfront from a large declared Content-Length", async () => {
     const before = await snapshot(srv, api);
-    await rejects(api.uploadFirmware(bytesSource("huge.xz", await xzLike(2_000_000))), 413, /MAX_FIRMWARE_BYTES/);
+    await rejects(api.uploadFirmware(bytesSource("huge.xz", xzLike(2_000_000))), 413, /MAX_FIRMWARE_BYTES/);
     await assertUnchanged(srv, api, before);
   });
 
   await t.step("413 for a chunked body with no Content-Length", async () => {
     const before = await snapshot(srv, api);
     const boundary = "chunked-boundary";
-    const body = multipart(boundary, [{ name: "file", filename: "chunked.xz", data: await xzLike(200_000) }]);
+    const body = multipart(boundary, [{ name: "file", filename: "chunked.xz", data: xzLike(200_000) }]);
     const chunks = Array.from(
       { length: Math.ceil(body.byteLength / 8192) },
       (_, i) => body.subarray(i * 8192, (i + 1) * 8192),
@@ -359,7 +359,7 @@ Deno.test("addFirmware (for the demo seed and scripts) follows the upload's rule
   for (const d of [paths.firmwares, paths.tmp]) await Deno.mkdir(d, { recursive: true });
   const stores = await openStores(storesConfig(paths));
   try {
-    const bytes = await xzLike(500);
+    const bytes = xzLike(500);
     const fw = await addFirmware(stores.firmwares, paths, "seed.xz", bytes);
     assert.deepEqual(fw, { ...fw, name: "seed.xz", size: bytes.byteLength, sha256: sha256(bytes) });
     assert.deepEqual(await Deno.readFile(`${paths.firmwares}/${fw._id}.xz`), bytes);
