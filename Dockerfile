@@ -21,6 +21,10 @@ FROM ${DENO_IMAGE}
 WORKDIR /app
 # Sources, node_modules and web/dist, owned by root: the server cannot modify its own code.
 COPY --from=build /src /app
+# xz-utils: every firmware upload is tested with `xz --test` while it streams (the server does not start without it).
+RUN apt-get update \
+ && apt-get install -y --no-install-recommends xz-utils \
+ && rm -rf /var/lib/apt/lists/*
 # The bundle is newer than every source file, so ensureWebBundle never rebuilds it at run time.
 RUN touch web/dist/index.html \
  && mkdir -p /data \

@@ -2,15 +2,15 @@
  * `deno run -A scripts/firmware-upload-memory.ts [MiB]` (default 1024): the server's peak RSS while it
  * receives one firmware upload, for docs/PERFORMANCE.md. Spawns the real server on a temp DATA_DIR, signs in,
  * resets the kernel's peak counter (`5 > /proc/<pid>/clear_refs`, so start-up's scrypt work is not counted),
- * streams the upload from a generator through the shared client (valid xz magic, never held whole) and
+ * streams the upload from a generator through the shared client (a valid xz file, never held whole) and
  * reads VmHWM from /proc/<pid>/status; VmRSS is also sampled every 20 ms to show the curve levels off.
  */
 import { createHash } from "node:crypto";
-import { XZ_MAGIC } from "../shared/schemas/firmware.ts";
 import { startServer } from "../testing/server.ts";
+import { xzStreamOfSize } from "../testing/xz_fixtures.ts";
 
 const MiB = 1024 * 1024;
-const size = Number(Deno.args[0] ?? 1024) * MiB;
+const size = Number(Deno.args[0] ?? 1024) * MiB; // a whole number of MiB: a multiple of 4, as xz files are
 const status = (pid: number, field: string) =>
   Number(new RegExp(`${field}:\\s+(\\d+) kB`).exec(Deno.readTextFileSync(`/proc/${pid}/status`))![1]) * 1024;
 const mib = (n: number) => (n / MiB).toFixed(1);
@@ -23,9 +23,8 @@ const startupPeak = status(pid, "VmHWM");
 const idle = status(pid, "VmRSS");
 Deno.writeTextFileSync(`/proc/${pid}/clear_refs`, "5");
 
-const chunk = new Uint8Array(256 * 1024).map((_, i) => (i * 31 + 7) & 0xff);
+const parts = xzStreamOfSize(size);
 const hash = createHash("sha256");
-let sent = 0;
 const samples: number[] = [];
 const sampler = setInterval(() => samples.push(status(pid, "VmRSS")), 20);
 const t0 = performance.now();
@@ -34,13 +33,11 @@ const fw = await api.uploadFirmware({
   size,
   stream: () =>
     new ReadableStream<Uint8Array>({
-      pull(controller) {
-        if (sent >= size) return controller.close();
-        const out = chunk.slice(0, Math.min(chunk.length, size - sent));
-        if (sent === 0) out.set(XZ_MAGIC);
-        sent += out.length;
-        hash.update(out);
-        controller.enqueue(out);
+      async pull(controller) {
+        const { value, done } = await parts.next();
+        if (done) return controller.close();
+        hash.update(value);
+        controller.enqueue(value);
       },
     }),
 });

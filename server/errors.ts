@@ -16,6 +16,7 @@ export const conflict = (msg: string) => new ApiHttpError(409, "conflict", msg);
 export const preconditionFailed = (msg: string) => new ApiHttpError(412, "precondition_failed", msg);
 export const tooLarge = (msg: string) => new ApiHttpError(413, "too_large", msg);
 export const unsupported = (msg: string) => new ApiHttpError(415, "unsupported_media_type", msg);
+export const invalidFirmware = (msg: string) => new ApiHttpError(422, "invalid_firmware", msg);
 export const unauthorized = (msg = "Sign in first: a valid bearer token is required.") =>
   new ApiHttpError(401, "unauthorized", msg);
 
@@ -28,6 +29,7 @@ const codeForStatus: Record<number, ErrorCode> = {
   413: "too_large",
   415: "unsupported_media_type",
   416: "range_not_satisfiable",
+  422: "invalid_firmware",
   429: "too_many_requests",
   503: "unavailable",
 };

@@ -9,7 +9,8 @@ import type { Paths } from "./context.ts";
 import { firmwareNameTaken } from "./db/rules/firmwares.ts";
 import type { FirmwareStore } from "./db/stores.ts";
 import { now } from "./db/clock.ts";
-import { conflict, unsupported } from "./errors.ts";
+import { conflict, invalidFirmware, unsupported } from "./errors.ts";
+import { startXzCheck } from "./files/xz_check.ts";
 import { firmwarePath } from "./lib/firmware_path.ts";
 import { newId } from "../shared/ids.ts";
 
@@ -65,7 +66,8 @@ export async function storeFirmwareFile(
 
 /**
  * Adds a firmware from bytes already in memory (demo seed, scripts): the same rules and path as an upload
- * (415 for a name not ending in .xz or bytes without the xz magic, 409 for a name already taken).
+ * (415 for a name not ending in .xz or bytes without the xz magic, 422 for bytes that are not a valid xz file, 409
+ * for a name already taken).
  */
 export async function addFirmware(
   rows: FirmwareRows,
@@ -76,6 +78,10 @@ export async function addFirmware(
   checkFirmwareName(name);
   if (await rows.nameTaken(name)) throw duplicateName(name);
   if (XZ_MAGIC.some((b, i) => bytes[i] !== b)) throw unsupported(`${name} is not an xz file.`);
+  const check = startXzCheck();
+  await check.write(bytes);
+  const problem = await check.finish();
+  if (problem !== null) throw invalidFirmware(`${name} is not a valid xz file: ${problem}.`);
   const tmpPath = join(paths.tmp, `${newId()}.part`);
   await Deno.writeFile(tmpPath, bytes, { createNew: true, mode: 0o600 });
   const sha256 = createHash("sha256").update(bytes).digest("hex");

@@ -8,6 +8,7 @@ import { seedDemo } from "./demo/seed.ts";
 import { handleShutdownSignals } from "./shutdown.ts";
 import { createLogger } from "./lib/logger.ts";
 import { ensureWebBundle } from "./web_bundle.ts";
+import { requireXz, XzMissingError } from "./files/xz_check.ts";
 
 function fail(message: string): never {
   console.error(message);
@@ -36,6 +37,14 @@ try {
   Deno.listen({ hostname: config.HOST, port: config.PORT }).close();
 } catch (err) {
   fail(cannotListen(err, config.HOST, config.PORT));
+}
+
+// Every firmware upload is tested by the xz tool: without it the server would answer each upload with an error.
+try {
+  await requireXz();
+} catch (err) {
+  if (err instanceof XzMissingError) fail(err.message);
+  throw err;
 }
 
 const logger = createLogger(config.LOG_LEVEL);

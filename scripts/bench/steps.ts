@@ -6,6 +6,7 @@ import { ApiClient } from "../../shared/client.ts";
 import { directTreatmentSerializer, seedDevices, writeImportFile } from "../../testing/sqlite_bench.ts";
 import { CHROMIUM_LAUNCH } from "../../testing/chromium.ts";
 import { fileSource } from "../../testing/files.ts";
+import { writeXzFile } from "../../testing/xz_fixtures.ts";
 import { gzipSize, load, type LoadResult, ROOT, spawnServer, timed } from "./util.ts";
 
 export { seedDevices };
@@ -114,25 +115,29 @@ export interface FirmwareFigures {
   bareHttpMs: number;
   /** sha256 of the file, streamed (the server hashes every upload). */
   hashMs: number;
+  /** `xz -t` of the file alone (the server tests every upload with it while it streams). */
+  xzTestMs: number;
   peakRss: number;
   idleRss: number;
+  /** Device check-ins on the same server, idle and while the same file is uploaded again. */
+  checkinIdle: LoadResult;
+  checkinDuringUpload: LoadResult;
+  secondUploadMs: number;
 }
 
-/** Uploads a file of `bytes` to a fresh server (so its peak RSS is the upload's), and times `cp` of it. */
-export async function benchFirmware(tmpDir: string, bytes: number): Promise<FirmwareFigures> {
+/**
+ * Uploads a valid xz file of `bytes` (stored chunks of pseudo-random bytes, CRC32: what xz makes of data it cannot
+ * shrink) to a fresh server (so its peak RSS is the upload's), and times `cp`, sha256 and `xz -t` of it. Then
+ * device check-ins on that server: idle, and while the same file is uploaded again under another name.
+ */
+export async function benchFirmware(
+  tmpDir: string,
+  bytes: number,
+  checkinConnections = 20,
+): Promise<FirmwareFigures> {
   const dataDir = await Deno.makeTempDir({ dir: tmpDir, prefix: "fw-data-" });
   const file = `${tmpDir}/bench-firmware.xz`;
-  const f = await Deno.open(file, { write: true, create: true, truncate: true });
-  const chunk = new Uint8Array(1 << 20);
-  for (let i = 0; i < chunk.length; i++) chunk[i] = (i * 31) & 0xff;
-  chunk.set([0xfd, 0x37, 0x7a, 0x58, 0x5a, 0x00]);
-  for (let done = 0; done < bytes;) {
-    const n = Math.min(chunk.length, bytes - done);
-    await f.write(chunk.subarray(0, n));
-    if (done === 0) chunk.set([0, 0, 0, 0, 0, 0]);
-    done += n;
-  }
-  f.close();
+  bytes = await writeXzFile(file, bytes);
 
   const cp = await timed(() => new Deno.Command("cp", { args: [file, `${file}.copy`] }).output());
   await Deno.remove(`${file}.copy`);
@@ -140,6 +145,10 @@ export async function benchFirmware(tmpDir: string, bytes: number): Promise<Firm
     const h = createHash("sha256");
     for await (const chunk of (await Deno.open(file)).readable) h.update(chunk);
     return h.digest("hex");
+  });
+  const xzTest = await timed(async () => {
+    const out = await new Deno.Command("xz", { args: ["-t", file] }).output();
+    if (!out.success) throw new Error("the bench file is not a valid xz file");
   });
   const bare = await spawnServer("scripts/bench/bare_server.ts", {});
   let bareHttpMs: number;
@@ -165,14 +174,26 @@ export async function benchFirmware(tmpDir: string, bytes: number): Promise<Firm
     await srv.resetPeak(); // start-up (scrypt of the admin password, the bundle check) is not the upload
     const up = await timed(async () => api.uploadFirmware(await fileSource(file)));
     if (up.value.size !== bytes) throw new Error("upload size mismatch");
+    const peakRss = await srv.peakRss();
+    // Check-ins for about as long as an upload takes, idle, then with the upload running alongside.
+    const seconds = Math.max(1, Math.ceil(up.ms / 1000));
+    const checkinIdle = await benchCheckin(srv.url, seconds, checkinConnections);
+    const during = benchCheckin(srv.url, seconds, checkinConnections);
+    await new Promise((r) => setTimeout(r, 300)); // the load tool's start-up
+    const second = await timed(async () => api.uploadFirmware(await fileSource(file, "bench-firmware-again.xz")));
+    if (second.value.duplicateOf !== up.value._id) throw new Error("the second upload is not reported as duplicate");
     return {
       bytes,
       uploadMs: up.ms,
       cpMs: cp.ms,
       bareHttpMs,
       hashMs: hash.ms,
-      peakRss: await srv.peakRss(),
+      xzTestMs: xzTest.ms,
+      peakRss,
       idleRss,
+      checkinIdle,
+      checkinDuringUpload: await during,
+      secondUploadMs: second.ms,
     };
   } finally {
     await srv.stop();

@@ -12,6 +12,7 @@ import { ApiHttpError, badRequest, tooLarge, unsupported } from "../errors.ts";
 import { newId } from "../../shared/ids.ts";
 import { collectChunks } from "../../shared/collect_chunks.ts";
 import { nameProblem } from "../../shared/schemas/common.ts";
+import type { StreamCheck } from "./stream_check.ts";
 
 export interface ReceivedFile {
   /** Temp file under the tmp dir; remove it with discard() unless renamed into place. */
@@ -35,6 +36,11 @@ export interface ReceiveOptions {
   magicError?: (name: string) => ApiHttpError;
   /** Text for the limit in the 413 message, e.g. "MAX_FIRMWARE_BYTES". */
   limitName?: string;
+  /**
+   * A check of the content while it streams: fed every chunk written (its backpressure slows the upload), its
+   * verdict awaited before the file is handed over; a refusal (at the end or as soon as it is known) is `error`.
+   */
+  verify?: { start: () => StreamCheck; error: (name: string, problem: string) => ApiHttpError };
 }
 
 /** Multipart overhead allowed beyond maxBytes before a declared Content-Length is refused outright. */
@@ -84,6 +90,8 @@ export async function receiveUpload(c: Context, opts: ReceiveOptions): Promise<R
   let fileSeen = false;
   let settled = false;
   let file: ReceivedFile | null = null;
+  let check = null as StreamCheck | null; // set in a callback: not narrowed to null below
+  let verifying: Promise<void> | undefined;
   const magicError = opts.magicError ??
     ((name: string) => unsupported(`${name} is not a valid file: it does not start with the expected signature.`));
 
@@ -126,6 +134,11 @@ export async function receiveUpload(c: Context, opts: ReceiveOptions): Promise<R
         stream.resume();
         fail(err);
       };
+      const verify = opts.verify;
+      if (verify) {
+        check = verify.start();
+        check.refused.then((problem) => stop(verify.error(clientName, problem)));
+      }
       stream.on("limit", () => stop(tooLarge(`The file is larger than the limit of ${limitText}.`)));
       stream.on("data", (chunk: Buffer) => {
         if (!out) return;
@@ -137,6 +150,11 @@ export async function receiveUpload(c: Context, opts: ReceiveOptions): Promise<R
         hash.update(chunk);
         // Synchronous writes of stream-sized chunks: simple backpressure, and fast into the page cache.
         for (let off = 0; off < chunk.length;) off += out.writeSync(chunk.subarray(off));
+        const wait = check?.write(chunk);
+        if (wait) {
+          stream.pause();
+          wait.then(() => stream.resume());
+        }
       });
       stream.on("error", (err: unknown) => stop(err));
       stream.on("end", () => {
@@ -144,13 +162,22 @@ export async function receiveUpload(c: Context, opts: ReceiveOptions): Promise<R
         if (head.length < magic.length) return stop(magicError(clientName));
         out.close();
         out = null;
-        file = { path: tmpPath, name: clientName, size, sha256: hash.digest("hex") };
+        const received = { path: tmpPath, name: clientName, size, sha256: hash.digest("hex") };
+        if (!check || !verify) {
+          file = received;
+          return;
+        }
+        verifying = check.finish().then((problem) => {
+          if (problem !== null) throw verify.error(clientName, problem);
+          file = received;
+        }).catch(fail);
       });
     });
     bb.on("filesLimit", () => fail(badRequest("Send exactly one file per request.")));
     bb.on("partsLimit", () => fail(badRequest("The multipart body has too many parts (at most 40).")));
     bb.on("error", () => fail(badRequest("The multipart body is malformed or truncated.")));
-    bb.on("close", () => {
+    bb.on("close", async () => {
+      await verifying;
       if (!fileSeen) return fail(badRequest(`The multipart field '${field}' is missing.`));
       if (!file) return fail(badRequest("The multipart body is truncated."));
       if (!settled) {
@@ -178,6 +205,7 @@ export async function receiveUpload(c: Context, opts: ReceiveOptions): Promise<R
   try {
     return await result;
   } catch (err) {
+    check?.abort();
     await reader.cancel().catch(() => {});
     await pump;
     await rm(tmpPath, { force: true });

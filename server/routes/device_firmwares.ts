@@ -2,7 +2,8 @@ import { Hono } from "hono";
 import { XZ_MAGIC } from "../../shared/schemas/firmware.ts";
 import type { AppContext, AppEnv } from "../context.ts";
 import { noFirmware } from "../db/rules/firmwares.ts";
-import { notFound, unsupported } from "../errors.ts";
+import { invalidFirmware, notFound, unsupported } from "../errors.ts";
+import { startXzCheck } from "../files/xz_check.ts";
 import { checkFirmwareName, duplicateName, storeFirmwareFile } from "../firmware_storage.ts";
 import { attachmentDisposition, openFirmwareFile } from "../lib/firmware_file.ts";
 import { firmwarePath } from "../lib/firmware_path.ts";
@@ -34,6 +35,11 @@ export function firmwaresRoutes(ctx: AppContext) {
           checkFirmwareName(name);
           if (taken.has(name)) throw duplicateName(name);
         },
+        // The whole stream is tested as it arrives; a refusal is known before any row is written.
+        verify: {
+          start: startXzCheck,
+          error: (name, problem) => invalidFirmware(`${name} is not a valid xz file: ${problem}.`),
+        },
       });
       // The name may have been taken while the body streamed: storeFirmwareFile's insert catches that too.
       if (await firmwares.nameTaken(file.name)) {
@@ -42,7 +48,10 @@ export function firmwaresRoutes(ctx: AppContext) {
       }
       const firmware = await storeFirmwareFile(firmwares, paths, file.path, file);
       ctx.log(`Firmware ${firmware.name} stored as ${firmware._id} (${firmware.size} bytes).`);
-      return c.json(firmware, 201);
+      // Allowed, but said: the same bytes already stored under another name (looked up after the insert, so of two
+      // uploads of the same bytes at once each names the other).
+      const original = await firmwares.firstWithSha256(firmware.sha256, firmware._id);
+      return c.json(original ? { ...firmware, duplicateOf: original._id } : firmware, 201);
     })
     .get("/:id/file", async (c) => {
       const firmware = await existing(c.req.param("id"));

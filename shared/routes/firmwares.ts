@@ -1,5 +1,5 @@
 import * as z from "zod";
-import { Firmware, FIRMWARE_EXTENSION } from "../schemas/firmware.ts";
+import { Firmware, FIRMWARE_EXTENSION, UploadedFirmware } from "../schemas/firmware.ts";
 import { IdParams } from "./params.ts";
 import { binary, empty, errors, json, multipart, noBody, route } from "./route.ts";
 
@@ -18,9 +18,10 @@ export const firmwareRoutes = {
     method: "POST",
     path: "/device_firmwares",
     auth: "operator",
-    summary: "Upload an xz firmware file (streamed; names are unique).",
+    summary: "Upload an xz firmware file (streamed and checked whole; names are unique; the same bytes under another " +
+      "name are answered with duplicateOf).",
     body: multipart(FIRMWARE_EXTENSION),
-    answers: { 201: json(Firmware), ...errors(400, 401, 409, 413, 415) },
+    answers: { 201: json(UploadedFirmware), ...errors(400, 401, 409, 413, 415, 422) },
   }),
   firmwareFile: route({
     name: "firmwareFile",

@@ -30,6 +30,7 @@ export type ErrorCode =
   | "unsupported_media_type"
   | "too_many_requests"
   | "import_failed"
+  | "invalid_firmware"
   | "range_not_satisfiable"
   | "unavailable"
   | "internal";

@@ -10,6 +10,13 @@ export const Firmware = z.object({
 });
 export type Firmware = z.infer<typeof Firmware>;
 
+/**
+ * The answer to an upload: the new firmware, and when the same bytes (sha256) are already stored under another name,
+ * that firmware's _id (absent when the bytes are new).
+ */
+export const UploadedFirmware = Firmware.extend({ duplicateOf: Id.optional() });
+export type UploadedFirmware = z.infer<typeof UploadedFirmware>;
+
 /** xz container magic bytes (CONTRACT §5). */
 export const XZ_MAGIC = [0xfd, 0x37, 0x7a, 0x58, 0x5a, 0x00] as const;
 export const FIRMWARE_EXTENSION = ".xz";

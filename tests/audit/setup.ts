@@ -11,6 +11,7 @@ import { generateTreatments, makeImportDb } from "../../testing/import_db.ts";
 import { fileSource, makeXzFile } from "../../testing/files.ts";
 import { DEVICE_API_KEY, listFiles, startServer, type TestServer } from "../../testing/server.ts";
 import { assertErrorBody, type Json } from "../helpers/hostile.ts";
+import { xzBytes as xzStream } from "../../testing/xz_fixtures.ts";
 
 export const JWT_SECRET = "audit-jwt-secret-0123456789-abcdefghijkl";
 export const MAX_FIRMWARE_BYTES = 1 << 20;
@@ -289,9 +290,9 @@ export function authFor(s: Seed, route: { auth: string }): SendOptions {
   return {};
 }
 
-/** Bytes that start with the xz magic: what the server takes for a firmware. */
+/** A valid xz file holding `text`: what the server takes for a firmware. */
 export function xzBytes(text: string) {
-  return new Uint8Array([0xfd, 0x37, 0x7a, 0x58, 0x5a, 0x00, ...new TextEncoder().encode(text)]);
+  return xzStream(text);
 }
 
 /** Sends raw text (or a stream) with a content type to a route, with the auth its kind takes. */

@@ -19,6 +19,8 @@ Deno.test("deno task bench --quick measures every figure", async () => {
       "GET treatments (200)",
       "Firmware upload 16.0 MiB: time vs cp",
       "Firmware upload: server peak RSS",
+      "Firmware upload (streamed, hashed, tested by xz) vs",
+      "Device check-in p99 during a firmware upload vs idle",
       "Import 200 × 10 × 4",
       "Web, sign-in page",
       "Web, devices page",

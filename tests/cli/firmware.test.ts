@@ -44,6 +44,34 @@ Deno.test("CLI firmware commands", async (t) => {
     assert.equal((await api.listFirmwares()).length, 2);
   });
 
+  await t.step("the same bytes under another name: stored, with a note on stderr naming the first", async () => {
+    const copy = `${dir}/fw-1.0.0-copy.xz`;
+    await Deno.copyFile(fw1, copy);
+    const r = await runCli(["firmware", "upload", copy], { env });
+    assert.equal(r.code, 0, show(r));
+    assert.match(r.stdout, /Name:\s+fw-1\.0\.0-copy\.xz/);
+    assert.equal(r.stderr, `Note: the same file is already uploaded as fw-1.0.0.xz (${first._id}).\n`);
+    const again = `${dir}/fw-1.0.0-again.xz`;
+    await Deno.copyFile(fw1, again);
+    const json = await cliJson<Firmware & { duplicateOf?: string }>(["firmware", "upload", again], { env });
+    assert.equal(json.duplicateOf, first._id);
+    for (const f of (await api.listFirmwares()).filter((f) => f.name !== "fw-1.0.0.xz" && f.name !== "fw-2.0.0.xz")) {
+      await api.deleteFirmware(f._id);
+    }
+  });
+
+  await t.step("a damaged xz file: the server's 422 msg on stderr, exit 1, nothing stored", async () => {
+    const bytes = await Deno.readFile(fw2);
+    bytes[bytes.length - 1] ^= 0xff; // the stream footer's magic
+    const damaged = `${dir}/fw-2.0.1.xz`;
+    await Deno.writeFile(damaged, bytes);
+    const r = await runCli(["firmware", "upload", damaged], { env });
+    assert.equal(r.code, 1, show(r));
+    assert.match(r.stderr, /^error: fw-2\.0\.1\.xz is not a valid xz file: .*footer/);
+    assert.equal(r.stdout, "");
+    assert.equal((await api.listFirmwares()).length, 2);
+  });
+
   await t.step("wrong extension, bad magic bytes, missing file, missing argument: exit 2, nothing sent", async () => {
     const notXzName = await makeXzFile(dir, "fw-3.0.0.bin");
     const badMagic = `${dir}/fw-4.0.0.xz`;

@@ -1,4 +1,6 @@
 /** Spawns the real CLI (`deno run -A cli/main.ts`) as a child process, with a clean CONSOLE_* environment. */
+import { xzBytes } from "../../testing/xz_fixtures.ts";
+
 const ROOT = new URL("../../", import.meta.url).pathname;
 export const CLI_MAIN = `${ROOT}cli/main.ts`;
 
@@ -63,14 +65,9 @@ export async function cliJson<T = unknown>(args: string[], opts: CliOptions = {}
   return JSON.parse(r.stdout) as T;
 }
 
-/** Writes a file that is an xz file as far as magic bytes go: the 6-byte header then `body`. */
+/** Writes a valid xz file holding `body` (built without the xz tool: stored chunks, CRC64). */
 export async function writeFakeXz(path: string, body = "firmware body"): Promise<string> {
-  const header = new Uint8Array([0xfd, 0x37, 0x7a, 0x58, 0x5a, 0x00]);
-  const rest = new TextEncoder().encode(body);
-  const bytes = new Uint8Array(header.length + rest.length);
-  bytes.set(header);
-  bytes.set(rest, header.length);
-  await Deno.writeFile(path, bytes);
+  await Deno.writeFile(path, xzBytes(body));
   return path;
 }
 

@@ -2,28 +2,10 @@ import assert from "node:assert/strict";
 import type { Firmware } from "../../shared/schemas/mod.ts";
 import { startServer } from "../../testing/server.ts";
 import { CLI_MAIN, cliEnv } from "./run_cli.ts";
+import { writeXzFile } from "../../testing/xz_fixtures.ts";
 
 const SIZE = 200 * 1024 * 1024;
 const LIMIT = 150 * 1024 * 1024;
-
-/** xz magic bytes then zeros, written 1 MiB at a time (the server only checks the magic). */
-async function writeBigXz(path: string, size: number): Promise<void> {
-  const file = await Deno.open(path, { write: true, create: true, truncate: true });
-  try {
-    const chunk = new Uint8Array(1024 * 1024);
-    chunk.set([0xfd, 0x37, 0x7a, 0x58, 0x5a, 0x00]);
-    let written = 0;
-    while (written < size) {
-      const part = chunk.subarray(0, Math.min(chunk.length, size - written));
-      let off = 0;
-      while (off < part.length) off += await file.write(part.subarray(off));
-      written += part.length;
-      if (written === part.length) chunk.fill(0, 0, 6);
-    }
-  } finally {
-    file.close();
-  }
-}
 
 /** Highest VmHWM/VmRSS seen in /proc/<pid>/status, polled until the process ends. */
 function watchPeakRss(pid: number): { stop(): number } {
@@ -53,7 +35,7 @@ Deno.test("CLI firmware upload of 200 MB streams: the CLI's peak RSS stays well 
   const dir = await Deno.makeTempDir({ prefix: "cli-bigupload-" });
   try {
     const path = `${dir}/fw-200mb.xz`;
-    await writeBigXz(path, SIZE);
+    await writeXzFile(path, SIZE);
     const child = new Deno.Command(Deno.execPath(), {
       args: ["run", "-A", "--v8-flags=--expose-gc", CLI_MAIN, "--json", "firmware", "upload", path],
       cwd: new URL("../../", import.meta.url).pathname,

@@ -3,6 +3,7 @@ import { createHash } from "node:crypto";
 import { inflateSync } from "node:zlib";
 import { DeviceClient } from "../../shared/client.ts";
 import { DEVICE_API_KEY, startServer } from "../../testing/server.ts";
+import { startXzCheck } from "../../server/files/xz_check.ts";
 
 /** Checks a PNG independently of our encoder: signature, chunk CRCs, IHDR and the inflated pixel data size. */
 function assertPng(bytes: Uint8Array) {
@@ -91,6 +92,9 @@ Deno.test("DEMO=1 fills an empty database, once, with data that shows through th
       assert.deepEqual([...bytes.subarray(0, 6)], [0xfd, 0x37, 0x7a, 0x58, 0x5a, 0x00]);
       assert.equal(bytes.length, f.size);
       assert.equal(createHash("sha256").update(bytes).digest("hex"), f.sha256);
+      const check = startXzCheck();
+      await check.write(bytes);
+      assert.equal(await check.finish(), null, `${f.name} is a complete, valid xz file`);
     }
   });
 

@@ -78,6 +78,19 @@ e2eTest("firmware upload shows progress in percent, then the card; wrong files a
     await dlg.getByText("Select .xz file", { exact: true }).waitFor();
     await page.keyboard.press("Escape");
     await dlg.waitFor({ state: "hidden" });
+
+    // The same bytes under another name: stored, and the dialog says which firmware already holds them.
+    const copy = `${dir}/jeecee-fw-2.0.0-copy.xz`;
+    await Deno.copyFile(big, copy);
+    await page.getByRole("button", { name: "Upload firmware" }).click();
+    await dlg.getByLabel("Select .xz file").setInputFiles(copy);
+    await dlg.getByRole("button", { name: "Upload", exact: true }).click();
+    await dlg.getByText("Upload successful").waitFor({ timeout: 60_000 });
+    await dlg.getByText("The same file is already uploaded as jeecee-fw-2.0.0.xz.", { exact: true }).waitFor();
+    await screenshot("firmwares-04b-duplicate-notice");
+    await dlg.getByRole("button", { name: "Close", exact: true }).and(dlg.locator(".p-dialog-footer *")).click();
+    await dlg.waitFor({ state: "hidden" });
+    await card(page, "jeecee-fw-2.0.0-copy.xz").waitFor();
   } finally {
     await Deno.remove(dir, { recursive: true });
   }

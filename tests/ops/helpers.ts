@@ -2,6 +2,7 @@
 import { makeImportDb } from "../../testing/import_db.ts";
 import { listFiles } from "../../testing/server.ts";
 import { dumpDatabase as dumpAllTables } from "../../testing/sqlite_file.ts";
+import { xzOfSize } from "../../testing/xz_fixtures.ts";
 
 /** Sign-in bookkeeping (throttle counts, addresses signed in from): every sign-in writes it, so it is left out. */
 const SIGN_IN_TABLES = ["login_attempts", "login_addresses"];
@@ -104,17 +105,15 @@ export async function waitForTempFile(dataDir: string, timeoutMs = 10_000): Prom
   throw new Error(`no temp file appeared in ${dataDir}/tmp`);
 }
 
-/** Bytes that start with the xz magic, random after it (the server checks only the magic). */
+/** A valid xz file of `size` bytes (a multiple of 4, as xz files are) holding random bytes. */
 export function fakeXz(size: number): Uint8Array {
-  const bytes = new Uint8Array(size);
-  for (let off = 0; off < size; off += 65536) crypto.getRandomValues(bytes.subarray(off, Math.min(size, off + 65536)));
-  bytes.set([0xfd, 0x37, 0x7a, 0x58, 0x5a, 0x00]);
-  return bytes;
+  return xzOfSize(size, "crc32", crypto.getRandomValues(new Uint32Array(1))[0]);
 }
 
 /** Bytes that start with the PNG signature (the import checks the signature of its mime type). */
 export function fakePng(size: number): Uint8Array {
-  const bytes = fakeXz(size);
+  const bytes = new Uint8Array(size);
+  for (let off = 0; off < size; off += 65536) crypto.getRandomValues(bytes.subarray(off, Math.min(size, off + 65536)));
   bytes.set([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
   return bytes;
 }

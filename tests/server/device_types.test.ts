@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { XZ_MAGIC } from "../../shared/schemas/firmware.ts";
+import { xzBytes } from "../../testing/xz_fixtures.ts";
 import { rejects } from "../helpers/assert.ts";
 import { startServer, type TestServer } from "../../testing/server.ts";
 
@@ -16,7 +16,7 @@ async function rawPatch(srv: TestServer, token: string, id: string, body: string
 Deno.test("device types: the managed type, default firmware set and unset, refusals", async (t) => {
   await using srv = await startServer({ env: { PRODUCT: "acme-2" } });
   const api = await srv.login();
-  const bytes = new Uint8Array([...XZ_MAGIC, 1, 2, 3]);
+  const bytes = xzBytes("firmware 1 2 3");
   const fw = await api.uploadFirmware({
     name: "fw.xz",
     size: bytes.length,
@@ -111,7 +111,7 @@ Deno.test("device types: a restart keeps the type and its default, another PRODU
   {
     await using srv = await startServer({ dataDir, keepData: true });
     const api = await srv.login();
-    const bytes = new Uint8Array([...XZ_MAGIC, 9]);
+    const bytes = xzBytes("firmware 9");
     const fw = await api.uploadFirmware({
       name: "keep.xz",
       size: bytes.length,

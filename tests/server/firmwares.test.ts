@@ -3,6 +3,7 @@ import { createHash } from "node:crypto";
 import { type ApiClient, ApiError, DeviceClient, type UploadSource } from "../../shared/client.ts";
 import { XZ_MAGIC } from "../../shared/schemas/firmware.ts";
 import { fileSource, makeXzFile } from "../../testing/files.ts";
+import { xzOfSize, xzStreamOfSize } from "../../testing/xz_fixtures.ts";
 import { rejects } from "../helpers/assert.ts";
 import { multipart } from "../helpers/hostile.ts";
 import { DEVICE_API_KEY, listFiles, startServer, type TestServer } from "../../testing/server.ts";
@@ -20,12 +21,8 @@ function bytesSource(name: string, bytes: Uint8Array): UploadSource {
   return { name, size: bytes.byteLength, stream: () => ReadableStream.from([bytes]) };
 }
 
-/** Bytes that start with the xz magic, then `n` filler bytes. */
-function xzLike(n: number, fill = 7): Uint8Array {
-  const out = new Uint8Array(XZ_MAGIC.length + n).fill(fill);
-  out.set(XZ_HEAD);
-  return out;
-}
+/** A valid xz file of the xz magic and then `n` bytes, rounded up to whole 4-byte units as xz streams are. */
+const xzLike = (n: number) => xzOfSize(Math.ceil((XZ_MAGIC.length + n) / 4) * 4);
 
 async function postRaw(srv: TestServer, token: string, body: BodyInit, contentType?: string) {
   const headers: Record<string, string> = {};
@@ -174,11 +171,11 @@ Deno.test("firmware upload, list, download and delete", async (t) => {
 
   await t.step("a client name with path separators is stored as its base name, inside firmwares/", async () => {
     const outside = await listFiles(srv.dataDir);
-    const a = await api.uploadFirmware(bytesSource("../../escape.xz", xzLike(10)));
+    const a = await api.uploadFirmware(bytesSource("../../escape.xz", xzLike(100)));
     assert.equal(a.name, "escape.xz");
-    const b = await api.uploadFirmware(bytesSource("a\\b.xz", xzLike(10)));
+    const b = await api.uploadFirmware(bytesSource("a\\b.xz", xzLike(100)));
     assert.equal(b.name, "b.xz");
-    const c = await api.uploadFirmware(bytesSource("/etc/passwd.xz", xzLike(10)));
+    const c = await api.uploadFirmware(bytesSource("/etc/passwd.xz", xzLike(100)));
     assert.equal(c.name, "passwd.xz");
     const added = (await listFiles(srv.dataDir)).filter((f) => !outside.includes(f) && !/-(wal|shm)$/.test(f));
     assert.deepEqual(added.sort(), [a, b, c].map((f) => `firmwares/${f._id}.xz`).sort());
@@ -268,7 +265,11 @@ Deno.test("firmware size limit (MAX_FIRMWARE_BYTES) with and without Content-Len
 
   await t.step("413 one byte over, declared length within the multipart allowance", async () => {
     const before = await snapshot(srv, api);
-    await rejects(api.uploadFirmware(bytesSource("over.xz", xzLike(LIMIT - XZ_MAGIC.length + 1))), 413, /10000 bytes/);
+    await rejects(
+      api.uploadFirmware(bytesSource("over.xz", xzLike(LIMIT - XZ_MAGIC.length + 1))),
+      413,
+      /10000 bytes/,
+    );
     await assertUnchanged(srv, api, before);
   });
 
@@ -303,22 +304,17 @@ Deno.test("firmware size limit (MAX_FIRMWARE_BYTES) with and without Content-Len
 /** Bytes streamed from a generator (never held whole), hashed locally on the way. */
 function generatedSource(name: string, size: number) {
   const hash = createHash("sha256");
-  const chunk = new Uint8Array(256 * 1024);
-  for (let i = 0; i < chunk.length; i++) chunk[i] = (i * 31 + 7) & 0xff;
   const source: UploadSource = {
     name,
     size,
     stream: () => {
-      let sent = 0;
+      const parts = xzStreamOfSize(size);
       return new ReadableStream<Uint8Array>({
-        pull(controller) {
-          if (sent >= size) return controller.close();
-          const n = Math.min(chunk.length, size - sent);
-          const out = chunk.slice(0, n);
-          if (sent === 0) out.set(XZ_HEAD);
-          sent += n;
-          hash.update(out);
-          controller.enqueue(out);
+        async pull(controller) {
+          const { value, done } = await parts.next();
+          if (done) return controller.close();
+          hash.update(value);
+          controller.enqueue(value);
         },
       });
     },
@@ -374,6 +370,7 @@ Deno.test("addFirmware (for the demo seed and scripts) follows the upload's rule
     await refused("seed.xz", bytes, 409);
     await refused("seed.bin", bytes, 415);
     await refused("plain.xz", new TextEncoder().encode("plain"), 415);
+    await refused("junk.xz", new Uint8Array([...XZ_MAGIC, 1, 2, 3, 4, 5, 6]), 422);
     assert.deepEqual(await stores.firmwares.list(), [fw]);
     assert.deepEqual(await listFiles(paths.firmwares), [`${fw._id}.xz`]);
     assert.deepEqual(await listFiles(paths.tmp), []);

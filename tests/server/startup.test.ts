@@ -1,4 +1,7 @@
-/** Starting the server: a busy port, TRUST_PROXY, and `deno task demo` with DATA_DIR and PORT from the environment. */
+/**
+ * Starting the server: a busy port, TRUST_PROXY, a missing xz tool, and `deno task demo` with DATA_DIR and PORT from
+ * the environment.
+ */
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { parseConfig } from "../../server/config.ts";
@@ -57,6 +60,30 @@ Deno.test("TRUST_PROXY takes 1 or 0; anything else stops the start with one line
   await Deno.remove(dataDir, { recursive: true });
   assert.equal(out.code, 1);
   assert.equal(new TextDecoder().decode(out.stderr).trim(), "Invalid configuration: TRUST_PROXY must be 1 or 0.");
+});
+
+Deno.test("without the xz tool the start stops with one line naming it, before anything is created", async () => {
+  const parent = await Deno.makeTempDir({ prefix: "no-xz-" });
+  try {
+    const dataDir = join(parent, "data");
+    const emptyBin = join(parent, "bin");
+    await Deno.mkdir(emptyBin);
+    const out = await new Deno.Command(Deno.execPath(), {
+      args: ["run", "-A", "server/main.ts"],
+      cwd: ROOT,
+      env: { PATH: emptyBin, PORT: String(freePort()), HOST: "127.0.0.1", DATA_DIR: dataDir },
+      stdout: "piped",
+      stderr: "piped",
+    }).output();
+    const stderr = new TextDecoder().decode(out.stderr).trim();
+    assert.equal(out.code, 1, stderr);
+    assert.equal(new TextDecoder().decode(out.stdout), "");
+    assert.equal(stderr.split("\n").length, 1, stderr);
+    assert.match(stderr, /^Cannot start: the xz tool is not installed or not on PATH \(install the xz-utils package\)/);
+    assert.equal(await exists(dataDir), false, "DATA_DIR was created");
+  } finally {
+    await Deno.remove(parent, { recursive: true });
+  }
 });
 
 Deno.test("DATA_DIR defaults to ./data, or ./data-demo with DEMO=1; a set DATA_DIR wins", () => {

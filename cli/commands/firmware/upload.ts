@@ -18,7 +18,9 @@ export function registerFirmwareUpload(firmware: Command): void {
     .addHelpText(
       "after",
       `
-The name and the xz magic bytes (FD 37 7A 58 5A 00) are checked before anything is sent.
+The name and the xz magic bytes (FD 37 7A 58 5A 00) are checked before anything is sent; the server tests the
+whole xz stream and refuses a damaged or incomplete file (exit 1, nothing stored). Bytes already uploaded under
+another name are stored again, with a note on stderr (with --json: the answer's duplicateOf).
 A progress bar shows on a terminal; none when standard output is not a terminal or with --json.
 
 Examples:
@@ -56,6 +58,14 @@ Examples:
         }
       }
       if (g.json) return printJson(created);
+      if (created.duplicateOf) {
+        const original = (await api.listFirmwares()).find((f) => f._id === created.duplicateOf);
+        console.error(
+          `Note: the same file is already uploaded as ${
+            original?.name ?? "another firmware"
+          } (${created.duplicateOf}).`,
+        );
+      }
       printFields([
         ["ID", created._id],
         ["Name", created.name],

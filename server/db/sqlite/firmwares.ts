@@ -41,6 +41,13 @@ export function sqliteFirmwares(db: Db): FirmwareStore {
     },
     get: (id) => getFirmware(db, id),
     nameTaken: (name) => sql(db, "SELECT 1 FROM firmwares WHERE name = ?").get(name) !== undefined,
+    firstWithSha256: (sha256, exceptId) => {
+      const row = sql(
+        db,
+        `SELECT ${COLUMNS} FROM firmwares WHERE sha256 = ? AND id != ? ORDER BY created_at, rowid LIMIT 1`,
+      ).get(sha256, exceptId ?? "");
+      return row ? toFirmware(row as unknown as FirmwareRow) : null;
+    },
     ids: () => (sql(db, "SELECT id FROM firmwares").all() as { id: string }[]).map((r) => r.id),
     insert: (f) => {
       try {

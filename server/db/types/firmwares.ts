@@ -9,6 +9,8 @@ export interface FirmwareStore {
   nameTaken(name: string): Promise<boolean>;
   /** Every firmware id, for sweeping files that no row names. */
   ids(): Promise<string[]>;
+  /** The oldest firmware whose bytes have this sha256, other than `exceptId`; null when there is none. */
+  firstWithSha256(sha256: string, exceptId?: string): Promise<Firmware | null>;
   /** Records a firmware whose file is in place; ConflictError when its name is taken. */
   insert(firmware: Firmware): Promise<void>;
   /**

@@ -70,4 +70,25 @@ export function firmwareCases(engine: string, options: ConformanceOptions) {
       assert.equal(await firmwares.nameTaken("used.xz"), false);
     });
   });
+
+  storeTest(engine, options, "firmwares: the oldest other firmware with the same bytes (sha256)", async (stores) => {
+    const { firmwares } = stores;
+    const sha256 = "ab".repeat(32);
+    const newer = { ...firmwareRow("newer.xz", "2024-01-02T00:00:00.000Z"), sha256 };
+    const older = { ...firmwareRow("older.xz", "2024-01-01T00:00:00.000Z"), sha256 };
+    const other = firmwareRow("other.xz");
+    assert.equal(await firmwares.firstWithSha256(sha256), null);
+    await firmwares.insert(newer);
+    assert.equal(await firmwares.firstWithSha256(sha256, newer._id), null);
+    assert.deepEqual(await firmwares.firstWithSha256(sha256), newer);
+    await firmwares.insert(older);
+    await firmwares.insert(other);
+    assert.deepEqual(await firmwares.firstWithSha256(sha256), older);
+    assert.deepEqual(await firmwares.firstWithSha256(sha256, newer._id), older);
+    assert.deepEqual(await firmwares.firstWithSha256(sha256, older._id), newer);
+    assert.equal(await firmwares.firstWithSha256(other.sha256, other._id), null);
+    assert.equal(await firmwares.firstWithSha256("cd".repeat(32)), null);
+    await firmwares.remove(older._id);
+    assert.deepEqual(await firmwares.firstWithSha256(sha256, "nope"), newer);
+  });
 }

@@ -129,7 +129,18 @@ export default function FirmwaresScreen() {
         processingText="Processing… the server is checking and storing the file."
         upload={async (file, onProgress, opts) => {
           const f = await upload.mutateAsync({ file, onProgress, opts });
-          return `${f.name} (${f.size} bytes) stored.`;
+          const stored = `${f.name} (${f.size} bytes) stored.`;
+          if (!f.duplicateOf) return stored;
+          // Stored all the same; the list shown before the upload names the firmware that already holds these bytes.
+          const original = list.find((x) => x._id === f.duplicateOf)?.name ?? "another firmware";
+          return (
+            <>
+              {stored}
+              <span className="duplicate-notice" style={{ display: "block", marginTop: "0.25rem" }}>
+                The same file is already uploaded as {original}.
+              </span>
+            </>
+          );
         }}
         onHide={() => setUploading(false)}
       />

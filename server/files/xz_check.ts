@@ -1,0 +1,141 @@
+/**
+ * Checks that an upload is a complete, valid xz file while it streams: the `xz` tool (xz-utils) tests the bytes as
+ * they arrive, in its own process (so on another core): `xz --test` decodes every block, verifies each block's
+ * integrity check (CRC32, CRC64 or SHA-256), the index and the stream footer, and exits 0 only for a whole file.
+ * Beyond what xz accepts, a stream without an integrity check and a stream that holds no data are refused.
+ * Why the tool rather than a decoder in a Worker, and the figures: docs/DECISIONS.md (Operator safety).
+ *
+ *   const check = startXzCheck(); await check.write(chunk); ...; const problem = await check.finish();
+ */
+import type { StreamCheck } from "../lib/stream_check.ts";
+
+/** Decoding memory allowed: `xz -9` needs 65 MiB; a header asking for more than this is refused, not obeyed. */
+export const XZ_MEMLIMIT = "1GiB";
+/** Bytes handed to xz and not yet taken by it before write() makes the upload wait. */
+const WINDOW = 4 << 20;
+/** Enough of the file for the rules xz does not apply: the stream flags (bytes 6-7) and what follows the header. */
+const HEAD = 13;
+
+const XZ_ARGS = ["--test", "--threads=1", `--memlimit-decompress=${XZ_MEMLIMIT}`];
+// English messages whatever the server's locale (they are matched below); no options from the environment.
+const XZ_ENV = { LC_ALL: "C", XZ_DEFAULTS: "", XZ_OPT: "" };
+
+/** The server cannot check firmware uploads: thrown at start-up, before anything is served. */
+export class XzMissingError extends Error {}
+
+/** Fails with one clear sentence when the `xz` tool cannot be run; answers its version line otherwise. */
+export async function requireXz(): Promise<string> {
+  let out: Deno.CommandOutput;
+  try {
+    out = await new Deno.Command("xz", { args: ["--version"], env: XZ_ENV, stdin: "null", stderr: "null" }).output();
+  } catch {
+    out = { code: 127 } as Deno.CommandOutput;
+  }
+  if (out.code !== 0) {
+    throw new XzMissingError(
+      "Cannot start: the xz tool is not installed or not on PATH (install the xz-utils package); " +
+        "firmware uploads are checked with `xz --test`.",
+    );
+  }
+  return new TextDecoder().decode(out.stdout).split("\n")[0];
+}
+
+/** What xz's complaint means, in words (the file name is the caller's). */
+export function xzProblem(stderr: string): string {
+  const line = stderr.split("\n").map((l) => l.trim()).find((l) => l) ?? "";
+  const said = line.replace(/^.*?\(stdin\):\s*/, "");
+  if (/Compressed data is corrupt/i.test(said)) {
+    return "its compressed data is corrupt (a block's integrity check, the index or the stream footer does not match, " +
+      "or bytes that are not xz follow the stream)";
+  }
+  if (/Unexpected end of input/i.test(said)) {
+    return "the file ends before its xz stream does (it is truncated, or a few stray bytes follow the stream)";
+  }
+  if (/File format not recognized/i.test(said)) return "it is not in the xz format";
+  if (/Unsupported type of integrity check/i.test(said)) {
+    return "its integrity check is of a type xz does not support, so its content cannot be verified";
+  }
+  if (/Memory usage limit/i.test(said)) return `decoding it would need more than ${XZ_MEMLIMIT} of memory`;
+  if (/Unsupported options|Unsupported filter/i.test(said)) {
+    return "it uses xz options or filters that cannot be decoded";
+  }
+  return said ? `xz refused it (${said})` : "xz refused it";
+}
+
+/** The rules beyond xz's own, on the first bytes of a file xz accepted. */
+function headProblem(head: Uint8Array): string | null {
+  if ((head[7] & 0x0f) === 0) {
+    return "it has no integrity check (made with --check=none), so its content cannot be verified";
+  }
+  // After the 12-byte stream header comes a block header (its size byte is never 0) or the index (0x00).
+  if (head[12] === 0) return "its xz stream holds no data";
+  return null;
+}
+
+export function startXzCheck(): StreamCheck {
+  const child = new Deno.Command("xz", {
+    args: XZ_ARGS,
+    env: XZ_ENV,
+    stdin: "piped",
+    stdout: "null",
+    stderr: "piped",
+  }).spawn();
+  const writer = child.stdin.getWriter();
+  const stderr = new Response(child.stderr).text().catch(() => "");
+  const head = new Uint8Array(HEAD);
+  let headBytes = 0;
+  let inFlight = 0;
+  let closed = false;
+  let exited = false;
+
+  const verdict = Promise.all([child.status, stderr]).then(([status, text]) => {
+    exited = true;
+    return status.success ? null : xzProblem(text);
+  });
+  const refused = new Promise<string>((resolve) => {
+    verdict.then((problem) => {
+      if (problem !== null && !closed) resolve(problem);
+    });
+  });
+
+  const stop = () => {
+    if (closed) return;
+    closed = true;
+    writer.abort().catch(() => {});
+  };
+
+  return {
+    refused,
+    write(chunk) {
+      if (closed || exited) return null;
+      if (headBytes < HEAD) {
+        const part = chunk.subarray(0, HEAD - headBytes);
+        head.set(part, headBytes);
+        headBytes += part.length;
+      }
+      inFlight += chunk.length;
+      // A failed write means xz has exited: its exit status and message give the verdict.
+      const written = writer.write(chunk).catch(() => {}).then(() => void (inFlight -= chunk.length));
+      return inFlight > WINDOW ? written : null;
+    },
+    async finish() {
+      if (!closed) {
+        closed = true;
+        await writer.close().catch(() => {});
+      }
+      const problem = await verdict;
+      if (problem !== null) return problem;
+      return headBytes < HEAD ? "the file ends before its xz stream does" : headProblem(head);
+    },
+    abort() {
+      stop();
+      if (!exited) {
+        try {
+          child.kill("SIGKILL");
+        } catch {
+          // already gone
+        }
+      }
+    },
+  };
+}
