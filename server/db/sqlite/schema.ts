@@ -206,7 +206,6 @@ export const MIGRATIONS: readonly string[] = [
   UPDATE treatment_images SET data_id = rowid, data = x'';
   CREATE INDEX treatment_images_data ON treatment_images(data_id);
   `,
-  `,
   // 7: firmwares by content, so an upload finds the bytes already stored under another name (its duplicateOf)
   `CREATE INDEX firmwares_sha256 ON firmwares(sha256);`,
 ];
