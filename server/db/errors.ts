@@ -30,3 +30,8 @@ export class PreconditionFailedError extends StoreError {
 export class NewerSchemaError extends Error {
   override name = "NewerSchemaError";
 }
+
+/** The database cannot be reached right now (PostgreSQL down or unreachable): the request may be retried later. */
+export class StoreUnavailableError extends StoreError {
+  override name = "StoreUnavailableError";
+}

@@ -28,6 +28,12 @@ export function openSqliteStores(file: string): OpenStores {
     deviceApi: sqliteDeviceApi(db),
     demo: sqliteDemo(db),
     loginAttempts: sqliteLoginAttempts(db),
+    system: {
+      ping: () => Promise.resolve(),
+      sharedSecret: () => Promise.resolve(null),
+      // Several processes on one SQLite file start rarely; each step is its own transaction (addFirst, ensure).
+      exclusive: (fn) => fn(),
+    },
     close: () => {
       if (db.isOpen) db.close();
       return Promise.resolve();

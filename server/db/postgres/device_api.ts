@@ -1,0 +1,101 @@
+import type { VersionInfo } from "../../../shared/schemas/device.ts";
+import type { DeviceConfig } from "../../../shared/schemas/device_api.ts";
+import { deviceTypeName } from "../../../shared/schemas/device_type.ts";
+import { now } from "../clock.ts";
+import { firstPlaces, versionInfoJson } from "../rules/device_config.ts";
+import type { DeviceApiStore, FirmwareRef } from "../types/device_api.ts";
+import { read, type Sql, type Tx, write } from "./open.ts";
+import { TREATMENT_CONTENT_JOIN, TREATMENT_ROW_COLUMNS, treatmentFromRow, type TreatmentRow } from "./treatments.ts";
+
+/** A check-in in one statement: creates the device, or sets only last_logged_in and version_info (see SQLite's). */
+export async function checkinDevice(tx: Tx, deviceId: string, versionInfo: VersionInfo, at: string = now()) {
+  await tx`INSERT INTO devices (device_id, created_at, updated_at, last_logged_in, version_info)
+    VALUES (${deviceId}, ${at}, ${at}, ${at}, ${versionInfoJson(versionInfo)})
+    ON CONFLICT (device_id) DO UPDATE SET
+      last_logged_in = excluded.last_logged_in,
+      updated_at = CASE WHEN devices.version_info IS NOT DISTINCT FROM excluded.version_info THEN devices.updated_at
+                        ELSE excluded.updated_at END,
+      version_info = excluded.version_info`;
+}
+
+const FIRMWARE_COLUMNS = "f.id AS _id, f.name, f.size, f.sha256";
+
+async function applicableFirmware(tx: Tx, customFirmwareId: string | null, product: string) {
+  const rows = customFirmwareId
+    ? await tx.unsafe(`SELECT ${FIRMWARE_COLUMNS} FROM firmwares f WHERE f.id = $1`, [customFirmwareId])
+    : await tx.unsafe(
+      `SELECT ${FIRMWARE_COLUMNS} FROM device_types t JOIN firmwares f ON f.id = t.default_firmware WHERE t.name = $1`,
+      [deviceTypeName(product)],
+    );
+  if (!rows.length) return null;
+  const r = rows[0];
+  return { _id: r._id, name: r.name, size: Number(r.size), sha256: r.sha256 } as FirmwareRef;
+}
+
+async function deviceFirmware(tx: Tx, deviceId: string, product: string): Promise<FirmwareRef | null | undefined> {
+  const rows = await tx`SELECT firmware_id FROM devices WHERE device_id = ${deviceId}`;
+  return rows.length ? await applicableFirmware(tx, rows[0].firmware_id, product) : undefined;
+}
+
+async function deviceConfig(tx: Tx, deviceId: string, product: string): Promise<DeviceConfig | null> {
+  const devices = await tx`SELECT product_type_id, firmware_id FROM devices WHERE device_id = ${deviceId}`;
+  if (!devices.length) return null;
+  const device = devices[0] as { product_type_id: string | null; firmware_id: string | null };
+
+  let productType: DeviceConfig["productType"] = null;
+  let modules: DeviceConfig["modules"] = [];
+  const treatmentRows: TreatmentRow[] = [];
+  if (device.product_type_id) {
+    const pts = await tx`SELECT id, name, theme FROM product_types WHERE id = ${device.product_type_id}`;
+    if (pts.length) {
+      const pt = pts[0];
+      productType = { _id: pt.id, name: pt.name, theme: JSON.parse(pt.theme) };
+      const moduleRows = await tx`SELECT m.id, m.name, m.is_default FROM modules m
+        WHERE m.product_type_id = ${pt.id}
+          AND (m.is_default OR EXISTS (SELECT 1 FROM device_modules dm WHERE dm.device_id = ${deviceId} AND dm.module_id = m.id))
+        ORDER BY m.position, m.id`;
+      modules = moduleRows.map((m) => ({ _id: m.id, name: m.name, isDefault: m.is_default }));
+      treatmentRows.push(
+        ...await tx.unsafe(
+          `SELECT ${TREATMENT_ROW_COLUMNS} FROM modules m
+           JOIN module_treatments mt ON mt.module_id = m.id
+           JOIN treatments t ON t.id = mt.treatment_id ${TREATMENT_CONTENT_JOIN}
+           WHERE m.product_type_id = $1
+             AND (m.is_default OR EXISTS (SELECT 1 FROM device_modules dm WHERE dm.device_id = $2 AND dm.module_id = m.id))
+           ORDER BY m.position, m.id, mt.position`,
+          [pt.id, deviceId],
+        ) as unknown as TreatmentRow[],
+      );
+    }
+  }
+  treatmentRows.push(
+    ...await tx.unsafe(
+      `SELECT ${TREATMENT_ROW_COLUMNS} FROM device_treatments dt
+       JOIN treatments t ON t.id = dt.treatment_id ${TREATMENT_CONTENT_JOIN}
+       WHERE dt.device_id = $1 ORDER BY dt.position`,
+      [deviceId],
+    ) as unknown as TreatmentRow[],
+  );
+  const treatments = firstPlaces(treatmentRows, (row) => row.id).map(treatmentFromRow);
+  return {
+    deviceId,
+    productType,
+    modules,
+    treatments,
+    firmware: await applicableFirmware(tx, device.firmware_id, product),
+  };
+}
+
+export function postgresDeviceApi(sql: Sql): DeviceApiStore {
+  return {
+    // Written and read in one write transaction (under the write lock, like every write: no lock-order deadlock with
+    // the cascades of an operator's change).
+    checkin: (deviceId, versionInfo, product) =>
+      write(sql, async (tx) => {
+        await checkinDevice(tx, deviceId, versionInfo);
+        return (await deviceConfig(tx, deviceId, product))!;
+      }),
+    config: (deviceId, product) => read(sql, (tx) => deviceConfig(tx, deviceId, product)),
+    firmware: (deviceId, product) => read(sql, (tx) => deviceFirmware(tx, deviceId, product)),
+  };
+}

@@ -1,0 +1,158 @@
+import type { Device, VersionInfo } from "../../../shared/schemas/device.ts";
+import { now } from "../clock.ts";
+import { NotFoundError } from "../errors.ts";
+import { devicePatchWrites, noDevice, patchedProductType } from "../rules/devices.ts";
+import { likePattern } from "../rules/like.ts";
+import { checkIfMatch, etagOf } from "../rules/revisions.ts";
+import type { DeviceChanges, DevicePage, DeviceStore } from "../types/devices.ts";
+import type { IfMatch } from "../types/revisions.ts";
+import { existing, firstMissingId, nextRevision, read, type Sql, type Tx, write } from "./open.ts";
+
+interface DeviceRow {
+  device_id: string;
+  product_type_id: string | null;
+  firmware_id: string | null;
+  created_at: string;
+  updated_at: string;
+  last_logged_in: string | null;
+  version_info: string | null;
+  revision: number;
+  module_ids: string[];
+  treatment_ids: string[];
+}
+
+const SELECT_DEVICE = `
+  SELECT d.device_id, d.product_type_id, d.firmware_id, d.created_at, d.updated_at, d.last_logged_in, d.version_info,
+    d.revision,
+    ARRAY(SELECT m.module_id FROM device_modules m WHERE m.device_id = d.device_id ORDER BY m.position) AS module_ids,
+    ARRAY(SELECT t.treatment_id FROM device_treatments t WHERE t.device_id = d.device_id ORDER BY t.position)
+      AS treatment_ids
+  FROM devices d`;
+
+function toDevice(row: DeviceRow): Device {
+  return {
+    deviceId: row.device_id,
+    productTypeId: row.product_type_id,
+    moduleIds: row.module_ids,
+    additionalTreatmentIds: row.treatment_ids,
+    firmware: row.firmware_id,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+    lastLoggedIn: row.last_logged_in,
+    versionInfo: row.version_info === null ? null : JSON.parse(row.version_info) as VersionInfo,
+    etag: etagOf(Number(row.revision)),
+  };
+}
+
+export async function getDevice(tx: Tx, deviceId: string, lock = false): Promise<Device | null> {
+  const rows = await tx.unsafe(`${SELECT_DEVICE} WHERE d.device_id = $1${lock ? " FOR UPDATE OF d" : ""}`, [
+    deviceId,
+  ]);
+  return rows.length ? toDevice(rows[0] as unknown as DeviceRow) : null;
+}
+
+/**
+ * One page ordered by deviceId. Without q the total is the device_count counter row (moved by triggers with every
+ * insert and delete), so a page costs an index walk of `offset + perPage` entries, not a count of the table.
+ */
+async function listDevices(tx: Tx, page: number, perPage: number, q?: string): Promise<DevicePage> {
+  const offset = page * perPage;
+  if (q) {
+    const pattern = likePattern(q);
+    const rows = await tx.unsafe(
+      `${SELECT_DEVICE} WHERE ascii_lower(d.device_id) LIKE ascii_lower($1) ESCAPE '\\' ORDER BY d.device_id
+       LIMIT $2 OFFSET $3`,
+      [pattern, perPage, offset],
+    ) as unknown as DeviceRow[];
+    const ends = rows.length < perPage && (rows.length > 0 || offset === 0);
+    const total = ends ? offset + rows.length : Number(
+      (await tx.unsafe(
+        `SELECT count(*) AS total FROM devices WHERE ascii_lower(device_id) LIKE ascii_lower($1) ESCAPE '\\'`,
+        [pattern],
+      ))[0].total,
+    );
+    return { data: rows.map(toDevice), total };
+  }
+  const [{ value }] = await tx`SELECT value FROM change_counters WHERE name = 'device_count'`;
+  const total = Number(value);
+  if (offset >= total) return { data: [], total };
+  // Walk the index from the nearer end: the last pages cost as little as the first.
+  const fromEnd = offset > total / 2;
+  const rows = fromEnd
+    ? await tx.unsafe(
+      `SELECT * FROM (${SELECT_DEVICE} ORDER BY d.device_id DESC LIMIT $1 OFFSET $2) p ORDER BY device_id`,
+      [Math.min(perPage, total - offset), Math.max(0, total - offset - perPage)],
+    )
+    : await tx.unsafe(`${SELECT_DEVICE} ORDER BY d.device_id LIMIT $1 OFFSET $2`, [perPage, offset]);
+  return { data: (rows as unknown as DeviceRow[]).map(toDevice), total };
+}
+
+/** The first module id of the list that is not a module of the product type (or any module when it is null). */
+async function firstForeignModule(tx: Tx, productTypeId: string | null, moduleIds: string[]): Promise<string | null> {
+  if (moduleIds.length === 0) return null;
+  const rows = await tx`SELECT id FROM modules WHERE id = ANY(${moduleIds}::text[])
+    AND product_type_id IS NOT DISTINCT FROM ${productTypeId}`;
+  const own = new Set(rows.map((r) => r.id as string));
+  return moduleIds.find((id) => !own.has(id)) ?? null;
+}
+
+/** Writes checked changes and bumps updatedAt and the revision (in the caller's write transaction). */
+export async function updateDevice(tx: Tx, deviceId: string, changes: DeviceChanges): Promise<void> {
+  if (changes.productTypeId !== undefined) {
+    await tx`UPDATE devices SET product_type_id = ${changes.productTypeId} WHERE device_id = ${deviceId}`;
+  }
+  if (changes.firmware !== undefined) {
+    await tx`UPDATE devices SET firmware_id = ${changes.firmware} WHERE device_id = ${deviceId}`;
+  }
+  if (changes.moduleIds !== undefined) {
+    await tx`DELETE FROM device_modules WHERE device_id = ${deviceId}`;
+    if (changes.moduleIds.length) {
+      await tx`INSERT INTO device_modules (device_id, module_id, position)
+        SELECT ${deviceId}, m, n - 1 FROM unnest(${changes.moduleIds}::text[]) WITH ORDINALITY AS u(m, n)`;
+    }
+  }
+  if (changes.additionalTreatmentIds !== undefined) {
+    await tx`DELETE FROM device_treatments WHERE device_id = ${deviceId}`;
+    if (changes.additionalTreatmentIds.length) {
+      await tx`INSERT INTO device_treatments (device_id, treatment_id, position)
+        SELECT ${deviceId}, t, n - 1 FROM unnest(${changes.additionalTreatmentIds}::text[]) WITH ORDINALITY AS u(t, n)`;
+    }
+  }
+  await tx`UPDATE devices SET updated_at = ${now()}, revision = ${await nextRevision(tx)} WHERE device_id = ${deviceId}`;
+}
+
+async function patchDevice(sql: Sql, deviceId: string, patch: DeviceChanges, ifMatch?: IfMatch): Promise<Device> {
+  return await write(sql, async (tx) => {
+    const device = await getDevice(tx, deviceId, true);
+    if (!device) throw new NotFoundError(noDevice(deviceId));
+    checkIfMatch(ifMatch, device.etag, `Device ${deviceId}`);
+    const exists = async (table: "product_types" | "firmwares", id: string | null | undefined) =>
+      id == null || (await existing(tx, table, [id])).has(id);
+    const productTypeId = patchedProductType(device.productTypeId, patch);
+    const changes = devicePatchWrites(device.productTypeId, patch, {
+      productTypeExists: await exists("product_types", patch.productTypeId),
+      firmwareExists: await exists("firmwares", patch.firmware),
+      missingTreatment: await firstMissingId(tx, "treatments", patch.additionalTreatmentIds ?? []),
+      missingModule: await firstMissingId(tx, "modules", patch.moduleIds ?? []),
+      foreignModule: await firstForeignModule(tx, productTypeId, patch.moduleIds ?? []),
+    });
+    await updateDevice(tx, deviceId, changes);
+    return (await getDevice(tx, deviceId))!;
+  });
+}
+
+export function postgresDevices(sql: Sql): DeviceStore {
+  return {
+    get: (deviceId) => getDevice(sql, deviceId),
+    list: (page, perPage, q) => read(sql, (tx) => listDevices(tx, page, perPage, q)),
+    patch: (deviceId, changes, ifMatch) => patchDevice(sql, deviceId, changes, ifMatch),
+    remove: (deviceId, ifMatch) =>
+      write(sql, async (tx) => {
+        const rows = await tx`SELECT revision FROM devices WHERE device_id = ${deviceId} FOR UPDATE`;
+        if (!rows.length) throw new NotFoundError(noDevice(deviceId));
+        checkIfMatch(ifMatch, etagOf(Number(rows[0].revision)), `Device ${deviceId}`);
+        await tx`DELETE FROM devices WHERE device_id = ${deviceId}`;
+      }),
+    version: async () => Number((await sql`SELECT value FROM change_counters WHERE name = 'devices'`)[0].value),
+  };
+}

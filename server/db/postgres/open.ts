@@ -1,0 +1,217 @@
+/**
+ * The PostgreSQL engine's connection pool, migrations and transaction helpers.
+ *
+ * Concurrency model (docs/DECISIONS.md, "PostgreSQL"): every write transaction first takes one transaction-level
+ * advisory lock (WRITE_LOCK), so writes are serialized across every replica exactly as SQLite's single writer
+ * serializes them; a check-then-write therefore sees no concurrent change between its check and its write, and the
+ * same engine-independent rules decide. Reads never take it: a one-statement read is one snapshot, a read of several
+ * statements runs in one REPEATABLE READ READ ONLY transaction.
+ */
+import postgres from "postgres";
+import { NewerSchemaError, StoreUnavailableError } from "../errors.ts";
+import { MIGRATIONS } from "./schema.ts";
+
+export type Sql = postgres.Sql<{ bigint: number }>;
+/** A transaction (or the pool) to run statements on. */
+export type Tx = postgres.TransactionSql<{ bigint: number }> | Sql;
+
+/** Advisory lock keys (one namespace for this application). */
+const MIGRATE_LOCK = 0x6a65_0001;
+const STARTUP_LOCK = 0x6a65_0002;
+export const WRITE_LOCK = 0x6a65_0003;
+
+export interface PostgresOptions {
+  url: string;
+  /** Connections in this process's pool. */
+  poolSize: number;
+  /** How long a new connection may take before the call fails as unavailable (seconds). */
+  connectTimeoutSeconds?: number;
+}
+
+export function connect(options: PostgresOptions): Sql {
+  return postgres(options.url, {
+    max: options.poolSize,
+    connect_timeout: options.connectTimeoutSeconds ?? 1.5,
+    idle_timeout: 60,
+    max_lifetime: 30 * 60,
+    onnotice: () => {},
+    // BIGINT as a JS number: counts, sizes and revisions stay far below 2^53.
+    types: {
+      bigint: {
+        to: 20,
+        from: [20],
+        serialize: (x: number) => String(x),
+        parse: (x: string) => Number(x),
+      },
+    },
+    connection: { application_name: "console" },
+  }) as unknown as Sql;
+}
+
+/** Applies the migrations under an advisory lock; NewerSchemaError (nothing touched) for a newer database. */
+export async function migrate(sql: Sql): Promise<void> {
+  const conn = await sql.reserve();
+  try {
+    await conn`SELECT pg_advisory_lock(${MIGRATE_LOCK})`;
+    try {
+      await conn`CREATE TABLE IF NOT EXISTS schema_version (one BOOLEAN PRIMARY KEY DEFAULT true CHECK (one), version INTEGER NOT NULL)`
+        .catch(async (err) => {
+          // Without CREATE rights on a database that has the table already, carry on.
+          const [{ exists }] = await conn`SELECT to_regclass('schema_version') IS NOT NULL AS exists`;
+          if (!exists) throw err;
+        });
+      const rows = await conn`SELECT version FROM schema_version`;
+      const version = rows.length ? Number(rows[0].version) : 0;
+      if (version > MIGRATIONS.length) {
+        throw new NewerSchemaError(
+          `The PostgreSQL database has schema version ${version}, newer than this release knows (${MIGRATIONS.length}): run the newer release, or restore a backup taken before the upgrade.`,
+        );
+      }
+      for (let v = version; v < MIGRATIONS.length; v++) {
+        await conn`BEGIN`;
+        try {
+          await conn.unsafe(MIGRATIONS[v]);
+          await conn`INSERT INTO schema_version (version) VALUES (${v + 1})
+                     ON CONFLICT (one) DO UPDATE SET version = excluded.version`;
+          await conn`COMMIT`;
+        } catch (err) {
+          await conn`ROLLBACK`.catch(() => {});
+          throw err;
+        }
+      }
+    } finally {
+      await conn`SELECT pg_advisory_unlock(${MIGRATE_LOCK})`.catch(() => {});
+    }
+  } finally {
+    conn.release();
+  }
+}
+
+/** The schema version a database holds (0 when it has none). */
+export async function schemaVersion(sql: Sql): Promise<number> {
+  const [{ exists }] = await sql`SELECT to_regclass('schema_version') IS NOT NULL AS exists`;
+  if (!exists) return 0;
+  const rows = await sql`SELECT version FROM schema_version`;
+  return rows.length ? Number(rows[0].version) : 0;
+}
+
+/** Runs fn while holding the start-up lock (bootstrap admin, device type, secret, demo seed: once across replicas). */
+export async function exclusive<T>(sql: Sql, fn: () => Promise<T>): Promise<T> {
+  const conn = await sql.reserve();
+  try {
+    await conn`SELECT pg_advisory_lock(${STARTUP_LOCK})`;
+    try {
+      return await fn();
+    } finally {
+      await conn`SELECT pg_advisory_unlock(${STARTUP_LOCK})`.catch(() => {});
+    }
+  } finally {
+    conn.release();
+  }
+}
+
+/** A write transaction: serialized with every other write on the database (see above). */
+export function write<T>(sql: Sql, fn: (tx: postgres.TransactionSql<{ bigint: number }>) => Promise<T>): Promise<T> {
+  return sql.begin(async (tx) => {
+    await tx`SELECT pg_advisory_xact_lock(${WRITE_LOCK})`;
+    return await fn(tx);
+  }) as Promise<T>;
+}
+
+/** A read of several statements against one snapshot. */
+export function read<T>(sql: Sql, fn: (tx: postgres.TransactionSql<{ bigint: number }>) => Promise<T>): Promise<T> {
+  return sql.begin("ISOLATION LEVEL REPEATABLE READ READ ONLY", fn) as Promise<T>;
+}
+
+/** True for PostgreSQL's unique violation. */
+export const isUniqueViolation = (err: unknown) => err instanceof postgres.PostgresError && err.code === "23505";
+
+/** The ids of `ids` that are rows of `table`, locked against deletion until the transaction ends. */
+export async function existing(
+  tx: Tx,
+  table: "treatments" | "modules" | "firmwares" | "product_types",
+  ids: readonly string[],
+): Promise<Set<string>> {
+  if (ids.length === 0) return new Set();
+  const rows = await tx.unsafe(`SELECT id FROM ${table} WHERE id = ANY($1::text[]) FOR KEY SHARE`, [ids as string[]]);
+  return new Set(rows.map((r) => r.id as string));
+}
+
+/** The first id of `ids` that is not a row of `table`, or null. */
+export async function firstMissingId(
+  tx: Tx,
+  table: "treatments" | "modules" | "firmwares" | "product_types",
+  ids: readonly string[],
+): Promise<string | null> {
+  const found = await existing(tx, table, ids);
+  return ids.find((id) => !found.has(id)) ?? null;
+}
+
+/** The next value of the revision sequence. */
+export async function nextRevision(tx: Tx): Promise<number> {
+  const [{ r }] = await tx`SELECT nextval('revisions') AS r`;
+  return Number(r);
+}
+
+/** Errors that mean the database cannot be reached (or is going away), as opposed to a refused statement. */
+const UNAVAILABLE_CODES = new Set([
+  "CONNECTION_CLOSED",
+  "CONNECTION_ENDED",
+  "CONNECTION_DESTROYED",
+  "CONNECT_TIMEOUT",
+  "ECONNREFUSED",
+  "ECONNRESET",
+  "ETIMEDOUT",
+  "EHOSTUNREACH",
+  "ENETUNREACH",
+  "ENOTFOUND",
+  "EPIPE",
+  "57P01", // admin_shutdown
+  "57P02", // crash_shutdown
+  "57P03", // cannot_connect_now (starting up, shutting down)
+  "53300", // too_many_connections
+]);
+
+export function isUnavailable(err: unknown): boolean {
+  if (!(err instanceof Error)) return false;
+  const code = (err as { code?: string }).code ?? "";
+  if (UNAVAILABLE_CODES.has(code) || code.startsWith("08")) return true;
+  return err instanceof Deno.errors.ConnectionRefused || err instanceof Deno.errors.ConnectionReset ||
+    err instanceof Deno.errors.TimedOut || err instanceof Deno.errors.BrokenPipe ||
+    /ECONNREFUSED|connection (refused|closed|terminated|ended)|write after end/i.test(err.message);
+}
+
+export function unavailable(err: unknown): StoreUnavailableError {
+  const e = new StoreUnavailableError("The database is unavailable: try again in a moment.");
+  (e as { cause?: unknown }).cause = err;
+  return e;
+}
+
+/**
+ * A store whose every method turns "the database cannot be reached" into StoreUnavailableError (503), so a caller
+ * never confuses it with a bug (500).
+ */
+export function guarded<S extends object>(store: S): S {
+  const out: Record<string, unknown> = {};
+  for (const [name, fn] of Object.entries(store)) {
+    if (typeof fn !== "function") {
+      out[name] = fn;
+      continue;
+    }
+    out[name] = (...args: unknown[]) => {
+      let result: unknown;
+      try {
+        result = fn(...args);
+      } catch (err) {
+        throw isUnavailable(err) ? unavailable(err) : err;
+      }
+      if (result instanceof Promise) {
+        return result.catch((err) => {
+          throw isUnavailable(err) ? unavailable(err) : err;
+        });
+      }
+      return result;
+    };
+  }
+  return out as S;
+}

@@ -1,0 +1,201 @@
+/**
+ * PostgreSQL migrations, applied in order at start under an advisory lock (the `schema_version` row holds the
+ * version). Never edit a released migration: append a new one. The same tables as SQLite's schema.ts at its latest
+ * version, in PostgreSQL's types: text keys and names in the "C" collation (the order SQLite's BINARY gives), JSON kept
+ * as the text it was written as, timestamps as ISO 8601 text (made by the server: clock.ts).
+ */
+export const MIGRATIONS: readonly string[] = [
+  // 1: the whole schema as of SQLite's migration 7
+  `
+  CREATE FUNCTION ascii_lower(text) RETURNS text LANGUAGE sql IMMUTABLE PARALLEL SAFE
+    AS $$ SELECT translate($1, 'ABCDEFGHIJKLMNOPQRSTUVWXYZ', 'abcdefghijklmnopqrstuvwxyz') $$;
+
+  CREATE SEQUENCE revisions;
+
+  CREATE TABLE change_counters (
+    name TEXT COLLATE "C" PRIMARY KEY,
+    value BIGINT NOT NULL
+  );
+  INSERT INTO change_counters (name, value) VALUES ('devices', 0), ('device_count', 0);
+
+  CREATE TABLE settings (
+    name TEXT COLLATE "C" PRIMARY KEY,
+    value TEXT NOT NULL
+  );
+
+  CREATE TABLE operators (
+    id TEXT COLLATE "C" PRIMARY KEY,
+    email TEXT NOT NULL,
+    email_key TEXT COLLATE "C" NOT NULL UNIQUE,
+    password_hash TEXT NOT NULL,
+    password_version INTEGER NOT NULL DEFAULT 1,
+    created_at TEXT NOT NULL,
+    updated_at TEXT NOT NULL
+  );
+
+  CREATE TABLE firmwares (
+    seq BIGSERIAL NOT NULL,                   -- upload order (SQLite's rowid): breaks ties of created_at
+    id TEXT COLLATE "C" PRIMARY KEY,
+    name TEXT COLLATE "C" NOT NULL UNIQUE,
+    size BIGINT NOT NULL,
+    sha256 TEXT COLLATE "C" NOT NULL,
+    created_at TEXT COLLATE "C" NOT NULL
+  );
+  CREATE INDEX firmwares_created ON firmwares(created_at DESC, seq DESC);
+  CREATE INDEX firmwares_sha256 ON firmwares(sha256);
+
+  CREATE TABLE device_types (
+    id TEXT COLLATE "C" PRIMARY KEY,
+    name TEXT COLLATE "C" NOT NULL UNIQUE,
+    default_firmware TEXT COLLATE "C" REFERENCES firmwares(id) ON DELETE RESTRICT,
+    revision BIGINT NOT NULL DEFAULT nextval('revisions')
+  );
+  CREATE INDEX device_types_default_firmware ON device_types(default_firmware);
+
+  CREATE TABLE treatment_phases (
+    id BIGSERIAL PRIMARY KEY,
+    json TEXT NOT NULL
+  );
+  CREATE TABLE treatment_image_data (
+    id BIGSERIAL PRIMARY KEY,
+    data BYTEA NOT NULL
+  );
+
+  CREATE TABLE treatments (
+    id TEXT COLLATE "C" PRIMARY KEY,
+    name TEXT COLLATE "C" NOT NULL UNIQUE,
+    category TEXT,
+    use TEXT,
+    phases_id BIGINT NOT NULL REFERENCES treatment_phases(id),
+    image_ids TEXT NOT NULL DEFAULT '[]',
+    created_at TEXT NOT NULL,
+    updated_at TEXT NOT NULL
+  );
+  CREATE INDEX treatments_phases ON treatments(phases_id);
+  CREATE INDEX treatments_list_order ON treatments((ascii_lower(name)), name);
+
+  CREATE TABLE treatment_images (
+    id TEXT COLLATE "C" PRIMARY KEY,
+    treatment_id TEXT COLLATE "C" NOT NULL REFERENCES treatments(id) ON DELETE CASCADE,
+    position INTEGER NOT NULL,
+    mime_type TEXT NOT NULL,
+    data_id BIGINT NOT NULL REFERENCES treatment_image_data(id)
+  );
+  CREATE INDEX treatment_images_treatment ON treatment_images(treatment_id, position);
+  CREATE INDEX treatment_images_data ON treatment_images(data_id);
+
+  CREATE TABLE product_types (
+    id TEXT COLLATE "C" PRIMARY KEY,
+    name TEXT COLLATE "C" NOT NULL,
+    name_key TEXT COLLATE "C" NOT NULL UNIQUE,
+    theme TEXT NOT NULL DEFAULT '{}',
+    created_at TEXT NOT NULL,
+    updated_at TEXT NOT NULL,
+    revision BIGINT NOT NULL DEFAULT nextval('revisions')
+  );
+
+  CREATE TABLE modules (
+    id TEXT COLLATE "C" PRIMARY KEY,
+    product_type_id TEXT COLLATE "C" NOT NULL REFERENCES product_types(id) ON DELETE CASCADE,
+    position INTEGER NOT NULL,
+    name TEXT NOT NULL,
+    is_default BOOLEAN NOT NULL DEFAULT false
+  );
+  CREATE INDEX modules_product_type ON modules(product_type_id, position);
+
+  CREATE TABLE module_treatments (
+    module_id TEXT COLLATE "C" NOT NULL REFERENCES modules(id) ON DELETE CASCADE,
+    treatment_id TEXT COLLATE "C" NOT NULL REFERENCES treatments(id) ON DELETE CASCADE,
+    position INTEGER NOT NULL,
+    PRIMARY KEY (module_id, treatment_id)
+  );
+  CREATE INDEX module_treatments_treatment ON module_treatments(treatment_id);
+
+  CREATE TABLE devices (
+    device_id TEXT COLLATE "C" PRIMARY KEY,
+    product_type_id TEXT COLLATE "C" REFERENCES product_types(id) ON DELETE SET NULL,
+    firmware_id TEXT COLLATE "C" REFERENCES firmwares(id) ON DELETE RESTRICT,
+    created_at TEXT NOT NULL,
+    updated_at TEXT NOT NULL,
+    last_logged_in TEXT,
+    version_info TEXT,
+    revision BIGINT NOT NULL DEFAULT nextval('revisions')
+  );
+  CREATE INDEX devices_product_type ON devices(product_type_id);
+  CREATE INDEX devices_firmware ON devices(firmware_id);
+
+  CREATE TABLE device_modules (
+    device_id TEXT COLLATE "C" NOT NULL REFERENCES devices(device_id) ON DELETE CASCADE,
+    module_id TEXT COLLATE "C" NOT NULL REFERENCES modules(id) ON DELETE CASCADE,
+    position INTEGER NOT NULL,
+    PRIMARY KEY (device_id, module_id)
+  );
+  CREATE INDEX device_modules_module ON device_modules(module_id);
+
+  CREATE TABLE device_treatments (
+    device_id TEXT COLLATE "C" NOT NULL REFERENCES devices(device_id) ON DELETE CASCADE,
+    treatment_id TEXT COLLATE "C" NOT NULL REFERENCES treatments(id) ON DELETE CASCADE,
+    position INTEGER NOT NULL,
+    PRIMARY KEY (device_id, treatment_id)
+  );
+  CREATE INDEX device_treatments_treatment ON device_treatments(treatment_id);
+
+  -- The devices change counter (what the page cache is versioned by) and the device count (so a page's total is one
+  -- row read, not a count of a million rows), moved by statement-level triggers in the writing transaction, cascades
+  -- included.
+  CREATE FUNCTION devices_changed() RETURNS trigger LANGUAGE plpgsql AS $$
+  BEGIN
+    UPDATE change_counters SET value = value + 1 WHERE name = 'devices';
+    RETURN NULL;
+  END $$;
+  CREATE FUNCTION devices_inserted() RETURNS trigger LANGUAGE plpgsql AS $$
+  DECLARE n BIGINT;
+  BEGIN
+    SELECT count(*) INTO n FROM new_rows;
+    IF n > 0 THEN
+      UPDATE change_counters SET value = value + CASE name WHEN 'devices' THEN 1 ELSE n END
+        WHERE name IN ('devices', 'device_count');
+    END IF;
+    RETURN NULL;
+  END $$;
+  CREATE FUNCTION devices_deleted() RETURNS trigger LANGUAGE plpgsql AS $$
+  DECLARE n BIGINT;
+  BEGIN
+    SELECT count(*) INTO n FROM old_rows;
+    IF n > 0 THEN
+      UPDATE change_counters SET value = value + CASE name WHEN 'devices' THEN 1 ELSE -n END
+        WHERE name IN ('devices', 'device_count');
+    END IF;
+    RETURN NULL;
+  END $$;
+  CREATE TRIGGER devices_insert_counted AFTER INSERT ON devices REFERENCING NEW TABLE AS new_rows
+    FOR EACH STATEMENT EXECUTE FUNCTION devices_inserted();
+  CREATE TRIGGER devices_delete_counted AFTER DELETE ON devices REFERENCING OLD TABLE AS old_rows
+    FOR EACH STATEMENT EXECUTE FUNCTION devices_deleted();
+  CREATE TRIGGER devices_update_counted AFTER UPDATE ON devices
+    FOR EACH STATEMENT EXECUTE FUNCTION devices_changed();
+  CREATE TRIGGER device_modules_counted AFTER INSERT OR UPDATE OR DELETE ON device_modules
+    FOR EACH STATEMENT EXECUTE FUNCTION devices_changed();
+  CREATE TRIGGER device_treatments_counted AFTER INSERT OR UPDATE OR DELETE ON device_treatments
+    FOR EACH STATEMENT EXECUTE FUNCTION devices_changed();
+
+  CREATE TABLE login_attempts (
+    scope TEXT COLLATE "C" NOT NULL,
+    email_key TEXT COLLATE "C" NOT NULL,
+    address TEXT COLLATE "C" NOT NULL,
+    attempts INTEGER NOT NULL,
+    first_at TEXT COLLATE "C" NOT NULL,
+    last_at TEXT COLLATE "C" NOT NULL,
+    PRIMARY KEY (scope, email_key, address)
+  );
+  CREATE INDEX login_attempts_last ON login_attempts(last_at);
+
+  CREATE TABLE login_addresses (
+    email_key TEXT COLLATE "C" NOT NULL,
+    address TEXT COLLATE "C" NOT NULL,
+    last_success_at TEXT COLLATE "C" NOT NULL,
+    PRIMARY KEY (email_key, address)
+  );
+  CREATE INDEX login_addresses_last ON login_addresses(last_success_at);
+  `,
+];

@@ -1,0 +1,230 @@
+import type { Treatment } from "../../../shared/schemas/treatment.ts";
+import { newId } from "../../../shared/ids.ts";
+import { now } from "../clock.ts";
+import type { ImportCounts, ImportedTreatment, TreatmentStore } from "../types/treatments.ts";
+import { type Sql, type Tx, write, WRITE_LOCK } from "./open.ts";
+
+export interface TreatmentRow {
+  id: string;
+  name: string;
+  category: string | null;
+  use: string | null;
+  phases: string;
+  image_ids: string;
+  created_at: string;
+  updated_at: string;
+}
+
+export const TREATMENT_ROW_COLUMNS =
+  "t.id, t.name, t.category, t.use, p.json AS phases, t.image_ids, t.created_at, t.updated_at";
+export const TREATMENT_CONTENT_JOIN = "JOIN treatment_phases p ON p.id = t.phases_id";
+
+export function treatmentFromRow(r: TreatmentRow): Treatment {
+  return {
+    _id: r.id,
+    name: r.name,
+    category: r.category,
+    use: r.use,
+    createdAt: r.created_at,
+    updatedAt: r.updated_at,
+    images: JSON.parse(r.image_ids),
+    phases: JSON.parse(r.phases),
+  };
+}
+
+/** The Treatment JSON of `t` and `p`, concatenated so the stored JSON texts are copied, never parsed. */
+const q = (col: string) => `coalesce(to_json(${col})::text, 'null')`;
+const TREATMENT_JSON_SQL = `'{"_id":' || ${q("t.id")} || ',"name":' || ${q("t.name")}
+  || ',"category":' || ${q("t.category")} || ',"use":' || ${q("t.use")}
+  || ',"createdAt":' || ${q("t.created_at")} || ',"updatedAt":' || ${q("t.updated_at")}
+  || ',"images":' || t.image_ids || ',"phases":' || p.json || '}'`;
+
+const NAME_ORDER = "ascii_lower(t.name), t.name";
+const LIST_CHUNK_BYTES = 256 * 1024;
+const CURSOR_ROWS = 200;
+
+const encoder = new TextEncoder();
+
+/**
+ * The list as the bytes of one JSON array, a chunk at a time, read through a cursor on a connection of its own inside
+ * one REPEATABLE READ READ ONLY transaction: one snapshot however long the client takes.
+ */
+async function* listJsonChunks(sql: Sql): AsyncGenerator<Uint8Array<ArrayBuffer>> {
+  const conn = await sql.reserve();
+  let open = false;
+  try {
+    await conn`BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY`;
+    open = true;
+    let parts: string[] = ["["], size = 1, first = true;
+    const cursor = conn.unsafe(
+      `SELECT ${TREATMENT_JSON_SQL} AS j FROM treatments t ${TREATMENT_CONTENT_JOIN} ORDER BY ${NAME_ORDER}`,
+    ).cursor(CURSOR_ROWS);
+    for await (const rows of cursor) {
+      for (const { j } of rows as unknown as { j: string }[]) {
+        if (!first) parts.push(","), size++;
+        first = false;
+        parts.push(j);
+        size += j.length;
+        if (size >= LIST_CHUNK_BYTES) {
+          yield encoder.encode(parts.join("")) as Uint8Array<ArrayBuffer>;
+          parts = [], size = 0;
+        }
+      }
+    }
+    parts.push("]");
+    yield encoder.encode(parts.join("")) as Uint8Array<ArrayBuffer>;
+  } finally {
+    if (open) await conn`COMMIT`.catch(() => {});
+    conn.release();
+  }
+}
+
+function idsInNameOrder(treatments: readonly ImportedTreatment[]): string[] {
+  const ids = treatments.map(() => newId()).sort();
+  const byName = treatments.map((_, i) => i).sort((a, b) => treatments[a].name < treatments[b].name ? -1 : 1);
+  const out: string[] = new Array(treatments.length);
+  byName.forEach((position, k) => out[position] = ids[k]);
+  return out;
+}
+
+const decoder = new TextDecoder();
+const phasesText = (t: ImportedTreatment) => typeof t.phasesJson === "string" ? t.phasesJson : decoder.decode(t.phasesJson);
+
+const STAGE_ROWS = 1000;
+const STAGE_BYTES = 2 * 1024 * 1024;
+
+/** Ids drawn from a content table's sequence, in order. */
+async function drawIds(tx: Tx, table: "treatment_phases" | "treatment_image_data", n: number): Promise<number[]> {
+  if (n === 0) return [];
+  const rows = await tx.unsafe(`SELECT nextval(pg_get_serial_sequence('${table}', 'id')) AS id FROM generate_series(1, $1)`, [
+    n,
+  ]);
+  return rows.map((r) => Number(r.id));
+}
+
+/**
+ * Writes treatments in one transaction: the content (phases, image bytes) first, in batches of a few MB, without the
+ * write lock (new rows nothing links to yet: invisible to others until the commit, removed by a rollback); then the
+ * write lock for the publish only (a few statements over arrays: match names, replace images, update and insert).
+ * Readers are never blocked (MVCC); other writers wait for the publish only.
+ */
+async function importTreatments(sql: Sql, treatments: readonly ImportedTreatment[]): Promise<ImportCounts> {
+  return await sql.begin((tx) => importIn(tx, treatments)) as ImportCounts;
+}
+
+export async function importIn(tx: Tx, treatments: readonly ImportedTreatment[]): Promise<ImportCounts> {
+  const newIds = idsInNameOrder(treatments);
+  const phasesIds: number[] = [];
+  const images: { id: string; treatment: number; position: number; mime: string; dataId: number }[] = [];
+  const imageIdLists: string[] = [];
+  for (let from = 0; from < treatments.length;) {
+    let to = from, bytes = 0;
+    while (to < treatments.length && to - from < STAGE_ROWS && bytes < STAGE_BYTES) {
+      const t = treatments[to++];
+      bytes += phasesText(t).length + t.images.reduce((s, i) => s + i.data.byteLength, 0);
+    }
+    const batch = treatments.slice(from, to);
+    const pIds = await drawIds(tx, "treatment_phases", batch.length);
+    await tx`INSERT INTO treatment_phases (id, json)
+      SELECT * FROM unnest(${pIds}::bigint[], ${batch.map(phasesText)}::text[])`;
+    phasesIds.push(...pIds);
+    const batchImages = batch.flatMap((t, k) => t.images.map((img, position) => ({ t: from + k, img, position })));
+    const dIds = await drawIds(tx, "treatment_image_data", batchImages.length);
+    for (let k = 0; k < batchImages.length; k += 100) {
+      const slice = batchImages.slice(k, k + 100);
+      const values = slice.map((x, j) => [dIds[k + j], x.img.data] as const);
+      await tx.unsafe(
+        `INSERT INTO treatment_image_data (id, data) VALUES ${values.map((_, j) => `($${2 * j + 1}, $${2 * j + 2})`).join(",")}`,
+        values.flatMap(([id, data]) => [id, data as Uint8Array]) as never[],
+      );
+    }
+    const perTreatment = new Map<number, string[]>();
+    batchImages.forEach((x, j) => {
+      const id = newId();
+      images.push({ id, treatment: x.t, position: x.position, mime: x.img.mimeType, dataId: dIds[j] });
+      perTreatment.set(x.t, [...perTreatment.get(x.t) ?? [], id]);
+    });
+    for (let i = from; i < to; i++) imageIdLists[i] = JSON.stringify(perTreatment.get(i) ?? []);
+    from = to;
+  }
+
+  // Publish, under the write lock.
+  await tx`SELECT pg_advisory_xact_lock(${WRITE_LOCK})`;
+  const at = now();
+  const names = treatments.map((t) => t.name);
+  const matched = await tx`SELECT id, name, phases_id FROM treatments WHERE name = ANY(${names}::text[]) FOR UPDATE`;
+  const matchedId = new Map(matched.map((r) => [r.name as string, r.id as string]));
+  const replacedPhases = matched.map((r) => Number(r.phases_id));
+  const matchedIds = matched.map((r) => r.id as string);
+  const replacedData = matchedIds.length
+    ? (await tx`DELETE FROM treatment_images WHERE treatment_id = ANY(${matchedIds}::text[]) RETURNING data_id`)
+      .map((r) => Number(r.data_id))
+    : [];
+  const idOf = treatments.map((t, i) => matchedId.get(t.name) ?? newIds[i]);
+  const upd = treatments.flatMap((t, i) => matchedId.has(t.name) ? [i] : []);
+  const ins = treatments.flatMap((t, i) => matchedId.has(t.name) ? [] : [i]).sort((a, b) =>
+    names[a] < names[b] ? -1 : 1
+  );
+  const col = <T>(idx: number[], f: (i: number) => T) => idx.map(f);
+  if (upd.length) {
+    await tx`UPDATE treatments SET category = u.category, use = u.use, phases_id = u.phases_id,
+        image_ids = u.image_ids, updated_at = ${at}
+      FROM unnest(${col(upd, (i) => idOf[i])}::text[], ${col(upd, (i) => treatments[i].category)}::text[],
+        ${col(upd, (i) => treatments[i].use)}::text[], ${col(upd, (i) => phasesIds[i])}::bigint[],
+        ${col(upd, (i) => imageIdLists[i])}::text[]) AS u(id, category, use, phases_id, image_ids)
+      WHERE treatments.id = u.id`;
+  }
+  if (ins.length) {
+    await tx`INSERT INTO treatments (id, name, category, use, phases_id, image_ids, created_at, updated_at)
+      SELECT id, name, category, use, phases_id, image_ids, ${at}, ${at}
+      FROM unnest(${col(ins, (i) => idOf[i])}::text[], ${col(ins, (i) => names[i])}::text[],
+        ${col(ins, (i) => treatments[i].category)}::text[], ${col(ins, (i) => treatments[i].use)}::text[],
+        ${col(ins, (i) => phasesIds[i])}::bigint[], ${col(ins, (i) => imageIdLists[i])}::text[])
+        AS u(id, name, category, use, phases_id, image_ids)`;
+  }
+  if (images.length) {
+    await tx`INSERT INTO treatment_images (id, treatment_id, position, mime_type, data_id)
+      SELECT * FROM unnest(${images.map((x) => x.id)}::text[], ${images.map((x) => idOf[x.treatment])}::text[],
+        ${images.map((x) => x.position)}::int[], ${images.map((x) => x.mime)}::text[],
+        ${images.map((x) => x.dataId)}::bigint[])`;
+  }
+  if (replacedPhases.length) {
+    await tx`DELETE FROM treatment_phases c WHERE c.id = ANY(${replacedPhases}::bigint[])
+      AND NOT EXISTS (SELECT 1 FROM treatments x WHERE x.phases_id = c.id)`;
+  }
+  if (replacedData.length) {
+    await tx`DELETE FROM treatment_image_data c WHERE c.id = ANY(${replacedData}::bigint[])
+      AND NOT EXISTS (SELECT 1 FROM treatment_images x WHERE x.data_id = c.id)`;
+  }
+  return { imported: upd.length + ins.length, created: ins.length, updated: upd.length };
+}
+
+export function postgresTreatments(sql: Sql): TreatmentStore {
+  return {
+    get: async (id) => {
+      const rows = await sql.unsafe(
+        `SELECT ${TREATMENT_ROW_COLUMNS} FROM treatments t ${TREATMENT_CONTENT_JOIN} WHERE t.id = $1`,
+        [id],
+      );
+      return rows.length ? treatmentFromRow(rows[0] as unknown as TreatmentRow) : null;
+    },
+    image: async (id) => {
+      const rows = await sql`SELECT i.mime_type, d.data FROM treatment_images i
+        JOIN treatment_image_data d ON d.id = i.data_id WHERE i.id = ${id}`;
+      if (!rows.length) return null;
+      return { mimeType: rows[0].mime_type, data: new Uint8Array(rows[0].data as Uint8Array) };
+    },
+    // An import is one transaction here (a rollback leaves nothing, and another replica's import in progress is
+    // invisible), so there is rarely anything to remove: kept for parity, it removes whatever nothing links to.
+    sweep: () =>
+      write(sql, async (tx) => {
+        const a = await tx`DELETE FROM treatment_phases c WHERE NOT EXISTS
+          (SELECT 1 FROM treatments x WHERE x.phases_id = c.id)`;
+        const b = await tx`DELETE FROM treatment_image_data c WHERE NOT EXISTS
+          (SELECT 1 FROM treatment_images x WHERE x.data_id = c.id)`;
+        return a.count + b.count;
+      }),
+    listJsonChunks: () => listJsonChunks(sql),
+    import: (treatments) => importTreatments(sql, treatments),
+  };
+}

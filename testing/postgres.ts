@@ -1,0 +1,138 @@
+/**
+ * A throwaway PostgreSQL 15 cluster for tests and the bench: initdb in a temp directory owned by the `postgres` user
+ * (PostgreSQL refuses to run as root), its own free port on 127.0.0.1 only, trust authentication; stopped and removed
+ * on dispose.
+ *   await using pg = await startPostgres();
+ *   const url = await pg.createDatabase();   // a fresh, empty database: postgres://postgres@127.0.0.1:PORT/db_N
+ *
+ * Missing binaries fail with a message naming the Debian package, never a silent skip.
+ */
+import { existsSync } from "node:fs";
+
+const BIN_DIRS = ["/usr/lib/postgresql/15/bin", "/usr/lib/postgresql/16/bin", "/usr/lib/postgresql/14/bin"];
+
+export class PostgresMissingError extends Error {
+  override name = "PostgresMissingError";
+}
+
+/** The directory holding initdb and pg_ctl; PostgresMissingError naming the package when there is none. */
+export function postgresBinDir(): string {
+  const dir = BIN_DIRS.find((d) => existsSync(`${d}/initdb`) && existsSync(`${d}/pg_ctl`));
+  if (!dir) {
+    throw new PostgresMissingError(
+      `PostgreSQL is not installed (no initdb in ${
+        BIN_DIRS.join(", ")
+      }): install the Debian package \`postgresql\` (apt-get install -y postgresql), which the PostgreSQL tests need.`,
+    );
+  }
+  return dir;
+}
+
+export interface TestPostgres extends AsyncDisposable {
+  port: number;
+  /** The URL of the `postgres` database (for administration). */
+  adminUrl: string;
+  /** Creates an empty database and answers its URL. */
+  createDatabase(): Promise<string>;
+  /** Stops the server (fast shutdown: connections are closed); the data stays. */
+  stop(): Promise<void>;
+  /** Starts it again on the same port. */
+  start(): Promise<void>;
+  /** Stops and removes the cluster synchronously (at process exit). */
+  disposeSync(): void;
+}
+
+const asRoot = Deno.uid() === 0;
+
+async function run(cmd: string, args: string[], user = true): Promise<string> {
+  const [exe, argv] = asRoot && user ? ["runuser", ["-u", "postgres", "--", cmd, ...args]] : [cmd, args];
+  const out = await new Deno.Command(exe, { args: argv, stdout: "piped", stderr: "piped", stdin: "null" }).output();
+  const text = new TextDecoder().decode(out.stdout) + new TextDecoder().decode(out.stderr);
+  if (!out.success) throw new Error(`${cmd} ${args.join(" ")} failed (${out.code}):\n${text}`);
+  return text;
+}
+
+function freePort(): number {
+  const l = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const port = (l.addr as Deno.NetAddr).port;
+  l.close();
+  return port;
+}
+
+let databases = 0;
+
+export async function startPostgres(): Promise<TestPostgres> {
+  const bin = postgresBinDir();
+  const dir = await Deno.makeTempDir({ prefix: "console-pg-" });
+  if (asRoot) await run("chown", ["postgres:postgres", dir], false);
+  await Deno.chmod(dir, 0o700);
+  const data = `${dir}/data`;
+  await run(`${bin}/initdb`, ["-D", data, "-A", "trust", "-U", "postgres", "-E", "UTF8", "--locale=C.UTF-8"]);
+  const port = freePort();
+  const options = [
+    `-c listen_addresses=127.0.0.1`,
+    `-c port=${port}`,
+    `-c unix_socket_directories=${dir}`,
+    `-c fsync=off`,
+    `-c synchronous_commit=off`,
+    `-c full_page_writes=off`,
+    `-c max_connections=200`,
+    `-c shared_buffers=128MB`,
+  ].join(" ");
+  const start = () => run(`${bin}/pg_ctl`, ["-D", data, "-l", `${dir}/log`, "-o", options, "-w", "-t", "60", "start"]);
+  const stop = () => run(`${bin}/pg_ctl`, ["-D", data, "-m", "fast", "-w", "-t", "60", "stop"]);
+  await start();
+  const adminUrl = `postgres://postgres@127.0.0.1:${port}/postgres`;
+  let running = true;
+  return {
+    port,
+    adminUrl,
+    async createDatabase() {
+      const name = `db_${Deno.pid}_${++databases}`;
+      await run(`${bin}/psql`, ["-h", "127.0.0.1", "-p", String(port), "-U", "postgres", "-qc", `CREATE DATABASE ${name}`]);
+      return `postgres://postgres@127.0.0.1:${port}/${name}`;
+    },
+    async stop() {
+      await stop();
+      running = false;
+    },
+    async start() {
+      await start();
+      running = true;
+    },
+    disposeSync() {
+      if (running) {
+        const [exe, argv] = asRoot
+          ? ["runuser", ["-u", "postgres", "--", `${bin}/pg_ctl`, "-D", data, "-m", "immediate", "-w", "stop"]]
+          : [`${bin}/pg_ctl`, ["-D", data, "-m", "immediate", "-w", "stop"]];
+        new Deno.Command(exe as string, { args: argv as string[], stdout: "null", stderr: "null" }).outputSync();
+        running = false;
+      }
+      try {
+        Deno.removeSync(dir, { recursive: true });
+      } catch { /* gone */ }
+    },
+    async [Symbol.asyncDispose]() {
+      if (running) await stop().catch(() => {});
+      await Deno.remove(dir, { recursive: true }).catch(() => {});
+    },
+  };
+}
+
+/**
+ * One cluster shared by the tests of a process (started on first use, stopped and removed when the process exits):
+ * starting a cluster costs ~1 s, a database ~50 ms.
+ */
+let shared: Promise<TestPostgres> | undefined;
+export function sharedPostgres(): Promise<TestPostgres> {
+  if (!shared) {
+    shared = startPostgres();
+    shared.then((pg) => globalThis.addEventListener("unload", () => pg.disposeSync())).catch(() => {});
+  }
+  return shared;
+}
+
+/** DATABASE_URL for tests that run a server on PostgreSQL: a new empty database of the shared cluster. */
+export async function testDatabaseUrl(): Promise<string> {
+  return await (await sharedPostgres()).createDatabase();
+}
