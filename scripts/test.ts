@@ -4,12 +4,15 @@
  *   2. vitest over web/ (component tests, happy-dom)
  * Extra arguments are passed to `deno test` (e.g. a file or --filter).
  */
+import { startPostgres, type TestPostgres } from "../testing/postgres.ts";
+
 const ROOT = new URL("../", import.meta.url).pathname;
 const deno = Deno.execPath();
 
 interface Suite {
   name: string;
   args: string[];
+  env?: Record<string, string>;
   parse: (out: string) => { passed: number; failed: number } | null;
 }
 
@@ -20,12 +23,46 @@ const suites: Suite[] = [
   {
     name: "deno test (tests/)",
     args: ["test", "-A", "--parallel", ...(Deno.args.length ? Deno.args : ["tests/"])],
-    parse(out) {
-      const m = /(?:ok|FAILED) \| (\d+) passed.*?\| (\d+) failed/.exec(stripAnsi(out));
-      return m ? { passed: Number(m[1]), failed: Number(m[2]) } : null;
-    },
+    parse: parseDenoTest,
   },
 ];
+
+function parseDenoTest(out: string) {
+  const m = /(?:ok|FAILED) \| (\d+) passed.*?\| (\d+) failed/.exec(stripAnsi(out));
+  return m ? { passed: Number(m[1]), failed: Number(m[2]) } : null;
+}
+/**
+ * The server, device API and CLI suites again with the server on PostgreSQL (one throwaway cluster for the run, a
+ * database per test server): CONTRACT §10, "one test suite proves it on each". Files about SQLite's own file (its
+ * modes, its schema versions) stay on SQLite only.
+ */
+const POSTGRES_SUITES = ["tests/server/", "tests/device/", "tests/cli/"];
+const SQLITE_ONLY = new Set<string>(SQLITE_ONLY_FILES());
+function SQLITE_ONLY_FILES(): string[] {
+  return [];
+}
+if (!Deno.args.length || Deno.env.get("TEST_ENGINE") === "postgres") {
+  const files: string[] = [];
+  const wanted = Deno.args.length ? Deno.args.filter((a) => !a.startsWith("-")) : POSTGRES_SUITES;
+  for (const dir of wanted) {
+    const path = `${ROOT}${dir}`;
+    if (!(await Deno.stat(path)).isDirectory) {
+      files.push(dir);
+      continue;
+    }
+    for await (const e of Deno.readDir(path)) {
+      const file = `${dir.replace(/\/$/, "")}/${e.name}`;
+      if (e.isFile && e.name.endsWith(".test.ts") && !SQLITE_ONLY.has(file)) files.push(file);
+    }
+  }
+  if (Deno.args.length) suites.length = 0;
+  suites.push({
+    name: "deno test on PostgreSQL (tests/server, tests/device, tests/cli)",
+    args: ["test", "-A", "--parallel", ...Deno.args.filter((a) => a.startsWith("-")), ...files.sort()],
+    env: { TEST_ENGINE: "postgres" },
+    parse: parseDenoTest,
+  });
+}
 if (!Deno.args.length) {
   suites.push({
     name: "vitest (web/)",
@@ -43,9 +80,23 @@ if (!Deno.args.length) {
 }
 
 let passed = 0, failed = 0, broken = false;
+let cluster: TestPostgres | undefined;
 for (const suite of suites) {
   console.log(`\n=== ${suite.name}`);
-  const child = new Deno.Command(deno, { args: suite.args, cwd: ROOT, stdout: "piped", stderr: "inherit" }).spawn();
+  const env = { ...suite.env };
+  if (env.TEST_ENGINE === "postgres") {
+    try {
+      cluster ??= await startPostgres();
+    } catch (err) {
+      // Never a silent skip: the run fails, naming the package.
+      console.log(`!!! ${suite.name}: ${err instanceof Error ? err.message : err}`);
+      broken = true;
+      continue;
+    }
+    env.TEST_POSTGRES_URL = cluster.adminUrl;
+  }
+  const child = new Deno.Command(deno, { args: suite.args, cwd: ROOT, env, stdout: "piped", stderr: "inherit" })
+    .spawn();
   let out = "";
   const dec = new TextDecoder();
   for await (const chunk of child.stdout) {
@@ -66,5 +117,6 @@ for (const suite of suites) {
     broken = true;
   }
 }
+await cluster?.[Symbol.asyncDispose]();
 console.log(`\n${passed} passed, ${failed} failed`);
 Deno.exit(failed || broken ? 1 : 0);

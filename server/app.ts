@@ -60,7 +60,14 @@ export function createApp(ctx: AppContext) {
       for (const k in SECURITY_HEADERS) if (!c.res.headers.has(k)) c.res.headers.set(k, SECURITY_HEADERS[k]);
       ctx.logRequest(`${c.req.method} ${c.req.path} ${c.res.status} ${(performance.now() - started).toFixed(1)}ms`);
     })
-    .get("/healthz", (c) => c.json({ status: "ok" }))
+    .get("/healthz", async (c) => {
+      try {
+        await ctx.stores.system.ping();
+        return c.json({ status: "ok" });
+      } catch {
+        return c.json({ status: "unavailable", msg: "The database cannot be reached." }, 503);
+      }
+    })
     .route("/api/v1", api)
     .all("/api/*", (c) => {
       throw notFound(`No such API route: ${c.req.method} ${c.req.path}.`);

@@ -24,6 +24,13 @@ export const ConfigSchema = z.object({
   LOG_LEVEL: z.enum(["info", "quiet"], { message: "must be info or quiet" }).default("info"),
   SHUTDOWN_GRACE_SECONDS: int(0, 3600).default(8),
   TRUST_PROXY: z.enum(["0", "1", ""], { message: "must be 1 or 0" }).optional(),
+  /** PostgreSQL instead of the SQLite file in DATA_DIR (CONTRACT §10). */
+  DATABASE_URL: z.string().trim().regex(
+    /^postgres(ql)?:\/\/[^\s]+$/,
+    "must be a postgres://user:password@host:port/db URL",
+  ).optional(),
+  /** Connections per server process (with DATABASE_URL). */
+  DATABASE_POOL_SIZE: int(1, 1000).default(10),
 });
 
 export type Config = Omit<z.output<typeof ConfigSchema>, "DATA_DIR"> & {

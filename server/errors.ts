@@ -1,7 +1,13 @@
 import { HTTPException } from "hono/http-exception";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import type { ErrorCode } from "../shared/schemas/common.ts";
-import { ConflictError, InvalidError, NotFoundError, PreconditionFailedError } from "./db/errors.ts";
+import {
+  ConflictError,
+  InvalidError,
+  NotFoundError,
+  PreconditionFailedError,
+  StoreUnavailableError,
+} from "./db/errors.ts";
 
 /** An error answered as `{error, msg}` with its status (turned into JSON once, in app.onError). */
 export class ApiHttpError extends HTTPException {
@@ -44,5 +50,6 @@ export function fromStoreError(err: unknown): ApiHttpError | null {
   if (err instanceof ConflictError) return conflict(err.message);
   if (err instanceof InvalidError) return badRequest(err.message);
   if (err instanceof PreconditionFailedError) return preconditionFailed(err.message);
+  if (err instanceof StoreUnavailableError) return new ApiHttpError(503, "unavailable", err.message);
   return null;
 }

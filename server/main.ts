@@ -3,7 +3,7 @@ import { loadSecret } from "./auth/secret.ts";
 import { bootstrapOperator, cleanUpAfterCrash, ensureDirectories } from "./bootstrap.ts";
 import { ConfigError, loadConfig } from "./config.ts";
 import { type AppContext, pathsFor } from "./context.ts";
-import { NewerSchemaError, openStores, storesConfig } from "./db/mod.ts";
+import { NewerSchemaError, openStores, StoreUnavailableError, storesConfig } from "./db/mod.ts";
 import { seedDemo } from "./demo/seed.ts";
 import { handleShutdownSignals } from "./shutdown.ts";
 import { createLogger } from "./lib/logger.ts";
@@ -58,25 +58,29 @@ try {
 
 let stores;
 try {
-  stores = await openStores(storesConfig(paths));
+  stores = await openStores(storesConfig(paths, config));
 } catch (err) {
   if (err instanceof NewerSchemaError) fail(err.message);
+  if (err instanceof StoreUnavailableError) fail(`Cannot reach the database of DATABASE_URL: ${err.cause ?? err}.`);
   throw err;
 }
 await cleanUpAfterCrash(stores, paths, log);
 const shutdown = handleShutdownSignals({ stores, paths, graceMs: config.SHUTDOWN_GRACE_SECONDS * 1000, log });
-await stores.deviceTypes.ensure(config.PRODUCT);
-await bootstrapOperator(stores.operators, config, log);
-
-const ctx: AppContext = {
-  config,
-  stores,
-  secret: await loadSecret(paths.data, config.JWT_SECRET),
-  paths,
-  log,
-  logRequest: logger.request,
-};
-if (config.demo) await seedDemo(ctx);
+// Once however many replicas start together on one database (a lock on PostgreSQL).
+const ctx: AppContext = await stores.system.exclusive(async () => {
+  await stores.deviceTypes.ensure(config.PRODUCT);
+  await bootstrapOperator(stores.operators, config, log);
+  const ctx: AppContext = {
+    config,
+    stores,
+    secret: await loadSecret(paths.data, config.JWT_SECRET, stores.system),
+    paths,
+    log,
+    logRequest: logger.request,
+  };
+  if (config.demo) await seedDemo(ctx);
+  return ctx;
+});
 await ensureWebBundle(log);
 
 const app = createApp(ctx);

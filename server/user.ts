@@ -48,7 +48,7 @@ async function main(args: string[]): Promise<number> {
   if (warning) console.error(warning);
   let stores;
   try {
-    stores = await openStores(storesConfig(paths));
+    stores = await openStores(storesConfig(paths, config));
   } catch (err) {
     if (err instanceof NewerSchemaError) {
       console.error(err.message);

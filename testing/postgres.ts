@@ -8,6 +8,7 @@
  * Missing binaries fail with a message naming the Debian package, never a silent skip.
  */
 import { existsSync } from "node:fs";
+import postgres from "postgres";
 
 const BIN_DIRS = ["/usr/lib/postgresql/15/bin", "/usr/lib/postgresql/16/bin", "/usr/lib/postgresql/14/bin"];
 
@@ -132,7 +133,24 @@ export function sharedPostgres(): Promise<TestPostgres> {
   return shared;
 }
 
-/** DATABASE_URL for tests that run a server on PostgreSQL: a new empty database of the shared cluster. */
+/**
+ * A new empty database for a test: in the cluster `deno task test` started for the whole run (its admin URL in
+ * TEST_POSTGRES_URL), else in one this process starts on first use.
+ */
 export async function testDatabaseUrl(): Promise<string> {
-  return await (await sharedPostgres()).createDatabase();
+  const admin = Deno.env.get("TEST_POSTGRES_URL");
+  if (!admin) return await (await sharedPostgres()).createDatabase();
+  const name = `db_${Deno.pid}_${++databases}_${crypto.randomUUID().slice(0, 8)}`;
+  const sql = postgres(admin, { max: 1, onnotice: () => {} });
+  try {
+    await sql.unsafe(`CREATE DATABASE ${name}`);
+  } finally {
+    await sql.end();
+  }
+  const url = new URL(admin);
+  url.pathname = `/${name}`;
+  return url.href;
 }
+
+/** True when the tests run the server on PostgreSQL (`TEST_ENGINE=postgres`). */
+export const testOnPostgres = () => Deno.env.get("TEST_ENGINE") === "postgres";

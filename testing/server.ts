@@ -4,6 +4,7 @@
  *   const api = await srv.login();        // an ApiClient signed in as the admin
  */
 import { ApiClient } from "../shared/client.ts";
+import { testDatabaseUrl, testOnPostgres } from "./postgres.ts";
 
 export const ADMIN_EMAIL = "admin@example.com";
 export const ADMIN_PASSWORD = "admin-password-1";
@@ -14,6 +15,8 @@ const ROOT = new URL("../", import.meta.url).pathname;
 export interface TestServer extends AsyncDisposable {
   url: string;
   dataDir: string;
+  /** What selects the server's database besides DATA_DIR ({DATABASE_URL} on PostgreSQL): for tools run beside it. */
+  engineEnv: Record<string, string>;
   /** Everything the server printed so far (stdout and stderr). */
   output(): string;
   /** An ApiClient with no token, or with the given one. */
@@ -37,9 +40,23 @@ export interface StartOptions {
   umask?: string;
 }
 
+/**
+ * The engine tests run the server on: SQLite in DATA_DIR, or with TEST_ENGINE=postgres a new database of the test
+ * cluster (testing/postgres.ts) per server, unless `env` names a DATABASE_URL of its own (or "" for SQLite).
+ */
+async function engineEnv(dataDir: string, env: Record<string, string> = {}): Promise<Record<string, string>> {
+  if ("DATABASE_URL" in env || !testOnPostgres()) return {};
+  // A restart on the same DATA_DIR finds the same database.
+  let url = databases.get(dataDir);
+  if (!url) databases.set(dataDir, url = await testDatabaseUrl());
+  return { DATABASE_URL: url };
+}
+const databases = new Map<string, string>();
+
 export async function startServer(opts: StartOptions = {}): Promise<TestServer> {
   const dataDir = opts.dataDir ?? await Deno.makeTempDir({ prefix: "console-test-" });
   const args = ["run", "-A", "--v8-flags=--expose-gc", `${ROOT}server/main.ts`];
+  const engine = await engineEnv(dataDir, opts.env);
   const child = new Deno.Command(opts.umask ? "/bin/sh" : Deno.execPath(), {
     // exec: the shell becomes the server, so its pid and signals are the server's
     args: opts.umask ? ["-c", `umask ${opts.umask} && exec "$0" "$@"`, Deno.execPath(), ...args] : args,
@@ -52,6 +69,7 @@ export async function startServer(opts: StartOptions = {}): Promise<TestServer> 
       ADMIN_PASSWORD,
       DEVICE_API_KEY,
       LOG_LEVEL: "info",
+      ...engine,
       ...opts.env,
     },
     stdout: "piped",
@@ -100,6 +118,7 @@ export async function startServer(opts: StartOptions = {}): Promise<TestServer> 
   return {
     url,
     dataDir,
+    engineEnv: opts.env?.DATABASE_URL ? { DATABASE_URL: opts.env.DATABASE_URL } : engine,
     process: child,
     output: () => out,
     client,

@@ -1,8 +1,23 @@
 import { join } from "node:path";
+import type { SystemStore } from "../db/stores.ts";
 
-/** JWT_SECRET, else a secret generated once into DATA_DIR/jwt_secret with mode 0600. */
-export async function loadSecret(dataDir: string, fromEnv?: string): Promise<string> {
+function newSecret(): string {
+  const bytes = crypto.getRandomValues(new Uint8Array(48));
+  return btoa(String.fromCharCode(...bytes)).replace(/[+/=]/g, (c) => ({ "+": "-", "/": "_", "=": "" })[c]!);
+}
+
+/**
+ * JWT_SECRET; else, on an engine that keeps it (PostgreSQL), the one secret in the database, made by the first replica;
+ * else a secret generated once into DATA_DIR/jwt_secret with mode 0600.
+ */
+export async function loadSecret(
+  dataDir: string,
+  fromEnv?: string,
+  system?: Pick<SystemStore, "sharedSecret">,
+): Promise<string> {
   if (fromEnv) return fromEnv;
+  const shared = await system?.sharedSecret(newSecret());
+  if (shared) return shared;
   const file = join(dataDir, "jwt_secret");
   try {
     const existing = (await Deno.readTextFile(file)).trim();
@@ -13,8 +28,7 @@ export async function loadSecret(dataDir: string, fromEnv?: string): Promise<str
   } catch (err) {
     if (!(err instanceof Deno.errors.NotFound)) throw err;
   }
-  const bytes = crypto.getRandomValues(new Uint8Array(48));
-  const secret = btoa(String.fromCharCode(...bytes)).replace(/[+/=]/g, (c) => ({ "+": "-", "/": "_", "=": "" })[c]!);
+  const secret = newSecret();
   await Deno.writeTextFile(file, secret, { mode: 0o600 });
   await Deno.chmod(file, 0o600);
   return secret;

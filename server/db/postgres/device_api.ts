@@ -4,7 +4,7 @@ import { deviceTypeName } from "../../../shared/schemas/device_type.ts";
 import { now } from "../clock.ts";
 import { firstPlaces, versionInfoJson } from "../rules/device_config.ts";
 import type { DeviceApiStore, FirmwareRef } from "../types/device_api.ts";
-import { read, type Sql, type Tx, write } from "./open.ts";
+import { read, type Sql, type Tx, unlocked } from "./open.ts";
 import { TREATMENT_CONTENT_JOIN, TREATMENT_ROW_COLUMNS, treatmentFromRow, type TreatmentRow } from "./treatments.ts";
 
 /** A check-in in one statement: creates the device, or sets only last_logged_in and version_info (see SQLite's). */
@@ -88,10 +88,10 @@ async function deviceConfig(tx: Tx, deviceId: string, product: string): Promise<
 
 export function postgresDeviceApi(sql: Sql): DeviceApiStore {
   return {
-    // Written and read in one write transaction (under the write lock, like every write: no lock-order deadlock with
-    // the cascades of an operator's change).
+    // Written and read in one transaction, without the write lock: one upsert of its own row checks nothing first,
+    // so a check-in never waits behind an import's publish (see unlocked()).
     checkin: (deviceId, versionInfo, product) =>
-      write(sql, async (tx) => {
+      unlocked(sql, async (tx) => {
         await checkinDevice(tx, deviceId, versionInfo);
         return (await deviceConfig(tx, deviceId, product))!;
       }),

@@ -9,7 +9,7 @@ import {
   MAX_ROWS,
 } from "../rules/login_attempts.ts";
 import type { AttemptKey, LoginAttemptStore, Reservation } from "../types/login_attempts.ts";
-import { type Sql, type Tx, write } from "./open.ts";
+import { keyed, type Sql, type Tx } from "./open.ts";
 
 const PRUNE_EVERY = 256;
 
@@ -92,19 +92,20 @@ async function reserve(tx: Tx, key: AttemptKey, at: number): Promise<Reservation
 export function postgresLoginAttempts(sql: Sql): LoginAttemptStore {
   let calls = 0;
   return {
+    // Each call is serialized with the others on the same e-mail (an advisory lock on it), across every replica.
     reserve: (key, at = Date.now()) =>
-      write(sql, async (tx) => {
+      keyed(sql, emailKey(key.email), async (tx) => {
         if (++calls % PRUNE_EVERY === 0) await prune(tx, at, MAX_ROWS);
         return await reserve(tx, key, at);
       }),
     release: (key, reservation) =>
-      write(sql, async (tx) => {
+      keyed(sql, emailKey(key.email), async (tx) => {
         const email = emailKey(key.email);
         await uncount(tx, key.scope, email, key.address);
         if (reservation.accountWide) await uncount(tx, key.scope, email, ACCOUNT_WIDE);
       }),
     succeed: (key, at = Date.now()) =>
-      write(sql, async (tx) => {
+      keyed(sql, emailKey(key.email), async (tx) => {
         const email = emailKey(key.email);
         await tx`DELETE FROM login_attempts WHERE scope = ${key.scope} AND email_key = ${email}
           AND address = ${key.address}`;
@@ -112,6 +113,6 @@ export function postgresLoginAttempts(sql: Sql): LoginAttemptStore {
           VALUES (${email}, ${key.address}, ${iso(at)})
           ON CONFLICT (email_key, address) DO UPDATE SET last_success_at = excluded.last_success_at`;
       }),
-    prune: (at = Date.now(), maxRows = MAX_ROWS) => write(sql, (tx) => prune(tx, at, maxRows)),
+    prune: (at = Date.now(), maxRows = MAX_ROWS) => keyed(sql, "*prune", (tx) => prune(tx, at, maxRows)),
   };
 }

@@ -26,7 +26,10 @@ export async function openPostgresStores(options: PostgresOptions): Promise<Open
     await sql.end({ timeout: 1 }).catch(() => {});
     throw isUnavailable(err) ? unavailable(err) : err;
   }
-  const treatments = postgresTreatments(sql);
+  // Long streamed reads (the treatment list, read as slowly as the client takes it) hold a connection each for their
+  // whole length: they get a pool of their own, so that they can never take every connection from the requests.
+  const streams = connect({ ...options, poolSize: Math.max(2, Math.ceil(options.poolSize / 2)) });
+  const treatments = postgresTreatments(sql, streams);
   return {
     devices: guarded(postgresDevices(sql)),
     productTypes: guarded(postgresProductTypes(sql)),
@@ -57,6 +60,8 @@ export async function openPostgresStores(options: PostgresOptions): Promise<Open
       },
       exclusive: <T>(fn: () => Promise<T>) => exclusive(sql, fn),
     }),
-    close: () => sql.end({ timeout: 5 }),
+    close: async () => {
+      await Promise.all([sql.end({ timeout: 5 }), streams.end({ timeout: 1 })]);
+    },
   };
 }

@@ -118,6 +118,37 @@ export function write<T>(sql: Sql, fn: (tx: postgres.TransactionSql<{ bigint: nu
   }) as Promise<T>;
 }
 
+/**
+ * A transaction that does not take the write lock: for a write that checks nothing before it writes (a check-in's
+ * upsert of its own row), so that it never waits behind a long write (an import's publish). Row locks order it
+ * against the rest; a deadlock PostgreSQL breaks (40P01, e.g. against the demo seed) is retried.
+ */
+export async function unlocked<T>(
+  sql: Sql,
+  fn: (tx: postgres.TransactionSql<{ bigint: number }>) => Promise<T>,
+): Promise<T> {
+  for (let attempt = 1;; attempt++) {
+    try {
+      return await sql.begin(fn) as T;
+    } catch (err) {
+      const code = (err as { code?: string }).code;
+      if (attempt >= 5 || (code !== "40P01" && code !== "40001")) throw err;
+    }
+  }
+}
+
+/** A transaction serialized with the others on the same key (two-int advisory lock namespace 0x6a65). */
+export function keyed<T>(
+  sql: Sql,
+  key: string,
+  fn: (tx: postgres.TransactionSql<{ bigint: number }>) => Promise<T>,
+): Promise<T> {
+  return sql.begin(async (tx) => {
+    await tx`SELECT pg_advisory_xact_lock(${0x6a65}, hashtext(${key}))`;
+    return await fn(tx);
+  }) as Promise<T>;
+}
+
 /** A read of several statements against one snapshot. */
 export function read<T>(sql: Sql, fn: (tx: postgres.TransactionSql<{ bigint: number }>) => Promise<T>): Promise<T> {
   return sql.begin("ISOLATION LEVEL REPEATABLE READ READ ONLY", fn) as Promise<T>;

@@ -199,7 +199,8 @@ export async function importIn(tx: Tx, treatments: readonly ImportedTreatment[])
   return { imported: upd.length + ins.length, created: ins.length, updated: upd.length };
 }
 
-export function postgresTreatments(sql: Sql): TreatmentStore {
+/** `streams`: the pool the list streams read from (mod.ts). */
+export function postgresTreatments(sql: Sql, streams: Sql = sql): TreatmentStore {
   return {
     get: async (id) => {
       const rows = await sql.unsafe(
@@ -224,7 +225,7 @@ export function postgresTreatments(sql: Sql): TreatmentStore {
           (SELECT 1 FROM treatment_images x WHERE x.data_id = c.id)`;
         return a.count + b.count;
       }),
-    listJsonChunks: () => listJsonChunks(sql),
+    listJsonChunks: () => listJsonChunks(streams),
     import: (treatments) => importTreatments(sql, treatments),
   };
 }
