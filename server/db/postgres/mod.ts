@@ -61,6 +61,8 @@ export async function openPostgresStores(options: PostgresOptions): Promise<Open
       exclusive: <T>(fn: () => Promise<T>) => exclusive(sql, fn),
     }),
     close: async () => {
+      // Calls made just before close() are sent first (the driver sends a query on a later turn).
+      await new Promise((resolve) => setTimeout(resolve, 0));
       await Promise.all([sql.end({ timeout: 5 }), streams.end({ timeout: 1 })]);
     },
   };
