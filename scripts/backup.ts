@@ -47,6 +47,15 @@ async function copyFirmware(dataDir: string, staging: string, fw: FirmwareRow): 
 }
 
 async function main() {
+  if (Deno.env.get("DATABASE_URL")) {
+    // CONTRACT §10: with PostgreSQL the database is backed up with its own tools (docs/SCALING.md, "Backup").
+    console.error(
+      "deno task backup copies the SQLite database of DATA_DIR; with DATABASE_URL set, back up PostgreSQL with its own tools instead: " +
+        'pg_dump --format=custom --file=console.dump "$DATABASE_URL" (consistent while the servers run), and copy DATA_DIR/firmwares ' +
+        "of the replica that holds them beside it; JWT_SECRET, if set, is yours to keep. See docs/SCALING.md.",
+    );
+    Deno.exit(2);
+  }
   const target = Deno.args[0];
   if (!target || Deno.args.length > 1 || target.startsWith("-")) {
     console.error("Usage: deno task backup <dir>   (DATA_DIR names the data directory, default ./data)");

@@ -12,15 +12,17 @@ import {
   benchFirmware,
   benchTreatments,
   benchWeb,
+  type DevicesFigures,
   seedDevices,
   serverEnv,
 } from "./bench/steps.ts";
+import { benchPostgres, type PostgresFigures } from "./bench/postgres.ts";
 import { fixed, kb, mib, ROOT, spawnServer } from "./bench/util.ts";
 
 const quick = Deno.args.includes("--quick");
 const size = quick
-  ? { devices: 2_000, treatments: 200, firmware: 16 * 1024 ** 2, seconds: 1, checkins: 20 }
-  : { devices: 100_000, treatments: 10_000, firmware: 1024 ** 3, seconds: 10, checkins: 200 };
+  ? { devices: 2_000, devicesLarge: 5_000, treatments: 200, firmware: 16 * 1024 ** 2, seconds: 1, checkins: 20 }
+  : { devices: 100_000, devicesLarge: 1_000_000, treatments: 10_000, firmware: 1024 ** 3, seconds: 10, checkins: 200 };
 
 const tmp = await Deno.makeTempDir({ dir: quick ? undefined : ROOT, prefix: ".bench-" });
 const dataDir = `${tmp}/data`;
@@ -50,6 +52,7 @@ try {
   } finally {
     await srv.stop();
   }
+  const pg = await benchPostgres(tmp, size, say);
 
   const { devices, treatments, web, checkin, firmware } = results;
   const ratio = (a: number, b: number) => b > 0 ? a / b : NaN;
@@ -139,6 +142,7 @@ try {
       "measured",
       "-",
     ],
+    ...pgRows(pg, treatments),
   ];
   const table = [
     "| figure | result | goal | met |",
@@ -147,7 +151,12 @@ try {
   ].join("\n");
   console.log(table);
   const failures = devices.middle.non2xx + devices.last.non2xx + devices.search.non2xx + checkin.non2xx +
-    firmware.checkinIdle.non2xx + firmware.checkinDuringUpload.non2xx;
+    firmware.checkinIdle.non2xx + firmware.checkinDuringUpload.non2xx +
+    [pg.devices, pg.devicesLarge, pg.sqliteLarge].reduce(
+      (n, d) => n + d.middle.non2xx + d.last.non2xx + d.search.non2xx,
+      0,
+    ) + pg.checkin.non2xx;
+
   console.log(`\nnon-2xx answers during load: ${failures}`);
   if (failures > 0) Deno.exitCode = 1;
 
@@ -179,4 +188,48 @@ try {
 
 function ok(met: boolean) {
   return met ? "yes" : "**no**";
+}
+
+/** The PostgreSQL rows (and SQLite at the larger fleet), beside the SQLite figures above. */
+function pgRows(
+  pg: PostgresFigures,
+  treatments: { importMs: number; listMs: number },
+): [string, string, string, string][] {
+  const ratio = (a: number, b: number) => b > 0 ? a / b : NaN;
+  const n = (x: number) => x.toLocaleString("en");
+  const devicesRows = (engine: string, count: number, d: DevicesFigures): [string, string, string, string][] => [
+    [
+      `${engine}: GET devices (middle page of ${n(count)}), req/s vs bare Hono answering the same page; p99`,
+      `${fixed(d.middle.rps, 0)} / ${fixed(d.baseline.rps, 0)} = ${
+        fixed(ratio(d.middle.rps, d.baseline.rps))
+      }; ${d.middle.p99} ms`,
+      "p99 ≤ 10 ms",
+      ok(d.middle.p99 <= 10),
+    ],
+    [
+      `${engine}: GET devices (${n(count)}), last page / q search: req/s, p99`,
+      `${fixed(d.last.rps, 0)}, ${d.last.p99} ms / ${fixed(d.search.rps, 0)}, ${d.search.p99} ms`,
+      "measured",
+      "-",
+    ],
+  ];
+  return [
+    ...devicesRows("SQLite", size.devicesLarge, pg.sqliteLarge),
+    ...devicesRows("PostgreSQL", size.devices, pg.devices),
+    ...devicesRows("PostgreSQL", size.devicesLarge, pg.devicesLarge),
+    [
+      `PostgreSQL: device check-in, ${size.checkins} concurrent devices`,
+      `${fixed(pg.checkin.rps, 0)} req/s, p99 ${pg.checkin.p99} ms, ${pg.checkin.non2xx + pg.checkin.errors} failed`,
+      "measured",
+      "-",
+    ],
+    [
+      `PostgreSQL: import ${n(size.treatments)} × 10 × 4, time vs the same import on SQLite; GET treatments`,
+      `${fixed(pg.importMs, 0)} ms / ${fixed(treatments.importMs, 0)} ms = ${
+        fixed(ratio(pg.importMs, treatments.importMs))
+      }; list ${fixed(pg.listMs, 1)} ms (SQLite ${fixed(treatments.listMs, 1)} ms)`,
+      "measured",
+      "-",
+    ],
+  ];
 }

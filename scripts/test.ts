@@ -37,10 +37,7 @@ function parseDenoTest(out: string) {
  * modes, its schema versions) stay on SQLite only.
  */
 const POSTGRES_SUITES = ["tests/server/", "tests/device/", "tests/cli/"];
-const SQLITE_ONLY = new Set<string>(SQLITE_ONLY_FILES());
-function SQLITE_ONLY_FILES(): string[] {
-  return [];
-}
+const SQLITE_ONLY = new Set<string>([]);
 if (!Deno.args.length || Deno.env.get("TEST_ENGINE") === "postgres") {
   const files: string[] = [];
   const wanted = Deno.args.length ? Deno.args.filter((a) => !a.startsWith("-")) : POSTGRES_SUITES;

@@ -3,7 +3,7 @@ import { loadSecret } from "./auth/secret.ts";
 import { bootstrapOperator, cleanUpAfterCrash, ensureDirectories } from "./bootstrap.ts";
 import { ConfigError, loadConfig } from "./config.ts";
 import { type AppContext, pathsFor } from "./context.ts";
-import { NewerSchemaError, openStores, StoreUnavailableError, storesConfig } from "./db/mod.ts";
+import { NewerSchemaError, openStores, storesConfig, StoreUnavailableError } from "./db/mod.ts";
 import { seedDemo } from "./demo/seed.ts";
 import { handleShutdownSignals } from "./shutdown.ts";
 import { createLogger } from "./lib/logger.ts";

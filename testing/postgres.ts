@@ -90,7 +90,16 @@ export async function startPostgres(): Promise<TestPostgres> {
     adminUrl,
     async createDatabase() {
       const name = `db_${Deno.pid}_${++databases}`;
-      await run(`${bin}/psql`, ["-h", "127.0.0.1", "-p", String(port), "-U", "postgres", "-qc", `CREATE DATABASE ${name}`]);
+      await run(`${bin}/psql`, [
+        "-h",
+        "127.0.0.1",
+        "-p",
+        String(port),
+        "-U",
+        "postgres",
+        "-qc",
+        `CREATE DATABASE ${name}`,
+      ]);
       return `postgres://postgres@127.0.0.1:${port}/${name}`;
     },
     async stop() {

@@ -100,9 +100,14 @@ const RULES: Rule[] = [
     forbids: (t) => t === "node:sqlite",
   },
   {
-    name: "server/routes/ uses the store interfaces of server/db/, not server/db/sqlite/",
+    name: "the PostgreSQL driver is imported only by server/db/postgres/ and testing/",
+    applies: (f) => !under("server/db/postgres/", "testing/")(f),
+    forbids: (t) => t === "postgres" || t.startsWith("npm:postgres"),
+  },
+  {
+    name: "server/routes/ uses the store interfaces of server/db/, not server/db/sqlite/ or server/db/postgres/",
     applies: under("server/routes/"),
-    forbids: under("server/db/sqlite/"),
+    forbids: under("server/db/sqlite/", "server/db/postgres/"),
   },
   {
     name: "server/lib/ imports neither server/db/ nor server/routes/",
@@ -192,5 +197,6 @@ Deno.test("architecture: the import reader sees every kind of import and nothing
     edges.some((e) => e.file.startsWith(from) && to(e.target));
   assert.ok(has("server/routes/", isHono), "server/routes/ imports hono");
   assert.ok(has("server/db/", (t) => t === "node:sqlite"), "server/db/ imports node:sqlite");
+  assert.ok(has("server/db/postgres/", (t) => t === "postgres"), "server/db/postgres/ imports postgres");
   assert.ok(has("web/src/app/", under("web/src/features/")), "web/src/app/ imports the features");
 });

@@ -25,6 +25,12 @@ Deno.test("deno task bench --quick measures every figure", async () => {
       "Web, sign-in page",
       "Web, devices page",
       "Device check-in, 20 concurrent devices",
+      "SQLite: GET devices (middle page of 5,000)",
+      "PostgreSQL: GET devices (middle page of 2,000)",
+      "PostgreSQL: GET devices (middle page of 5,000)",
+      "PostgreSQL: GET devices (5,000), last page",
+      "PostgreSQL: device check-in, 20 concurrent devices",
+      "PostgreSQL: import 200 × 10 × 4",
     ]
   ) {
     const row = text.split("\n").find((line) => line.includes(figure));

@@ -118,7 +118,9 @@ export async function updateDevice(tx: Tx, deviceId: string, changes: DeviceChan
         SELECT ${deviceId}, t, n - 1 FROM unnest(${changes.additionalTreatmentIds}::text[]) WITH ORDINALITY AS u(t, n)`;
     }
   }
-  await tx`UPDATE devices SET updated_at = ${now()}, revision = ${await nextRevision(tx)} WHERE device_id = ${deviceId}`;
+  await tx`UPDATE devices SET updated_at = ${now()}, revision = ${await nextRevision(
+    tx,
+  )} WHERE device_id = ${deviceId}`;
 }
 
 async function patchDevice(sql: Sql, deviceId: string, patch: DeviceChanges, ifMatch?: IfMatch): Promise<Device> {

@@ -47,7 +47,10 @@ export async function openPostgresStores(options: PostgresOptions): Promise<Open
           await Promise.race([
             sql`SELECT 1`,
             new Promise((_, reject) => {
-              timer = setTimeout(() => reject(Object.assign(new Error("ping timed out"), { code: "CONNECT_TIMEOUT" })), PING_TIMEOUT_MS);
+              timer = setTimeout(
+                () => reject(Object.assign(new Error("ping timed out"), { code: "CONNECT_TIMEOUT" })),
+                PING_TIMEOUT_MS,
+              );
             }),
           ]);
         } finally {

@@ -34,7 +34,8 @@ const toProductType = (r: Row, modules: Module[]): ProductType => ({
 });
 
 async function listProductTypes(tx: Tx): Promise<ProductType[]> {
-  const rows = await tx`SELECT id, name, theme, created_at, updated_at, revision FROM product_types ORDER BY name_key, id`;
+  const rows =
+    await tx`SELECT id, name, theme, created_at, updated_at, revision FROM product_types ORDER BY name_key, id`;
   const modules = new Map<string, Module[]>();
   for (const m of await tx.unsafe(`${SELECT_MODULES} ORDER BY m.product_type_id, m.position`)) {
     let list = modules.get(m.product_type_id);

@@ -88,7 +88,8 @@ function idsInNameOrder(treatments: readonly ImportedTreatment[]): string[] {
 }
 
 const decoder = new TextDecoder();
-const phasesText = (t: ImportedTreatment) => typeof t.phasesJson === "string" ? t.phasesJson : decoder.decode(t.phasesJson);
+const phasesText = (t: ImportedTreatment) =>
+  typeof t.phasesJson === "string" ? t.phasesJson : decoder.decode(t.phasesJson);
 
 const STAGE_ROWS = 1000;
 const STAGE_BYTES = 2 * 1024 * 1024;
@@ -96,9 +97,12 @@ const STAGE_BYTES = 2 * 1024 * 1024;
 /** Ids drawn from a content table's sequence, in order. */
 async function drawIds(tx: Tx, table: "treatment_phases" | "treatment_image_data", n: number): Promise<number[]> {
   if (n === 0) return [];
-  const rows = await tx.unsafe(`SELECT nextval(pg_get_serial_sequence('${table}', 'id')) AS id FROM generate_series(1, $1)`, [
-    n,
-  ]);
+  const rows = await tx.unsafe(
+    `SELECT nextval(pg_get_serial_sequence('${table}', 'id')) AS id FROM generate_series(1, $1)`,
+    [
+      n,
+    ],
+  );
   return rows.map((r) => Number(r.id));
 }
 
@@ -134,7 +138,9 @@ export async function importIn(tx: Tx, treatments: readonly ImportedTreatment[])
       const slice = batchImages.slice(k, k + 100);
       const values = slice.map((x, j) => [dIds[k + j], x.img.data] as const);
       await tx.unsafe(
-        `INSERT INTO treatment_image_data (id, data) VALUES ${values.map((_, j) => `($${2 * j + 1}, $${2 * j + 2})`).join(",")}`,
+        `INSERT INTO treatment_image_data (id, data) VALUES ${
+          values.map((_, j) => `($${2 * j + 1}, $${2 * j + 2})`).join(",")
+        }`,
         values.flatMap(([id, data]) => [id, data as Uint8Array]) as never[],
       );
     }

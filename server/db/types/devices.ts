@@ -38,8 +38,7 @@ export interface DeviceStore {
    * A number that changes, in the same transaction, with every write to a device or its module and treatment links,
    * whichever process or connection makes it: what get and list answer is the same while it stays the same.
    * Read it before the data it versions (a newer answer under an older version only costs a recomputation).
-   * SQLite: a counter row bumped by triggers. PostgreSQL: the same row bumped by statement-level triggers, read from
-   * the same server as the page it versions (a replica's counter and rows come from one replay).
+   * SQLite: a counter row bumped by triggers. PostgreSQL: the same row bumped by statement-level triggers.
    */
   version(): Promise<number>;
 }

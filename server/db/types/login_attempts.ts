@@ -25,8 +25,8 @@ export interface LoginAttemptStore {
   /**
    * Counts an attempt BEFORE its password is checked, or refuses it: check and count are one atomic step, so however
    * many attempts arrive at once, from however many processes, no more are let through than the policy allows.
-   * SQLite: one IMMEDIATE transaction. PostgreSQL: one transaction that locks the key's row and the e-mail's ceiling
-   * row (INSERT … ON CONFLICT DO NOTHING, then SELECT … FOR UPDATE) before it reads them.
+   * SQLite: one IMMEDIATE transaction. PostgreSQL: one transaction holding an advisory lock on the e-mail, so every
+   * call for that e-mail, from any replica, waits for it.
    */
   reserve(key: AttemptKey, at?: number): Promise<Reservation>;
   /** Gives back the slot of an attempt that was counted but never checked (the server was too busy to check it). */

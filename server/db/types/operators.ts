@@ -12,9 +12,8 @@ export interface OperatorStore {
   /**
    * The operator a token names, as of now: called on every operator request. It must reflect a password change
    * committed by any process (`deno task user`, another server) before it answers, and stay cheap.
-   * SQLite reads its local file each time (microseconds). PostgreSQL keeps the operators in memory, drops an entry
-   * when a trigger's NOTIFY on `operators` says it changed, and reads the database on each call while its LISTEN
-   * connection is down (clearing the cache when it comes back, since notifications may have been missed).
+   * SQLite reads its local file each time (microseconds); PostgreSQL reads the row each time too (one indexed row,
+   * a fraction of a millisecond), so no replica can hold a stale operator.
    */
   current(email: string): Promise<Operator | null>;
   count(): Promise<number>;
