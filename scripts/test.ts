@@ -33,11 +33,13 @@ function parseDenoTest(out: string) {
 }
 /**
  * The server, device API and CLI suites again with the server on PostgreSQL (one throwaway cluster for the run, a
- * database per test server): CONTRACT §10, "one test suite proves it on each". Files about SQLite's own file (its
- * modes, its schema versions) stay on SQLite only.
+ * database per test server): CONTRACT §10, "one test suite proves it on each". Only the files that start a server run
+ * again (the others never meet the engine), less two about the upload pipeline's memory and parsing, which does not
+ * touch the database (run once, on SQLite, to keep the whole run short).
  */
 const POSTGRES_SUITES = ["tests/server/", "tests/device/", "tests/cli/"];
-const SQLITE_ONLY = new Set<string>([]);
+const SQLITE_ONLY = new Set<string>(["tests/cli/upload_memory.test.ts", "tests/server/upload_parts.test.ts"]);
+const startsServer = async (file: string) => (await Deno.readTextFile(`${ROOT}${file}`)).includes("startServer(");
 if (!Deno.args.length || Deno.env.get("TEST_ENGINE") === "postgres") {
   const files: string[] = [];
   const wanted = Deno.args.length ? Deno.args.filter((a) => !a.startsWith("-")) : POSTGRES_SUITES;
@@ -49,7 +51,9 @@ if (!Deno.args.length || Deno.env.get("TEST_ENGINE") === "postgres") {
     }
     for await (const e of Deno.readDir(path)) {
       const file = `${dir.replace(/\/$/, "")}/${e.name}`;
-      if (e.isFile && e.name.endsWith(".test.ts") && !SQLITE_ONLY.has(file)) files.push(file);
+      if (e.isFile && e.name.endsWith(".test.ts") && !SQLITE_ONLY.has(file) && await startsServer(file)) {
+        files.push(file);
+      }
     }
   }
   if (Deno.args.length) suites.length = 0;
@@ -77,20 +81,39 @@ if (!Deno.args.length) {
 }
 
 let passed = 0, failed = 0, broken = false;
+/** Whether a suite's files include any that run on PostgreSQL. */
+const needsPostgres = (suite: Suite) =>
+  suite.env?.TEST_ENGINE === "postgres" ||
+  suite.args.some((a) => /^tests\/?$|^tests\/(stores|postgres)(\/|$)|postgres/.test(a));
+
 let cluster: TestPostgres | undefined;
+let clusterError: string | undefined;
 for (const suite of suites) {
   console.log(`\n=== ${suite.name}`);
   const env = { ...suite.env };
-  if (env.TEST_ENGINE === "postgres") {
-    try {
-      cluster ??= await startPostgres();
-    } catch (err) {
-      // Never a silent skip: the run fails, naming the package.
-      console.log(`!!! ${suite.name}: ${err instanceof Error ? err.message : err}`);
-      broken = true;
+  // One throwaway PostgreSQL cluster for the whole run (the conformance, replica and fault tests and the suites on
+  // PostgreSQL make their databases in it). Missing binaries fail the run, naming the package: never a silent skip.
+  if (suite.args[0] === "test" && needsPostgres(suite)) {
+    if (!cluster && !clusterError) {
+      try {
+        cluster = await startPostgres();
+        const started = cluster;
+        globalThis.addEventListener("unload", () => started.disposeSync());
+        Deno.addSignalListener("SIGINT", () => {
+          started.disposeSync();
+          Deno.exit(130);
+        });
+      } catch (err) {
+        clusterError = err instanceof Error ? err.message : String(err);
+        console.log(`!!! ${clusterError}`);
+        broken = true;
+      }
+    }
+    if (cluster) env.TEST_POSTGRES_URL = cluster.adminUrl;
+    else if (env.TEST_ENGINE === "postgres") {
+      console.log(`!!! ${suite.name}: not run: ${clusterError}`);
       continue;
     }
-    env.TEST_POSTGRES_URL = cluster.adminUrl;
   }
   const child = new Deno.Command(deno, { args: suite.args, cwd: ROOT, env, stdout: "piped", stderr: "inherit" })
     .spawn();
