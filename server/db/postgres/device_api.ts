@@ -88,12 +88,22 @@ async function deviceConfig(tx: Tx, deviceId: string, product: string): Promise<
 
 export function postgresDeviceApi(sql: Sql): DeviceApiStore {
   return {
-    // Written and read in one transaction, without the write lock: one upsert of its own row checks nothing first,
-    // so a check-in never waits behind an import's publish (see unlocked()).
+    // One transaction without the write lock: one upsert of its own row checks nothing first, so a check-in never
+    // waits behind an import's publish (see unlocked()). The configuration is read first and the row written last,
+    // just before the commit: the upsert's triggers lock the devices change counter row until the commit, and every
+    // check-in needs that lock, so it is held for one statement, not for the reads too. What the check-in writes
+    // (lastLoggedIn, versionInfo) is not part of the configuration, so the answer is the one it leaves.
     checkin: (deviceId, versionInfo, product) =>
       unlocked(sql, async (tx) => {
+        const config = await deviceConfig(tx, deviceId, product) ?? {
+          deviceId,
+          productType: null,
+          modules: [],
+          treatments: [],
+          firmware: await applicableFirmware(tx, null, product),
+        };
         await checkinDevice(tx, deviceId, versionInfo);
-        return (await deviceConfig(tx, deviceId, product))!;
+        return config;
       }),
     config: (deviceId, product) => read(sql, (tx) => deviceConfig(tx, deviceId, product)),
     firmware: (deviceId, product) => read(sql, (tx) => deviceFirmware(tx, deviceId, product)),
