@@ -18,6 +18,9 @@ export interface PostgresFigures {
   checkin: LoadResult;
   importMs: number;
   listMs: number;
+  /** The same import and list on SQLite (a fresh database), for the ratio. */
+  sqliteImportMs: number;
+  sqliteListMs: number;
 }
 
 export async function benchPostgres(
@@ -25,14 +28,17 @@ export async function benchPostgres(
   size: { devices: number; devicesLarge: number; treatments: number; seconds: number; checkins: number },
   say: (s: string) => void,
 ): Promise<PostgresFigures> {
-  say(`P1. SQLite: GET devices at ${size.devicesLarge} devices`);
+  const file = `${tmp}/bench-import-engines.sqlite3`;
+  writeImportFile(file, size.treatments, 10, 4);
+  say(`P1. SQLite: GET devices at ${size.devicesLarge} devices; import ${size.treatments} treatments`);
   const sqliteDir = `${tmp}/data-sqlite-large`;
   await Deno.mkdir(sqliteDir);
   seedDevices(sqliteDir, size.devicesLarge);
-  const sqliteLarge = await withServer(
-    serverEnv(sqliteDir),
-    (_, url, token) => benchDevices(url, token, size.devicesLarge, size.seconds),
-  );
+  const [sqliteLarge, sqliteImport] = await withServer(serverEnv(sqliteDir), async (api, url, token) =>
+    [
+      await benchDevices(url, token, size.devicesLarge, size.seconds),
+      await importAndList(api, url, token, file, size.treatments),
+    ] as const);
   await Deno.remove(sqliteDir, { recursive: true });
 
   await using pg = await startPostgres();
@@ -46,23 +52,36 @@ export async function benchPostgres(
     say(`P3. PostgreSQL: check-in with ${size.checkins} concurrent devices`);
     const checkin = await benchCheckin(srvUrl, size.seconds, size.checkins);
     say(`P4. PostgreSQL: import ${size.treatments} treatments × 10 × 4, then GET treatments`);
-    const file = `${tmp}/bench-import-pg.sqlite3`;
-    writeImportFile(file, size.treatments, 10, 4);
-    const imported = await timed(async () => await api.importTreatments(await fileSource(file)));
-    if (imported.value.imported !== size.treatments) throw new Error(`import reported ${imported.value.imported}`);
-    const get = async () =>
-      (await (await fetch(`${srvUrl}/api/v1/treatments`, { headers: { Authorization: `Bearer ${token}` } }))
-        .arrayBuffer()).byteLength;
-    await get();
-    let listMs = 0;
-    for (let i = 0; i < 5; i++) listMs += (await timed(get)).ms / 5;
+    const { importMs, listMs } = await importAndList(api, srvUrl, token, file, size.treatments);
     say(`P5. PostgreSQL: GET devices at ${size.devicesLarge} devices`);
     await seedPostgresDevices(url, size.devices, size.devicesLarge);
     // With the check-ins' devices (bench-…) beside the DEV-… ones.
     const total = (await api.listDevices({ rowsPerPage: 1 })).total;
     const devicesLarge = await benchDevices(srvUrl, token, total, size.seconds);
-    return { devices, devicesLarge, sqliteLarge, checkin, importMs: imported.ms, listMs };
+    return {
+      devices,
+      devicesLarge,
+      sqliteLarge,
+      checkin,
+      importMs,
+      listMs,
+      sqliteImportMs: sqliteImport.importMs,
+      sqliteListMs: sqliteImport.listMs,
+    };
   });
+}
+
+/** Imports the file (timed), then GET treatments five times (mean ms). */
+async function importAndList(api: ApiClient, url: string, token: string, file: string, n: number) {
+  const imported = await timed(async () => await api.importTreatments(await fileSource(file)));
+  if (imported.value.imported !== n) throw new Error(`import reported ${imported.value.imported}, expected ${n}`);
+  const get = async () =>
+    (await (await fetch(`${url}/api/v1/treatments`, { headers: { Authorization: `Bearer ${token}` } }))
+      .arrayBuffer()).byteLength;
+  await get();
+  let listMs = 0;
+  for (let i = 0; i < 5; i++) listMs += (await timed(get)).ms / 5;
+  return { importMs: imported.ms, listMs };
 }
 
 async function withServer<T>(
