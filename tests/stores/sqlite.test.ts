@@ -210,3 +210,27 @@ Deno.test("SQLite stores: content an interrupted import wrote ahead is swept, pu
     await stores.close();
   }
 });
+
+Deno.test("SQLite stores: several processes opening one new file at once migrate it once", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "stores-sqlite-" });
+  try {
+    const file = join(dir, "console.sqlite3");
+    const script = `import { openStores } from "${new URL("../../server/db/mod.ts", import.meta.url).href}";
+      const s = await openStores({ engine: "sqlite", file: ${JSON.stringify(file)} });
+      await s.deviceTypes.ensure("p");
+      await s.close();`;
+    const runs = await Promise.all(
+      Array.from({ length: 4 }, () =>
+        new Deno.Command(Deno.execPath(), { args: ["eval", script], stdout: "piped", stderr: "piped" }).output()),
+    );
+    for (const r of runs) assert.equal(r.code, 0, new TextDecoder().decode(r.stderr));
+    const stores = await openStores({ engine: "sqlite", file });
+    try {
+      assert.equal((await stores.deviceTypes.list()).length, 1);
+    } finally {
+      await stores.close();
+    }
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});

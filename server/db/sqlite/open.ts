@@ -58,9 +58,15 @@ function schemaVersion(db: Db, file: string): number {
   return user_version;
 }
 
+/**
+ * Applies the missing migrations, each in its own IMMEDIATE transaction that reads the version under the write lock:
+ * processes opening one file at once migrate it once (the others find each step done).
+ */
 function migrate(db: Db, file: string): void {
-  for (let v = schemaVersion(db, file); v < MIGRATIONS.length; v++) {
+  while (schemaVersion(db, file) < MIGRATIONS.length) {
     transaction(db, () => {
+      const v = schemaVersion(db, file);
+      if (v >= MIGRATIONS.length) return;
       db.exec(MIGRATIONS[v]);
       db.exec(`PRAGMA user_version = ${v + 1}`);
     });
