@@ -67,7 +67,15 @@ Deno.test("PostgreSQL stores: unreachable is StoreUnavailableError within 2 s, a
   try {
     await stores.system.ping();
     await pg.stop();
-    for (const call of [() => stores.system.ping(), () => stores.devices.list(0, 10), () => stores.operators.count()]) {
+    const firstChunk = () => stores.treatments.listJsonChunks()[Symbol.asyncIterator]().next();
+    const calls = [
+      () => stores.system.ping(),
+      () => stores.devices.list(0, 10),
+      () => stores.operators.count(),
+      () => stores.deviceApi.checkin("d", { app: null, os: "os", channels: [] }, "p"),
+      firstChunk,
+    ];
+    for (const call of calls) {
       const started = performance.now();
       await assert.rejects(call(), StoreUnavailableError);
       assert.ok(performance.now() - started < 2000, `took ${performance.now() - started} ms`);

@@ -220,8 +220,10 @@ Deno.test("SQLite stores: several processes opening one new file at once migrate
       await s.deviceTypes.ensure("p");
       await s.close();`;
     const runs = await Promise.all(
-      Array.from({ length: 4 }, () =>
-        new Deno.Command(Deno.execPath(), { args: ["eval", script], stdout: "piped", stderr: "piped" }).output()),
+      Array.from(
+        { length: 4 },
+        () => new Deno.Command(Deno.execPath(), { args: ["eval", script], stdout: "piped", stderr: "piped" }).output(),
+      ),
     );
     for (const r of runs) assert.equal(r.code, 0, new TextDecoder().decode(r.stderr));
     const stores = await openStores({ engine: "sqlite", file });

@@ -17,6 +17,15 @@ import { postgresTreatments } from "./treatments.ts";
 /** How long a health check waits for the database's answer. */
 const PING_TIMEOUT_MS = 1500;
 
+/** The list's chunks, with "cannot reach the database" as StoreUnavailableError (before the first chunk: a 503). */
+async function* guardedChunks<T>(chunks: AsyncIterable<T>): AsyncGenerator<T> {
+  try {
+    yield* chunks;
+  } catch (err) {
+    throw isUnavailable(err) ? unavailable(err) : err;
+  }
+}
+
 /** Connects and migrates (under an advisory lock); NewerSchemaError leaves a newer database untouched. */
 export async function openPostgresStores(options: PostgresOptions): Promise<OpenStores> {
   const sql = connect(options);
@@ -35,7 +44,7 @@ export async function openPostgresStores(options: PostgresOptions): Promise<Open
     productTypes: guarded(postgresProductTypes(sql)),
     deviceTypes: guarded(postgresDeviceTypes(sql)),
     firmwares: guarded(postgresFirmwares(sql)),
-    treatments: { ...guarded(treatments), listJsonChunks: treatments.listJsonChunks },
+    treatments: { ...guarded(treatments), listJsonChunks: () => guardedChunks(treatments.listJsonChunks()) },
     operators: guarded(postgresOperators(sql)),
     deviceApi: guarded(postgresDeviceApi(sql)),
     demo: guarded(postgresDemo(sql)),
