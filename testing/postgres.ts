@@ -163,3 +163,13 @@ export async function testDatabaseUrl(): Promise<string> {
 
 /** True when the tests run the server on PostgreSQL (`TEST_ENGINE=postgres`). */
 export const testOnPostgres = () => Deno.env.get("TEST_ENGINE") === "postgres";
+
+/** Runs one statement on a database directly (tests that inspect or tamper with what the server wrote). */
+export async function pgQuery(url: string, text: string): Promise<Record<string, unknown>[]> {
+  const sql = postgres(url, { max: 1, onnotice: () => {} });
+  try {
+    return [...await sql.unsafe(text)];
+  } finally {
+    await sql.end();
+  }
+}

@@ -4,10 +4,9 @@
  * `deno task backup`/`restore` name PostgreSQL's own tools and exit 2 (CONTRACT §10).
  */
 import assert from "node:assert/strict";
-import postgres from "postgres";
 import { parseConfig } from "../../server/config.ts";
 import { storesConfig } from "../../server/db/mod.ts";
-import { testDatabaseUrl } from "../../testing/postgres.ts";
+import { pgQuery, testDatabaseUrl } from "../../testing/postgres.ts";
 import { startServer } from "../../testing/server.ts";
 
 const ROOT = new URL("../../", import.meta.url).pathname;
@@ -62,19 +61,15 @@ Deno.test("config: a server refuses a database of a newer release and leaves it 
     await using srv = await startServer({ env: { DATABASE_URL: url } });
     await srv.login();
   }
-  const sql = postgres(url, { max: 1, onnotice: () => {} });
-  try {
-    await sql`UPDATE schema_version SET version = version + 1`;
-    const before = JSON.stringify(await sql`SELECT count(*) AS n FROM operators`);
-    const dataDir = await Deno.makeTempDir({ prefix: "pg-newer-" });
-    const { code, stderr } = await run("server/main.ts", [], { DATA_DIR: dataDir, PORT: "0", DATABASE_URL: url });
-    await Deno.remove(dataDir, { recursive: true });
-    assert.equal(code, 1);
-    assert.match(stderr, /newer than this release knows/);
-    assert.equal(JSON.stringify(await sql`SELECT count(*) AS n FROM operators`), before);
-  } finally {
-    await sql.end();
-  }
+  await pgQuery(url, "UPDATE schema_version SET version = version + 1");
+  const count = async () => JSON.stringify(await pgQuery(url, "SELECT count(*) AS n FROM operators"));
+  const before = await count();
+  const dataDir = await Deno.makeTempDir({ prefix: "pg-newer-" });
+  const { code, stderr } = await run("server/main.ts", [], { DATA_DIR: dataDir, PORT: "0", DATABASE_URL: url });
+  await Deno.remove(dataDir, { recursive: true });
+  assert.equal(code, 1);
+  assert.match(stderr, /newer than this release knows/);
+  assert.equal(await count(), before);
 });
 
 Deno.test("backup and restore with DATABASE_URL name pg_dump / pg_restore and exit 2", async () => {

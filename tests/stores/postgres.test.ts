@@ -1,8 +1,7 @@
 import assert from "node:assert/strict";
-import postgres from "postgres";
 import { NewerSchemaError, type OpenStores, openStores, StoreUnavailableError } from "../../server/db/mod.ts";
 import { MIGRATIONS } from "../../server/db/postgres/schema.ts";
-import { sharedPostgres, startPostgres, testDatabaseUrl } from "../../testing/postgres.ts";
+import { pgQuery, sharedPostgres, startPostgres, testDatabaseUrl } from "../../testing/postgres.ts";
 import { storeConformance } from "./conformance.ts";
 
 const urls = new WeakMap<OpenStores, string>();
@@ -20,20 +19,17 @@ storeConformance("PostgreSQL", { open: openTemp, another: (stores) => open(urls.
 Deno.test("PostgreSQL stores: a database from a newer release is refused and left untouched", async () => {
   const url = await testDatabaseUrl();
   await (await open(url)).close();
-  const sql = postgres(url, { onnotice: () => {} });
-  try {
-    await sql`UPDATE schema_version SET version = ${MIGRATIONS.length + 1}`;
-    const dump = async () =>
-      JSON.stringify(
-        await sql`SELECT table_name, column_name FROM information_schema.columns
-          WHERE table_schema = 'public' ORDER BY 1, 2`,
-      ) + JSON.stringify(await sql`SELECT * FROM schema_version`);
-    const before = await dump();
-    await assert.rejects(open(url), NewerSchemaError);
-    assert.equal(await dump(), before);
-  } finally {
-    await sql.end();
-  }
+  await pgQuery(url, `UPDATE schema_version SET version = ${MIGRATIONS.length + 1}`);
+  const dump = async () =>
+    JSON.stringify(
+      await pgQuery(
+        url,
+        `SELECT table_name, column_name FROM information_schema.columns WHERE table_schema = 'public' ORDER BY 1, 2`,
+      ),
+    ) + JSON.stringify(await pgQuery(url, "SELECT * FROM schema_version"));
+  const before = await dump();
+  await assert.rejects(open(url), NewerSchemaError);
+  assert.equal(await dump(), before);
 });
 
 Deno.test("PostgreSQL stores: several processes migrating one empty database at once migrate it once", async () => {

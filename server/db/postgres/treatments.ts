@@ -92,6 +92,12 @@ const phasesText = (t: ImportedTreatment) =>
   typeof t.phasesJson === "string" ? t.phasesJson : decoder.decode(t.phasesJson);
 
 const STAGE_ROWS = 1000;
+const PUBLISH_ROWS = 2000;
+
+/** A list in parts of PUBLISH_ROWS. */
+function* chunks<T>(list: readonly T[]): Generator<T[]> {
+  for (let i = 0; i < list.length; i += PUBLISH_ROWS) yield list.slice(i, i + PUBLISH_ROWS);
+}
 const STAGE_BYTES = 2 * 1024 * 1024;
 
 /** Ids drawn from a content table's sequence, in order. */
@@ -154,52 +160,61 @@ export async function importIn(tx: Tx, treatments: readonly ImportedTreatment[])
     from = to;
   }
 
-  // Publish, under the write lock.
+  // Publish, under the write lock, in statements of PUBLISH_ROWS rows: each statement's parameters are serialized on
+  // the event loop, so a large import never holds it for long (requests run between the statements).
   await tx`SELECT pg_advisory_xact_lock(${WRITE_LOCK})`;
   const at = now();
   const names = treatments.map((t) => t.name);
-  const matched = await tx`SELECT id, name, phases_id FROM treatments WHERE name = ANY(${names}::text[]) FOR UPDATE`;
-  const matchedId = new Map(matched.map((r) => [r.name as string, r.id as string]));
-  const replacedPhases = matched.map((r) => Number(r.phases_id));
-  const matchedIds = matched.map((r) => r.id as string);
-  const replacedData = matchedIds.length
-    ? (await tx`DELETE FROM treatment_images WHERE treatment_id = ANY(${matchedIds}::text[]) RETURNING data_id`)
-      .map((r) => Number(r.data_id))
-    : [];
+  const matched: { id: string; name: string; phases_id: number }[] = [];
+  for (const part of chunks(names)) {
+    for (const r of await tx`SELECT id, name, phases_id FROM treatments WHERE name = ANY(${part}::text[]) FOR UPDATE`) {
+      matched.push({ id: r.id, name: r.name, phases_id: Number(r.phases_id) });
+    }
+  }
+  const matchedId = new Map(matched.map((r) => [r.name, r.id]));
+  const replacedPhases = matched.map((r) => r.phases_id);
+  const replacedData: number[] = [];
+  for (const part of chunks(matched.map((r) => r.id))) {
+    for (
+      const r of await tx`DELETE FROM treatment_images WHERE treatment_id = ANY(${part}::text[]) RETURNING data_id`
+    ) {
+      replacedData.push(Number(r.data_id));
+    }
+  }
   const idOf = treatments.map((t, i) => matchedId.get(t.name) ?? newIds[i]);
   const upd = treatments.flatMap((t, i) => matchedId.has(t.name) ? [i] : []);
   const ins = treatments.flatMap((t, i) => matchedId.has(t.name) ? [] : [i]).sort((a, b) =>
     names[a] < names[b] ? -1 : 1
   );
   const col = <T>(idx: number[], f: (i: number) => T) => idx.map(f);
-  if (upd.length) {
+  for (const part of chunks(upd)) {
     await tx`UPDATE treatments SET category = u.category, use = u.use, phases_id = u.phases_id,
         image_ids = u.image_ids, updated_at = ${at}
-      FROM unnest(${col(upd, (i) => idOf[i])}::text[], ${col(upd, (i) => treatments[i].category)}::text[],
-        ${col(upd, (i) => treatments[i].use)}::text[], ${col(upd, (i) => phasesIds[i])}::bigint[],
-        ${col(upd, (i) => imageIdLists[i])}::text[]) AS u(id, category, use, phases_id, image_ids)
+      FROM unnest(${col(part, (i) => idOf[i])}::text[], ${col(part, (i) => treatments[i].category)}::text[],
+        ${col(part, (i) => treatments[i].use)}::text[], ${col(part, (i) => phasesIds[i])}::bigint[],
+        ${col(part, (i) => imageIdLists[i])}::text[]) AS u(id, category, use, phases_id, image_ids)
       WHERE treatments.id = u.id`;
   }
-  if (ins.length) {
+  for (const part of chunks(ins)) {
     await tx`INSERT INTO treatments (id, name, category, use, phases_id, image_ids, created_at, updated_at)
       SELECT id, name, category, use, phases_id, image_ids, ${at}, ${at}
-      FROM unnest(${col(ins, (i) => idOf[i])}::text[], ${col(ins, (i) => names[i])}::text[],
-        ${col(ins, (i) => treatments[i].category)}::text[], ${col(ins, (i) => treatments[i].use)}::text[],
-        ${col(ins, (i) => phasesIds[i])}::bigint[], ${col(ins, (i) => imageIdLists[i])}::text[])
+      FROM unnest(${col(part, (i) => idOf[i])}::text[], ${col(part, (i) => names[i])}::text[],
+        ${col(part, (i) => treatments[i].category)}::text[], ${col(part, (i) => treatments[i].use)}::text[],
+        ${col(part, (i) => phasesIds[i])}::bigint[], ${col(part, (i) => imageIdLists[i])}::text[])
         AS u(id, name, category, use, phases_id, image_ids)`;
   }
-  if (images.length) {
+  for (const part of chunks(images)) {
     await tx`INSERT INTO treatment_images (id, treatment_id, position, mime_type, data_id)
-      SELECT * FROM unnest(${images.map((x) => x.id)}::text[], ${images.map((x) => idOf[x.treatment])}::text[],
-        ${images.map((x) => x.position)}::int[], ${images.map((x) => x.mime)}::text[],
-        ${images.map((x) => x.dataId)}::bigint[])`;
+      SELECT * FROM unnest(${part.map((x) => x.id)}::text[], ${part.map((x) => idOf[x.treatment])}::text[],
+        ${part.map((x) => x.position)}::int[], ${part.map((x) => x.mime)}::text[],
+        ${part.map((x) => x.dataId)}::bigint[])`;
   }
-  if (replacedPhases.length) {
-    await tx`DELETE FROM treatment_phases c WHERE c.id = ANY(${replacedPhases}::bigint[])
+  for (const part of chunks(replacedPhases)) {
+    await tx`DELETE FROM treatment_phases c WHERE c.id = ANY(${part}::bigint[])
       AND NOT EXISTS (SELECT 1 FROM treatments x WHERE x.phases_id = c.id)`;
   }
-  if (replacedData.length) {
-    await tx`DELETE FROM treatment_image_data c WHERE c.id = ANY(${replacedData}::bigint[])
+  for (const part of chunks(replacedData)) {
+    await tx`DELETE FROM treatment_image_data c WHERE c.id = ANY(${part}::bigint[])
       AND NOT EXISTS (SELECT 1 FROM treatment_images x WHERE x.data_id = c.id)`;
   }
   return { imported: upd.length + ins.length, created: ins.length, updated: upd.length };
