@@ -16,18 +16,26 @@ export class PostgresMissingError extends Error {
   override name = "PostgresMissingError";
 }
 
-/** The directory holding initdb and pg_ctl; PostgresMissingError naming the package when there is none. */
-export function postgresBinDir(): string {
-  const dir = BIN_DIRS.find((d) => existsSync(`${d}/initdb`) && existsSync(`${d}/pg_ctl`));
+/**
+ * The directory holding initdb and pg_ctl (POSTGRES_BIN_DIR, else Debian's for 15, 16 or 14); PostgresMissingError
+ * naming the package when there is none.
+ */
+export function postgresBinDir(dirs: readonly string[] = binDirs()): string {
+  const dir = dirs.find((d) => existsSync(`${d}/initdb`) && existsSync(`${d}/pg_ctl`));
   if (!dir) {
     throw new PostgresMissingError(
       `PostgreSQL is not installed (no initdb in ${
-        BIN_DIRS.join(", ")
+        dirs.join(", ")
       }): install the Debian package \`postgresql\` (apt-get install -y postgresql), which the PostgreSQL tests need.`,
     );
   }
   return dir;
 }
+
+const binDirs = () => {
+  const fromEnv = Deno.env.get("POSTGRES_BIN_DIR");
+  return fromEnv ? [fromEnv] : BIN_DIRS;
+};
 
 export interface TestPostgres extends AsyncDisposable {
   port: number;
