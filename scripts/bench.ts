@@ -5,6 +5,7 @@
  * of docs/PERFORMANCE.md.
  */
 import { ApiClient } from "../shared/client.ts";
+import { fixedLengthFetch } from "../shared/fixed_length_fetch.ts";
 import {
   ADMIN,
   benchCheckin,
@@ -34,7 +35,12 @@ try {
   let results;
   try {
     const { token } = await new ApiClient({ baseUrl: srv.url }).login(ADMIN.email, ADMIN.password);
-    const api = new ApiClient({ baseUrl: srv.url, token: () => token, timeoutMs: 600_000 });
+    const api = new ApiClient({
+      baseUrl: srv.url,
+      token: () => token,
+      timeoutMs: 600_000,
+      uploadFetch: fixedLengthFetch,
+    });
 
     say("1. GET devices vs bare Hono");
     const devices = await benchDevices(srv.url, token, size.devices, size.seconds);

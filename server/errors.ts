@@ -17,6 +17,8 @@ export const preconditionFailed = (msg: string) => new ApiHttpError(412, "precon
 export const tooLarge = (msg: string) => new ApiHttpError(413, "too_large", msg);
 export const unsupported = (msg: string) => new ApiHttpError(415, "unsupported_media_type", msg);
 export const invalidFirmware = (msg: string) => new ApiHttpError(422, "invalid_firmware", msg);
+export const lengthRequired = (msg: string) => new ApiHttpError(411, "length_required", msg);
+export const insufficientStorage = (msg: string) => new ApiHttpError(507, "insufficient_storage", msg);
 export const unauthorized = (msg = "Sign in first: a valid bearer token is required.") =>
   new ApiHttpError(401, "unauthorized", msg);
 
@@ -25,6 +27,7 @@ const codeForStatus: Record<number, ErrorCode> = {
   401: "unauthorized",
   404: "not_found",
   409: "conflict",
+  411: "length_required",
   412: "precondition_failed",
   413: "too_large",
   415: "unsupported_media_type",
@@ -32,6 +35,7 @@ const codeForStatus: Record<number, ErrorCode> = {
   422: "invalid_firmware",
   429: "too_many_requests",
   503: "unavailable",
+  507: "insufficient_storage",
 };
 
 export function errorCodeFor(status: number): ErrorCode {

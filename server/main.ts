@@ -9,6 +9,7 @@ import { handleShutdownSignals } from "./shutdown.ts";
 import { createLogger } from "./lib/logger.ts";
 import { ensureWebBundle } from "./web_bundle.ts";
 import { requireXz, XzMissingError } from "./files/xz_check.ts";
+import { diskFirmwareFiles } from "./files/disk_firmware_files.ts";
 
 function fail(message: string): never {
   console.error(message);
@@ -63,14 +64,16 @@ try {
   if (err instanceof NewerSchemaError) fail(err.message);
   throw err;
 }
-await cleanUpAfterCrash(stores, paths, log);
-const shutdown = handleShutdownSignals({ stores, paths, graceMs: config.SHUTDOWN_GRACE_SECONDS * 1000, log });
+const files = diskFirmwareFiles(paths);
+await cleanUpAfterCrash(stores, files, paths, log);
+const shutdown = handleShutdownSignals({ stores, files, paths, graceMs: config.SHUTDOWN_GRACE_SECONDS * 1000, log });
 await stores.deviceTypes.ensure(config.PRODUCT);
 await bootstrapOperator(stores.operators, config, log);
 
 const ctx: AppContext = {
   config,
   stores,
+  files,
   secret: await loadSecret(paths.data, config.JWT_SECRET),
   paths,
   log,

@@ -4,6 +4,7 @@
  *   const api = await srv.login();        // an ApiClient signed in as the admin
  */
 import { ApiClient } from "../shared/client.ts";
+import { fixedLengthFetch } from "../shared/fixed_length_fetch.ts";
 
 export const ADMIN_EMAIL = "admin@example.com";
 export const ADMIN_PASSWORD = "admin-password-1";
@@ -96,7 +97,7 @@ export async function startServer(opts: StartOptions = {}): Promise<TestServer> 
     return stopped;
   };
 
-  const client = (token?: string) => new ApiClient({ baseUrl: url, token: () => token });
+  const client = (token?: string) => new ApiClient({ baseUrl: url, token: () => token, uploadFetch: fixedLengthFetch });
   return {
     url,
     dataDir,

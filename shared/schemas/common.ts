@@ -32,6 +32,8 @@ export type ErrorCode =
   | "import_failed"
   | "invalid_firmware"
   | "range_not_satisfiable"
+  | "length_required"
+  | "insufficient_storage"
   | "unavailable"
   | "internal";
 

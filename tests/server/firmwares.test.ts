@@ -9,6 +9,7 @@ import { multipart } from "../helpers/hostile.ts";
 import { DEVICE_API_KEY, listFiles, startServer, type TestServer } from "../../testing/server.ts";
 import { pathsFor } from "../../server/context.ts";
 import { openStores, storesConfig } from "../../server/db/mod.ts";
+import { diskFirmwareFiles } from "../../server/files/disk_firmware_files.ts";
 import { addFirmware } from "../../server/firmware_storage.ts";
 import { ApiHttpError } from "../../server/errors.ts";
 
@@ -279,7 +280,7 @@ Deno.test("firmware size limit (MAX_FIRMWARE_BYTES) with and without Content-Len
     await assertUnchanged(srv, api, before);
   });
 
-  await t.step("413 for a chunked body with no Content-Length", async () => {
+  await t.step("411 for a body sent chunked (no Content-Length), nothing stored", async () => {
     const before = await snapshot(srv, api);
     const boundary = "chunked-boundary";
     const body = multipart(boundary, [{ name: "file", filename: "chunked.xz", data: xzLike(200_000) }]);
@@ -293,10 +294,10 @@ Deno.test("firmware size limit (MAX_FIRMWARE_BYTES) with and without Content-Len
       headers: { "content-type": `multipart/form-data; boundary=${boundary}` },
       body: ReadableStream.from(chunks),
     });
-    assert.equal(res.status, 413);
+    assert.equal(res.status, 411);
     const json = await res.json();
-    assert.equal(json.error, "too_large");
-    assert.match(json.msg, /10000 bytes/);
+    assert.equal(json.error, "length_required");
+    assert.match(json.msg, /Content-Length/);
     await assertUnchanged(srv, api, before);
   });
 });
@@ -360,11 +361,12 @@ Deno.test("addFirmware (for the demo seed and scripts) follows the upload's rule
   const stores = await openStores(storesConfig(paths));
   try {
     const bytes = xzLike(500);
-    const fw = await addFirmware(stores.firmwares, paths, "seed.xz", bytes);
+    const files = diskFirmwareFiles(paths);
+    const fw = await addFirmware(stores.firmwares, files, "seed.xz", bytes);
     assert.deepEqual(fw, { ...fw, name: "seed.xz", size: bytes.byteLength, sha256: sha256(bytes) });
     assert.deepEqual(await Deno.readFile(`${paths.firmwares}/${fw._id}.xz`), bytes);
     const refused = async (name: string, data: Uint8Array, status: number) => {
-      const err = await addFirmware(stores.firmwares, paths, name, data).then(() => null, (e) => e);
+      const err = await addFirmware(stores.firmwares, files, name, data).then(() => null, (e) => e);
       assert.ok(err instanceof ApiHttpError && err.status === status, `${name}: ${err}`);
     };
     await refused("seed.xz", bytes, 409);
