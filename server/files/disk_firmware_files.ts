@@ -69,7 +69,7 @@ export function diskFirmwareFiles(dirs: { firmwares: string; tmp: string }): Fir
         await Deno.remove(join(dirs.firmwares, entry.name), { recursive: true });
         removed.push(entry.name);
       }
-      return { removed, missing: [...expected].map((name) => name.slice(0, -EXTENSION.length)) };
+      return { removed: removed.sort(), missing: [...expected].map((name) => name.slice(0, -EXTENSION.length)).sort() };
     },
   };
 }

@@ -28,7 +28,7 @@ export interface FirmwareFiles {
   list(): Promise<string[]>;
   /**
    * At start, with no request running: removes files no row names (`ids` are every firmware row's) and anything else
-   * left in the store that is not a firmware file; answers what it removed and the ids whose file is missing.
+   * left in the store that is not a firmware file; answers what it removed and the ids whose file is missing (sorted).
    */
   sweep(ids: readonly string[]): Promise<{ removed: string[]; missing: string[] }>;
 }
