@@ -1,3 +1,4 @@
+import { storageState } from "./storage_state.ts";
 import { Hono } from "hono";
 import { HTTPException } from "hono/http-exception";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
@@ -60,7 +61,8 @@ export function createApp(ctx: AppContext) {
       for (const k in SECURITY_HEADERS) if (!c.res.headers.has(k)) c.res.headers.set(k, SECURITY_HEADERS[k]);
       ctx.logRequest(`${c.req.method} ${c.req.path} ${c.res.status} ${(performance.now() - started).toFixed(1)}ms`);
     })
-    .get("/healthz", (c) => c.json({ status: "ok" }))
+    // Up while the disk is full (writes answer 507), so an orchestrator does not restart a server that would not start.
+    .get("/healthz", async (c) => c.json({ status: "ok", storage: await storageState(ctx.paths.data) }))
     .route("/api/v1", api)
     .all("/api/*", (c) => {
       throw notFound(`No such API route: ${c.req.method} ${c.req.path}.`);
@@ -74,7 +76,10 @@ export function createApp(ctx: AppContext) {
 
   app.onError((err, c) => {
     const answer = err instanceof ApiHttpError ? err : fromStoreError(err);
-    if (answer) return c.json({ error: answer.code, msg: answer.message }, answer.status);
+    if (answer) {
+      if (answer.status === 507) ctx.log(`ERROR ${c.req.method} ${c.req.path}: 507, no space left in DATA_DIR.`);
+      return c.json({ error: answer.code, msg: answer.message }, answer.status);
+    }
     if (err instanceof HTTPException) {
       const status = err.status as ContentfulStatusCode;
       const msg = err.message || (status === 413 ? "The request body is too large." : "The request was refused.");

@@ -23,6 +23,8 @@ export const ConfigSchema = z.object({
   DEMO: z.enum(["0", "1", ""], { message: "must be 1 or 0" }).optional(),
   LOG_LEVEL: z.enum(["info", "quiet"], { message: "must be info or quiet" }).default("info"),
   SHUTDOWN_GRACE_SECONDS: int(0, 3600).default(8),
+  /** An upload or import whose body sends nothing for this long is aborted and its partial file removed. */
+  BODY_IDLE_SECONDS: int(1, 3600).default(60),
   TRUST_PROXY: z.enum(["0", "1", ""], { message: "must be 1 or 0" }).optional(),
 });
 

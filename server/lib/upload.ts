@@ -7,7 +7,15 @@ import Busboy from "busboy";
 import { rm } from "node:fs/promises";
 import { join } from "node:path";
 import type { Context } from "hono";
-import { ApiHttpError, badRequest, insufficientStorage, lengthRequired, tooLarge, unsupported } from "../errors.ts";
+import {
+  ApiHttpError,
+  badRequest,
+  insufficientStorage,
+  lengthRequired,
+  requestTimeout,
+  tooLarge,
+  unsupported,
+} from "../errors.ts";
 import { newId } from "../../shared/ids.ts";
 import { collectChunks } from "../../shared/collect_chunks.ts";
 import { nameProblem } from "../../shared/schemas/common.ts";
@@ -44,6 +52,8 @@ export interface ReceiveOptions<S extends UploadSink> {
   magicError?: (name: string) => ApiHttpError;
   /** Text for the limit in the 413 message, e.g. "MAX_FIRMWARE_BYTES". */
   limitName?: string;
+  /** A body that sends nothing for this long is aborted (408), its partial file removed. */
+  idleMs: number;
   /**
    * A check of the content while it streams: fed every chunk written (its backpressure slows the upload), its
    * verdict awaited before the file is handed over; a refusal (at the end or as soon as it is known) is `error`.
@@ -125,8 +135,9 @@ export async function receiveUpload<S extends UploadSink>(
   const magicError = opts.magicError ??
     ((name: string) => unsupported(`${name} is not a valid file: it does not start with the expected signature.`));
 
+  let failUpload: (err: unknown) => void = () => {};
   const result = new Promise<ReceivedFile<S>>((resolve, reject) => {
-    const fail = (err: unknown) => {
+    const fail = failUpload = (err: unknown) => {
       if (settled) return;
       settled = true;
       reject(err);
@@ -206,16 +217,22 @@ export async function receiveUpload<S extends UploadSink>(
   });
 
   const reader = body.getReader();
+  const idle = requestTimeout(
+    `The upload sent nothing for ${Math.round(opts.idleMs / 1000)} s and was aborted; nothing was stored.`,
+  );
   const pump = (async () => {
     try {
       while (!settled) {
-        const { value, done } = await reader.read();
+        let timer: ReturnType<typeof setTimeout> | undefined;
+        const stalled = new Promise<never>((_, reject) => timer = setTimeout(() => reject(idle), opts.idleMs));
+        const { value, done } = await Promise.race([reader.read(), stalled]).finally(() => clearTimeout(timer));
         if (done) break;
         if (!bb.write(value)) await new Promise((r) => bb.once("drain", r));
         collectChunks(value.byteLength);
       }
       if (!settled) bb.end();
-    } catch {
+    } catch (err) {
+      if (err === idle) return failUpload(idle);
       bb.destroy(new Error("aborted"));
     }
   })();

@@ -26,6 +26,7 @@ export function firmwaresRoutes(ctx: AppContext) {
       const taken = new Set((await firmwares.list()).map((f) => f.name));
       const file = await receiveUpload(c, {
         sink: () => files.put(),
+        idleMs: ctx.config.BODY_IDLE_SECONDS * 1000,
         maxBytes: ctx.config.MAX_FIRMWARE_BYTES,
         magic: XZ_MAGIC,
         limitName: "MAX_FIRMWARE_BYTES",

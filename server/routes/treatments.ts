@@ -21,6 +21,7 @@ export function treatmentsRoutes(ctx: AppContext) {
     .post("/import", async (c) => {
       const file = await receiveUpload(c, {
         sink: () => tempFileSink(ctx.paths.tmp),
+        idleMs: ctx.config.BODY_IDLE_SECONDS * 1000,
         maxBytes: ctx.config.MAX_IMPORT_BYTES,
         limitName: "MAX_IMPORT_BYTES",
         checkName: (name) => {

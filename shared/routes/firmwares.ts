@@ -21,7 +21,7 @@ export const firmwareRoutes = {
     summary: "Upload an xz firmware file (streamed and checked whole; names are unique; the same bytes under another " +
       "name are answered with duplicateOf).",
     body: multipart(FIRMWARE_EXTENSION),
-    answers: { 201: json(UploadedFirmware), ...errors(400, 401, 409, 411, 413, 415, 422, 507) },
+    answers: { 201: json(UploadedFirmware), ...errors(400, 401, 408, 409, 411, 413, 415, 422, 507) },
   }),
   firmwareFile: route({
     name: "firmwareFile",

@@ -33,6 +33,7 @@ export type ErrorCode =
   | "invalid_firmware"
   | "range_not_satisfiable"
   | "length_required"
+  | "request_timeout"
   | "insufficient_storage"
   | "unavailable"
   | "internal";

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
 import { type ApiClient, ApiError, DeviceClient, type UploadSource } from "../../shared/client.ts";
 import { XZ_MAGIC } from "../../shared/schemas/firmware.ts";
-import { fileSource, makeXzFile } from "../../testing/files.ts";
+import { bytesSource, fileSource, makeXzFile } from "../../testing/files.ts";
 import { xzOfSize, xzStreamOfSize } from "../../testing/xz_fixtures.ts";
 import { rejects } from "../helpers/assert.ts";
 import { multipart } from "../helpers/hostile.ts";
@@ -16,11 +16,6 @@ import { ApiHttpError } from "../../server/errors.ts";
 const sha256 = (bytes: Uint8Array) => createHash("sha256").update(bytes).digest("hex");
 
 const XZ_HEAD = new Uint8Array(XZ_MAGIC);
-
-/** An in-memory upload with a given name (the shared client streams it as multipart). */
-function bytesSource(name: string, bytes: Uint8Array): UploadSource {
-  return { name, size: bytes.byteLength, stream: () => ReadableStream.from([bytes]) };
-}
 
 /** A valid xz file of the xz magic and then `n` bytes, rounded up to whole 4-byte units as xz streams are. */
 const xzLike = (n: number) => xzOfSize(Math.ceil((XZ_MAGIC.length + n) / 4) * 4);
