@@ -52,6 +52,14 @@ async function main() {
     console.error("Usage: deno task backup <dir>   (DATA_DIR names the data directory, default ./data)");
     Deno.exit(2);
   }
+  if (Deno.env.get("S3_BUCKET")) {
+    console.error(
+      "deno task backup copies DATA_DIR; with S3_BUCKET the firmware files are in the bucket: back them up with the " +
+        "bucket's own tools (versioning or replication, or `aws s3 sync s3://<bucket>/<prefix>firmwares/ <dir>`) " +
+        "beside this database backup (docs/SCALING.md).",
+    );
+    Deno.exit(2);
+  }
   const dataDir = resolve(dataDirFromEnv());
   const dest = resolve(target);
   const live = pathsFor(dataDir);

@@ -28,11 +28,11 @@ const FIRMWARE_PATH = /^firmwares\/([A-Za-z0-9_-]+)\.xz$/;
 
 /** Writes a backed-up firmware file through the firmware store, committed under its id. */
 async function putFirmware(files: FirmwareFiles, id: string, from: string): Promise<{ size: number; sha256: string }> {
-  const put = files.put();
+  const put = files.put(id);
   try {
     for await (const chunk of (await Deno.open(from, { read: true })).readable) await put.write(chunk);
     const written = await put.finish();
-    await put.commit(id);
+    await put.commit();
     return written;
   } finally {
     await put.abort();
@@ -62,6 +62,13 @@ async function main() {
   const source = Deno.args[0];
   if (!source || Deno.args.length > 1 || source.startsWith("-")) {
     console.error("Usage: deno task restore <backupdir>   (into DATA_DIR, default ./data, which must be empty)");
+    Deno.exit(2);
+  }
+  if (Deno.env.get("S3_BUCKET")) {
+    console.error(
+      "deno task restore fills DATA_DIR; with S3_BUCKET restore the firmware files with the bucket's own tools " +
+        "(docs/SCALING.md).",
+    );
     Deno.exit(2);
   }
   const backupDir = resolve(source);

@@ -1,4 +1,5 @@
 import { storageState } from "./storage_state.ts";
+import { FilesUnavailableError } from "./files/firmware_files.ts";
 import { Hono } from "hono";
 import { HTTPException } from "hono/http-exception";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
@@ -62,7 +63,15 @@ export function createApp(ctx: AppContext) {
       ctx.logRequest(`${c.req.method} ${c.req.path} ${c.res.status} ${(performance.now() - started).toFixed(1)}ms`);
     })
     // Up while the disk is full (writes answer 507), so an orchestrator does not restart a server that would not start.
-    .get("/healthz", async (c) => c.json({ status: "ok", storage: await storageState(ctx.paths.data) }))
+    .get("/healthz", async (c) => {
+      try {
+        await ctx.files.check();
+      } catch (err) {
+        if (!(err instanceof FilesUnavailableError)) throw err;
+        return c.json({ status: "unavailable", msg: err.message }, 503);
+      }
+      return c.json({ status: "ok", storage: await storageState(ctx.paths.data) });
+    })
     .route("/api/v1", api)
     .all("/api/*", (c) => {
       throw notFound(`No such API route: ${c.req.method} ${c.req.path}.`);
@@ -75,7 +84,11 @@ export function createApp(ctx: AppContext) {
   });
 
   app.onError((err, c) => {
-    const answer = err instanceof ApiHttpError ? err : fromStoreError(err);
+    const answer = err instanceof ApiHttpError
+      ? err
+      : err instanceof FilesUnavailableError
+      ? new ApiHttpError(503, "unavailable", err.message)
+      : fromStoreError(err);
     if (answer) {
       if (answer.status === 507) ctx.log(`ERROR ${c.req.method} ${c.req.path}: 507, no space left in DATA_DIR.`);
       return c.json({ error: answer.code, msg: answer.message }, answer.status);

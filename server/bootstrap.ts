@@ -2,7 +2,7 @@ import { join } from "node:path";
 import type { Config } from "./config.ts";
 import type { Paths } from "./context.ts";
 import type { OperatorStore, Stores } from "./db/stores.ts";
-import type { FirmwareFiles } from "./files/firmware_files.ts";
+import { FilesUnavailableError, type FirmwareFiles } from "./files/firmware_files.ts";
 import { hashPassword, randomPassword } from "./auth/password.ts";
 
 /** Directories of DATA_DIR: only the server's user may list or enter them. */
@@ -64,11 +64,28 @@ export async function cleanUpAfterCrash(
   if (leftovers) log(`Removed ${leftovers} temp file(s) left by an interrupted upload or import.`);
   // Files no row names: left when the process died between putting a file in place and committing its row, or
   // between deleting a row and its file.
-  const { removed, missing } = await files.sweep(await stores.firmwares.ids());
-  if (removed.length) log(`Removed ${removed.length} firmware file(s) with no firmware record: ${removed.join(", ")}.`);
-  if (missing.length) log(`WARNING: the file of firmware(s) ${missing.join(", ")} is missing.`);
+  await sweepFirmwareFiles(stores, files, log, 0);
   const content = await stores.treatments.sweep();
   if (content) log(`Removed ${content} row(s) of treatment content left by an interrupted import.`);
+}
+
+/** Firmware files no row names, older than graceMs, are removed (logged); a store that cannot be reached is logged. */
+export async function sweepFirmwareFiles(
+  stores: Pick<Stores, "firmwares">,
+  files: FirmwareFiles,
+  log: (line: string) => void,
+  graceMs: number,
+): Promise<void> {
+  try {
+    const { removed, missing } = await files.sweep(await stores.firmwares.ids(), { graceMs });
+    if (removed.length) {
+      log(`Removed ${removed.length} firmware file(s) with no firmware record: ${removed.join(", ")}.`);
+    }
+    if (missing.length) log(`WARNING: the file of firmware(s) ${missing.join(", ")} is missing.`);
+  } catch (err) {
+    if (!(err instanceof FilesUnavailableError)) throw err;
+    log(`WARNING: firmware files were not swept: ${err.message}`);
+  }
 }
 
 /** On a start with no operator: ADMIN_EMAIL/ADMIN_PASSWORD, else admin@example.com with a printed random password. */

@@ -9,7 +9,6 @@ import { now } from "./db/clock.ts";
 import { conflict, invalidFirmware, unsupported } from "./errors.ts";
 import { startXzCheck } from "./files/xz_check.ts";
 import type { FirmwareFiles, FirmwarePut } from "./files/firmware_files.ts";
-import { newId } from "../shared/ids.ts";
 
 type FirmwareRows = Pick<FirmwareStore, "nameTaken" | "insert">;
 
@@ -43,9 +42,9 @@ export async function storeFirmware(
   put: FirmwarePut,
   meta: FirmwareMeta,
 ): Promise<Firmware> {
-  const firmware: Firmware = { _id: newId(), name: meta.name, createdAt: now(), size: meta.size, sha256: meta.sha256 };
+  const firmware: Firmware = { _id: put.id, name: meta.name, createdAt: now(), size: meta.size, sha256: meta.sha256 };
   try {
-    await put.commit(firmware._id);
+    await put.commit();
   } catch (err) {
     await put.abort();
     throw err;

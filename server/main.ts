@@ -1,6 +1,9 @@
 import { createApp } from "./app.ts";
 import { loadSecret } from "./auth/secret.ts";
-import { bootstrapOperator, cleanUpAfterCrash, ensureDirectories } from "./bootstrap.ts";
+import { bootstrapOperator, cleanUpAfterCrash, ensureDirectories, sweepFirmwareFiles } from "./bootstrap.ts";
+
+/** How often firmware files no row names are swept while the server runs (and how old they must be). */
+const SWEEP_EVERY_MS = 60 * 60 * 1000;
 import { ConfigError, loadConfig } from "./config.ts";
 import { type AppContext, pathsFor } from "./context.ts";
 import { NewerSchemaError, openStores, storesConfig } from "./db/mod.ts";
@@ -9,7 +12,7 @@ import { handleShutdownSignals } from "./shutdown.ts";
 import { createLogger } from "./lib/logger.ts";
 import { ensureWebBundle } from "./web_bundle.ts";
 import { requireXz, XzMissingError } from "./files/xz_check.ts";
-import { diskFirmwareFiles } from "./files/disk_firmware_files.ts";
+import { openFirmwareFiles } from "./files/mod.ts";
 import { isNoSpace } from "./storage_state.ts";
 
 function fail(message: string): never {
@@ -67,9 +70,11 @@ try {
     if (err instanceof NewerSchemaError) fail(err.message);
     throw err;
   }
-  const files = diskFirmwareFiles(paths);
+  const files = openFirmwareFiles(config, paths);
   await cleanUpAfterCrash(stores, files, paths, log);
   const shutdown = handleShutdownSignals({ stores, files, paths, graceMs: config.SHUTDOWN_GRACE_SECONDS * 1000, log });
+  // Objects a crashed upload left in a shared bucket are swept while the server runs (at start, only those already old).
+  setInterval(() => sweepFirmwareFiles(stores, files, log, SWEEP_EVERY_MS).catch(() => {}), SWEEP_EVERY_MS);
   await stores.deviceTypes.ensure(config.PRODUCT);
   await bootstrapOperator(stores.operators, config, log);
 

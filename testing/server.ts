@@ -3,6 +3,7 @@
  *   await using srv = await startServer();
  *   const api = await srv.login();        // an ApiClient signed in as the admin
  */
+import { firmwareStoreUnderTest, startBucket, type TestBucket } from "./s3.ts";
 import { ApiClient } from "../shared/client.ts";
 import { fixedLengthFetch } from "../shared/fixed_length_fetch.ts";
 
@@ -25,6 +26,10 @@ export interface TestServer extends AsyncDisposable {
   fetch(path: string, init?: RequestInit & { token?: string }): Promise<Response>;
   /** Sends a signal and waits for the exit code. */
   stop(signal?: Deno.Signal): Promise<number>;
+  /** The stored firmware files (`<id>.xz`, sorted), on disk or in the bucket. */
+  storedFirmwares(): Promise<string[]>;
+  /** The bucket holding the firmware files (TEST_FIRMWARE_STORE=s3, or given), else null. */
+  bucket: TestBucket | null;
   process: Deno.ChildProcess;
 }
 
@@ -36,10 +41,14 @@ export interface StartOptions {
   keepData?: boolean;
   /** The server process's umask, e.g. "000" (default: this process's). */
   umask?: string;
+  /** Firmware files in this bucket (default: a bucket of its own when TEST_FIRMWARE_STORE=s3, else the disk). */
+  bucket?: TestBucket;
 }
 
 export async function startServer(opts: StartOptions = {}): Promise<TestServer> {
   const dataDir = opts.dataDir ?? await Deno.makeTempDir({ prefix: "console-test-" });
+  const ownBucket = !opts.bucket && firmwareStoreUnderTest() === "s3" ? await startBucket() : null;
+  const bucket = opts.bucket ?? ownBucket;
   const args = ["run", "-A", "--v8-flags=--expose-gc", `${ROOT}server/main.ts`];
   const child = new Deno.Command(opts.umask ? "/bin/sh" : Deno.execPath(), {
     // exec: the shell becomes the server, so its pid and signals are the server's
@@ -53,6 +62,7 @@ export async function startServer(opts: StartOptions = {}): Promise<TestServer> 
       ADMIN_PASSWORD,
       DEVICE_API_KEY,
       LOG_LEVEL: "info",
+      ...bucket?.env,
       ...opts.env,
     },
     stdout: "piped",
@@ -114,8 +124,14 @@ export async function startServer(opts: StartOptions = {}): Promise<TestServer> 
       return fetch(`${url}${path}`, { ...init, headers });
     },
     stop,
+    bucket,
+    async storedFirmwares() {
+      if (!bucket) return await listFiles(`${dataDir}/firmwares`);
+      return (await bucket.keys("firmwares/")).map((key) => key.slice("firmwares/".length));
+    },
     async [Symbol.asyncDispose]() {
       await stop("SIGKILL");
+      await ownBucket?.[Symbol.asyncDispose]();
       if (!opts.keepData) await Deno.remove(dataDir, { recursive: true }).catch(() => {});
     },
   };

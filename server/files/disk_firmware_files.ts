@@ -18,14 +18,15 @@ export function diskFirmwareFiles(dirs: { firmwares: string; tmp: string }): Fir
     });
 
   return {
-    put(): FirmwarePut {
+    put(id = newId()): FirmwarePut {
       const tmpPath = join(dirs.tmp, `${newId()}.part`);
       const writer = startFileWrite(tmpPath);
       let state: "open" | "committed" | "aborted" = "open";
       return {
+        id,
         write: (chunk) => writer.write(chunk),
         finish: () => writer.finish(),
-        async commit(id) {
+        async commit() {
           if (state !== "open") throw new Error(`This firmware file was already ${state}.`);
           await Deno.rename(tmpPath, pathOf(id));
           state = "committed";
@@ -61,15 +62,21 @@ export function diskFirmwareFiles(dirs: { firmwares: string; tmp: string }): Fir
       return ids.sort();
     },
 
-    async sweep(ids) {
+    async sweep(ids, { graceMs = 0 } = {}) {
       const expected = new Set(ids.map((id) => `${id}${EXTENSION}`));
       const removed: string[] = [];
+      const before = Date.now() - graceMs;
       for await (const entry of Deno.readDir(dirs.firmwares)) {
         if (expected.delete(entry.name)) continue;
-        await Deno.remove(join(dirs.firmwares, entry.name), { recursive: true });
+        const path = join(dirs.firmwares, entry.name);
+        if (graceMs > 0 && ((await Deno.lstat(path)).mtime?.getTime() ?? 0) > before) continue;
+        await Deno.remove(path, { recursive: true });
         removed.push(entry.name);
       }
       return { removed: removed.sort(), missing: [...expected].map((name) => name.slice(0, -EXTENSION.length)).sort() };
     },
+
+    downloadUrl: () => Promise.resolve(null),
+    check: () => Promise.resolve(),
   };
 }

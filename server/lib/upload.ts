@@ -20,6 +20,7 @@ import { newId } from "../../shared/ids.ts";
 import { collectChunks } from "../../shared/collect_chunks.ts";
 import { nameProblem } from "../../shared/schemas/common.ts";
 import { NoSpaceError, startFileWrite } from "../files/file_write.ts";
+import { FilesUnavailableError } from "../files/firmware_files.ts";
 import type { StreamCheck } from "./stream_check.ts";
 
 /** Where an upload's bytes go: written and hashed as they stream; aborted (nothing left) on failure. */
@@ -180,13 +181,18 @@ export async function receiveUpload<S extends UploadSink>(
       }
       stream.on("limit", () => stop(tooLarge(`The file is larger than the limit of ${limitText}.`)));
       stream.on("data", (chunk: Buffer) => {
-        if (stopped) return;
+        if (stopped || settled) return;
         if (head.length < magic.length) {
           head = head.concat(Array.from(chunk.subarray(0, magic.length - head.length)));
           if (head.some((b, i) => b !== magic[i])) return stop(magicError(clientName));
         }
-        const written = out.write(chunk);
-        const checked = check?.write(chunk);
+        let written, checked;
+        try {
+          written = out.write(chunk);
+          checked = check?.write(chunk);
+        } catch (err) {
+          return stop(err);
+        }
         if (written || checked) {
           stream.pause();
           Promise.all([written, checked]).then(() => stream.resume(), stop);
@@ -245,7 +251,7 @@ export async function receiveUpload<S extends UploadSink>(
     await pump;
     await sink?.abort();
     if (err instanceof NoSpaceError) throw noRoom();
-    if (err instanceof ApiHttpError) throw err;
+    if (err instanceof ApiHttpError || err instanceof FilesUnavailableError) throw err;
     throw badRequest("The upload was interrupted or malformed.");
   }
 }

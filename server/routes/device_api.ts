@@ -60,6 +60,11 @@ export function deviceApiRoutes(ctx: AppContext) {
       const common = { "ETag": etag, "Accept-Ranges": "bytes", "Cache-Control": "no-cache" };
       if (etagMatches(c.req.header("if-none-match"), etag)) return c.body(null, 304, common);
 
+      if (ctx.config.FIRMWARE_DOWNLOAD === "redirect") {
+        // The bytes come from the bucket (or its CDN) through a presigned URL, which honours Range itself.
+        const url = await ctx.files.downloadUrl(firmware._id, firmware.name, ctx.config.FIRMWARE_URL_TTL_SECONDS);
+        if (url) return c.body(null, 302, { ...common, "Cache-Control": "no-store", Location: url });
+      }
       const size = firmware.size;
       const headers: Record<string, string> = {
         ...common,

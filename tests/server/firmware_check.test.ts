@@ -11,7 +11,7 @@ import { brokenXz, concat, xzBytes, xzOfSize } from "../../testing/xz_fixtures.t
 async function stored(srv: TestServer, api: Api) {
   return {
     list: await api.listFirmwares(),
-    firmwares: await listFiles(`${srv.dataDir}/firmwares`),
+    firmwares: await srv.storedFirmwares(),
     tmp: await listFiles(`${srv.dataDir}/tmp`),
   };
 }

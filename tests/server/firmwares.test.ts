@@ -56,7 +56,7 @@ Deno.test("firmware upload, list, download and delete", async (t) => {
     assert.ok(fw._id.length > 0);
     assert.ok(Math.abs(Date.parse(fw.createdAt) - Date.now()) < 60_000);
     assert.deepEqual(await api.listFirmwares(), [fw]);
-    assert.deepEqual(await listFiles(`${srv.dataDir}/firmwares`), [`${fw._id}.xz`]);
+    assert.deepEqual(await srv.storedFirmwares(), [`${fw._id}.xz`]);
     assert.deepEqual(await listFiles(`${srv.dataDir}/tmp`), []);
     uploaded.push(fw._id);
   });
@@ -109,7 +109,7 @@ Deno.test("firmware upload, list, download and delete", async (t) => {
     assert.equal((failed[0].reason as ApiError).status, 409);
     const list = await api.listFirmwares();
     assert.equal(list.filter((f) => f.name === "race.xz").length, 1);
-    assert.deepEqual(await listFiles(`${srv.dataDir}/firmwares`), list.map((f) => `${f._id}.xz`).sort());
+    assert.deepEqual(await srv.storedFirmwares(), list.map((f) => `${f._id}.xz`).sort());
     assert.deepEqual(await listFiles(`${srv.dataDir}/tmp`), []);
   });
 
@@ -167,6 +167,7 @@ Deno.test("firmware upload, list, download and delete", async (t) => {
 
   await t.step("a client name with path separators is stored as its base name, inside firmwares/", async () => {
     const outside = await listFiles(srv.dataDir);
+    const storedBefore = await srv.storedFirmwares();
     const a = await api.uploadFirmware(bytesSource("../../escape.xz", xzLike(100)));
     assert.equal(a.name, "escape.xz");
     const b = await api.uploadFirmware(bytesSource("a\\b.xz", xzLike(100)));
@@ -174,7 +175,10 @@ Deno.test("firmware upload, list, download and delete", async (t) => {
     const c = await api.uploadFirmware(bytesSource("/etc/passwd.xz", xzLike(100)));
     assert.equal(c.name, "passwd.xz");
     const added = (await listFiles(srv.dataDir)).filter((f) => !outside.includes(f) && !/-(wal|shm)$/.test(f));
-    assert.deepEqual(added.sort(), [a, b, c].map((f) => `firmwares/${f._id}.xz`).sort());
+    const stored = (await srv.storedFirmwares()).filter((f) => !storedBefore.includes(f));
+    assert.deepEqual(stored, [a, b, c].map((f) => `${f._id}.xz`).sort());
+    // Nothing else anywhere in DATA_DIR (on disk the files are those just listed).
+    assert.deepEqual(added.filter((f) => !f.startsWith("firmwares/")), []);
     for (const name of ["escape.xz", "b.xz", "passwd.xz"]) {
       await assert.rejects(Deno.stat(`${srv.dataDir}/../../${name}`), Deno.errors.NotFound);
       await assert.rejects(Deno.stat(`${srv.dataDir}/${name}`), Deno.errors.NotFound);
@@ -208,7 +212,7 @@ Deno.test("firmware upload, list, download and delete", async (t) => {
     await api.patchDeviceType({ _id: type._id, defaultFirmware: null });
     await api.deleteFirmware(id);
     assert.ok(!(await api.listFirmwares()).some((f) => f._id === id));
-    await assert.rejects(Deno.stat(`${srv.dataDir}/firmwares/${id}.xz`), Deno.errors.NotFound);
+    assert.ok(!(await srv.storedFirmwares()).includes(`${id}.xz`));
     await rejects(api.firmwareFile(id), 404);
     await rejects(api.deleteFirmware(id), 404);
   });
@@ -227,7 +231,7 @@ Deno.test("firmware upload, list, download and delete", async (t) => {
     await assertUnchanged(srv, api, before);
     await api.deleteDevice("fw-dev-2");
     await api.deleteFirmware(id);
-    await assert.rejects(Deno.stat(`${srv.dataDir}/firmwares/${id}.xz`), Deno.errors.NotFound);
+    assert.ok(!(await srv.storedFirmwares()).includes(`${id}.xz`));
   });
 
   await t.step("every firmware route needs a token", async () => {
@@ -337,8 +341,7 @@ Deno.test("a 256 MiB upload keeps the server's memory flat", async () => {
   const fw = await api.uploadFirmware(source).finally(() => clearInterval(sampler));
   assert.equal(fw.size, SIZE);
   assert.equal(fw.sha256, digest());
-  const { size } = await Deno.stat(`${srv.dataDir}/firmwares/${fw._id}.xz`);
-  assert.equal(size, SIZE);
+  assert.ok((await srv.storedFirmwares()).includes(`${fw._id}.xz`));
   // Buffering the file would add its 256 MiB; streaming adds only bounded GC slack (~80-100 MiB, measured).
   const growth = sampled - idle;
   const peak = procStatusBytes(pid, "VmHWM");
