@@ -1,7 +1,8 @@
 /**
  * `deno task test`: every suite, one after another, then one closing line "N passed, N failed".
  *   1. deno test over tests/ (server, device API, CLI, operations, browser e2e): real processes over HTTP
- *   2. vitest over web/ (component tests, happy-dom)
+ *   2. the firmware suites again with the firmware files in a bucket (TEST_FIRMWARE_STORE=s3: s3rver, testing/s3.ts)
+ *   3. vitest over web/ (component tests, happy-dom)
  * Extra arguments are passed to `deno test` (e.g. a file or --filter).
  */
 import { startPostgres, type TestPostgres } from "../testing/postgres.ts";
@@ -64,7 +65,22 @@ if (!Deno.args.length || Deno.env.get("TEST_ENGINE") === "postgres") {
     parse: parseDenoTest,
   });
 }
+/** Every rule of firmware uploads, downloads and the file store, run on a bucket as on the disk (CONTRACT §10). */
+const BUCKET_SUITES = [
+  "tests/files/",
+  "tests/server/firmwares.test.ts",
+  "tests/server/firmware_check.test.ts",
+  "tests/device/firmware.test.ts",
+  "tests/audit/firmwares.test.ts",
+  "tests/cli/firmware.test.ts",
+];
 if (!Deno.args.length) {
+  suites.push({
+    name: "deno test (firmware in a bucket)",
+    args: ["test", "-A", "--parallel", ...BUCKET_SUITES],
+    env: { TEST_FIRMWARE_STORE: "s3" },
+    parse: suites[0].parse,
+  });
   suites.push({
     name: "vitest (web/)",
     args: ["run", "-A", "npm:vitest@^3.2.4", "run", "--config", "web/vitest.config.ts"],

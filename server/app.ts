@@ -1,3 +1,5 @@
+import { storageState } from "./storage_state.ts";
+import { FilesUnavailableError } from "./files/firmware_files.ts";
 import { Hono } from "hono";
 import { HTTPException } from "hono/http-exception";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
@@ -60,13 +62,21 @@ export function createApp(ctx: AppContext) {
       for (const k in SECURITY_HEADERS) if (!c.res.headers.has(k)) c.res.headers.set(k, SECURITY_HEADERS[k]);
       ctx.logRequest(`${c.req.method} ${c.req.path} ${c.res.status} ${(performance.now() - started).toFixed(1)}ms`);
     })
+    // Up while the disk is full (writes answer 507), so an orchestrator does not restart a server that would not start;
+    // 503 while the database or the bucket cannot be reached (CONTRACT §10).
     .get("/healthz", async (c) => {
       try {
         await ctx.stores.system.ping();
-        return c.json({ status: "ok" });
       } catch {
         return c.json({ status: "unavailable", msg: "The database cannot be reached." }, 503);
       }
+      try {
+        await ctx.files.check();
+      } catch (err) {
+        if (!(err instanceof FilesUnavailableError)) throw err;
+        return c.json({ status: "unavailable", msg: err.message }, 503);
+      }
+      return c.json({ status: "ok", storage: await storageState(ctx.paths.data) });
     })
     .route("/api/v1", api)
     .all("/api/*", (c) => {
@@ -80,8 +90,15 @@ export function createApp(ctx: AppContext) {
   });
 
   app.onError((err, c) => {
-    const answer = err instanceof ApiHttpError ? err : fromStoreError(err);
-    if (answer) return c.json({ error: answer.code, msg: answer.message }, answer.status);
+    const answer = err instanceof ApiHttpError
+      ? err
+      : err instanceof FilesUnavailableError
+      ? new ApiHttpError(503, "unavailable", err.message)
+      : fromStoreError(err);
+    if (answer) {
+      if (answer.status === 507) ctx.log(`ERROR ${c.req.method} ${c.req.path}: 507, no space left in DATA_DIR.`);
+      return c.json({ error: answer.code, msg: answer.message }, answer.status);
+    }
     if (err instanceof HTTPException) {
       const status = err.status as ContentfulStatusCode;
       const msg = err.message || (status === 413 ? "The request body is too large." : "The request was refused.");

@@ -3,7 +3,9 @@
  *   await using srv = await startServer();
  *   const api = await srv.login();        // an ApiClient signed in as the admin
  */
+import { firmwareStoreUnderTest, startBucket, type TestBucket } from "./s3.ts";
 import { ApiClient } from "../shared/client.ts";
+import { fixedLengthFetch } from "../shared/fixed_length_fetch.ts";
 import { testDatabaseUrl, testOnPostgres } from "./postgres.ts";
 
 export const ADMIN_EMAIL = "admin@example.com";
@@ -27,6 +29,10 @@ export interface TestServer extends AsyncDisposable {
   fetch(path: string, init?: RequestInit & { token?: string }): Promise<Response>;
   /** Sends a signal and waits for the exit code. */
   stop(signal?: Deno.Signal): Promise<number>;
+  /** The stored firmware files (`<id>.xz`, sorted), on disk or in the bucket. */
+  storedFirmwares(): Promise<string[]>;
+  /** The bucket holding the firmware files (TEST_FIRMWARE_STORE=s3, or given), else null. */
+  bucket: TestBucket | null;
   process: Deno.ChildProcess;
 }
 
@@ -38,6 +44,8 @@ export interface StartOptions {
   keepData?: boolean;
   /** The server process's umask, e.g. "000" (default: this process's). */
   umask?: string;
+  /** Firmware files in this bucket (default: a bucket of its own when TEST_FIRMWARE_STORE=s3, else the disk). */
+  bucket?: TestBucket;
 }
 
 /**
@@ -55,6 +63,8 @@ const databases = new Map<string, string>();
 
 export async function startServer(opts: StartOptions = {}): Promise<TestServer> {
   const dataDir = opts.dataDir ?? await Deno.makeTempDir({ prefix: "console-test-" });
+  const ownBucket = !opts.bucket && firmwareStoreUnderTest() === "s3" ? await startBucket() : null;
+  const bucket = opts.bucket ?? ownBucket;
   const args = ["run", "-A", "--v8-flags=--expose-gc", `${ROOT}server/main.ts`];
   const engine = await engineEnv(dataDir, opts.env);
   const child = new Deno.Command(opts.umask ? "/bin/sh" : Deno.execPath(), {
@@ -70,6 +80,7 @@ export async function startServer(opts: StartOptions = {}): Promise<TestServer> 
       DEVICE_API_KEY,
       LOG_LEVEL: "info",
       ...engine,
+      ...bucket?.env,
       ...opts.env,
     },
     stdout: "piped",
@@ -114,7 +125,7 @@ export async function startServer(opts: StartOptions = {}): Promise<TestServer> 
     return stopped;
   };
 
-  const client = (token?: string) => new ApiClient({ baseUrl: url, token: () => token });
+  const client = (token?: string) => new ApiClient({ baseUrl: url, token: () => token, uploadFetch: fixedLengthFetch });
   return {
     url,
     dataDir,
@@ -132,8 +143,14 @@ export async function startServer(opts: StartOptions = {}): Promise<TestServer> 
       return fetch(`${url}${path}`, { ...init, headers });
     },
     stop,
+    bucket,
+    async storedFirmwares() {
+      if (!bucket) return await listFiles(`${dataDir}/firmwares`);
+      return (await bucket.keys("firmwares/")).map((key) => key.slice("firmwares/".length));
+    },
     async [Symbol.asyncDispose]() {
       await stop("SIGKILL");
+      await ownBucket?.[Symbol.asyncDispose]();
       if (!opts.keepData) await Deno.remove(dataDir, { recursive: true }).catch(() => {});
     },
   };

@@ -5,7 +5,7 @@ import { CheckinBody } from "../../shared/schemas/device_api.ts";
 import { bearer } from "../auth/middleware.ts";
 import type { AppContext, AppEnv } from "../context.ts";
 import { ApiHttpError, notFound, unauthorized } from "../errors.ts";
-import { etagMatches, fileRangeStream, parseRange } from "../lib/byte_range.ts";
+import { etagMatches, parseRange } from "../lib/byte_range.ts";
 import { attachmentDisposition, openFirmwareFile } from "../lib/firmware_file.ts";
 import { jsonBody, parse } from "../validate.ts";
 
@@ -60,7 +60,12 @@ export function deviceApiRoutes(ctx: AppContext) {
       const common = { "ETag": etag, "Accept-Ranges": "bytes", "Cache-Control": "no-cache" };
       if (etagMatches(c.req.header("if-none-match"), etag)) return c.body(null, 304, common);
 
-      const { file, size } = await openFirmwareFile(ctx.paths, firmware);
+      if (ctx.config.FIRMWARE_DOWNLOAD === "redirect") {
+        // The bytes come from the bucket (or its CDN) through a presigned URL, which honours Range itself.
+        const url = await ctx.files.downloadUrl(firmware._id, firmware.name, ctx.config.FIRMWARE_URL_TTL_SECONDS);
+        if (url) return c.body(null, 302, { ...common, "Cache-Control": "no-store", Location: url });
+      }
+      const size = firmware.size;
       const headers: Record<string, string> = {
         ...common,
         "Content-Type": "application/x-xz",
@@ -70,7 +75,6 @@ export function deviceApiRoutes(ctx: AppContext) {
       const ifRange = c.req.header("if-range");
       const range = ifRange !== undefined && ifRange.trim() !== etag ? null : parseRange(c.req.header("range"), size);
       if (range === "unsatisfiable") {
-        file.close();
         return c.json(
           {
             error: "range_not_satisfiable",
@@ -83,10 +87,12 @@ export function deviceApiRoutes(ctx: AppContext) {
       const { start, end } = range ?? { start: 0, end: size - 1 };
       headers["Content-Length"] = String(end - start + 1);
       if (range) headers["Content-Range"] = `bytes ${start}-${end}/${size}`;
+      // HEAD too: a firmware whose file is missing is 404 either way.
+      const body = await openFirmwareFile(ctx.files, firmware, { start, end });
       if (c.req.method === "HEAD") {
-        file.close();
+        await body.cancel();
         return c.body(null, range ? 206 : 200, headers);
       }
-      return c.body(fileRangeStream(file, start, end), range ? 206 : 200, headers);
+      return c.body(body, range ? 206 : 200, headers);
     });
 }

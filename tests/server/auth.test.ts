@@ -19,7 +19,7 @@ Deno.test("login, tokens and password changes", async (t) => {
   await t.step("GET /healthz answers without auth", async () => {
     const res = await srv.fetch("/healthz");
     assert.equal(res.status, 200);
-    assert.deepEqual(await res.json(), { status: "ok" });
+    assert.deepEqual(await res.json(), { status: "ok", storage: "ok" });
   });
 
   await t.step("login returns an HS256 token with sub, iat, exp", async () => {

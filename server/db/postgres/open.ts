@@ -8,7 +8,7 @@
  * statements runs in one REPEATABLE READ READ ONLY transaction.
  */
 import postgres from "postgres";
-import { NewerSchemaError, StoreUnavailableError } from "../errors.ts";
+import { NewerSchemaError, StorageFullError, StoreUnavailableError } from "../errors.ts";
 import { MIGRATIONS } from "./schema.ts";
 
 export type Sql = postgres.Sql<{ bigint: number }>;
@@ -218,9 +218,19 @@ export function unavailable(err: unknown): StoreUnavailableError {
   return e;
 }
 
+/** PostgreSQL's disk_full (53100) and out_of_memory-for-disk kinds: the database server's storage is full (507). */
+const isDiskFull = (err: unknown) => err instanceof postgres.PostgresError && err.code === "53100";
+
+/** The domain error a driver error stands for, or the error itself. */
+function translated(err: unknown): unknown {
+  if (isUnavailable(err)) return unavailable(err);
+  if (isDiskFull(err)) return new StorageFullError("The database's disk is full: free space there, then try again.");
+  return err;
+}
+
 /**
- * A store whose every method turns "the database cannot be reached" into StoreUnavailableError (503), so a caller
- * never confuses it with a bug (500).
+ * A store whose every method turns "the database cannot be reached" into StoreUnavailableError (503) and "its disk is
+ * full" into StorageFullError (507), so a caller never confuses either with a bug (500).
  */
 export function guarded<S extends object>(store: S): S {
   const out: Record<string, unknown> = {};
@@ -234,11 +244,11 @@ export function guarded<S extends object>(store: S): S {
       try {
         result = fn(...args);
       } catch (err) {
-        throw isUnavailable(err) ? unavailable(err) : err;
+        throw translated(err);
       }
       if (result instanceof Promise) {
         return result.catch((err) => {
-          throw isUnavailable(err) ? unavailable(err) : err;
+          throw translated(err);
         });
       }
       return result;
