@@ -4,7 +4,10 @@
  */
 import assert from "node:assert/strict";
 import { DeviceClient } from "../../shared/client.ts";
+import { bytesSource } from "../../testing/files.ts";
 import { testDatabaseUrl } from "../../testing/postgres.ts";
+import { startBucket } from "../../testing/s3.ts";
+import { xzBytes } from "../../testing/xz_fixtures.ts";
 import { ADMIN_EMAIL, ADMIN_PASSWORD, DEVICE_API_KEY, startServer, type TestServer } from "../../testing/server.ts";
 
 const VERSION = { app: "2.4.1", os: "linux-6.1", channels: ["ch-a 1.0"] };
@@ -103,4 +106,22 @@ Deno.test("replicas: three started at once on an empty database: one admin, one 
     assert.equal((await api.listProductTypes()).length, 5);
     assert.equal((await api.listFirmwares()).length, 2);
   }
+});
+
+Deno.test("replicas: with a shared bucket, a firmware uploaded through A downloads from B", async () => {
+  await using bucket = await startBucket();
+  const url = await testDatabaseUrl();
+  await using a = await startServer({ env: { DATABASE_URL: url }, bucket });
+  await using b = await startServer({ env: { DATABASE_URL: url }, bucket });
+  const bytes = xzBytes("firmware through replica A ".repeat(500));
+  const fw = await (await a.login()).uploadFirmware(bytesSource("replicated.xz", bytes));
+  const apiB = await b.login();
+  assert.deepEqual((await apiB.listFirmwares()).map((f) => f._id), [fw._id]);
+  await new DeviceClient("dev-fw", { baseUrl: b.url, apiKey: DEVICE_API_KEY }).checkin({ versionInfo: VERSION });
+  await apiB.patchDevice({ deviceId: "dev-fw", firmware: fw._id });
+  const res = await b.fetch("/api/v1/device/dev-fw/firmware", {
+    headers: { authorization: `Bearer ${DEVICE_API_KEY}` },
+  });
+  assert.equal(res.status, 200);
+  assert.deepEqual(new Uint8Array(await res.arrayBuffer()), bytes);
 });
