@@ -4,6 +4,7 @@
  * at the larger size, so both engines have both sizes.
  */
 import { ApiClient } from "../../shared/client.ts";
+import { fixedLengthFetch } from "../../shared/fixed_length_fetch.ts";
 import { fileSource } from "../../testing/files.ts";
 import { startPostgres } from "../../testing/postgres.ts";
 import { seedPostgresDevices } from "../../testing/postgres_bench.ts";
@@ -91,7 +92,12 @@ async function withServer<T>(
   const srv = await spawnServer("server/main.ts", env);
   try {
     const { token } = await new ApiClient({ baseUrl: srv.url }).login(ADMIN.email, ADMIN.password);
-    const api = new ApiClient({ baseUrl: srv.url, token: () => token, timeoutMs: 600_000 });
+    const api = new ApiClient({
+      baseUrl: srv.url,
+      token: () => token,
+      timeoutMs: 600_000,
+      uploadFetch: fixedLengthFetch,
+    });
     return await fn(api, srv.url, token);
   } finally {
     await srv.stop();
