@@ -54,7 +54,7 @@ try {
 
 // A full disk at start (the database, its migrations, the secret, the first operator) ends with one line.
 try {
-  const logger = createLogger(config.LOG_LEVEL);
+  const logger = createLogger(config.LOG_LEVEL, config.LOG_FORMAT);
   const log = logger.log;
   const paths = pathsFor(config.DATA_DIR);
   try {
