@@ -4,7 +4,8 @@
  * not @hono/zod-openapi: docs/DECISIONS.md, "The API description".
  */
 import * as z from "zod";
-import { type Answer, API_PREFIX, type Route } from "./routes/route.ts";
+import { type Answer, API_PREFIX, json, type Route } from "./routes/route.ts";
+import { ErrorBody } from "./schemas/common.ts";
 
 type JsonSchema = Record<string, unknown>;
 
@@ -27,6 +28,7 @@ const STATUS_TEXT: Record<number, string> = {
   416: "Range not satisfiable",
   422: "Unprocessable: the firmware is not a valid xz file",
   429: "Too many requests: wait as Retry-After says",
+  500: "Something went wrong on the server; the request changed nothing",
   503: "Unavailable: a store cannot be reached, or the feature is not configured; retry later",
   507: "Insufficient storage: the server's disk is full; nothing was stored",
 };
@@ -105,6 +107,20 @@ function response(status: number, answer: Answer): unknown {
   };
 }
 
+/**
+ * Statuses any operation may answer beyond its own list: a failure of the server, a store (database, bucket) it cannot
+ * reach, and for a write a full disk.
+ */
+export function alwaysAnswered(r: Pick<Route, "method">): number[] {
+  return r.method === "GET" || r.method === "HEAD" ? [500, 503] : [500, 503, 507];
+}
+
+/** The route's answers, with those every operation may give. */
+function answersOf(r: Route): Record<string, Answer> {
+  const always: Record<string, Answer> = Object.fromEntries(alwaysAnswered(r).map((s) => [s, json(ErrorBody)]));
+  return { ...always, ...r.answers };
+}
+
 const SECURITY = {
   operator: [{ operatorToken: [] }],
   device: [{ deviceKey: [] }],
@@ -121,7 +137,9 @@ export function openApiDocument(list: readonly Route[], version: string): Record
       tags: [tagOf(r.path)],
       security: SECURITY[r.auth],
       parameters: parameters(r),
-      responses: Object.fromEntries(Object.entries(r.answers).map(([s, a]) => [s, response(Number(s), a)])),
+      responses: Object.fromEntries(
+        Object.entries(answersOf(r)).map(([s, a]) => [s, response(Number(s), a)]),
+      ),
     };
     const body = requestBody(r);
     if (body) operation.requestBody = body;
