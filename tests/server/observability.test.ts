@@ -51,6 +51,10 @@ Deno.test("GET /metrics: the token is required; the series count what the server
   assert.ok(value('console_upload_bytes_total{kind="firmware"}') > 4096);
   assert.equal(value('console_firmware_bytes_served_total{to="operators"}'), 4096);
   assert.match(text, /^console_process_resident_memory_bytes \d+/m);
+  // Every series the Grafana dashboard in docs/ queries exists.
+  const dashboard = await Deno.readTextFile(new URL("../../docs/grafana-dashboard.json", import.meta.url));
+  const queried = new Set([...dashboard.matchAll(/console_[a-z0-9_]+/g)].map((m) => m[0].replace(/_bucket$/, "")));
+  for (const name of queried) assert.match(text, new RegExp(`^# TYPE ${name} `, "m"), `${name} is not exported`);
 });
 
 Deno.test("LOG_FORMAT=json: one object per line; X-Request-Id on every answer and in the request's lines", async () => {

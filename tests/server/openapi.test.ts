@@ -6,6 +6,7 @@
 import assert from "node:assert/strict";
 import { routeList } from "../../shared/routes/mod.ts";
 import { alwaysAnswered } from "../../shared/openapi.ts";
+import { routeFor } from "../../testing/answer_check.ts";
 import { startServer } from "../../testing/server.ts";
 
 Deno.test("the OpenAPI document describes every route, parameter, body, answer and auth scheme", async () => {
@@ -37,4 +38,16 @@ Deno.test("the OpenAPI document describes every route, parameter, body, answer a
     if (r.body.kind !== "none") assert.ok(op.requestBody, `${r.name} has no request body`);
   }
   assert.equal(doc.paths["/api/v1/devices"].get.parameters.find((p: { name: string }) => p.name === "q").in, "query");
+});
+
+Deno.test("the README's curl examples call routes the document describes", async () => {
+  const readme = await Deno.readTextFile(new URL("../../README.md", import.meta.url));
+  const section = readme.split("## Calling the API")[1].split("\n## ")[0];
+  const commands = section.replace(/\\\n\s*/g, " ").split("\n").filter((l) => l.includes("$URL/api/v1/"));
+  assert.ok(commands.length >= 5);
+  for (const command of commands) {
+    const path = /\$URL(\/api\/v1\/[^\s"?]*)/.exec(command)![1].replace(/<[^>]+>/g, "x");
+    const method = /-X (\w+)/.exec(command)?.[1] ?? (/ -[dF] /.test(command) ? "POST" : "GET");
+    assert.ok(routeFor(method, path), `${method} ${path} (README) is not a documented route`);
+  }
 });
