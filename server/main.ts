@@ -70,7 +70,7 @@ try {
     if (err instanceof NewerSchemaError) fail(err.message);
     throw err;
   }
-  const files = openFirmwareFiles(config, paths);
+  const files = await openFirmwareFiles(config, paths);
   await cleanUpAfterCrash(stores, files, paths, log);
   const shutdown = handleShutdownSignals({ stores, files, paths, graceMs: config.SHUTDOWN_GRACE_SECONDS * 1000, log });
   // Objects a crashed upload left in a shared bucket are swept while the server runs (at start, only those already old).

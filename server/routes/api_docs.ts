@@ -3,10 +3,11 @@
  * no CDN), reading GET /api/v1/openapi.json. Its start-up script is a file of ours, so the CSP needs no inline script.
  */
 import { Hono } from "hono";
-import swaggerUiDist from "swagger-ui-dist";
+// Only the package's path helper: its main module would load the 1.5 MB bundle into the server's memory.
+import getAbsoluteFSPath from "swagger-ui-dist/absolute-path.js";
 import type { AppEnv } from "../context.ts";
 
-const DIR = swaggerUiDist.getAbsoluteFSPath();
+const DIR = getAbsoluteFSPath();
 const FILES: Record<string, string> = {
   "swagger-ui.css": "text/css; charset=utf-8",
   "swagger-ui-bundle.js": "text/javascript; charset=utf-8",
