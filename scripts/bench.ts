@@ -4,6 +4,7 @@
  * of `deno task test` so the bench cannot rot) and writes nothing; the full run rewrites the results block
  * of docs/PERFORMANCE.md. --engines runs only the rows comparing SQLite and PostgreSQL (and prints them).
  */
+import { observabilityMicros } from "./bench/observability.ts";
 import { benchBucket } from "./bench/bucket.ts";
 import { ApiClient } from "../shared/client.ts";
 import { fixedLengthFetch } from "../shared/fixed_length_fetch.ts";
@@ -72,13 +73,14 @@ try {
     const firmware = await benchFirmware(tmp, size.firmware, size.checkins);
     say(`7. firmware of ${mib(size.firmware)} MiB in a bucket (s3rver): upload, download proxied and redirected`);
     const bucket = await benchBucket(tmp, size.firmware);
-    results = { devices, treatments, web, checkin, firmware, bucket };
+    const observabilityUs = observabilityMicros(quick ? 20_000 : 200_000);
+    results = { devices, treatments, web, checkin, firmware, bucket, observabilityUs };
   } finally {
     await srv.stop();
   }
   const pg = await benchPostgres(tmp, size, say);
 
-  const { devices, treatments, web, checkin, firmware, bucket } = results;
+  const { devices, treatments, web, checkin, firmware, bucket, observabilityUs } = results;
   const ratio = (a: number, b: number) => b > 0 ? a / b : NaN;
   const rows: [string, string, string, string][] = [
     [
@@ -165,6 +167,14 @@ try {
       `${fixed(checkin.rps, 0)} req/s, p99 ${checkin.p99} ms, ${checkin.non2xx + checkin.errors} failed`,
       "measured",
       "-",
+    ],
+    [
+      "Request id and metrics per request vs a GET devices request (1 / req/s of the middle page)",
+      `${fixed(observabilityUs, 2)} µs / ${fixed(1e6 / devices.middle.rps, 1)} µs = ${
+        fixed(ratio(observabilityUs, 1e6 / devices.middle.rps))
+      }`,
+      "≤ 0.05",
+      ok(ratio(observabilityUs, 1e6 / devices.middle.rps) <= 0.05),
     ],
     [
       `Firmware upload ${mib(firmware.bytes)} MiB to a bucket (s3rver) vs to disk`,

@@ -22,6 +22,9 @@ export const ConfigSchema = z.object({
   DEVICE_API_KEY: z.string().min(16, "must be at least 16 characters long").optional(),
   DEMO: z.enum(["0", "1", ""], { message: "must be 1 or 0" }).optional(),
   LOG_LEVEL: z.enum(["info", "quiet"], { message: "must be info or quiet" }).default("info"),
+  LOG_FORMAT: z.enum(["text", "json"], { message: "must be text or json" }).default("text"),
+  /** GET /metrics needs it as a bearer token; unset: /metrics is 404. */
+  METRICS_TOKEN: z.string().min(16, "must be at least 16 characters long").optional(),
   SHUTDOWN_GRACE_SECONDS: int(0, 3600).default(8),
   /** An upload or import whose body sends nothing for this long is aborted and its partial file removed. */
   BODY_IDLE_SECONDS: int(1, 3600).default(60),

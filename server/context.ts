@@ -2,6 +2,7 @@ import { join } from "node:path";
 import type { Config } from "./config.ts";
 import type { Operator, Stores } from "./db/stores.ts";
 import type { FirmwareFiles } from "./files/firmware_files.ts";
+import type { RequestLine } from "./lib/logger.ts";
 
 export interface Paths {
   data: string;
@@ -32,7 +33,7 @@ export interface AppContext {
   paths: Paths;
   log: (line: string) => void;
   /** One line per request (method, path, status, ms); batched by the logger. */
-  logRequest: (line: string) => void;
+  logRequest: (line: RequestLine) => void;
 }
 
 export type AppEnv = { Variables: { operator: Operator } };

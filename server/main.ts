@@ -54,7 +54,7 @@ try {
 
 // A full disk at start (the database, its migrations, the secret, the first operator) ends with one line.
 try {
-  const logger = createLogger(config.LOG_LEVEL);
+  const logger = createLogger(config.LOG_LEVEL, config.LOG_FORMAT);
   const log = logger.log;
   const paths = pathsFor(config.DATA_DIR);
   try {
@@ -71,7 +71,7 @@ try {
     if (err instanceof StoreUnavailableError) fail(`Cannot reach the database of DATABASE_URL: ${err.cause ?? err}.`);
     throw err;
   }
-  const files = openFirmwareFiles(config, paths);
+  const files = await openFirmwareFiles(config, paths);
   await cleanUpAfterCrash(stores, files, paths, log);
   const shutdown = handleShutdownSignals({ stores, files, paths, graceMs: config.SHUTDOWN_GRACE_SECONDS * 1000, log });
   // Objects a crashed upload left in a shared bucket are swept while the server runs (at start, only those already old).

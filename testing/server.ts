@@ -3,6 +3,7 @@
  *   await using srv = await startServer();
  *   const api = await srv.login();        // an ApiClient signed in as the admin
  */
+import { checkedFetch } from "./answer_check.ts";
 import { firmwareStoreUnderTest, startBucket, type TestBucket } from "./s3.ts";
 import { ApiClient } from "../shared/client.ts";
 import { fixedLengthFetch } from "../shared/fixed_length_fetch.ts";
@@ -125,7 +126,16 @@ export async function startServer(opts: StartOptions = {}): Promise<TestServer> 
     return stopped;
   };
 
-  const client = (token?: string) => new ApiClient({ baseUrl: url, token: () => token, uploadFetch: fixedLengthFetch });
+  // Every answer the test sees is held to the API's description; the test fails at its end if one broke it.
+  const problems: string[] = [];
+  const checked = checkedFetch(fetch, problems);
+  const client = (token?: string) =>
+    new ApiClient({
+      baseUrl: url,
+      token: () => token,
+      fetch: checked,
+      uploadFetch: checkedFetch(fixedLengthFetch, problems),
+    });
   return {
     url,
     dataDir,
@@ -140,7 +150,7 @@ export async function startServer(opts: StartOptions = {}): Promise<TestServer> 
     fetch(path: string, init: RequestInit & { token?: string } = {}) {
       const headers = new Headers(init.headers);
       if (init.token) headers.set("Authorization", `Bearer ${init.token}`);
-      return fetch(`${url}${path}`, { ...init, headers });
+      return checked(`${url}${path}`, { ...init, headers });
     },
     stop,
     bucket,
@@ -151,6 +161,9 @@ export async function startServer(opts: StartOptions = {}): Promise<TestServer> 
     async [Symbol.asyncDispose]() {
       await stop("SIGKILL");
       await ownBucket?.[Symbol.asyncDispose]();
+      if (problems.length) {
+        throw new Error(`answers that break the API description (shared/routes/):\n${problems.join("\n")}`);
+      }
       if (!opts.keepData) await Deno.remove(dataDir, { recursive: true }).catch(() => {});
     },
   };

@@ -9,7 +9,7 @@ import type { ByteRange } from "../lib/byte_range.ts";
 export interface FirmwarePut {
   /** The id the file will have (the firmware row's). */
   readonly id: string;
-  /** Takes the next chunk (copied). Null when more can be written at once; else resolves when it can. */
+  /** Takes the next chunk (which the caller never changes afterwards). Null when more can be written at once; else resolves when it can. */
   write(chunk: Uint8Array): Promise<void> | null;
   /** After the last chunk: the bytes are stored and flushed, not yet visible; their size and SHA-256. */
   finish(): Promise<{ size: number; sha256: string }>;

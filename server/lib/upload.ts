@@ -55,6 +55,8 @@ export interface ReceiveOptions<S extends UploadSink> {
   limitName?: string;
   /** A body that sends nothing for this long is aborted (408), its partial file removed. */
   idleMs: number;
+  /** Counts the body's bytes as they arrive (metrics). */
+  received?: { inc(n: number): void };
   /**
    * A check of the content while it streams: fed every chunk written (its backpressure slows the upload), its
    * verdict awaited before the file is handed over; a refusal (at the end or as soon as it is known) is `error`.
@@ -235,6 +237,7 @@ export async function receiveUpload<S extends UploadSink>(
         if (done) break;
         if (!bb.write(value)) await new Promise((r) => bb.once("drain", r));
         collectChunks(value.byteLength);
+        opts.received?.inc(value.byteLength);
       }
       if (!settled) bb.end();
     } catch (err) {

@@ -1,3 +1,4 @@
+import * as metrics from "../metrics.ts";
 import { Hono } from "hono";
 import { XZ_MAGIC } from "../../shared/schemas/firmware.ts";
 import type { AppContext, AppEnv } from "../context.ts";
@@ -7,6 +8,8 @@ import { startXzCheck } from "../files/xz_check.ts";
 import { checkFirmwareName, duplicateName, storeFirmware } from "../firmware_storage.ts";
 import { attachmentDisposition, openFirmwareFile } from "../lib/firmware_file.ts";
 import { receiveUpload } from "../lib/upload.ts";
+
+const servedToOperators = metrics.firmwareBytesServed.labels({ to: "operators" });
 
 export function firmwaresRoutes(ctx: AppContext) {
   const { files } = ctx;
@@ -27,6 +30,7 @@ export function firmwaresRoutes(ctx: AppContext) {
       const file = await receiveUpload(c, {
         sink: () => files.put(),
         idleMs: ctx.config.BODY_IDLE_SECONDS * 1000,
+        received: metrics.uploadBytes.labels({ kind: "firmware" }),
         maxBytes: ctx.config.MAX_FIRMWARE_BYTES,
         magic: XZ_MAGIC,
         limitName: "MAX_FIRMWARE_BYTES",
@@ -56,7 +60,7 @@ export function firmwaresRoutes(ctx: AppContext) {
     .get("/:id/file", async (c) => {
       const firmware = await existing(c.req.param("id"));
       const body = await openFirmwareFile(files, firmware);
-      return new Response(body, {
+      return new Response(metrics.countedBody(body, servedToOperators), {
         headers: {
           "Content-Type": "application/x-xz",
           "Content-Length": String(firmware.size),

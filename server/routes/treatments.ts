@@ -1,3 +1,4 @@
+import * as metrics from "../metrics.ts";
 import { Hono } from "hono";
 import { routes } from "../../shared/routes/mod.ts";
 import { SQLITE_MAGIC, TREATMENT_IMPORT_EXTENSION } from "../../shared/schemas/treatment.ts";
@@ -22,6 +23,7 @@ export function treatmentsRoutes(ctx: AppContext) {
       const file = await receiveUpload(c, {
         sink: () => tempFileSink(ctx.paths.tmp),
         idleMs: ctx.config.BODY_IDLE_SECONDS * 1000,
+        received: metrics.uploadBytes.labels({ kind: "import" }),
         maxBytes: ctx.config.MAX_IMPORT_BYTES,
         limitName: "MAX_IMPORT_BYTES",
         checkName: (name) => {
