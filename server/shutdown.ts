@@ -1,7 +1,7 @@
 import { clearTmpSync } from "./bootstrap.ts";
 import type { Paths } from "./context.ts";
 import type { OpenStores } from "./db/stores.ts";
-import type { FirmwareFiles } from "./files/firmware_files.ts";
+import { FilesUnavailableError, type FirmwareFiles } from "./files/firmware_files.ts";
 
 export interface ShutdownOptions {
   stores: OpenStores;
@@ -50,7 +50,11 @@ export function handleShutdownSignals(opts: ShutdownOptions): GracefulShutdown {
       const [firmwareIds] = await Promise.all([ids, closed]);
       const removed = clearTmpSync(paths);
       if (removed) log(`Discarded ${removed} unfinished upload(s) or import(s).`);
-      await files.sweep(firmwareIds);
+      await files.sweep(firmwareIds).catch((err) => {
+        // A bucket out of reach is swept by the next start or another replica's hourly sweep.
+        if (!(err instanceof FilesUnavailableError)) throw err;
+        log(`WARNING: firmware files were not swept: ${err.message}`);
+      });
     } catch (err) {
       log(`ERROR while stopping: ${err instanceof Error ? err.message : String(err)}`);
       Deno.exit(1);

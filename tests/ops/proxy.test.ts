@@ -4,18 +4,11 @@
  * line is the shipped file. Needs nginx (Debian: nginx-light; .ci/run installs it).
  */
 import assert from "node:assert/strict";
-import { listFiles, startServer } from "../../testing/server.ts";
+import { freePort, listFiles, startServer } from "../../testing/server.ts";
 import { makeXzFile } from "../../testing/files.ts";
 import { fakeXz } from "./helpers.ts";
 
 const ROOT = new URL("../../", import.meta.url).pathname;
-
-function freePort(): number {
-  const l = Deno.listen({ hostname: "127.0.0.1", port: 0 });
-  const { port } = l.addr as Deno.NetAddr;
-  l.close();
-  return port;
-}
 
 async function startProxy(upstreamPort: number) {
   const nginx = ["/usr/sbin/nginx", "/usr/bin/nginx"].find((p) => {
