@@ -91,7 +91,7 @@ const decoder = new TextDecoder();
 const phasesText = (t: ImportedTreatment) =>
   typeof t.phasesJson === "string" ? t.phasesJson : decoder.decode(t.phasesJson);
 
-const STAGE_ROWS = 1000;
+const STAGE_ROWS = 250;
 const PUBLISH_ROWS = 2000;
 
 /** A list in parts of PUBLISH_ROWS. */
