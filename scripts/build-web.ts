@@ -18,6 +18,7 @@ const RECOLOR: [string, string][] = [
   ["#14b8a6", "#078686"],
   ["#0d9488", "#066d6d"],
   ["#0f766e", "#055757"],
+  ["#044848", "#044646"],
   ["#99f6e4", "#9fd8d8"],
   ["rgba(20, 184, 166,", "rgba(7, 134, 134,"],
 ];
@@ -34,11 +35,42 @@ function fixHighlights(css: string): string {
   });
 }
 
+/** One pass of replacements (so a colour replaced is not replaced again). */
+function swap(text: string, map: Record<string, string>): string {
+  const pattern = new RegExp(Object.keys(map).map((k) => k.replace(/[#()]/g, "\\$&")).join("|"), "g");
+  return text.replace(pattern, (m) => map[m]);
+}
+
+/**
+ * WCAG 2.1 AA contrast (4.5:1 for text; checked by axe in tests/e2e/accessibility.test.ts). White on the primary
+ * #078686 is 4.4:1 and the theme's error, danger and warning texts are 2.7–3.9:1, so, in the theme's own colours
+ * (before the recolouring below):
+ * - white text on teal (buttons, badges): the fill one shade darker (#066d6d after recolouring: 6.2:1), hover and
+ *   active one shade further;
+ * - teal text on light backgrounds (outlined and text buttons, links, labels): the same darker shade (5.9:1);
+ * - red text and fills (danger buttons, errors, invalid borders): #dc2626 / #c81e1e (4.8–5.5:1);
+ * - warning messages: #8a5a00 on their light orange (5.5:1).
+ * The brand teal #078686 stays on what is not text: focus rings, borders, checkbox and progress fills, icons.
+ */
+function fixContrast(css: string): string {
+  return css.replace(/([^{}]+)\{([^{}]*)\}/g, (rule, selector: string, body: string) => {
+    let b = body;
+    if (/(^|[^-])color: #ffffff/.test(b) && /#14b8a6|#0d9488|#0f766e/.test(b)) {
+      b = swap(b, { "#14b8a6": "#0d9488", "#0d9488": "#0f766e", "#0f766e": "#044848" });
+    } else {
+      b = b.replace(/(^|[^-])color: #14b8a6/g, "$1color: #0d9488");
+    }
+    if (selector.includes("danger")) b = swap(b, { "#ef4444": "#dc2626", "#dc2626": "#b91c1c", "#b91c1c": "#991b1b" });
+    b = b.replaceAll("#e24c4c", "#c81e1e").replaceAll("#cc8925", "#8a5a00");
+    return b === body ? rule : `${selector}{${b}}`;
+  });
+}
+
 const recolorTheme: esbuild.Plugin = {
   name: "recolor-theme",
   setup(build) {
     build.onLoad({ filter: /lara-light-teal[\\/]theme\.css$/ }, async (args) => {
-      let css = fixHighlights(await Deno.readTextFile(args.path));
+      let css = fixContrast(fixHighlights(await Deno.readTextFile(args.path)));
       for (const [from, to] of RECOLOR) css = css.replaceAll(from, to);
       return { contents: css, loader: "css" };
     });

@@ -3,6 +3,7 @@ import { Menu } from "primereact/menu";
 import type { MenuItem } from "primereact/menuitem";
 import { lazy, type ReactNode, Suspense, useRef, useState } from "react";
 import { Link, useLocation } from "wouter";
+import { useRouteTitleAndFocus } from "../lib/pageTitle.ts";
 import { useSession } from "../lib/session.ts";
 import { PRODUCT_TITLE } from "../lib/title.ts";
 
@@ -31,6 +32,7 @@ export function Shell({ children }: { children: ReactNode }) {
   const [changing, setChanging] = useState(false);
   // Once opened the dialog stays mounted, so closing it animates like any dialog.
   const [opened, setOpened] = useState(false);
+  useRouteTitleAndFocus(location);
 
   const items: MenuItem[] = [
     { label: identity ?? "", icon: "pi pi-user", disabled: true },
@@ -48,6 +50,22 @@ export function Shell({ children }: { children: ReactNode }) {
 
   return (
     <div className="shell">
+      <a
+        href="#main-content"
+        className="skip-link"
+        onClick={(e) => {
+          // Focus the page's heading (or the main area) without a history entry for the fragment.
+          e.preventDefault();
+          const target = document.querySelector<HTMLElement>("main h1") ??
+            document.getElementById("main-content");
+          if (target) {
+            target.tabIndex = -1;
+            target.focus();
+          }
+        }}
+      >
+        Skip to content
+      </a>
       <header className="topbar">
         <Link href="/" className="topbar-title">
           <i className="pi pi-bolt" aria-hidden="true" />
@@ -84,7 +102,7 @@ export function Shell({ children }: { children: ReactNode }) {
           ))}
         </ul>
       </nav>
-      <main className="content">{children}</main>
+      <main className="content" id="main-content" tabIndex={-1}>{children}</main>
       {opened && (
         <Suspense fallback={null}>
           <ChangePasswordDialog visible={changing} onHide={() => setChanging(false)} identity={identity ?? ""} />

@@ -8,11 +8,12 @@ import { devicesQuery } from "../devices/api.ts";
 function Card({ href, icon, label, value }: { href: string; icon: string; label: string; value: number | undefined }) {
   const shown = value === undefined ? "-" : String(value);
   return (
-    <Link href={href} className="overview-card" aria-label={`${label}: ${shown}`}>
+    // Named by what it shows ("Devices 30"): the label first, the number after it.
+    <Link href={href} className="overview-card">
       <i className={icon} aria-hidden="true" />
-      <div>
+      <div className="overview-card-text">
+        <div className="label">{label}</div>{" "}
         <div className="value">{shown}</div>
-        <div className="label">{label}</div>
       </div>
     </Link>
   );
