@@ -6,7 +6,7 @@ import assert from "node:assert/strict";
 import type { Page } from "playwright-core";
 import { fileSource, makeXzFile } from "../../testing/files.ts";
 import { assertAccessible } from "./a11y.ts";
-import { checkInDevices, e2eTest, importTreatments, settled, treatment } from "./helpers.ts";
+import { ADMIN_EMAIL, ADMIN_PASSWORD, checkInDevices, e2eTest, importTreatments, settled, treatment } from "./helpers.ts";
 
 /** Collects every page's violations and fails once at the end, so one run lists them all. */
 function collector() {
@@ -152,4 +152,93 @@ e2eTest("accessibility: axe finds nothing on any page or open dialog", async (c)
   await axe.check(page, "error page");
   axe.done();
   assert.ok(true);
+});
+
+const focusedName = (page: Page) =>
+  page.evaluate(() => {
+    const el = document.activeElement as HTMLElement | null;
+    return el ? `${el.tagName.toLowerCase()}:${el.getAttribute("aria-label") ?? el.textContent?.trim() ?? ""}` : "";
+  });
+
+e2eTest("keyboard only: sign in, skip link, titles and focus per route, dialogs and the picker", async (c) => {
+  const { page, visit, api, srv } = c;
+  await checkInDevices(srv, ["kb-01"]);
+  await importTreatments(api, [treatment("Knee pain", 2), treatment("Back relief", 1)]);
+
+  await visit("/devices");
+  await page.getByLabel("E-mail").waitFor();
+  assert.match(await page.title(), /^Sign in · /);
+  // The e-mail field has the focus; Tab to the password, Enter submits.
+  await page.keyboard.type(ADMIN_EMAIL);
+  await page.keyboard.press("Tab");
+  await page.keyboard.type(ADMIN_PASSWORD);
+  await page.keyboard.press("Enter");
+
+  // After sign-in the page's heading has the focus and names the tab.
+  const devicesHeading = page.getByRole("heading", { name: "Devices", exact: true });
+  await devicesHeading.waitFor();
+  await page.waitForFunction(() => document.activeElement?.tagName === "H1");
+  assert.match(await page.title(), /^Devices · /);
+
+  // The skip link comes before the top bar (the first stop of Tab); it leads to the page heading.
+  await page.getByRole("link", { name: "Therapy device fleet console" }).focus();
+  await page.keyboard.press("Shift+Tab");
+  assert.equal(await focusedName(page), "a:Skip to content");
+  assert.ok(await page.getByRole("link", { name: "Skip to content" }).isVisible(), "the skip link shows on focus");
+  await page.keyboard.press("Enter");
+  assert.equal(await focusedName(page), "h1:Devices");
+
+  // Following a menu link with the keyboard: the new page's heading gets the focus and the title changes.
+  await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Product types" }).focus();
+  await page.keyboard.press("Enter");
+  await page.getByRole("heading", { name: "Product types (0)" }).waitFor();
+  await page.waitForFunction(() => document.activeElement?.textContent === "Product types (0)");
+  assert.match(await page.title(), /^Product types · /);
+
+  // A dialog opens on its first field: type and Enter create the product type.
+  await page.keyboard.press("Tab");
+  assert.equal(await focusedName(page), "button:Add product type");
+  await page.keyboard.press("Enter");
+  await page.getByRole("dialog").waitFor();
+  await page.waitForFunction(() => document.activeElement?.getAttribute("placeholder") === "Enter name for product type");
+  await page.keyboard.type("Keyboard type");
+  await page.keyboard.press("Enter");
+  await page.getByRole("heading", { name: "Product types (1)" }).waitFor();
+
+  // The account menu and the change-password dialog, focused on 'Current password'.
+  await page.getByRole("button", { name: /^Account/ }).focus();
+  await page.keyboard.press("Enter");
+  await page.getByRole("menu").waitFor();
+  // The menu opens on its first enabled item, 'Change password'.
+  await page.waitForFunction(() =>
+    document.getElementById(document.activeElement?.getAttribute("aria-activedescendant") ?? "")?.textContent ===
+      "Change password"
+  );
+  await page.keyboard.press("Enter");
+  await page.getByRole("dialog").waitFor();
+  await page.waitForFunction(() => {
+    const el = document.activeElement;
+    return el?.id && document.querySelector(`label[for="${el.id}"]`)?.textContent === "Current password";
+  });
+  await page.keyboard.press("Escape");
+  await page.getByRole("dialog").waitFor({ state: "hidden" });
+
+  // Device detail: the treatment picker from the keyboard, the confirmation focused on Cancel, then OK.
+  await visit("/devices/kb-01");
+  await page.getByRole("heading", { name: "Device kb-01" }).waitFor();
+  assert.match(await page.title(), /^Device kb-01 · /);
+  await page.getByRole("button", { name: "Add treatment" }).focus();
+  await page.keyboard.press("Enter");
+  await page.waitForFunction(() => document.activeElement?.getAttribute("aria-haspopup") === "listbox");
+  await page.keyboard.press("ArrowDown");
+  await page.locator(".p-dropdown-panel").waitFor();
+  await page.keyboard.type("knee");
+  await page.keyboard.press("ArrowDown");
+  await page.keyboard.press("Enter");
+  await page.getByRole("dialog").getByText("Add treatment Knee pain?").waitFor();
+  await page.waitForFunction(() => document.activeElement?.textContent?.trim() === "Cancel");
+  await page.keyboard.press("Tab");
+  await page.keyboard.press("Enter");
+  await page.getByRole("list", { name: "Additional treatments" }).getByText("Knee pain").waitFor();
+  assert.deepEqual((await api.getDevice("kb-01")).additionalTreatmentIds.length, 1);
 });
