@@ -5,7 +5,36 @@
  * Assets of earlier builds are kept for an hour so pages already open can still load their lazy chunks.
  */
 import * as esbuild from "esbuild";
-import { gzipSync } from "node:zlib";
+import { brotliCompress, constants as zlib, gzip, gzipSync } from "node:zlib";
+import { promisify } from "node:util";
+
+const brotliAsync = promisify(brotliCompress);
+const gzipAsync = promisify(gzip);
+
+/** Files served precompressed (fonts in woff/woff2 and PNGs are compressed already). */
+const COMPRESSIBLE = /\.(js|css|svg|ttf|eot|html)$/;
+
+/**
+ * Writes `<file>.br` (brotli, best quality) and `<file>.gz` (gzip -9) beside a file, when they are smaller: the
+ * server sends them to clients that accept them (server/routes/web.ts). Done once per build, so no request pays it.
+ */
+export async function precompress(path: string): Promise<string[]> {
+  const data = await Deno.readFile(path);
+  const [br, gz] = await Promise.all([
+    brotliAsync(data, {
+      params: { [zlib.BROTLI_PARAM_QUALITY]: 11, [zlib.BROTLI_PARAM_SIZE_HINT]: data.byteLength },
+    }),
+    gzipAsync(data, { level: 9 }),
+  ]);
+  const out: string[] = [];
+  for (const [ext, bytes] of [[".br", br], [".gz", gz]] as const) {
+    if (bytes.byteLength >= data.byteLength) continue;
+    await Deno.writeFile(`${path}${ext}.tmp`, bytes);
+    await Deno.rename(`${path}${ext}.tmp`, `${path}${ext}`);
+    out.push(`${path}${ext}`);
+  }
+  return out;
+}
 
 const ROOT = new URL("../", import.meta.url).pathname;
 export const WEB_DIR = `${ROOT}web`;
@@ -132,10 +161,13 @@ export async function buildWeb(log: (line: string) => void = console.log): Promi
 
     await Deno.mkdir(`${DIST_DIR}/${ASSETS}`, { recursive: true });
     const written = new Set<string>();
+    const compressing: Promise<string[]>[] = [];
     for await (const e of Deno.readDir(staging)) {
       await Deno.rename(`${staging}/${e.name}`, `${DIST_DIR}/${ASSETS}/${e.name}`);
       written.add(e.name);
+      if (COMPRESSIBLE.test(e.name)) compressing.push(precompress(`${DIST_DIR}/${ASSETS}/${e.name}`));
     }
+    for (const files of await Promise.all(compressing)) for (const f of files) written.add(rel(f));
 
     const head = [
       `<link rel="stylesheet" href="/${ASSETS}/${rel(cssFile)}" />`,
@@ -147,6 +179,8 @@ export async function buildWeb(log: (line: string) => void = console.log): Promi
     const template = await Deno.readTextFile(`${WEB_DIR}/index.html`);
     const tmpIndex = `${DIST_DIR}/.index-${crypto.randomUUID().slice(0, 8)}.html`;
     await Deno.writeTextFile(tmpIndex, template.replace("<!-- build:head -->", head));
+    // Its compressed copies first: a server that sees the new index.html finds them current.
+    for (const f of await precompress(tmpIndex)) await Deno.rename(f, f.replace(/\.index-[^/]*\.html/, "index.html"));
     await Deno.rename(tmpIndex, `${DIST_DIR}/index.html`);
 
     await pruneOldAssets(written);

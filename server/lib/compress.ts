@@ -1,0 +1,92 @@
+import type { MiddlewareHandler } from "hono";
+
+/** JSON answers smaller than this go out as they are: compressing them saves less than it costs. */
+export const COMPRESS_THRESHOLD_BYTES = 1024;
+
+/** True when the request's Accept-Encoding takes gzip (not refused with q=0). */
+function acceptsGzip(header: string | undefined): boolean {
+  for (const part of (header ?? "").split(",")) {
+    const [name, ...params] = part.trim().toLowerCase().split(";");
+    if (name !== "gzip" && name !== "*") continue;
+    const q = params.map((p) => p.trim()).find((p) => p.startsWith("q="));
+    return !(q && Number(q.slice(2)) === 0);
+  }
+  return false;
+}
+
+/**
+ * gzip on the fly for JSON answers of at least COMPRESS_THRESHOLD_BYTES to clients that accept it, with
+ * `Vary: Accept-Encoding`. The body is never gathered: the first chunk decides (an answer that ends below the
+ * threshold in its first chunk is sent as it is), and the rest flows through a CompressionStream, so a streamed
+ * answer (`GET treatments`) stays streamed, a chunk at a time, with memory that does not grow with its size.
+ * gzip, not brotli: brotli is several times slower to compress for a few percent less.
+ */
+export function compressJson(threshold = COMPRESS_THRESHOLD_BYTES): MiddlewareHandler {
+  return async (c, next) => {
+    await next();
+    const res = c.res;
+    if (
+      c.req.method === "HEAD" || !res.body || res.headers.has("Content-Encoding") ||
+      !/^application\/json\b/i.test(res.headers.get("Content-Type") ?? "")
+    ) return;
+    const vary = res.headers.get("Vary");
+    if (!vary?.toLowerCase().includes("accept-encoding")) {
+      res.headers.set("Vary", vary ? `${vary}, Accept-Encoding` : "Accept-Encoding");
+    }
+    if (!acceptsGzip(c.req.header("Accept-Encoding"))) return;
+    const declared = Number(res.headers.get("Content-Length") ?? NaN);
+    if (declared < threshold) return;
+
+    const reader = res.body.getReader();
+    const first = await reader.read();
+    const firstBytes = first.value ?? new Uint8Array();
+    if (first.done || firstBytes.byteLength < threshold) {
+      // Short answers end in their first chunk; read one more to know.
+      const second = first.done ? first : await reader.read();
+      if (second.done) {
+        setResponse(c, new Response(firstBytes, { status: res.status, statusText: res.statusText, headers: res.headers }));
+        return;
+      }
+      return replace(c, res, reader, [firstBytes, second.value]);
+    }
+    return replace(c, res, reader, [firstBytes]);
+  };
+}
+
+function replace(
+  c: Parameters<MiddlewareHandler>[0],
+  res: Response,
+  reader: ReadableStreamDefaultReader<Uint8Array>,
+  head: Uint8Array[],
+) {
+  const pending = [...head];
+  const body = new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      const next = pending.shift();
+      if (next) return controller.enqueue(next);
+      const { done, value } = await reader.read();
+      if (done) controller.close();
+      else controller.enqueue(value);
+    },
+    cancel(reason) {
+      return reader.cancel(reason);
+    },
+  }, { highWaterMark: 0 });
+  const headers = new Headers(res.headers);
+  headers.delete("Content-Length");
+  headers.set("Content-Encoding", "gzip");
+  setResponse(
+    c,
+    new Response(body.pipeThrough(new CompressionStream("gzip") as unknown as TransformStream<Uint8Array, Uint8Array>), {
+      status: res.status,
+      statusText: res.statusText,
+      headers,
+    }),
+  );
+}
+
+/** Replaces the answer whole: Hono would otherwise copy the old headers (Content-Length) onto the new one. */
+function setResponse(c: Parameters<MiddlewareHandler>[0], res: Response) {
+  c.res = undefined as unknown as Response;
+  c.res = res;
+}
