@@ -16,9 +16,10 @@ function acceptsGzip(header: string | undefined): boolean {
 
 /**
  * gzip on the fly for JSON answers of at least COMPRESS_THRESHOLD_BYTES to clients that accept it, with
- * `Vary: Accept-Encoding`. The body is never gathered: the first chunk decides (an answer that ends below the
- * threshold in its first chunk is sent as it is), and the rest flows through a CompressionStream, so a streamed
- * answer (`GET treatments`) stays streamed, a chunk at a time, with memory that does not grow with its size.
+ * `Vary: Accept-Encoding`. Only answers made whole (`c.json`: their body is one chunk) are compressed; a streamed
+ * answer (`GET treatments`, hundreds of MB for a large catalogue) goes out as it is, a chunk at a time: compressing it
+ * runs on the event loop and held up device check-ins past a second with ten lists at once
+ * (tests/server/treatments_load.test.ts). The console reads GET treatment_summaries instead, which is compressed.
  * gzip, not brotli: brotli is several times slower to compress for a few percent less.
  */
 export function compressJson(threshold = COMPRESS_THRESHOLD_BYTES): MiddlewareHandler {
@@ -39,50 +40,33 @@ export function compressJson(threshold = COMPRESS_THRESHOLD_BYTES): MiddlewareHa
 
     const reader = res.body.getReader();
     const first = await reader.read();
-    const firstBytes = first.value ?? new Uint8Array();
-    if (first.done || firstBytes.byteLength < threshold) {
-      // Short answers end in their first chunk; read one more to know.
-      const second = first.done ? first : await reader.read();
-      if (second.done) {
-        setResponse(c, new Response(firstBytes, { status: res.status, statusText: res.statusText, headers: res.headers }));
-        return;
-      }
-      return replace(c, res, reader, [firstBytes, second.value]);
+    const second = first.done ? first : await reader.read();
+    const init = { status: res.status, statusText: res.statusText, headers: new Headers(res.headers) };
+    if (!second.done) {
+      // Streamed: pass it on unchanged, the two chunks read first included.
+      const pending = [first.value!, second.value];
+      const body = new ReadableStream<Uint8Array>({
+        async pull(controller) {
+          const next = pending.shift();
+          if (next) return controller.enqueue(next);
+          const { done, value } = await reader.read();
+          if (done) controller.close();
+          else controller.enqueue(value);
+        },
+        cancel(reason) {
+          return reader.cancel(reason);
+        },
+      }, { highWaterMark: 0 });
+      return setResponse(c, new Response(body, init));
     }
-    return replace(c, res, reader, [firstBytes]);
+    const whole = first.value ?? new Uint8Array();
+    if (whole.byteLength < threshold) return setResponse(c, new Response(whole, init));
+    const gzipped = new Blob([whole as Uint8Array<ArrayBuffer>]).stream()
+      .pipeThrough(new CompressionStream("gzip") as unknown as TransformStream<Uint8Array, Uint8Array>);
+    init.headers.delete("Content-Length");
+    init.headers.set("Content-Encoding", "gzip");
+    setResponse(c, new Response(gzipped, init));
   };
-}
-
-function replace(
-  c: Parameters<MiddlewareHandler>[0],
-  res: Response,
-  reader: ReadableStreamDefaultReader<Uint8Array>,
-  head: Uint8Array[],
-) {
-  const pending = [...head];
-  const body = new ReadableStream<Uint8Array>({
-    async pull(controller) {
-      const next = pending.shift();
-      if (next) return controller.enqueue(next);
-      const { done, value } = await reader.read();
-      if (done) controller.close();
-      else controller.enqueue(value);
-    },
-    cancel(reason) {
-      return reader.cancel(reason);
-    },
-  }, { highWaterMark: 0 });
-  const headers = new Headers(res.headers);
-  headers.delete("Content-Length");
-  headers.set("Content-Encoding", "gzip");
-  setResponse(
-    c,
-    new Response(body.pipeThrough(new CompressionStream("gzip") as unknown as TransformStream<Uint8Array, Uint8Array>), {
-      status: res.status,
-      statusText: res.statusText,
-      headers,
-    }),
-  );
 }
 
 /** Replaces the answer whole: Hono would otherwise copy the old headers (Content-Length) onto the new one. */

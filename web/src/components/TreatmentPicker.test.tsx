@@ -7,7 +7,7 @@ const t = (id: string, name: string, channels = 2) => ({
   _id: id,
   name,
   category: "Pain",
-  phases: [{ channels: Array.from({ length: channels }, () => ({})) }],
+  channels,
 });
 const all = [t("c", "Cramp"), t("a", "Ankle", 4), t("b", "Back")];
 

@@ -1,6 +1,5 @@
 import { useId, useMemo, useRef } from "react";
 import { Dropdown } from "primereact/dropdown";
-import { maxChannels } from "../../../shared/schemas/treatment.ts";
 import { dropdownA11y } from "./dropdownA11y.ts";
 
 /** Lists longer than this render only the options in view (thousands of imported treatments open at once). */
@@ -12,7 +11,8 @@ export interface PickableTreatment {
   _id: string;
   name: string;
   category: string | null;
-  phases: readonly { channels: readonly unknown[] }[];
+  /** Highest channel count over its phases. */
+  channels: number;
 }
 
 export interface TreatmentPickerProps<T extends PickableTreatment> {
@@ -44,8 +44,8 @@ export function TreatmentPicker<T extends PickableTreatment>(
       pickableTreatments(treatments, excludeIds).map((t) => ({
         treatment: t,
         name: t.name,
-        meta: `${maxChannels(t.phases)} ch${t.category ? ` · ${t.category}` : ""}`,
-        label: `${t.name} ${maxChannels(t.phases)} ch${t.category ? ` · ${t.category}` : ""}`,
+        meta: `${t.channels} ch${t.category ? ` · ${t.category}` : ""}`,
+        label: `${t.name} ${t.channels} ch${t.category ? ` · ${t.category}` : ""}`,
         _id: t._id,
       })),
     [treatments, excludeIds],

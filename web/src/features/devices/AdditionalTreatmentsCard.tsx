@@ -3,11 +3,10 @@ import { Button } from "primereact/button";
 import { Card } from "primereact/card";
 import { useState } from "react";
 import { Link } from "wouter";
-import { maxChannels } from "../../../../shared/schemas/treatment.ts";
 import { ConfirmDialog } from "../../components/ConfirmDialog.tsx";
 import { TreatmentPicker } from "../../components/TreatmentPicker.tsx";
 import { byId } from "../../lib/focus.ts";
-import { treatmentsQuery } from "../treatments/api.ts";
+import { treatmentSummariesQuery } from "../treatments/api.ts";
 import type { DeviceCardProps } from "./types.ts";
 
 const ADD_ID = "device-add-treatment";
@@ -21,7 +20,7 @@ type Asked = { kind: "add" | "remove"; id: string; name: string };
  * first and are reported in a toast; a removal can be undone (the treatment goes back to its place in the list).
  */
 export function AdditionalTreatmentsCard({ device, busy, save }: DeviceCardProps) {
-  const treatments = useQuery(treatmentsQuery());
+  const treatments = useQuery(treatmentSummariesQuery());
   const [picking, setPicking] = useState(false);
   const [asked, setAsked] = useState<Asked | null>(null);
   const [open, setOpen] = useState(false);
@@ -113,7 +112,7 @@ export function AdditionalTreatmentsCard({ device, busy, save }: DeviceCardProps
               />
               <Link href={`/treatments/${encodeURIComponent(id)}`}>
                 <span className="name">{name}</span>
-                {t && <span className="meta">{maxChannels(t.phases)} ch</span>}
+                {t && <span className="meta">{t.channels} ch</span>}
                 {t?.category && <span className="meta">{t.category}</span>}
               </Link>
             </li>

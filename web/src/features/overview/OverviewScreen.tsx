@@ -2,7 +2,7 @@ import { useQuery } from "@tanstack/react-query";
 import { Link } from "wouter";
 import { LoadError } from "../../components/LoadState.tsx";
 import { productTypesQuery } from "../product_types/api.ts";
-import { treatmentsQuery } from "../treatments/api.ts";
+import { treatmentSummariesQuery } from "../treatments/api.ts";
 import { devicesQuery } from "../devices/api.ts";
 
 function Card({ href, icon, label, value }: { href: string; icon: string; label: string; value: number | undefined }) {
@@ -22,7 +22,7 @@ function Card({ href, icon, label, value }: { href: string; icon: string; label:
 /** Overview: three cards with counts ('-' until loaded), each leading to its list. */
 export default function OverviewScreen() {
   const devices = useQuery(devicesQuery({ page: 0, rowsPerPage: 1, q: "" }));
-  const treatments = useQuery(treatmentsQuery());
+  const treatments = useQuery(treatmentSummariesQuery());
   const productTypes = useQuery(productTypesQuery());
   const queries = [devices, treatments, productTypes];
   const failed = queries.find((q) => q.isError)?.error;

@@ -4,12 +4,12 @@ import { Button } from "primereact/button";
 import { Card } from "primereact/card";
 import { Chip } from "primereact/chip";
 import type { Module } from "../../../../shared/schemas/product_type.ts";
-import { maxChannels, type Treatment } from "../../../../shared/schemas/treatment.ts";
+import type { TreatmentSummary } from "../../../../shared/schemas/treatment.ts";
 import { sortIdsByName } from "./modules.ts";
 
 export interface ModuleCardProps {
   module: Module;
-  treatmentsById: ReadonlyMap<string, Treatment>;
+  treatmentsById: ReadonlyMap<string, TreatmentSummary>;
   onEdit: () => void;
   onDelete: () => void;
 }
@@ -46,7 +46,7 @@ export function ModuleCard({ module, treatmentsById, onEdit, onDelete }: ModuleC
                   <Link className="cell-link" href={`/treatments/${encodeURIComponent(id)}`} style={{ flex: 1 }}>
                     {t?.name ?? id}
                   </Link>
-                  {t && <span style={metaStyle}>{maxChannels(t.phases)} ch</span>}
+                  {t && <span style={metaStyle}>{t.channels} ch</span>}
                   {t && <span style={{ ...metaStyle, minWidth: "7rem" }}>{t.category ?? "-"}</span>}
                 </li>
               );

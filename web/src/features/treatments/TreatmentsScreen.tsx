@@ -5,10 +5,10 @@ import { DataTable } from "primereact/datatable";
 import { Column } from "primereact/column";
 import { InputText } from "primereact/inputtext";
 import { Button } from "primereact/button";
-import { maxChannels, type Treatment } from "../../../../shared/schemas/treatment.ts";
+import type { TreatmentSummary } from "../../../../shared/schemas/treatment.ts";
 import { LoadState } from "../../components/LoadState.tsx";
 import { formatDateTime } from "../../lib/format.ts";
-import { treatmentsQuery } from "./api.ts";
+import { treatmentSummariesQuery } from "./api.ts";
 import { filterByName } from "./filter.ts";
 import { ImportDialog } from "./ImportDialog.tsx";
 
@@ -17,7 +17,7 @@ const ROW_HEIGHT = 41;
 
 /** /treatments: searchable list with the import dialog. */
 export default function TreatmentsScreen() {
-  const query = useQuery(treatmentsQuery());
+  const query = useQuery(treatmentSummariesQuery());
   const [, navigate] = useLocation();
   const [search, setSearch] = useState("");
   const [importing, setImporting] = useState(false);
@@ -53,7 +53,7 @@ export default function TreatmentsScreen() {
           size="small"
           stripedRows
           rowHover
-          onRowClick={(e) => navigate(`/treatments/${encodeURIComponent((e.data as Treatment)._id)}`)}
+          onRowClick={(e) => navigate(`/treatments/${encodeURIComponent((e.data as TreatmentSummary)._id)}`)}
           className="clickable-rows"
           // Thousands of imported treatments stay fast: only the visible rows are rendered.
           virtualScrollerOptions={shown.length > VIRTUAL_FROM ? { itemSize: ROW_HEIGHT } : undefined}
@@ -62,7 +62,7 @@ export default function TreatmentsScreen() {
           <Column
             header="Name"
             field="name"
-            body={(t: Treatment) => (
+            body={(t: TreatmentSummary) => (
               <Link
                 className="cell-link"
                 href={`/treatments/${encodeURIComponent(t._id)}`}
@@ -72,11 +72,11 @@ export default function TreatmentsScreen() {
               </Link>
             )}
           />
-          <Column header="Channels" body={(t: Treatment) => maxChannels(t.phases)} />
-          <Column header="Phases" body={(t: Treatment) => t.phases.length} />
-          <Column header="Images" body={(t: Treatment) => t.images.length} />
-          <Column header="Category" body={(t: Treatment) => t.category ?? "-"} />
-          <Column header="Updated" body={(t: Treatment) => formatDateTime(t.updatedAt)} />
+          <Column header="Channels" field="channels" />
+          <Column header="Phases" field="phases" />
+          <Column header="Images" field="images" />
+          <Column header="Category" body={(t: TreatmentSummary) => t.category ?? "-"} />
+          <Column header="Updated" body={(t: TreatmentSummary) => formatDateTime(t.updatedAt)} />
         </DataTable>
       )}
       <ImportDialog visible={importing} onHide={() => setImporting(false)} />
