@@ -58,7 +58,7 @@ e2eTest("treatments list: counts, search and the detail grid with images", async
   const kneeRow = page.getByRole("row", { name: /Knee pain/ });
   const cells = await kneeRow.locator("td").allTextContents();
   assert.deepEqual(cells.slice(0, 5), ["Knee pain", "3", "3", "2", "Pain"]);
-  assert.match(cells[5], /^[A-Z][a-z]{2} \d{1,2}, \d{4}, \d{1,2}:\d{2}\s?[AP]M$/, "medium date, short time");
+  assert.match(cells[5], /^[A-Z][a-z]{2} \d{1,2}, \d{4}, \d{1,2}:\d{2}\s?[AP]M UTC$/, "medium date, short time, zone");
   assert.deepEqual(
     await page.locator(".p-datatable-tbody tr td:first-child").allTextContents(),
     ["Back relief", "Knee pain", "Sleep aid"],

@@ -1,3 +1,4 @@
+import "./lib/zod_config.ts";
 import { PrimeReactProvider } from "primereact/api";
 import { ProgressBar } from "primereact/progressbar";
 import { lazy, StrictMode, Suspense } from "react";

@@ -6,6 +6,7 @@ import { type ReactNode, useEffect, useMemo, useState } from "react";
 import { Link, useLocation, useSearch } from "wouter";
 import type { Device } from "../../../../shared/schemas/mod.ts";
 import { PAGE_SIZES } from "../../../../shared/schemas/device.ts";
+import { Skeleton, skeletonWidth } from "../../components/Skeleton.tsx";
 import { LoadState } from "../../components/LoadState.tsx";
 import { TablePaginator } from "../../components/TablePaginator.tsx";
 import { formatDateTime } from "../../lib/format.ts";
@@ -133,7 +134,7 @@ export default function DevicesScreen() {
             <table
               className={`p-datatable-table${devices.isPlaceholderData ? " stale-rows" : ""}`}
               aria-label="Devices"
-              aria-busy={devices.isPlaceholderData}
+              aria-busy={devices.isPending || devices.isPlaceholderData}
             >
               <thead className="p-datatable-thead">
                 <tr>
@@ -147,10 +148,21 @@ export default function DevicesScreen() {
                 </tr>
               </thead>
               <tbody className="p-datatable-tbody">
-                {rows.length === 0
+                {devices.isPending
+                  // Skeleton rows of the page's size hold the table's height: the paginator does not move.
+                  ? Array.from({ length: state.size }, (_, i) => (
+                    <tr key={i} className={i % 2 ? "p-row-odd" : undefined}>
+                      {COLUMNS.map((c, j) => (
+                        <td key={c.header}>
+                          <Skeleton width={skeletonWidth(i, j)} />
+                        </td>
+                      ))}
+                    </tr>
+                  ))
+                  : rows.length === 0
                   ? (
                     <tr className="p-datatable-emptymessage">
-                      <td colSpan={COLUMNS.length}>{devices.isPending ? " " : "No devices found."}</td>
+                      <td colSpan={COLUMNS.length}>No devices found.</td>
                     </tr>
                   )
                   : rows.map((d, i) => (
@@ -168,6 +180,7 @@ export default function DevicesScreen() {
               </tbody>
             </table>
           </div>
+          {!devices.data && <div className="paginator-placeholder" />}
           {devices.data && (
             <TablePaginator
               page={state.page}

@@ -160,6 +160,7 @@ export default function ProductTypeScreen() {
                 key={m._id}
                 module={m}
                 treatmentsById={treatmentsById}
+                loading={treatments.isPending}
                 onEdit={() => setEditing({ module: m })}
                 onDelete={() => askDeleteModule(m)}
               />
