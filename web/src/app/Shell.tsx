@@ -1,7 +1,7 @@
 import { Button } from "primereact/button";
 import { Menu } from "primereact/menu";
 import type { MenuItem } from "primereact/menuitem";
-import { lazy, type ReactNode, Suspense, useRef, useState } from "react";
+import { lazy, type ReactNode, Suspense, useEffect, useRef, useState } from "react";
 import { Link, useLocation } from "wouter";
 import { useRouteTitleAndFocus } from "../lib/pageTitle.ts";
 import { useSession } from "../lib/session.ts";
@@ -33,6 +33,21 @@ export function Shell({ children }: { children: ReactNode }) {
   // Once opened the dialog stays mounted, so closing it animates like any dialog.
   const [opened, setOpened] = useState(false);
   useRouteTitleAndFocus(location);
+  // Below ~900 px the menu is a drawer opened from the top bar; it closes on navigation and on Escape.
+  const [navOpen, setNavOpen] = useState(false);
+  const toggle = useRef<HTMLButtonElement>(null);
+  useEffect(() => setNavOpen(false), [location]);
+  useEffect(() => {
+    if (!navOpen) return;
+    document.querySelector<HTMLElement>("#sidenav a")?.focus();
+    const onKey = (e: KeyboardEvent) => {
+      if (e.key !== "Escape") return;
+      setNavOpen(false);
+      toggle.current?.focus();
+    };
+    document.addEventListener("keydown", onKey);
+    return () => document.removeEventListener("keydown", onKey);
+  }, [navOpen]);
 
   const items: MenuItem[] = [
     { label: identity ?? "", icon: "pi pi-user", disabled: true },
@@ -67,6 +82,17 @@ export function Shell({ children }: { children: ReactNode }) {
         Skip to content
       </a>
       <header className="topbar">
+        <button
+          ref={toggle}
+          type="button"
+          className="nav-toggle"
+          aria-label="Menu"
+          aria-expanded={navOpen}
+          aria-controls="sidenav"
+          onClick={() => setNavOpen((o) => !o)}
+        >
+          <i className={navOpen ? "pi pi-times" : "pi pi-bars"} aria-hidden="true" />
+        </button>
         <Link href="/" className="topbar-title">
           <i className="pi pi-bolt" aria-hidden="true" />
           <span>{PRODUCT_TITLE}</span>
@@ -86,7 +112,8 @@ export function Shell({ children }: { children: ReactNode }) {
           }}
         />
       </header>
-      <nav className="sidenav" aria-label="Main">
+      {navOpen && <div className="nav-backdrop" onClick={() => setNavOpen(false)} />}
+      <nav id="sidenav" className={navOpen ? "sidenav open" : "sidenav"} aria-label="Main">
         <ul>
           {NAV.map((n) => (
             <li key={n.href}>

@@ -20,6 +20,8 @@ const countOrDash = (n: number) => (n > 0 ? String(n) : "-");
 interface DeviceColumn {
   header: string;
   nowrap?: boolean;
+  /** Fixed width (the table's layout is fixed: skeleton rows and data rows share the column widths). */
+  width?: string;
   body: (d: Device, typeNames: Map<string, string>) => ReactNode;
 }
 
@@ -29,14 +31,20 @@ const COLUMNS: DeviceColumn[] = [
     header: "Device ID",
     nowrap: true,
     body: (d) => (
-      <Link href={deviceHref(d.deviceId)} className="cell-link" onClick={(e) => e.stopPropagation()}>
+      <Link
+        href={deviceHref(d.deviceId)}
+        className="cell-link"
+        title={d.deviceId}
+        onClick={(e) => e.stopPropagation()}
+      >
         {d.deviceId}
       </Link>
     ),
   },
-  { header: "Product Type", body: (d, names) => (d.productTypeId ? names.get(d.productTypeId) ?? "-" : "-") },
+  { header: "Product Type", width: "11rem", body: (d, names) => (d.productTypeId ? names.get(d.productTypeId) ?? "-" : "-") },
   {
     header: "Custom firmware",
+    width: "7rem",
     body: (d) =>
       d.firmware
         ? (
@@ -49,10 +57,10 @@ const COLUMNS: DeviceColumn[] = [
         )
         : null,
   },
-  { header: "Additional Modules", body: (d) => countOrDash(d.moduleIds.length) },
-  { header: "Additional Treatments", body: (d) => countOrDash(d.additionalTreatmentIds.length) },
-  { header: "Last login", nowrap: true, body: (d) => formatDateTime(d.lastLoggedIn) },
-  { header: "Updated", nowrap: true, body: (d) => formatDateTime(d.updatedAt) },
+  { header: "Additional Modules", width: "7.5rem", body: (d) => countOrDash(d.moduleIds.length) },
+  { header: "Additional Treatments", width: "8rem", body: (d) => countOrDash(d.additionalTreatmentIds.length) },
+  { header: "Last login", nowrap: true, width: "14rem", body: (d) => formatDateTime(d.lastLoggedIn) },
+  { header: "Updated", nowrap: true, width: "14rem", body: (d) => formatDateTime(d.updatedAt) },
 ];
 
 /**
@@ -135,7 +143,11 @@ export default function DevicesScreen() {
               className={`p-datatable-table${devices.isPlaceholderData ? " stale-rows" : ""}`}
               aria-label="Devices"
               aria-busy={devices.isPending || devices.isPlaceholderData}
+              style={{ tableLayout: "fixed", minWidth: "74rem" }}
             >
+              <colgroup>
+                {COLUMNS.map((c) => <col key={c.header} style={c.width ? { width: c.width } : undefined} />)}
+              </colgroup>
               <thead className="p-datatable-thead">
                 <tr>
                   {COLUMNS.map((c) => (
@@ -173,7 +185,7 @@ export default function DevicesScreen() {
                       onClick={() => navigate(deviceHref(d.deviceId))}
                     >
                       {COLUMNS.map((c) => (
-                        <td key={c.header} className={c.nowrap ? "nowrap" : undefined}>{c.body(d, typeNames)}</td>
+                        <td key={c.header} className={c.nowrap ? "nowrap ellipsis" : undefined}>{c.body(d, typeNames)}</td>
                       ))}
                     </tr>
                   ))}
