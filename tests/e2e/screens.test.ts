@@ -96,7 +96,7 @@ e2eTest("a phone, 390 px: drawer menu, nothing scrolls sideways, axe finds nothi
 
   // The phase grid: as wide as the content, scrolls inside; '#' and 'Duration' stay when it does.
   await visit(`/treatments/${knee._id}`);
-  const wrapper = page.getByRole("region", { name: "Phases, scrollable" });
+  const wrapper = page.getByRole("region", { name: "Phase grid, scrollable" });
   await wrapper.waitFor();
   const firstCell = page.locator(".phase-grid .p-datatable-tbody tr").first().locator("td").first();
   const before = await firstCell.boundingBox();

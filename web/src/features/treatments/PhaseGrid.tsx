@@ -88,7 +88,7 @@ export function PhaseGrid({ phases }: { phases: readonly Phase[] }) {
         stripedRows
         aria-label="Phases"
         // The scrolling area is reachable from the keyboard (arrow keys scroll it) and says what it holds.
-        pt={{ wrapper: { tabIndex: 0, role: "region", "aria-label": "Phases, scrollable" } }}
+        pt={{ wrapper: { tabIndex: 0, role: "region", "aria-label": "Phase grid, scrollable" } }}
       >
         <Column field="number" frozen style={{ minWidth: NUMBER_WIDTH, width: NUMBER_WIDTH }} />
         <Column
