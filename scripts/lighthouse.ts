@@ -1,5 +1,5 @@
 /**
- * `deno task lighthouse [--runs N] [--desktop]`: Lighthouse (npm) in Debian's Chromium against a real server with
+ * `deno task lighthouse [--runs N] [--desktop] [--reports DIR]`: Lighthouse (npm) in Debian's Chromium against a real server with
  * the demo data set: the sign-in page and the signed-in devices page, mobile profile (Lighthouse's default: a
  * mid-range phone, simulated slow 4G and 4× CPU slowdown). Prints performance, accessibility, CLS, FCP, LCP and TBT,
  * the median of N runs (default 3), for docs/PERFORMANCE.md. Not part of `deno task test`.
@@ -13,6 +13,8 @@ import { startServer } from "../testing/server.ts";
 
 const runs = Number(Deno.args[Deno.args.indexOf("--runs") + 1] || 3) || 3;
 const desktop = Deno.args.includes("--desktop");
+/** `--reports DIR` keeps each run's Lighthouse JSON report there. */
+const reportsDir = Deno.args.includes("--reports") ? Deno.args[Deno.args.indexOf("--reports") + 1] : null;
 
 interface Figures {
   performance: number;
@@ -24,7 +26,7 @@ interface Figures {
   failed: string[];
 }
 
-async function freePort(): Promise<number> {
+function freePort(): number {
   const l = Deno.listen({ hostname: "127.0.0.1", port: 0 });
   const { port } = l.addr as Deno.NetAddr;
   l.close();
@@ -69,7 +71,7 @@ const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.len
 const tmp = await Deno.makeTempDir({ prefix: "console-lighthouse-" });
 await using srv = await startServer({ env: { DEMO: "1" } });
 const api = await srv.login();
-const port = await freePort();
+const port = freePort();
 const chrome = new Deno.Command(CHROMIUM, {
   args: [
     ...CHROMIUM_LAUNCH.args,
@@ -102,8 +104,19 @@ try {
     }, signedIn ? api.token : null);
     const all: Figures[] = [];
     for (let i = 0; i < runs; i++) {
-      const f = await lighthouse(`${srv.url}${path}`, port, `${tmp}/${name}-${i}.json`);
-      console.error(`[lighthouse] ${name} run ${i + 1}: performance ${f.performance}, accessibility ${f.accessibility}`);
+      // A cold load each time: the HTTP cache is emptied, the session in localStorage stays.
+      const cdp = await page.context().newCDPSession(page);
+      await cdp.send("Network.clearBrowserCache");
+      await cdp.detach();
+      const report = `${tmp}/${name}-${i}.json`;
+      const f = await lighthouse(`${srv.url}${path}`, port, report);
+      if (reportsDir) {
+        await Deno.mkdir(reportsDir, { recursive: true });
+        await Deno.copyFile(report, `${reportsDir}/${name}-${i}.json`);
+      }
+      console.error(
+        `[lighthouse] ${name} run ${i + 1}: performance ${f.performance}, accessibility ${f.accessibility}`,
+      );
       all.push(f);
     }
     results.push([name, {

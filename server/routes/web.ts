@@ -87,7 +87,13 @@ export function webRoutes(_ctx: AppContext) {
       const ext = name.slice(name.lastIndexOf(".") + 1);
       const type = TYPES[ext];
       const sent = ASSET_NAME.test(name) && type
-        ? await send(c, `${DIST}assets/${name}`, type, "public, max-age=31536000, immutable", !/^(woff2?|png)$/.test(ext))
+        ? await send(
+          c,
+          `${DIST}assets/${name}`,
+          type,
+          "public, max-age=31536000, immutable",
+          !/^(woff2?|png)$/.test(ext),
+        )
         : null;
       return sent ?? c.text("Not found", 404, { "Cache-Control": "no-store" });
     })

@@ -48,7 +48,9 @@ export async function assertAccessible(page: Page, where: string, include?: stri
   if (!violations.length) return;
   const text = violations.map((v) =>
     `- ${v.id} (${v.impact}): ${v.help}\n` +
-    v.nodes.slice(0, 6).map((n) => `    ${n.target.join(" ")}\n      ${(n.failureSummary ?? "").replace(/\n/g, "\n      ")}`)
+    v.nodes.slice(0, 6).map((n) =>
+      `    ${n.target.join(" ")}\n      ${(n.failureSummary ?? "").replace(/\n/g, "\n      ")}`
+    )
       .join("\n")
   ).join("\n");
   throw new Error(`axe: ${violations.length} violation(s) on ${where}:\n${text}`);

@@ -6,7 +6,15 @@ import assert from "node:assert/strict";
 import type { Page } from "playwright-core";
 import { fileSource, makeXzFile } from "../../testing/files.ts";
 import { assertAccessible } from "./a11y.ts";
-import { ADMIN_EMAIL, ADMIN_PASSWORD, checkInDevices, e2eTest, importTreatments, settled, treatment } from "./helpers.ts";
+import {
+  ADMIN_EMAIL,
+  ADMIN_PASSWORD,
+  checkInDevices,
+  e2eTest,
+  importTreatments,
+  settled,
+  treatment,
+} from "./helpers.ts";
 
 /** Collects every page's violations and fails once at the end, so one run lists them all. */
 function collector() {
@@ -205,7 +213,9 @@ e2eTest("keyboard only: sign in, skip link, titles and focus per route, dialogs 
   assert.equal(await focusedName(page), "button:Add product type");
   await page.keyboard.press("Enter");
   await page.getByRole("dialog").waitFor();
-  await page.waitForFunction(() => document.activeElement?.getAttribute("placeholder") === "Enter name for product type");
+  await page.waitForFunction(() =>
+    document.activeElement?.getAttribute("placeholder") === "Enter name for product type"
+  );
   await page.keyboard.type("Keyboard type");
   await page.keyboard.press("Enter");
   await page.getByRole("heading", { name: "Product types (1)" }).waitFor();

@@ -156,9 +156,15 @@ e2eTest("a desktop, 1440 px: fixed menu, grid within the page, search kept on Ba
       for (const e of list.getEntries() as any[]) {
         if (e.hadRecentInput) continue;
         w.__shift += e.value;
-        w.__sources = [...(w.__sources ?? []), ...e.sources.map((s: any) =>
-          `${e.value.toFixed(3)} ${s.node?.nodeName}.${s.node?.className} ${JSON.stringify(s.previousRect)} -> ${JSON.stringify(s.currentRect)}`
-        )];
+        w.__sources = [
+          ...(w.__sources ?? []),
+          // deno-lint-ignore no-explicit-any
+          ...e.sources.map((s: any) =>
+            `${e.value.toFixed(3)} ${s.node?.nodeName}.${s.node?.className} ${JSON.stringify(s.previousRect)} -> ${
+              JSON.stringify(s.currentRect)
+            }`
+          ),
+        ];
       }
     }).observe({ type: "layout-shift", buffered: true });
   });

@@ -110,7 +110,9 @@ e2eTest("treatments list: counts, search and the detail grid with images", async
   });
   // The SPEC's width (viewport minus 250px) at most: narrower when the content area is, never a page that scrolls
   // sideways.
-  const content = await page.locator("main").evaluate((el) => el.clientWidth - 2 * parseFloat(getComputedStyle(el).paddingRight));
+  const content = await page.locator("main").evaluate((el) =>
+    el.clientWidth - 2 * parseFloat(getComputedStyle(el).paddingRight)
+  );
   assert.equal(Math.round(box.width), Math.round(Math.min(box.vw - 250, content)));
   assert.equal(Math.round(box.height), Math.max(200, box.vh - 500));
   assert.ok(

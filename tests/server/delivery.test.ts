@@ -57,7 +57,10 @@ Deno.test("delivery: precompressed bundle, compressed JSON, summaries, robots.tx
       assert.equal(b.headers["cache-control"], "public, max-age=31536000, immutable");
       assert.equal(Number(b.headers["content-length"]), b.body.byteLength);
       assert.deepEqual(brotliDecompressSync(b.body), Buffer.from(plain.body));
-      assert.ok(b.body.byteLength < plain.body.byteLength / 3, `${path}: ${b.body.byteLength} of ${plain.body.byteLength}`);
+      assert.ok(
+        b.body.byteLength < plain.body.byteLength / 3,
+        `${path}: ${b.body.byteLength} of ${plain.body.byteLength}`,
+      );
       const g = await rawGet(`${srv.url}${path}`, { "Accept-Encoding": "gzip, br;q=0" });
       assert.equal(g.headers["content-encoding"], "gzip");
       assert.deepEqual(gunzipSync(g.body), Buffer.from(plain.body));

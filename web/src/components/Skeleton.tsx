@@ -6,7 +6,7 @@ import type { CSSProperties } from "react";
  * says aria-busy instead).
  */
 export function Skeleton({ width = "70%", style }: { width?: string; style?: CSSProperties }) {
-  return <span className="skeleton" aria-hidden="true" style={{ width, ...style }}>{"\u00a0"}</span>;
+  return <span className="skeleton" aria-hidden="true" style={{ width, ...style }}>&nbsp;</span>;
 }
 
 /** Widths that vary from row to row, so skeleton rows read as rows of text. */

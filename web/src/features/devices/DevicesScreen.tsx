@@ -41,7 +41,11 @@ const COLUMNS: DeviceColumn[] = [
       </Link>
     ),
   },
-  { header: "Product Type", width: "11rem", body: (d, names) => (d.productTypeId ? names.get(d.productTypeId) ?? "-" : "-") },
+  {
+    header: "Product Type",
+    width: "11rem",
+    body: (d, names) => (d.productTypeId ? names.get(d.productTypeId) ?? "-" : "-"),
+  },
   {
     header: "Custom firmware",
     width: "7rem",
@@ -162,15 +166,18 @@ export default function DevicesScreen() {
               <tbody className="p-datatable-tbody">
                 {devices.isPending
                   // Skeleton rows of the page's size hold the table's height: the paginator does not move.
-                  ? Array.from({ length: state.size }, (_, i) => (
-                    <tr key={i} className={i % 2 ? "p-row-odd" : undefined}>
-                      {COLUMNS.map((c, j) => (
-                        <td key={c.header}>
-                          <Skeleton width={skeletonWidth(i, j)} />
-                        </td>
-                      ))}
-                    </tr>
-                  ))
+                  ? Array.from(
+                    { length: state.size },
+                    (_, i) => (
+                      <tr key={i} className={i % 2 ? "p-row-odd" : undefined}>
+                        {COLUMNS.map((c, j) => (
+                          <td key={c.header}>
+                            <Skeleton width={skeletonWidth(i, j)} />
+                          </td>
+                        ))}
+                      </tr>
+                    ),
+                  )
                   : rows.length === 0
                   ? (
                     <tr className="p-datatable-emptymessage">
@@ -185,7 +192,9 @@ export default function DevicesScreen() {
                       onClick={() => navigate(deviceHref(d.deviceId))}
                     >
                       {COLUMNS.map((c) => (
-                        <td key={c.header} className={c.nowrap ? "nowrap ellipsis" : undefined}>{c.body(d, typeNames)}</td>
+                        <td key={c.header} className={c.nowrap ? "nowrap ellipsis" : undefined}>
+                          {c.body(d, typeNames)}
+                        </td>
                       ))}
                     </tr>
                   ))}

@@ -12,8 +12,7 @@ function Card({ href, icon, label, value }: { href: string; icon: string; label:
     <Link href={href} className="overview-card">
       <i className={icon} aria-hidden="true" />
       <div className="overview-card-text">
-        <div className="label">{label}</div>{" "}
-        <div className="value">{shown}</div>
+        <div className="label">{label}</div> <div className="value">{shown}</div>
       </div>
     </Link>
   );
