@@ -35,10 +35,13 @@ export function useRouteTitleAndFocus(location: string): void {
       if (document.title !== title) document.title = title;
       if (!focused) {
         focused = true;
-        if (focusIsLost()) {
+        // In the next frame, where the browser lays the page out anyway: focusing now would force a layout of its
+        // own in the middle of the render.
+        requestAnimationFrame(() => {
+          if (!heading.isConnected || !focusIsLost()) return;
           heading.tabIndex = -1;
           heading.focus({ preventScroll: true });
-        }
+        });
       }
     };
     const main = document.querySelector("main");
