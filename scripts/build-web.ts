@@ -257,16 +257,6 @@ export async function buildWeb(log: (line: string) => void = console.log): Promi
     };
     walk(mainFile);
     void mainMeta;
-    // The signed-in app (app/App.tsx and what it imports): prefetched at low priority, so a signed-in visit does not
-    // wait for main to run before asking for it, and the sign-in page is not slowed (prefetch yields to the rest).
-    const app = Object.entries(outputs).find(([, o]) => o.entryPoint === "web/src/app/App.tsx")?.[0];
-    const later = new Set<string>();
-    const walkLater = (file: string) => {
-      if (initial.has(file) || later.has(file)) return;
-      later.add(file);
-      for (const imp of outputs[file]?.imports ?? []) if (imp.kind === "import-statement") walkLater(imp.path);
-    };
-    if (app) walkLater(app);
 
     await Deno.mkdir(`${DIST_DIR}/${ASSETS}`, { recursive: true });
     const written = new Set<string>();
@@ -284,7 +274,6 @@ export async function buildWeb(log: (line: string) => void = console.log): Promi
         `<link rel="modulepreload" href="/${ASSETS}/${rel(f)}" />`
       ),
       `<script type="module" src="/${ASSETS}/${rel(mainFile)}"></script>`,
-      ...[...later].map((f) => `<link rel="prefetch" href="/${ASSETS}/${rel(f)}" as="script" />`),
     ].join("\n    ");
     const template = await Deno.readTextFile(`${WEB_DIR}/index.html`);
     const tmpIndex = `${DIST_DIR}/.index-${crypto.randomUUID().slice(0, 8)}.html`;

@@ -201,8 +201,11 @@ export default function DevicesScreen() {
               </tbody>
             </table>
           </div>
-          {!devices.data && <div className="paginator-placeholder" />}
-          {devices.data && (
+          {
+            /* Mounted from the start, hidden until the first page is in: it holds its place (no shift), and its
+              dropdown is built while the page loads, not in the same task as the rows. */
+          }
+          <div className={devices.data ? undefined : "paginator-pending"} aria-hidden={!devices.data || undefined}>
             <TablePaginator
               page={state.page}
               rows={state.size}
@@ -212,7 +215,7 @@ export default function DevicesScreen() {
               onPageChange={(e) =>
                 go(e.rows !== state.size ? { ...state, size: e.rows, page: 0 } : { ...state, page: e.page })}
             />
-          )}
+          </div>
         </div>
       )}
     </section>
