@@ -3,15 +3,15 @@ import type { MiddlewareHandler } from "hono";
 /** JSON answers smaller than this go out as they are: compressing them saves less than it costs. */
 export const COMPRESS_THRESHOLD_BYTES = 1024;
 
-/** True when the request's Accept-Encoding takes gzip (not refused with q=0). */
-function acceptsGzip(header: string | undefined): boolean {
+/** The encodings an Accept-Encoding header takes (lower case; one refused with q=0 is left out). */
+export function acceptedEncodings(header: string | undefined): Set<string> {
+  const out = new Set<string>();
   for (const part of (header ?? "").split(",")) {
     const [name, ...params] = part.trim().toLowerCase().split(";");
-    if (name !== "gzip" && name !== "*") continue;
     const q = params.map((p) => p.trim()).find((p) => p.startsWith("q="));
-    return !(q && Number(q.slice(2)) === 0);
+    if (name && !(q && Number(q.slice(2)) === 0)) out.add(name);
   }
-  return false;
+  return out;
 }
 
 /**
@@ -34,7 +34,8 @@ export function compressJson(threshold = COMPRESS_THRESHOLD_BYTES): MiddlewareHa
     if (!vary?.toLowerCase().includes("accept-encoding")) {
       res.headers.set("Vary", vary ? `${vary}, Accept-Encoding` : "Accept-Encoding");
     }
-    if (!acceptsGzip(c.req.header("Accept-Encoding"))) return;
+    const accepted = acceptedEncodings(c.req.header("Accept-Encoding"));
+    if (!accepted.has("gzip") && !accepted.has("*")) return;
     const declared = Number(res.headers.get("Content-Length") ?? NaN);
     if (declared < threshold) return;
 

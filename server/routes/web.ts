@@ -1,6 +1,7 @@
 import { Hono } from "hono";
 import type { Context } from "hono";
 import type { AppContext, AppEnv } from "../context.ts";
+import { acceptedEncodings } from "../lib/compress.ts";
 
 const DIST = new URL("../../web/dist/", import.meta.url).pathname;
 
@@ -22,23 +23,12 @@ const ASSET_NAME = /^[A-Za-z0-9_-]+-[A-Z0-9]{8}\.[a-z0-9]+$/;
 /** Crawlers have nothing to index: every page is behind the sign-in. */
 const ROBOTS_TXT = "User-agent: *\nDisallow: /\n";
 
-/** The encodings a request accepts, by its Accept-Encoding (q=0 refuses one). */
-function accepted(c: Context<AppEnv>): Set<string> {
-  const out = new Set<string>();
-  for (const part of (c.req.header("Accept-Encoding") ?? "").split(",")) {
-    const [name, ...params] = part.trim().toLowerCase().split(";");
-    const q = params.map((p) => p.trim()).find((p) => p.startsWith("q="));
-    if (name && !(q && Number(q.slice(2)) === 0)) out.add(name);
-  }
-  return out;
-}
-
 /**
  * Opens `path`, or the copy the build compressed beforehand (`.br`, then `.gz`) when the client accepts it.
  * Answers null when the file is missing.
  */
 async function openBest(c: Context<AppEnv>, path: string) {
-  const ok = accepted(c);
+  const ok = acceptedEncodings(c.req.header("Accept-Encoding"));
   for (const [encoding, ext] of [["br", ".br"], ["gzip", ".gz"]] as const) {
     if (!ok.has(encoding)) continue;
     const file = await Deno.open(path + ext).catch(() => null);

@@ -2,15 +2,11 @@
  * axe-core (WCAG 2.0/2.1 A and AA rules) run inside the page under test. Used by tests/e2e/accessibility.test.ts so
  * that every screen and open dialog stays free of violations.
  */
+import axe from "axe-core";
 import type { Page } from "playwright-core";
 
-const AXE_SOURCE = await Deno.readTextFile(
-  new URL("../../node_modules/axe-core/axe.min.js", import.meta.url),
-).catch(async () => {
-  // node_modules is laid out by `deno install` (nodeModulesDir auto); resolve through the import map otherwise.
-  const url = import.meta.resolve("axe-core/axe.min.js");
-  return await Deno.readTextFile(new URL(url));
-});
+/** axe's own source, as the package ships it for injection into pages (an import, so Deno installs the package). */
+const AXE_SOURCE = (axe as unknown as { source: string }).source;
 
 export interface AxeViolation {
   id: string;
