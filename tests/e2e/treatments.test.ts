@@ -131,9 +131,14 @@ e2eTest("treatments list: counts, search and the detail grid with images", async
   assert.match((await images.first().getAttribute("src")) ?? "", /^blob:/);
   await screenshot("treatments-03-detail");
 
-  // Keyboard: the name in a row is a link.
+  // Back finds the list as it was left, search included (it lives in the URL).
   await page.goBack();
+  await heading(page, "Treatments (1/3)").waitFor();
+  assert.equal(await page.getByPlaceholder("Search on name").inputValue(), " knee");
+  await page.getByPlaceholder("Search on name").fill("");
   await heading(page, "Treatments (3/3)").waitFor();
+
+  // Keyboard: the name in a row is a link.
   await page.getByRole("link", { name: "Back relief" }).focus();
   await page.keyboard.press("Enter");
   await heading(page, "Treatment: Back relief").waitFor();

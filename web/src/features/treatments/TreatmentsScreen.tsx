@@ -34,16 +34,13 @@ export default function TreatmentsScreen() {
   const [, navigate] = useLocation();
   const urlSearch = searchOf(useSearch());
   const [search, setSearch] = useState(urlSearch);
-  // Back and forward bring their search along; typing writes it to the URL after a pause, replacing the entry.
+  // Back and forward bring their search along. Each keystroke replaces the URL's entry at once (no history entry per
+  // keystroke, and nothing pending that could land after a row click has left the list).
   useEffect(() => setSearch(urlSearch), [urlSearch]);
-  useEffect(() => {
-    if (search === urlSearch) return;
-    const timer = setTimeout(
-      () => navigate(`/treatments${search ? `?q=${encodeURIComponent(search)}` : ""}`, { replace: true }),
-      300,
-    );
-    return () => clearTimeout(timer);
-  }, [search]);
+  const changeSearch = (text: string) => {
+    setSearch(text);
+    navigate(`/treatments${text ? `?q=${encodeURIComponent(text)}` : ""}`, { replace: true });
+  };
   const [importing, setImporting] = useState(false);
   const all = query.data ?? [];
   const shown = useMemo(() => filterByName(all, search), [all, search]);
@@ -59,7 +56,7 @@ export default function TreatmentsScreen() {
           <InputText
             type="search"
             value={search}
-            onChange={(e) => setSearch(e.target.value)}
+            onChange={(e) => changeSearch(e.target.value)}
             placeholder="Search on name"
             aria-label="Search on name"
             autoFocus
