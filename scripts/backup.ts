@@ -10,6 +10,9 @@
  * exists only when complete. <dir> must not exist or be empty.
  */
 import { type FirmwareRow, snapshotDatabase } from "../server/db/mod.ts";
+import { pathsFor } from "../server/context.ts";
+import { diskFirmwareFiles } from "../server/files/disk_firmware_files.ts";
+import type { FirmwareFiles } from "../server/files/firmware_files.ts";
 import { basename, dirname, join, resolve } from "node:path";
 import {
   copyHashed,
@@ -24,20 +27,17 @@ import {
   MANIFEST_FILE,
   type ManifestFile,
   SECRET_FILE,
+  writeHashed,
 } from "./backup_files.ts";
 
 const ATTEMPTS = 3;
 
 class FirmwareGone extends Error {}
 
-async function copyFirmware(dataDir: string, staging: string, fw: FirmwareRow): Promise<ManifestFile> {
-  let copied;
-  try {
-    copied = await copyHashed(firmwarePath(dataDir, fw.id), firmwarePath(staging, fw.id), 0o640);
-  } catch (err) {
-    if (err instanceof Deno.errors.NotFound) throw new FirmwareGone(fw.name);
-    throw err;
-  }
+async function copyFirmware(files: FirmwareFiles, staging: string, fw: FirmwareRow): Promise<ManifestFile> {
+  const source = await files.open(fw.id);
+  if (!source) throw new FirmwareGone(fw.name);
+  const copied = await writeHashed(source, firmwarePath(staging, fw.id), 0o640);
   if (copied.size !== fw.size || copied.sha256 !== fw.sha256) {
     fail(
       `Backup failed: firmware ${fw.name} (${fw.id}.xz) does not match its record (size or sha256 differ); the file in DATA_DIR is damaged.`,
@@ -52,9 +52,19 @@ async function main() {
     console.error("Usage: deno task backup <dir>   (DATA_DIR names the data directory, default ./data)");
     Deno.exit(2);
   }
+  if (Deno.env.get("S3_BUCKET")) {
+    console.error(
+      "deno task backup copies DATA_DIR; with S3_BUCKET the firmware files are in the bucket: back them up with the " +
+        "bucket's own tools (versioning or replication, or `aws s3 sync s3://<bucket>/<prefix>firmwares/ <dir>`) " +
+        "beside this database backup (docs/SCALING.md).",
+    );
+    Deno.exit(2);
+  }
   const dataDir = resolve(dataDirFromEnv());
   const dest = resolve(target);
-  const dbFile = join(dataDir, DB_FILE);
+  const live = pathsFor(dataDir);
+  const dbFile = live.db;
+  const firmwareFiles = diskFirmwareFiles(live);
   try {
     Deno.statSync(dbFile);
   } catch {
@@ -68,7 +78,7 @@ async function main() {
   }
   if (existing.length) fail(`Backup failed: ${dest} is not empty; give a new or empty directory.`);
   const within = (dir: string) => dest === dir || dest.startsWith(dir + "/");
-  if (dest === dataDir || within(join(dataDir, "tmp")) || within(join(dataDir, "firmwares"))) {
+  if (dest === dataDir || within(live.tmp) || within(live.firmwares)) {
     // tmp/ is emptied at every start and firmwares/ is swept of unknown files.
     fail(`Backup failed: ${dest} would mix with the live data; choose a directory outside ${dataDir}.`);
   }
@@ -82,7 +92,7 @@ async function main() {
     for (let attempt = 1;; attempt++) {
       snapshot = await snapshotDatabase(dbFile, join(staging, DB_FILE));
       try {
-        for (const fw of snapshot.firmwares) files.push(await copyFirmware(dataDir, staging, fw));
+        for (const fw of snapshot.firmwares) files.push(await copyFirmware(firmwareFiles, staging, fw));
         break;
       } catch (err) {
         if (!(err instanceof FirmwareGone) || attempt === ATTEMPTS) throw err;

@@ -52,17 +52,24 @@ export function entriesOf(dir: string): string[] {
 
 /** Copies a file in chunks (memory stays flat), syncs it to disk and returns its size and sha256. */
 export async function copyHashed(from: string, to: string, mode = 0o600): Promise<{ size: number; sha256: string }> {
+  const src = await Deno.open(from, { read: true });
+  return await writeHashed(src.readable, to, mode);
+}
+
+/** Writes a stream to a new file (memory stays flat), syncs it to disk and returns its size and sha256. */
+export async function writeHashed(
+  from: ReadableStream<Uint8Array>,
+  to: string,
+  mode = 0o600,
+): Promise<{ size: number; sha256: string }> {
   await Deno.mkdir(dirname(to), { recursive: true });
   const hash = createHash("sha256");
   let size = 0;
-  using src = await Deno.open(from, { read: true });
   using dst = await Deno.open(to, { write: true, createNew: true, mode });
-  const buf = new Uint8Array(1 << 20);
-  for (let n = await src.read(buf); n !== null; n = await src.read(buf)) {
-    const chunk = buf.subarray(0, n);
+  for await (const chunk of from) {
     hash.update(chunk);
-    size += n;
-    for (let off = 0; off < n;) off += await dst.write(chunk.subarray(off));
+    size += chunk.length;
+    for (let off = 0; off < chunk.length;) off += await dst.write(chunk.subarray(off));
   }
   await dst.sync();
   return { size, sha256: hash.digest("hex") };

@@ -4,7 +4,10 @@
  * of `deno task test` so the bench cannot rot) and writes nothing; the full run rewrites the results block
  * of docs/PERFORMANCE.md.
  */
+import { observabilityMicros } from "./bench/observability.ts";
+import { benchBucket } from "./bench/bucket.ts";
 import { ApiClient } from "../shared/client.ts";
+import { fixedLengthFetch } from "../shared/fixed_length_fetch.ts";
 import {
   ADMIN,
   benchCheckin,
@@ -34,7 +37,12 @@ try {
   let results;
   try {
     const { token } = await new ApiClient({ baseUrl: srv.url }).login(ADMIN.email, ADMIN.password);
-    const api = new ApiClient({ baseUrl: srv.url, token: () => token, timeoutMs: 600_000 });
+    const api = new ApiClient({
+      baseUrl: srv.url,
+      token: () => token,
+      timeoutMs: 600_000,
+      uploadFetch: fixedLengthFetch,
+    });
 
     say("1. GET devices vs bare Hono");
     const devices = await benchDevices(srv.url, token, size.devices, size.seconds);
@@ -46,12 +54,15 @@ try {
     const checkin = await benchCheckin(srv.url, size.seconds, size.checkins);
     say(`3. firmware upload of ${mib(size.firmware)} MiB`);
     const firmware = await benchFirmware(tmp, size.firmware, size.checkins);
-    results = { devices, treatments, web, checkin, firmware };
+    say(`7. firmware of ${mib(size.firmware)} MiB in a bucket (s3rver): upload, download proxied and redirected`);
+    const bucket = await benchBucket(tmp, size.firmware);
+    const observabilityUs = observabilityMicros(quick ? 20_000 : 200_000);
+    results = { devices, treatments, web, checkin, firmware, bucket, observabilityUs };
   } finally {
     await srv.stop();
   }
 
-  const { devices, treatments, web, checkin, firmware } = results;
+  const { devices, treatments, web, checkin, firmware, bucket, observabilityUs } = results;
   const ratio = (a: number, b: number) => b > 0 ? a / b : NaN;
   const rows: [string, string, string, string][] = [
     [
@@ -136,6 +147,38 @@ try {
     [
       `Device check-in, ${size.checkins} concurrent devices`,
       `${fixed(checkin.rps, 0)} req/s, p99 ${checkin.p99} ms, ${checkin.non2xx + checkin.errors} failed`,
+      "measured",
+      "-",
+    ],
+    [
+      "Request id and metrics per request vs a GET devices request (1 / req/s of the middle page)",
+      `${fixed(observabilityUs, 2)} µs / ${fixed(1e6 / devices.middle.rps, 1)} µs = ${
+        fixed(ratio(observabilityUs, 1e6 / devices.middle.rps))
+      }`,
+      "≤ 0.05",
+      ok(ratio(observabilityUs, 1e6 / devices.middle.rps) <= 0.05),
+    ],
+    [
+      `Firmware upload ${mib(firmware.bytes)} MiB to a bucket (s3rver) vs to disk`,
+      `${fixed(bucket.uploadMs, 0)} ms / ${fixed(firmware.uploadMs, 0)} ms = ${
+        fixed(ratio(bucket.uploadMs, firmware.uploadMs))
+      }`,
+      "measured",
+      "-",
+    ],
+    [
+      "Firmware upload to a bucket: server peak RSS",
+      `${mib(bucket.peakRss)} MiB`,
+      "≤ 150 MiB",
+      ok(bucket.peakRss <= 150 * 1024 ** 2),
+    ],
+    [
+      "Device firmware download from a bucket: proxied by the console vs redirected to a presigned URL",
+      `${fixed(bucket.proxyMs, 0)} ms / ${fixed(bucket.redirectMs, 0)} ms = ${
+        fixed(ratio(bucket.proxyMs, bucket.redirectMs))
+      } (${fixed(firmware.bytes / 1024 ** 2 / (bucket.proxyMs / 1000), 0)} vs ${
+        fixed(firmware.bytes / 1024 ** 2 / (bucket.redirectMs / 1000), 0)
+      } MiB/s)`,
       "measured",
       "-",
     ],

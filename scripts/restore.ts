@@ -7,19 +7,37 @@
  * which the server empties at start, or which this script accepts on a second run.
  */
 import { join, resolve } from "node:path";
+import { pathsFor } from "../server/context.ts";
+import { diskFirmwareFiles } from "../server/files/disk_firmware_files.ts";
+import type { FirmwareFiles } from "../server/files/firmware_files.ts";
 import {
   copyHashed,
   dataDirFromEnv,
   DB_FILE,
   entriesOf,
   fail,
-  FIRMWARES_DIR,
   formatBytes,
   hashFile,
   type Manifest,
   MANIFEST_FILE,
   SECRET_FILE,
 } from "./backup_files.ts";
+
+/** A firmware file in a backup: `firmwares/<id>.xz`. */
+const FIRMWARE_PATH = /^firmwares\/([A-Za-z0-9_-]+)\.xz$/;
+
+/** Writes a backed-up firmware file through the firmware store, committed under its id. */
+async function putFirmware(files: FirmwareFiles, id: string, from: string): Promise<{ size: number; sha256: string }> {
+  const put = files.put(id);
+  try {
+    for await (const chunk of (await Deno.open(from, { read: true })).readable) await put.write(chunk);
+    const written = await put.finish();
+    await put.commit();
+    return written;
+  } finally {
+    await put.abort();
+  }
+}
 
 function readManifest(backupDir: string): Manifest {
   let manifest: Manifest;
@@ -33,7 +51,7 @@ function readManifest(backupDir: string): Manifest {
   }
   for (const f of manifest.files) {
     // Paths come from a file on disk: accept only the layout backup.ts writes.
-    if (!(f.path === DB_FILE || f.path === SECRET_FILE || /^firmwares\/[A-Za-z0-9_-]+\.xz$/.test(f.path))) {
+    if (!(f.path === DB_FILE || f.path === SECRET_FILE || FIRMWARE_PATH.test(f.path))) {
       fail(`Restore failed: unexpected path ${JSON.stringify(f.path)} in ${MANIFEST_FILE}.`);
     }
   }
@@ -44,6 +62,13 @@ async function main() {
   const source = Deno.args[0];
   if (!source || Deno.args.length > 1 || source.startsWith("-")) {
     console.error("Usage: deno task restore <backupdir>   (into DATA_DIR, default ./data, which must be empty)");
+    Deno.exit(2);
+  }
+  if (Deno.env.get("S3_BUCKET")) {
+    console.error(
+      "deno task restore fills DATA_DIR; with S3_BUCKET restore the firmware files with the bucket's own tools " +
+        "(docs/SCALING.md).",
+    );
     Deno.exit(2);
   }
   const backupDir = resolve(source);
@@ -72,21 +97,26 @@ async function main() {
     }
   }
 
-  const staging = join(dataDir, "tmp", "restore");
-  await Deno.remove(staging, { recursive: true }).catch(() => {});
-  await Deno.mkdir(join(staging, FIRMWARES_DIR), { recursive: true });
+  // Staged as a DATA_DIR of its own under tmp/ (emptied at start), the firmware files written by the firmware store.
+  const live = pathsFor(dataDir);
+  const staging = pathsFor(join(live.tmp, "restore"));
+  await Deno.remove(staging.data, { recursive: true }).catch(() => {});
+  for (const dir of [staging.firmwares, staging.tmp]) await Deno.mkdir(dir, { recursive: true });
   await Deno.chmod(dataDir, 0o700);
+  const firmwareFiles = diskFirmwareFiles(staging);
   for (const f of manifest.files) {
-    const mode = f.path.startsWith("firmwares/") ? 0o640 : 0o600;
-    const copied = await copyHashed(join(backupDir, f.path), join(staging, f.path), mode);
+    const id = FIRMWARE_PATH.exec(f.path)?.[1];
+    const copied = id === undefined
+      ? await copyHashed(join(backupDir, f.path), join(staging.data, f.path))
+      : await putFirmware(firmwareFiles, id, join(backupDir, f.path));
     if (copied.sha256 !== f.sha256) fail(`Restore failed: ${f.path} changed while it was copied.`);
   }
-  await Deno.rename(join(staging, FIRMWARES_DIR), join(dataDir, FIRMWARES_DIR));
+  await Deno.rename(staging.firmwares, live.firmwares);
   if (manifest.files.some((f) => f.path === SECRET_FILE)) {
-    await Deno.rename(join(staging, SECRET_FILE), join(dataDir, SECRET_FILE));
+    await Deno.rename(join(staging.data, SECRET_FILE), join(dataDir, SECRET_FILE));
   }
-  await Deno.rename(join(staging, DB_FILE), join(dataDir, DB_FILE)); // last: the data dir is now complete
-  await Deno.remove(staging, { recursive: true });
+  await Deno.rename(join(staging.data, DB_FILE), live.db); // last: the data dir is now complete
+  await Deno.remove(staging.data, { recursive: true });
 
   console.log(`Restored the backup of ${manifest.createdAt} from ${backupDir} into ${dataDir}:`);
   for (const f of manifest.files) console.log(`  ${f.path}  ${formatBytes(f.size)}  sha256 ${f.sha256}`);

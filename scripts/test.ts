@@ -1,7 +1,8 @@
 /**
  * `deno task test`: every suite, one after another, then one closing line "N passed, N failed".
  *   1. deno test over tests/ (server, device API, CLI, operations, browser e2e): real processes over HTTP
- *   2. vitest over web/ (component tests, happy-dom)
+ *   2. the firmware suites again with the firmware files in a bucket (TEST_FIRMWARE_STORE=s3: s3rver, testing/s3.ts)
+ *   3. vitest over web/ (component tests, happy-dom)
  * Extra arguments are passed to `deno test` (e.g. a file or --filter).
  */
 const ROOT = new URL("../", import.meta.url).pathname;
@@ -10,6 +11,7 @@ const deno = Deno.execPath();
 interface Suite {
   name: string;
   args: string[];
+  env?: Record<string, string>;
   parse: (out: string) => { passed: number; failed: number } | null;
 }
 
@@ -26,7 +28,22 @@ const suites: Suite[] = [
     },
   },
 ];
+/** Every rule of firmware uploads, downloads and the file store, run on a bucket as on the disk (CONTRACT §10). */
+const BUCKET_SUITES = [
+  "tests/files/",
+  "tests/server/firmwares.test.ts",
+  "tests/server/firmware_check.test.ts",
+  "tests/device/firmware.test.ts",
+  "tests/audit/firmwares.test.ts",
+  "tests/cli/firmware.test.ts",
+];
 if (!Deno.args.length) {
+  suites.push({
+    name: "deno test (firmware in a bucket)",
+    args: ["test", "-A", "--parallel", ...BUCKET_SUITES],
+    env: { TEST_FIRMWARE_STORE: "s3" },
+    parse: suites[0].parse,
+  });
   suites.push({
     name: "vitest (web/)",
     args: ["run", "-A", "npm:vitest@^3.2.4", "run", "--config", "web/vitest.config.ts"],
@@ -45,7 +62,13 @@ if (!Deno.args.length) {
 let passed = 0, failed = 0, broken = false;
 for (const suite of suites) {
   console.log(`\n=== ${suite.name}`);
-  const child = new Deno.Command(deno, { args: suite.args, cwd: ROOT, stdout: "piped", stderr: "inherit" }).spawn();
+  const child = new Deno.Command(deno, {
+    args: suite.args,
+    cwd: ROOT,
+    env: suite.env,
+    stdout: "piped",
+    stderr: "inherit",
+  }).spawn();
   let out = "";
   const dec = new TextDecoder();
   for await (const chunk of child.stdout) {

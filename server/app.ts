@@ -1,3 +1,12 @@
+import { openApiDocument } from "../shared/openapi.ts";
+import { routeList } from "../shared/routes/mod.ts";
+import { storageState } from "./storage_state.ts";
+import * as metrics from "./metrics.ts";
+import { requestIdFrom, withRequest } from "./lib/request_context.ts";
+import { apiDocsRoutes } from "./routes/api_docs.ts";
+import { bearerMatches } from "./auth/bearer_match.ts";
+import { StorageFullError, StoreError } from "./db/errors.ts";
+import { FilesUnavailableError } from "./files/firmware_files.ts";
 import { Hono } from "hono";
 import { HTTPException } from "hono/http-exception";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
@@ -35,7 +44,12 @@ export const SECURITY_HEADERS: Record<string, string> = {
 };
 
 /** Paths under /api/v1 that do not take an operator token. */
-const PUBLIC_API = /^\/api\/v1\/(login$|device\/)/;
+const PUBLIC_API = /^\/api\/v1\/(login$|openapi\.json$|device\/)/;
+
+/** The release of this API's description (info.version of the OpenAPI document). */
+export const API_VERSION = "1.0.0";
+
+let openApi: Record<string, unknown> | undefined;
 
 export function createApp(ctx: AppContext) {
   const requireOp = requireOperator(ctx);
@@ -51,20 +65,51 @@ export function createApp(ctx: AppContext) {
     .route("/treatment_summaries", treatmentSummariesRoutes(ctx))
     .route("/treatment_images", treatmentImagesRoutes(ctx))
     .route("/product_types", productTypesRoutes(ctx))
-    .route("/device", deviceApiRoutes(ctx));
+    .route("/device", deviceApiRoutes(ctx))
+    .get("/openapi.json", (c) => c.json(openApi ??= openApiDocument(routeList, API_VERSION)));
 
   const app = new Hono<AppEnv>()
-    .use("*", async (c, next) => {
+    .use("*", (c, next) => {
       const started = performance.now();
-      // Set up front, so responses made through the context carry them from the start; a route may still
-      // override one with a stricter value (e.g. `sandbox` on untrusted images).
-      for (const k in SECURITY_HEADERS) c.header(k, SECURITY_HEADERS[k]);
-      await next();
-      // Responses a route built itself (file streams) get the ones they lack.
-      for (const k in SECURITY_HEADERS) if (!c.res.headers.has(k)) c.res.headers.set(k, SECURITY_HEADERS[k]);
-      ctx.logRequest(`${c.req.method} ${c.req.path} ${c.res.status} ${(performance.now() - started).toFixed(1)}ms`);
+      const requestId = requestIdFrom(c.req.header("x-request-id"));
+      return withRequest(requestId, async () => {
+        // Set up front, so responses made through the context carry them from the start; a route may still
+        // override one with a stricter value (e.g. `sandbox` on untrusted images).
+        for (const k in SECURITY_HEADERS) c.header(k, SECURITY_HEADERS[k]);
+        c.header("X-Request-Id", requestId);
+        await next();
+        // Responses a route built itself (file streams) get the ones they lack.
+        for (const k in SECURITY_HEADERS) if (!c.res.headers.has(k)) c.res.headers.set(k, SECURITY_HEADERS[k]);
+        if (!c.res.headers.has("X-Request-Id")) c.res.headers.set("X-Request-Id", requestId);
+        const ms = performance.now() - started;
+        const { method } = c.req;
+        const status = c.res.status;
+        // The route's pattern, not the path: one series per route, whatever ids are asked for.
+        const labels = { route: c.req.routePath || "unmatched", method, status: String(status) };
+        metrics.requests.inc(labels);
+        metrics.requestSeconds.observe(labels, ms / 1000);
+        ctx.logRequest({ method, path: c.req.path, status, ms, requestId });
+      });
     })
-    .get("/healthz", (c) => c.json({ status: "ok" }))
+    .get("/metrics", async (c) => {
+      const token = ctx.config.METRICS_TOKEN;
+      if (!token) return c.text("Not found", 404);
+      if (!bearerMatches(c.req.header("authorization"), token)) {
+        return c.json({ error: "unauthorized", msg: "GET /metrics needs Authorization: Bearer <METRICS_TOKEN>." }, 401);
+      }
+      return c.body(await metrics.metricsText(), 200, { "Content-Type": metrics.METRICS_CONTENT_TYPE });
+    })
+    .route("/api/docs", apiDocsRoutes())
+    // Up while the disk is full (writes answer 507), so an orchestrator does not restart a server that would not start.
+    .get("/healthz", async (c) => {
+      try {
+        await ctx.files.check();
+      } catch (err) {
+        if (!(err instanceof FilesUnavailableError)) throw err;
+        return c.json({ status: "unavailable", msg: err.message }, 503);
+      }
+      return c.json({ status: "ok", storage: await storageState(ctx.paths.data) });
+    })
     .route("/api/v1", api)
     .all("/api/*", (c) => {
       throw notFound(`No such API route: ${c.req.method} ${c.req.path}.`);
@@ -77,8 +122,16 @@ export function createApp(ctx: AppContext) {
   });
 
   app.onError((err, c) => {
-    const answer = err instanceof ApiHttpError ? err : fromStoreError(err);
-    if (answer) return c.json({ error: answer.code, msg: answer.message }, answer.status);
+    countStoreError(err);
+    const answer = err instanceof ApiHttpError
+      ? err
+      : err instanceof FilesUnavailableError
+      ? new ApiHttpError(503, "unavailable", err.message)
+      : fromStoreError(err);
+    if (answer) {
+      if (answer.status === 507) ctx.log(`ERROR ${c.req.method} ${c.req.path}: 507, no space left in DATA_DIR.`);
+      return c.json({ error: answer.code, msg: answer.message }, answer.status);
+    }
     if (err instanceof HTTPException) {
       const status = err.status as ContentfulStatusCode;
       const msg = err.message || (status === 413 ? "The request body is too large." : "The request was refused.");
@@ -89,4 +142,16 @@ export function createApp(ctx: AppContext) {
   });
 
   return app;
+}
+
+/** A request that failed in a store, for console_store_errors_total. */
+function countStoreError(err: unknown) {
+  if (err instanceof FilesUnavailableError) metrics.storeErrors.inc({ store: "files", kind: "unavailable" });
+  else if (err instanceof StorageFullError) metrics.storeErrors.inc({ store: "database", kind: "full" });
+  else if (err instanceof ApiHttpError) {
+    if (err.status === 507) metrics.storeErrors.inc({ store: "files", kind: "full" });
+    else if (err.status === 503) metrics.storeErrors.inc({ store: "database", kind: "unavailable" });
+  } else if (!(err instanceof StoreError) && !(err instanceof HTTPException)) {
+    metrics.storeErrors.inc({ store: "server", kind: "error" });
+  }
 }

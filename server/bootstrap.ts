@@ -2,6 +2,7 @@ import { join } from "node:path";
 import type { Config } from "./config.ts";
 import type { Paths } from "./context.ts";
 import type { OperatorStore, Stores } from "./db/stores.ts";
+import { FilesUnavailableError, type FirmwareFiles } from "./files/firmware_files.ts";
 import { hashPassword, randomPassword } from "./auth/password.ts";
 
 /** Directories of DATA_DIR: only the server's user may list or enter them. */
@@ -50,41 +51,41 @@ export function clearTmpSync(paths: Paths): number {
 }
 
 /**
- * Removes files in the firmwares directory that no firmware row names (`<id>.xz`): left when the
- * process died between moving an upload into place and committing its row, or between deleting a
- * row and its file. `ids` are every firmware row's, read just before. Only safe while no request runs (at start,
- * or at shutdown after the drain).
- */
-export function sweepFirmwareFiles(ids: readonly string[], paths: Paths): { removed: string[]; missing: string[] } {
-  const expected = new Set(ids.map((id) => `${id}.xz`));
-  const removed: string[] = [];
-  for (const entry of Deno.readDirSync(paths.firmwares)) {
-    if (expected.has(entry.name)) {
-      expected.delete(entry.name);
-      continue;
-    }
-    Deno.removeSync(join(paths.firmwares, entry.name), { recursive: true });
-    removed.push(entry.name);
-  }
-  return { removed, missing: [...expected] };
-}
-
-/**
  * Start-up cleanup, logged: temp leftovers, orphaned firmware files, rows whose file is gone, and treatment content an
  * interrupted import wrote ahead but never published.
  */
 export async function cleanUpAfterCrash(
   stores: Pick<Stores, "firmwares" | "treatments">,
+  files: FirmwareFiles,
   paths: Paths,
   log: (line: string) => void,
 ): Promise<void> {
   const leftovers = clearTmpSync(paths);
   if (leftovers) log(`Removed ${leftovers} temp file(s) left by an interrupted upload or import.`);
-  const { removed, missing } = sweepFirmwareFiles(await stores.firmwares.ids(), paths);
-  if (removed.length) log(`Removed ${removed.length} firmware file(s) with no firmware record: ${removed.join(", ")}.`);
-  if (missing.length) log(`WARNING: firmware file(s) missing from ${paths.firmwares}: ${missing.join(", ")}.`);
+  // Files no row names: left when the process died between putting a file in place and committing its row, or
+  // between deleting a row and its file.
+  await sweepFirmwareFiles(stores, files, log, 0);
   const content = await stores.treatments.sweep();
   if (content) log(`Removed ${content} row(s) of treatment content left by an interrupted import.`);
+}
+
+/** Firmware files no row names, older than graceMs, are removed (logged); a store that cannot be reached is logged. */
+export async function sweepFirmwareFiles(
+  stores: Pick<Stores, "firmwares">,
+  files: FirmwareFiles,
+  log: (line: string) => void,
+  graceMs: number,
+): Promise<void> {
+  try {
+    const { removed, missing } = await files.sweep(await stores.firmwares.ids(), { graceMs });
+    if (removed.length) {
+      log(`Removed ${removed.length} firmware file(s) with no firmware record: ${removed.join(", ")}.`);
+    }
+    if (missing.length) log(`WARNING: the file of firmware(s) ${missing.join(", ")} is missing.`);
+  } catch (err) {
+    if (!(err instanceof FilesUnavailableError)) throw err;
+    log(`WARNING: firmware files were not swept: ${err.message}`);
+  }
 }
 
 /** On a start with no operator: ADMIN_EMAIL/ADMIN_PASSWORD, else admin@example.com with a printed random password. */

@@ -22,8 +22,21 @@ export const ConfigSchema = z.object({
   DEVICE_API_KEY: z.string().min(16, "must be at least 16 characters long").optional(),
   DEMO: z.enum(["0", "1", ""], { message: "must be 1 or 0" }).optional(),
   LOG_LEVEL: z.enum(["info", "quiet"], { message: "must be info or quiet" }).default("info"),
+  LOG_FORMAT: z.enum(["text", "json"], { message: "must be text or json" }).default("text"),
+  /** GET /metrics needs it as a bearer token; unset: /metrics is 404. */
+  METRICS_TOKEN: z.string().min(16, "must be at least 16 characters long").optional(),
   SHUTDOWN_GRACE_SECONDS: int(0, 3600).default(8),
+  /** An upload or import whose body sends nothing for this long is aborted and its partial file removed. */
+  BODY_IDLE_SECONDS: int(1, 3600).default(60),
   TRUST_PROXY: z.enum(["0", "1", ""], { message: "must be 1 or 0" }).optional(),
+  /** Firmware files in this bucket instead of DATA_DIR/firmwares (CONTRACT §10). */
+  S3_BUCKET: z.string().trim().regex(/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/, "must be a bucket name").optional(),
+  S3_ENDPOINT: z.url({ message: "must be a URL such as http://minio:9000" }).optional(),
+  S3_PREFIX: z.string().regex(/^([^/][^\0]*\/)?$/, "must be empty or end in / (and not start with /)").default(""),
+  S3_FORCE_PATH_STYLE: z.enum(["0", "1"], { message: "must be 1 or 0" }).optional(),
+  AWS_REGION: z.string().trim().min(1).default("us-east-1"),
+  FIRMWARE_DOWNLOAD: z.enum(["proxy", "redirect"], { message: "must be proxy or redirect" }).default("proxy"),
+  FIRMWARE_URL_TTL_SECONDS: int(1, 604_800).default(900),
 });
 
 export type Config = Omit<z.output<typeof ConfigSchema>, "DATA_DIR"> & {
@@ -31,6 +44,15 @@ export type Config = Omit<z.output<typeof ConfigSchema>, "DATA_DIR"> & {
   demo: boolean;
   /** TRUST_PROXY=1: the client address is the last X-Forwarded-For entry (see server/auth/client_address.ts). */
   trustProxy: boolean;
+  /** Where firmware files live: the disk (default) or the S3_* bucket. */
+  firmwareStore: { kind: "disk" } | {
+    kind: "s3";
+    bucket: string;
+    endpoint?: string;
+    prefix: string;
+    forcePathStyle: boolean;
+    region: string;
+  };
 };
 
 export class ConfigError extends Error {}
@@ -52,11 +74,26 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     throw new ConfigError("Invalid configuration: ADMIN_EMAIL and ADMIN_PASSWORD must be set together.");
   }
   const demo = result.data.DEMO === "1";
+  const d = result.data;
+  if (!d.S3_BUCKET && d.FIRMWARE_DOWNLOAD === "redirect") {
+    throw new ConfigError("Invalid configuration: FIRMWARE_DOWNLOAD=redirect needs S3_BUCKET (firmware in a bucket).");
+  }
   return {
-    ...result.data,
-    DATA_DIR: result.data.DATA_DIR ?? (demo ? "./data-demo" : "./data"),
+    ...d,
+    DATA_DIR: d.DATA_DIR ?? (demo ? "./data-demo" : "./data"),
     demo,
-    trustProxy: result.data.TRUST_PROXY === "1",
+    trustProxy: d.TRUST_PROXY === "1",
+    firmwareStore: d.S3_BUCKET
+      ? {
+        kind: "s3",
+        bucket: d.S3_BUCKET,
+        endpoint: d.S3_ENDPOINT,
+        prefix: d.S3_PREFIX,
+        // Path-style by default with an endpoint of one's own (MinIO, Ceph): its buckets are rarely DNS names.
+        forcePathStyle: (d.S3_FORCE_PATH_STYLE ?? (d.S3_ENDPOINT ? "1" : "0")) === "1",
+        region: d.AWS_REGION,
+      }
+      : { kind: "disk" },
   };
 }
 

@@ -1,11 +1,13 @@
 import { join } from "node:path";
 import type { Config } from "./config.ts";
 import type { Operator, Stores } from "./db/stores.ts";
+import type { FirmwareFiles } from "./files/firmware_files.ts";
+import type { RequestLine } from "./lib/logger.ts";
 
 export interface Paths {
   data: string;
   db: string;
-  /** Complete firmware files, named `<id>.xz`. */
+  /** The disk's firmware files (server/files/disk_firmware_files.ts). */
   firmwares: string;
   /** Uploads and imports in progress; emptied at start. */
   tmp: string;
@@ -25,11 +27,13 @@ export interface AppContext {
   config: Config;
   /** The database, whatever the engine: routes see only the store interfaces. */
   stores: Stores;
+  /** The firmware files, wherever they are kept: routes see only this interface. */
+  files: FirmwareFiles;
   secret: string;
   paths: Paths;
   log: (line: string) => void;
   /** One line per request (method, path, status, ms); batched by the logger. */
-  logRequest: (line: string) => void;
+  logRequest: (line: RequestLine) => void;
 }
 
 export type AppEnv = { Variables: { operator: Operator } };

@@ -1,7 +1,7 @@
 import { HTTPException } from "hono/http-exception";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import type { ErrorCode } from "../shared/schemas/common.ts";
-import { ConflictError, InvalidError, NotFoundError, PreconditionFailedError } from "./db/errors.ts";
+import { ConflictError, InvalidError, NotFoundError, PreconditionFailedError, StorageFullError } from "./db/errors.ts";
 
 /** An error answered as `{error, msg}` with its status (turned into JSON once, in app.onError). */
 export class ApiHttpError extends HTTPException {
@@ -17,6 +17,9 @@ export const preconditionFailed = (msg: string) => new ApiHttpError(412, "precon
 export const tooLarge = (msg: string) => new ApiHttpError(413, "too_large", msg);
 export const unsupported = (msg: string) => new ApiHttpError(415, "unsupported_media_type", msg);
 export const invalidFirmware = (msg: string) => new ApiHttpError(422, "invalid_firmware", msg);
+export const requestTimeout = (msg: string) => new ApiHttpError(408, "request_timeout", msg);
+export const lengthRequired = (msg: string) => new ApiHttpError(411, "length_required", msg);
+export const insufficientStorage = (msg: string) => new ApiHttpError(507, "insufficient_storage", msg);
 export const unauthorized = (msg = "Sign in first: a valid bearer token is required.") =>
   new ApiHttpError(401, "unauthorized", msg);
 
@@ -24,7 +27,9 @@ const codeForStatus: Record<number, ErrorCode> = {
   400: "invalid_request",
   401: "unauthorized",
   404: "not_found",
+  408: "request_timeout",
   409: "conflict",
+  411: "length_required",
   412: "precondition_failed",
   413: "too_large",
   415: "unsupported_media_type",
@@ -32,6 +37,7 @@ const codeForStatus: Record<number, ErrorCode> = {
   422: "invalid_firmware",
   429: "too_many_requests",
   503: "unavailable",
+  507: "insufficient_storage",
 };
 
 export function errorCodeFor(status: number): ErrorCode {
@@ -44,5 +50,6 @@ export function fromStoreError(err: unknown): ApiHttpError | null {
   if (err instanceof ConflictError) return conflict(err.message);
   if (err instanceof InvalidError) return badRequest(err.message);
   if (err instanceof PreconditionFailedError) return preconditionFailed(err.message);
+  if (err instanceof StorageFullError) return insufficientStorage(err.message);
   return null;
 }

@@ -1,18 +1,14 @@
 /**
- * A firmware is its file (`<firmwares dir>/<id>.xz`) plus its row. A row exists only for a complete file; a file
- * without a row is swept at start (bootstrap.ts).
+ * A firmware is its file (in the firmware files: server/files/) plus its row. A row exists only for a complete file; a
+ * file without a row is swept at start (bootstrap.ts).
  */
-import { createHash } from "node:crypto";
-import { join } from "node:path";
 import { type Firmware, FIRMWARE_EXTENSION, XZ_MAGIC } from "../shared/schemas/firmware.ts";
-import type { Paths } from "./context.ts";
 import { firmwareNameTaken } from "./db/rules/firmwares.ts";
 import type { FirmwareStore } from "./db/stores.ts";
 import { now } from "./db/clock.ts";
 import { conflict, invalidFirmware, unsupported } from "./errors.ts";
 import { startXzCheck } from "./files/xz_check.ts";
-import { firmwarePath } from "./lib/firmware_path.ts";
-import { newId } from "../shared/ids.ts";
+import type { FirmwareFiles, FirmwarePut } from "./files/firmware_files.ts";
 
 type FirmwareRows = Pick<FirmwareStore, "nameTaken" | "insert">;
 
@@ -36,29 +32,27 @@ export interface FirmwareMeta {
 }
 
 /**
- * Moves a complete temp file (same file system) into place and records it. The row is committed only
- * after the file is in place and flushed; if the insert fails (e.g. a racing upload took the name: the store's
- * ConflictError) the file is removed again and the error is thrown. The temp file is gone either way.
+ * Makes a finished put the file of a new firmware and records it. The row is committed only after the file is in place
+ * (flushed by finish()); if the insert fails (e.g. a racing upload took the name: the store's ConflictError) the file is
+ * removed again and the error is thrown. Nothing of the put stays on failure.
  */
-export async function storeFirmwareFile(
+export async function storeFirmware(
   rows: FirmwareRows,
-  paths: Paths,
-  tmpPath: string,
+  files: FirmwareFiles,
+  put: FirmwarePut,
   meta: FirmwareMeta,
 ): Promise<Firmware> {
-  const firmware: Firmware = { _id: newId(), name: meta.name, createdAt: now(), size: meta.size, sha256: meta.sha256 };
-  const dest = firmwarePath(paths, firmware._id);
+  const firmware: Firmware = { _id: put.id, name: meta.name, createdAt: now(), size: meta.size, sha256: meta.sha256 };
   try {
-    await syncFile(tmpPath);
-    await Deno.rename(tmpPath, dest);
+    await put.commit();
   } catch (err) {
-    await Deno.remove(tmpPath).catch(() => {});
+    await put.abort();
     throw err;
   }
   try {
     await rows.insert(firmware);
   } catch (err) {
-    await Deno.remove(dest).catch(() => {});
+    await files.remove(firmware._id).catch(() => {});
     throw err;
   }
   return firmware;
@@ -71,7 +65,7 @@ export async function storeFirmwareFile(
  */
 export async function addFirmware(
   rows: FirmwareRows,
-  paths: Paths,
+  files: FirmwareFiles,
   name: string,
   bytes: Uint8Array,
 ): Promise<Firmware> {
@@ -82,14 +76,12 @@ export async function addFirmware(
   await check.write(bytes);
   const problem = await check.finish();
   if (problem !== null) throw invalidFirmware(`${name} is not a valid xz file: ${problem}.`);
-  const tmpPath = join(paths.tmp, `${newId()}.part`);
-  await Deno.writeFile(tmpPath, bytes, { createNew: true, mode: 0o600 });
-  const sha256 = createHash("sha256").update(bytes).digest("hex");
-  return storeFirmwareFile(rows, paths, tmpPath, { name, size: bytes.byteLength, sha256 });
-}
-
-/** Flushes the file's data so a committed row never points at a file that a power loss truncated. */
-async function syncFile(path: string): Promise<void> {
-  using file = await Deno.open(path, { read: true });
-  await file.syncData();
+  const put = files.put();
+  try {
+    await put.write(bytes);
+    const { size, sha256 } = await put.finish();
+    return await storeFirmware(rows, files, put, { name, size, sha256 });
+  } finally {
+    await put.abort();
+  }
 }

@@ -1,6 +1,9 @@
 import { createApp } from "./app.ts";
 import { loadSecret } from "./auth/secret.ts";
-import { bootstrapOperator, cleanUpAfterCrash, ensureDirectories } from "./bootstrap.ts";
+import { bootstrapOperator, cleanUpAfterCrash, ensureDirectories, sweepFirmwareFiles } from "./bootstrap.ts";
+
+/** How often firmware files no row names are swept while the server runs (and how old they must be). */
+const SWEEP_EVERY_MS = 60 * 60 * 1000;
 import { ConfigError, loadConfig } from "./config.ts";
 import { type AppContext, pathsFor } from "./context.ts";
 import { NewerSchemaError, openStores, storesConfig } from "./db/mod.ts";
@@ -9,6 +12,8 @@ import { handleShutdownSignals } from "./shutdown.ts";
 import { createLogger } from "./lib/logger.ts";
 import { ensureWebBundle } from "./web_bundle.ts";
 import { requireXz, XzMissingError } from "./files/xz_check.ts";
+import { openFirmwareFiles } from "./files/mod.ts";
+import { isNoSpace } from "./storage_state.ts";
 
 function fail(message: string): never {
   console.error(message);
@@ -47,49 +52,64 @@ try {
   throw err;
 }
 
-const logger = createLogger(config.LOG_LEVEL);
-const log = logger.log;
-const paths = pathsFor(config.DATA_DIR);
+// A full disk at start (the database, its migrations, the secret, the first operator) ends with one line.
 try {
-  for (const warning of await ensureDirectories(paths)) log(warning);
-} catch (err) {
-  fail(`Invalid configuration: DATA_DIR ${paths.data} cannot be used (${err instanceof Error ? err.message : err}).`);
-}
+  const logger = createLogger(config.LOG_LEVEL, config.LOG_FORMAT);
+  const log = logger.log;
+  const paths = pathsFor(config.DATA_DIR);
+  try {
+    for (const warning of await ensureDirectories(paths)) log(warning);
+  } catch (err) {
+    fail(`Invalid configuration: DATA_DIR ${paths.data} cannot be used (${err instanceof Error ? err.message : err}).`);
+  }
 
-let stores;
-try {
-  stores = await openStores(storesConfig(paths));
+  let stores;
+  try {
+    stores = await openStores(storesConfig(paths));
+  } catch (err) {
+    if (err instanceof NewerSchemaError) fail(err.message);
+    throw err;
+  }
+  const files = await openFirmwareFiles(config, paths);
+  await cleanUpAfterCrash(stores, files, paths, log);
+  const shutdown = handleShutdownSignals({ stores, files, paths, graceMs: config.SHUTDOWN_GRACE_SECONDS * 1000, log });
+  // Objects a crashed upload left in a shared bucket are swept while the server runs (at start, only those already old).
+  setInterval(() => sweepFirmwareFiles(stores, files, log, SWEEP_EVERY_MS).catch(() => {}), SWEEP_EVERY_MS);
+  await stores.deviceTypes.ensure(config.PRODUCT);
+  await bootstrapOperator(stores.operators, config, log);
+
+  const ctx: AppContext = {
+    config,
+    stores,
+    files,
+    secret: await loadSecret(paths.data, config.JWT_SECRET),
+    paths,
+    log,
+    logRequest: logger.request,
+  };
+  if (config.demo) await seedDemo(ctx);
+  await ensureWebBundle(log);
+
+  const app = createApp(ctx);
+  let server;
+  try {
+    server = Deno.serve({
+      port: config.PORT,
+      hostname: config.HOST,
+      onListen: ({ hostname, port }) => console.log(`Listening on http://${hostname}:${port}/`),
+    }, shutdown.wrap(app.fetch));
+  } catch (err) {
+    if (err instanceof Deno.errors.AddrInUse) fail(cannotListen(err, config.HOST, config.PORT));
+    throw err;
+  }
+
+  shutdown.serving(server);
 } catch (err) {
-  if (err instanceof NewerSchemaError) fail(err.message);
+  if (isNoSpace(err)) {
+    fail(
+      `Cannot start: the disk of DATA_DIR ${config.DATA_DIR} is full (${err instanceof Error ? err.message : err}); ` +
+        "free space there and start again.",
+    );
+  }
   throw err;
 }
-await cleanUpAfterCrash(stores, paths, log);
-const shutdown = handleShutdownSignals({ stores, paths, graceMs: config.SHUTDOWN_GRACE_SECONDS * 1000, log });
-await stores.deviceTypes.ensure(config.PRODUCT);
-await bootstrapOperator(stores.operators, config, log);
-
-const ctx: AppContext = {
-  config,
-  stores,
-  secret: await loadSecret(paths.data, config.JWT_SECRET),
-  paths,
-  log,
-  logRequest: logger.request,
-};
-if (config.demo) await seedDemo(ctx);
-await ensureWebBundle(log);
-
-const app = createApp(ctx);
-let server;
-try {
-  server = Deno.serve({
-    port: config.PORT,
-    hostname: config.HOST,
-    onListen: ({ hostname, port }) => console.log(`Listening on http://${hostname}:${port}/`),
-  }, shutdown.wrap(app.fetch));
-} catch (err) {
-  if (err instanceof Deno.errors.AddrInUse) fail(cannotListen(err, config.HOST, config.PORT));
-  throw err;
-}
-
-shutdown.serving(server);

@@ -1,9 +1,11 @@
-import { clearTmpSync, sweepFirmwareFiles } from "./bootstrap.ts";
+import { clearTmpSync } from "./bootstrap.ts";
 import type { Paths } from "./context.ts";
 import type { OpenStores } from "./db/stores.ts";
+import { FilesUnavailableError, type FirmwareFiles } from "./files/firmware_files.ts";
 
 export interface ShutdownOptions {
   stores: OpenStores;
+  files: FirmwareFiles;
   paths: Paths;
   /** How long requests in flight may take to finish before they are discarded. */
   graceMs: number;
@@ -29,7 +31,7 @@ export interface GracefulShutdown {
  * Installed before the server listens, so a signal right after "Listening" never meets the default action.
  */
 export function handleShutdownSignals(opts: ShutdownOptions): GracefulShutdown {
-  const { stores, paths, graceMs, log } = opts;
+  const { stores, files, paths, graceMs, log } = opts;
   let stopping = false;
   let server: Deno.HttpServer | undefined;
   let inFlight = 0;
@@ -37,7 +39,7 @@ export function handleShutdownSignals(opts: ShutdownOptions): GracefulShutdown {
 
   // The firmware ids are read and the stores closed in one turn (SQLite runs each store call to completion as it is
   // made): no row can be committed after the read, since a late upload's insert fails and removes its own file. So the
-  // sweep never removes a file whose row exists, and from the sweep to the exit nothing else runs.
+  // sweep never removes a file whose row exists, and a file put in place during the sweep is removed by its upload.
   let finishing = false;
   const finish = async () => {
     if (finishing) return;
@@ -48,7 +50,11 @@ export function handleShutdownSignals(opts: ShutdownOptions): GracefulShutdown {
       const [firmwareIds] = await Promise.all([ids, closed]);
       const removed = clearTmpSync(paths);
       if (removed) log(`Discarded ${removed} unfinished upload(s) or import(s).`);
-      sweepFirmwareFiles(firmwareIds, paths);
+      await files.sweep(firmwareIds).catch((err) => {
+        // A bucket out of reach is swept by the next start or another replica's hourly sweep.
+        if (!(err instanceof FilesUnavailableError)) throw err;
+        log(`WARNING: firmware files were not swept: ${err.message}`);
+      });
     } catch (err) {
       log(`ERROR while stopping: ${err instanceof Error ? err.message : String(err)}`);
       Deno.exit(1);

@@ -71,6 +71,11 @@ export interface ClientOptions {
   /** Timeout of ordinary calls in ms (uploads have none). */
   timeoutMs?: number;
   fetch?: typeof fetch;
+  /**
+   * The fetch for streamed uploads (default: `fetch`). Outside the browser pass one that keeps the Content-Length of a
+   * streamed body (shared/fixed_length_fetch.ts): the server refuses a chunked upload.
+   */
+  uploadFetch?: typeof fetch;
 }
 
 /** Query values as the client passes them; each is sent as text. */
@@ -295,7 +300,15 @@ export class ApiClient {
     const { status, statusText, text } =
       typeof XMLHttpRequest !== "undefined" && file instanceof Blob && !this.#opts.fetch
         ? await xhrUpload(url, this.#headers(), field, file, onProgress, opts)
-        : await streamUpload(this.#opts.fetch ?? fetch, url, this.#headers(), field, file, onProgress, opts);
+        : await streamUpload(
+          this.#opts.uploadFetch ?? this.#opts.fetch ?? fetch,
+          url,
+          this.#headers(),
+          field,
+          file,
+          onProgress,
+          opts,
+        );
     if (status < 200 || status > 299) {
       if (status === 401) this.#opts.onUnauthorized?.();
       throw httpErrorFrom(status, statusText, text, url);

@@ -32,3 +32,8 @@ export async function fileSource(path: string, name = path.split("/").pop()!) {
     },
   };
 }
+
+/** An in-memory upload with a given name (the shared client streams it as multipart). */
+export function bytesSource(name: string, bytes: Uint8Array) {
+  return { name, size: bytes.byteLength, stream: () => ReadableStream.from([bytes]) };
+}

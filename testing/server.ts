@@ -3,7 +3,10 @@
  *   await using srv = await startServer();
  *   const api = await srv.login();        // an ApiClient signed in as the admin
  */
+import { checkedFetch } from "./answer_check.ts";
+import { firmwareStoreUnderTest, startBucket, type TestBucket } from "./s3.ts";
 import { ApiClient } from "../shared/client.ts";
+import { fixedLengthFetch } from "../shared/fixed_length_fetch.ts";
 
 export const ADMIN_EMAIL = "admin@example.com";
 export const ADMIN_PASSWORD = "admin-password-1";
@@ -24,6 +27,10 @@ export interface TestServer extends AsyncDisposable {
   fetch(path: string, init?: RequestInit & { token?: string }): Promise<Response>;
   /** Sends a signal and waits for the exit code. */
   stop(signal?: Deno.Signal): Promise<number>;
+  /** The stored firmware files (`<id>.xz`, sorted), on disk or in the bucket. */
+  storedFirmwares(): Promise<string[]>;
+  /** The bucket holding the firmware files (TEST_FIRMWARE_STORE=s3, or given), else null. */
+  bucket: TestBucket | null;
   process: Deno.ChildProcess;
 }
 
@@ -35,10 +42,14 @@ export interface StartOptions {
   keepData?: boolean;
   /** The server process's umask, e.g. "000" (default: this process's). */
   umask?: string;
+  /** Firmware files in this bucket (default: a bucket of its own when TEST_FIRMWARE_STORE=s3, else the disk). */
+  bucket?: TestBucket;
 }
 
 export async function startServer(opts: StartOptions = {}): Promise<TestServer> {
   const dataDir = opts.dataDir ?? await Deno.makeTempDir({ prefix: "console-test-" });
+  const ownBucket = !opts.bucket && firmwareStoreUnderTest() === "s3" ? await startBucket() : null;
+  const bucket = opts.bucket ?? ownBucket;
   const args = ["run", "-A", "--v8-flags=--expose-gc", `${ROOT}server/main.ts`];
   const child = new Deno.Command(opts.umask ? "/bin/sh" : Deno.execPath(), {
     // exec: the shell becomes the server, so its pid and signals are the server's
@@ -52,6 +63,7 @@ export async function startServer(opts: StartOptions = {}): Promise<TestServer> 
       ADMIN_PASSWORD,
       DEVICE_API_KEY,
       LOG_LEVEL: "info",
+      ...bucket?.env,
       ...opts.env,
     },
     stdout: "piped",
@@ -96,7 +108,16 @@ export async function startServer(opts: StartOptions = {}): Promise<TestServer> 
     return stopped;
   };
 
-  const client = (token?: string) => new ApiClient({ baseUrl: url, token: () => token });
+  // Every answer the test sees is held to the API's description; the test fails at its end if one broke it.
+  const problems: string[] = [];
+  const checked = checkedFetch(fetch, problems);
+  const client = (token?: string) =>
+    new ApiClient({
+      baseUrl: url,
+      token: () => token,
+      fetch: checked,
+      uploadFetch: checkedFetch(fixedLengthFetch, problems),
+    });
   return {
     url,
     dataDir,
@@ -110,11 +131,20 @@ export async function startServer(opts: StartOptions = {}): Promise<TestServer> 
     fetch(path: string, init: RequestInit & { token?: string } = {}) {
       const headers = new Headers(init.headers);
       if (init.token) headers.set("Authorization", `Bearer ${init.token}`);
-      return fetch(`${url}${path}`, { ...init, headers });
+      return checked(`${url}${path}`, { ...init, headers });
     },
     stop,
+    bucket,
+    async storedFirmwares() {
+      if (!bucket) return await listFiles(`${dataDir}/firmwares`);
+      return (await bucket.keys("firmwares/")).map((key) => key.slice("firmwares/".length));
+    },
     async [Symbol.asyncDispose]() {
       await stop("SIGKILL");
+      await ownBucket?.[Symbol.asyncDispose]();
+      if (problems.length) {
+        throw new Error(`answers that break the API description (shared/routes/):\n${problems.join("\n")}`);
+      }
       if (!opts.keepData) await Deno.remove(dataDir, { recursive: true }).catch(() => {});
     },
   };
@@ -133,4 +163,12 @@ export async function listFiles(dir: string, prefix = ""): Promise<string[]> {
     if (!(err instanceof Deno.errors.NotFound)) throw err;
   }
   return names.sort();
+}
+
+/** A port nothing listens on right now (on 127.0.0.1). */
+export function freePort(): number {
+  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const { port } = listener.addr as Deno.NetAddr;
+  listener.close();
+  return port;
 }

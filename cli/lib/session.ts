@@ -1,6 +1,7 @@
 /** Global options (--url, --token, --json) and the signed-in API client they lead to. */
 import type { Command } from "commander";
 import { ApiClient } from "../../shared/client.ts";
+import { fixedLengthFetch } from "../../shared/fixed_length_fetch.ts";
 import { noteCredentialSource, UsageError } from "./errors.ts";
 import { loadLogin, tokenPath } from "./token_store.ts";
 
@@ -84,7 +85,7 @@ export async function signedInClient(cmd: Command): Promise<ApiClient> {
   const creds = await credentials(opts, url);
   noteCredentialSource(describeSource(creds.source));
   const token = "token" in creds ? creds.token : (await anonymousClient(url).login(creds.email, creds.password)).token;
-  return new ApiClient({ baseUrl: url, token: () => token });
+  return new ApiClient({ baseUrl: url, token: () => token, uploadFetch: fixedLengthFetch });
 }
 
 function env(name: string): string | undefined {

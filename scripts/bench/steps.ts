@@ -3,6 +3,7 @@ import { createHash } from "node:crypto";
 import * as z from "zod";
 import { chromium } from "playwright-core";
 import { ApiClient } from "../../shared/client.ts";
+import { fixedLengthFetch } from "../../shared/fixed_length_fetch.ts";
 import { directTreatmentSerializer, seedDevices, writeImportFile } from "../../testing/sqlite_bench.ts";
 import { CHROMIUM_LAUNCH } from "../../testing/chromium.ts";
 import { fileSource } from "../../testing/files.ts";
@@ -154,7 +155,7 @@ export async function benchFirmware(
   let bareHttpMs: number;
   try {
     const drained = await timed(async () =>
-      await new ApiClient({ baseUrl: bare.url }).upload(
+      await new ApiClient({ baseUrl: bare.url, uploadFetch: fixedLengthFetch }).upload(
         z.object({ bytes: z.number() }),
         "../../drain",
         await fileSource(file),
@@ -169,7 +170,7 @@ export async function benchFirmware(
   const srv = await spawnServer("server/main.ts", serverEnv(dataDir));
   try {
     const { token } = await new ApiClient({ baseUrl: srv.url }).login(ADMIN.email, ADMIN.password);
-    const api = new ApiClient({ baseUrl: srv.url, token: () => token });
+    const api = new ApiClient({ baseUrl: srv.url, token: () => token, uploadFetch: fixedLengthFetch });
     const idleRss = Number(/VmRSS:\s+(\d+) kB/.exec(await Deno.readTextFile(`/proc/${srv.pid}/status`))?.[1]) * 1024;
     await srv.resetPeak(); // start-up (scrypt of the admin password, the bundle check) is not the upload
     const up = await timed(async () => api.uploadFirmware(await fileSource(file)));

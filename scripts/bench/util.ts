@@ -4,12 +4,9 @@ import { gzipSync } from "node:zlib";
 export const ROOT = new URL("../../", import.meta.url).pathname;
 export const DENO = Deno.execPath();
 
-export function freePort(): number {
-  const l = Deno.listen({ hostname: "127.0.0.1", port: 0 });
-  const { port } = l.addr as Deno.NetAddr;
-  l.close();
-  return port;
-}
+import { freePort } from "../../testing/server.ts";
+
+export { freePort };
 
 export interface Proc {
   url: string;

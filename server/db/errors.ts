@@ -26,6 +26,11 @@ export class PreconditionFailedError extends StoreError {
   override name = "PreconditionFailedError";
 }
 
+/** The database could not be written for lack of space (a full disk or quota): nothing of the request was kept. */
+export class StorageFullError extends StoreError {
+  override name = "StorageFullError";
+}
+
 /** A database written by a newer release: never touched, whoever opens it (server, `deno task user`, ...). */
 export class NewerSchemaError extends Error {
   override name = "NewerSchemaError";

@@ -10,7 +10,6 @@ import { maxChannels } from "../../shared/schemas/treatment.ts";
 import type { AppContext } from "../context.ts";
 import type { DemoData, DemoDevice } from "../db/stores.ts";
 import { addFirmware } from "../firmware_storage.ts";
-import { firmwarePath } from "../lib/firmware_path.ts";
 import { type Prng, prng } from "../../testing/prng.ts";
 import { phasesFor, TREATMENTS } from "./catalogue.ts";
 import { DEMO_FIRMWARES } from "./firmwares.ts";
@@ -32,7 +31,7 @@ export async function seedDemo(ctx: AppContext): Promise<void> {
   try {
     for (const fw of DEMO_FIRMWARES) {
       const bytes = Uint8Array.from(atob(fw.base64), (ch) => ch.charCodeAt(0));
-      firmwares.push(await addFirmware(firmwareRows, ctx.paths, fw.name, bytes));
+      firmwares.push(await addFirmware(firmwareRows, ctx.files, fw.name, bytes));
     }
     const data = demoData(ctx.config.PRODUCT, firmwares, Date.now());
     await demo.seed(data);
@@ -44,7 +43,7 @@ export async function seedDemo(ctx: AppContext): Promise<void> {
   } catch (err) {
     for (const f of firmwares) {
       await firmwareRows.remove(f._id).catch(() => {});
-      await Deno.remove(firmwarePath(ctx.paths, f._id)).catch(() => {});
+      await ctx.files.remove(f._id).catch(() => {});
     }
     throw err;
   }

@@ -1,20 +1,16 @@
-import type { Paths } from "../context.ts";
-import { firmwarePath } from "./firmware_path.ts";
+import type { FirmwareFiles } from "../files/firmware_files.ts";
+import type { ByteRange } from "./byte_range.ts";
 import { notFound } from "../errors.ts";
 
-/** Opens a firmware's stored file for streaming; 404 when the file is missing from disk. */
+/** A firmware's stored bytes (a range of them, or all) as a stream; 404 when its file is missing. */
 export async function openFirmwareFile(
-  paths: Paths,
+  files: FirmwareFiles,
   firmware: { _id: string; name: string },
-): Promise<{ file: Deno.FsFile; size: number }> {
-  let file: Deno.FsFile;
-  try {
-    file = await Deno.open(firmwarePath(paths, firmware._id), { read: true });
-  } catch (err) {
-    if (err instanceof Deno.errors.NotFound) throw notFound(`The file of firmware ${firmware.name} is missing.`);
-    throw err;
-  }
-  return { file, size: (await file.stat()).size };
+  range?: ByteRange,
+): Promise<ReadableStream<Uint8Array>> {
+  const body = await files.open(firmware._id, range);
+  if (!body) throw notFound(`The file of firmware ${firmware.name} is missing.`);
+  return body;
 }
 
 /** RFC 6266: an ASCII fallback `filename` plus the exact name as RFC 8187 `filename*`. */

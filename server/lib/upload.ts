@@ -1,30 +1,47 @@
 /**
- * Streams one multipart file field to a temp file on disk, hashing it on the way.
- * Memory stays flat whatever the size: nothing is buffered beyond stream chunks.
- * The caller moves the temp file into place (or discards it) once it has checked it.
+ * Streams one multipart file field into a sink (a firmware put, or a temp file for an import) that writes and hashes
+ * it off the main thread. Memory stays flat whatever the size: at most the sink's window is held. The caller commits
+ * the sink (or aborts it) once it has checked the file; on any failure here the sink is aborted.
  */
 import Busboy from "busboy";
-import { createHash } from "node:crypto";
 import { rm } from "node:fs/promises";
 import { join } from "node:path";
 import type { Context } from "hono";
-import { ApiHttpError, badRequest, tooLarge, unsupported } from "../errors.ts";
+import {
+  ApiHttpError,
+  badRequest,
+  insufficientStorage,
+  lengthRequired,
+  requestTimeout,
+  tooLarge,
+  unsupported,
+} from "../errors.ts";
 import { newId } from "../../shared/ids.ts";
 import { collectChunks } from "../../shared/collect_chunks.ts";
 import { nameProblem } from "../../shared/schemas/common.ts";
+import { NoSpaceError, startFileWrite } from "../files/file_write.ts";
+import { FilesUnavailableError } from "../files/firmware_files.ts";
 import type { StreamCheck } from "./stream_check.ts";
 
-export interface ReceivedFile {
-  /** Temp file under the tmp dir; remove it with discard() unless renamed into place. */
-  path: string;
+/** Where an upload's bytes go: written and hashed as they stream; aborted (nothing left) on failure. */
+export interface UploadSink {
+  write(chunk: Uint8Array): Promise<void> | null;
+  finish(): Promise<{ size: number; sha256: string }>;
+  abort(): Promise<void>;
+}
+
+export interface ReceivedFile<S extends UploadSink> {
   /** The client's file name reduced to its base name (no path ever reaches the file system). */
   name: string;
   size: number;
   sha256: string;
+  /** Finished: the caller commits it or aborts it. */
+  sink: S;
 }
 
-export interface ReceiveOptions {
-  tmpDir: string;
+export interface ReceiveOptions<S extends UploadSink> {
+  /** Opens the sink once the file's name has passed checkName. */
+  sink: () => S;
   maxBytes: number;
   /** Name of the form field holding the file. */
   field?: string;
@@ -36,12 +53,35 @@ export interface ReceiveOptions {
   magicError?: (name: string) => ApiHttpError;
   /** Text for the limit in the 413 message, e.g. "MAX_FIRMWARE_BYTES". */
   limitName?: string;
+  /** A body that sends nothing for this long is aborted (408), its partial file removed. */
+  idleMs: number;
+  /** Counts the body's bytes as they arrive (metrics). */
+  received?: { inc(n: number): void };
   /**
    * A check of the content while it streams: fed every chunk written (its backpressure slows the upload), its
    * verdict awaited before the file is handed over; a refusal (at the end or as soon as it is known) is `error`.
    */
   verify?: { start: () => StreamCheck; error: (name: string, problem: string) => ApiHttpError };
 }
+
+/** A temp file in `tmpDir` as an upload's sink (imports read it by its path); abort() removes it. */
+export function tempFileSink(tmpDir: string): UploadSink & { path: string } {
+  const path = join(tmpDir, `${newId()}.part`);
+  const writer = startFileWrite(path);
+  return {
+    path,
+    write: (chunk) => writer.write(chunk),
+    finish: () => writer.finish(),
+    async abort() {
+      await writer.close();
+      await rm(path, { force: true });
+    },
+  };
+}
+
+/** The answer to a write that found no room: nothing is kept, the server stays up. */
+export const noRoom = () =>
+  insufficientStorage("The server has no room left to store the file; nothing was stored. Try again later.");
 
 /** Multipart overhead allowed beyond maxBytes before a declared Content-Length is refused outright. */
 const OVERHEAD = 64 * 1024;
@@ -55,21 +95,24 @@ export function baseName(raw: string): string {
   return name;
 }
 
-export async function discard(file: { path: string } | undefined | null): Promise<void> {
-  if (file) await rm(file.path, { force: true });
-}
-
-export async function receiveUpload(c: Context, opts: ReceiveOptions): Promise<ReceivedFile> {
+export async function receiveUpload<S extends UploadSink>(
+  c: Context,
+  opts: ReceiveOptions<S>,
+): Promise<ReceivedFile<S>> {
   const field = opts.field ?? "file";
   const type = c.req.header("content-type") ?? "";
   if (!/^multipart\/form-data\b/i.test(type)) {
     throw unsupported(`The body must be multipart/form-data with a field '${field}'.`);
   }
   const limitText = `${opts.maxBytes} bytes${opts.limitName ? ` (${opts.limitName})` : ""}`;
-  const declared = Number(c.req.header("content-length") ?? NaN);
-  if (Number.isFinite(declared) && declared > opts.maxBytes + OVERHEAD) {
-    throw tooLarge(`The file is larger than the limit of ${limitText}.`);
+  const lengthHeader = c.req.header("content-length");
+  const declared = lengthHeader === undefined ? NaN : Number(lengthHeader);
+  // A chunked body is refused: Deno's server reads one without backpressure (docs/DECISIONS.md, "Firmware store and
+  // the upload pipeline"), so it would pile up in memory while the file is written.
+  if (!Number.isSafeInteger(declared) || declared < 0) {
+    throw lengthRequired("An upload must declare its Content-Length (a chunked body is not accepted).");
   }
+  if (declared > opts.maxBytes + OVERHEAD) throw tooLarge(`The file is larger than the limit of ${limitText}.`);
   const body = c.req.raw.body;
   if (!body) throw badRequest(`The multipart field '${field}' is missing.`);
 
@@ -86,17 +129,18 @@ export async function receiveUpload(c: Context, opts: ReceiveOptions): Promise<R
     throw badRequest("The multipart body is malformed (missing boundary).");
   }
 
-  const tmpPath = join(opts.tmpDir, `${newId()}.part`);
   let fileSeen = false;
   let settled = false;
-  let file: ReceivedFile | null = null;
-  let check = null as StreamCheck | null; // set in a callback: not narrowed to null below
+  let file: ReceivedFile<S> | null = null;
+  let sink = null as S | null; // set in a callback: not narrowed to null below
+  let check = null as StreamCheck | null;
   let verifying: Promise<void> | undefined;
   const magicError = opts.magicError ??
     ((name: string) => unsupported(`${name} is not a valid file: it does not start with the expected signature.`));
 
-  const result = new Promise<ReceivedFile>((resolve, reject) => {
-    const fail = (err: unknown) => {
+  let failUpload: (err: unknown) => void = () => {};
+  const result = new Promise<ReceivedFile<S>>((resolve, reject) => {
+    const fail = failUpload = (err: unknown) => {
       if (settled) return;
       settled = true;
       reject(err);
@@ -123,14 +167,12 @@ export async function receiveUpload(c: Context, opts: ReceiveOptions): Promise<R
         fail(err);
         return;
       }
-      const hash = createHash("sha256");
       const magic = opts.magic ?? [];
       let head: number[] = [];
-      let size = 0;
-      let out: Deno.FsFile | null = Deno.openSync(tmpPath, { write: true, createNew: true, mode: 0o600 });
+      let stopped = false;
+      const out = sink = opts.sink();
       const stop = (err: unknown) => {
-        out?.close();
-        out = null;
+        stopped = true;
         stream.resume();
         fail(err);
       };
@@ -141,35 +183,30 @@ export async function receiveUpload(c: Context, opts: ReceiveOptions): Promise<R
       }
       stream.on("limit", () => stop(tooLarge(`The file is larger than the limit of ${limitText}.`)));
       stream.on("data", (chunk: Buffer) => {
-        if (!out) return;
+        if (stopped || settled) return;
         if (head.length < magic.length) {
           head = head.concat(Array.from(chunk.subarray(0, magic.length - head.length)));
           if (head.some((b, i) => b !== magic[i])) return stop(magicError(clientName));
         }
-        size += chunk.length;
-        hash.update(chunk);
-        // Synchronous writes of stream-sized chunks: simple backpressure, and fast into the page cache.
-        for (let off = 0; off < chunk.length;) off += out.writeSync(chunk.subarray(off));
-        const wait = check?.write(chunk);
-        if (wait) {
+        let written, checked;
+        try {
+          written = out.write(chunk);
+          checked = check?.write(chunk);
+        } catch (err) {
+          return stop(err);
+        }
+        if (written || checked) {
           stream.pause();
-          wait.then(() => stream.resume());
+          Promise.all([written, checked]).then(() => stream.resume(), stop);
         }
       });
       stream.on("error", (err: unknown) => stop(err));
       stream.on("end", () => {
-        if (!out) return;
+        if (stopped) return;
         if (head.length < magic.length) return stop(magicError(clientName));
-        out.close();
-        out = null;
-        const received = { path: tmpPath, name: clientName, size, sha256: hash.digest("hex") };
-        if (!check || !verify) {
-          file = received;
-          return;
-        }
-        verifying = check.finish().then((problem) => {
-          if (problem !== null) throw verify.error(clientName, problem);
-          file = received;
+        verifying = Promise.all([out.finish(), check?.finish() ?? null]).then(([stored, problem]) => {
+          if (problem !== null && verify) throw verify.error(clientName, problem);
+          file = { name: clientName, size: stored.size, sha256: stored.sha256, sink: out };
         }).catch(fail);
       });
     });
@@ -188,16 +225,23 @@ export async function receiveUpload(c: Context, opts: ReceiveOptions): Promise<R
   });
 
   const reader = body.getReader();
+  const idle = requestTimeout(
+    `The upload sent nothing for ${Math.round(opts.idleMs / 1000)} s and was aborted; nothing was stored.`,
+  );
   const pump = (async () => {
     try {
       while (!settled) {
-        const { value, done } = await reader.read();
+        let timer: ReturnType<typeof setTimeout> | undefined;
+        const stalled = new Promise<never>((_, reject) => timer = setTimeout(() => reject(idle), opts.idleMs));
+        const { value, done } = await Promise.race([reader.read(), stalled]).finally(() => clearTimeout(timer));
         if (done) break;
         if (!bb.write(value)) await new Promise((r) => bb.once("drain", r));
         collectChunks(value.byteLength);
+        opts.received?.inc(value.byteLength);
       }
       if (!settled) bb.end();
-    } catch {
+    } catch (err) {
+      if (err === idle) return failUpload(idle);
       bb.destroy(new Error("aborted"));
     }
   })();
@@ -208,8 +252,9 @@ export async function receiveUpload(c: Context, opts: ReceiveOptions): Promise<R
     check?.abort();
     await reader.cancel().catch(() => {});
     await pump;
-    await rm(tmpPath, { force: true });
-    if (err instanceof ApiHttpError) throw err;
+    await sink?.abort();
+    if (err instanceof NoSpaceError) throw noRoom();
+    if (err instanceof ApiHttpError || err instanceof FilesUnavailableError) throw err;
     throw badRequest("The upload was interrupted or malformed.");
   }
 }

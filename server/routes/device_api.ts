@@ -1,30 +1,29 @@
-import { createHash, timingSafeEqual } from "node:crypto";
+import * as metrics from "../metrics.ts";
 import { Hono, type MiddlewareHandler } from "hono";
 import { DeviceId } from "../../shared/schemas/device.ts";
 import { CheckinBody } from "../../shared/schemas/device_api.ts";
-import { bearer } from "../auth/middleware.ts";
+import { bearerMatches } from "../auth/bearer_match.ts";
 import type { AppContext, AppEnv } from "../context.ts";
 import { ApiHttpError, notFound, unauthorized } from "../errors.ts";
-import { etagMatches, fileRangeStream, parseRange } from "../lib/byte_range.ts";
+import { etagMatches, parseRange } from "../lib/byte_range.ts";
 import { attachmentDisposition, openFirmwareFile } from "../lib/firmware_file.ts";
 import { jsonBody, parse } from "../validate.ts";
 
-const sha256 = (text: string) => createHash("sha256").update(text).digest();
-
 /** DEVICE_API_KEY as a bearer token, compared in constant time; 503 when no key is configured. */
 function requireDeviceKey(ctx: AppContext): MiddlewareHandler<AppEnv> {
-  const expected = ctx.config.DEVICE_API_KEY ? sha256(ctx.config.DEVICE_API_KEY) : null;
+  const expected = ctx.config.DEVICE_API_KEY;
   return async (c, next) => {
     if (!expected) {
       throw new ApiHttpError(503, "unavailable", "The device API is disabled: the server has no DEVICE_API_KEY.");
     }
-    const token = bearer(c.req.header("authorization"));
-    if (!token || !timingSafeEqual(sha256(token), expected)) {
+    if (!bearerMatches(c.req.header("authorization"), expected)) {
       throw unauthorized("A valid device API key is required (Authorization: Bearer <key>).");
     }
     await next();
   };
 }
+
+const servedToDevices = metrics.firmwareBytesServed.labels({ to: "devices" });
 
 const unknownDevice = (id: string) => notFound(`No device with deviceId ${id}; it must check in first.`);
 
@@ -40,7 +39,9 @@ export function deviceApiRoutes(ctx: AppContext) {
       const id = deviceId(c.req.param("deviceId"));
       const body = await jsonBody(c, CheckinBody);
       // The answer is exactly the state this check-in left: the store reads it in the check-in's transaction.
-      return c.json(await deviceApi.checkin(id, body.versionInfo, product));
+      const answer = await deviceApi.checkin(id, body.versionInfo, product);
+      metrics.checkins.inc();
+      return c.json(answer);
     })
     .get("/:deviceId/config", async (c) => {
       const id = deviceId(c.req.param("deviceId"));
@@ -60,7 +61,15 @@ export function deviceApiRoutes(ctx: AppContext) {
       const common = { "ETag": etag, "Accept-Ranges": "bytes", "Cache-Control": "no-cache" };
       if (etagMatches(c.req.header("if-none-match"), etag)) return c.body(null, 304, common);
 
-      const { file, size } = await openFirmwareFile(ctx.paths, firmware);
+      if (ctx.config.FIRMWARE_DOWNLOAD === "redirect") {
+        // The bytes come from the bucket (or its CDN) through a presigned URL, which honours Range itself.
+        const url = await ctx.files.downloadUrl(firmware._id, firmware.name, ctx.config.FIRMWARE_URL_TTL_SECONDS);
+        if (url) {
+          metrics.firmwareRedirects.inc();
+          return c.body(null, 302, { ...common, "Cache-Control": "no-store", Location: url });
+        }
+      }
+      const size = firmware.size;
       const headers: Record<string, string> = {
         ...common,
         "Content-Type": "application/x-xz",
@@ -70,7 +79,6 @@ export function deviceApiRoutes(ctx: AppContext) {
       const ifRange = c.req.header("if-range");
       const range = ifRange !== undefined && ifRange.trim() !== etag ? null : parseRange(c.req.header("range"), size);
       if (range === "unsatisfiable") {
-        file.close();
         return c.json(
           {
             error: "range_not_satisfiable",
@@ -83,10 +91,12 @@ export function deviceApiRoutes(ctx: AppContext) {
       const { start, end } = range ?? { start: 0, end: size - 1 };
       headers["Content-Length"] = String(end - start + 1);
       if (range) headers["Content-Range"] = `bytes ${start}-${end}/${size}`;
+      // HEAD too: a firmware whose file is missing is 404 either way.
+      const body = await openFirmwareFile(ctx.files, firmware, { start, end });
       if (c.req.method === "HEAD") {
-        file.close();
+        await body.cancel();
         return c.body(null, range ? 206 : 200, headers);
       }
-      return c.body(fileRangeStream(file, start, end), range ? 206 : 200, headers);
+      return c.body(metrics.countedBody(body, servedToDevices), range ? 206 : 200, headers);
     });
 }

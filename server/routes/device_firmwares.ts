@@ -1,16 +1,18 @@
+import * as metrics from "../metrics.ts";
 import { Hono } from "hono";
 import { XZ_MAGIC } from "../../shared/schemas/firmware.ts";
 import type { AppContext, AppEnv } from "../context.ts";
 import { noFirmware } from "../db/rules/firmwares.ts";
 import { invalidFirmware, notFound, unsupported } from "../errors.ts";
 import { startXzCheck } from "../files/xz_check.ts";
-import { checkFirmwareName, duplicateName, storeFirmwareFile } from "../firmware_storage.ts";
+import { checkFirmwareName, duplicateName, storeFirmware } from "../firmware_storage.ts";
 import { attachmentDisposition, openFirmwareFile } from "../lib/firmware_file.ts";
-import { firmwarePath } from "../lib/firmware_path.ts";
-import { discard, receiveUpload } from "../lib/upload.ts";
+import { receiveUpload } from "../lib/upload.ts";
+
+const servedToOperators = metrics.firmwareBytesServed.labels({ to: "operators" });
 
 export function firmwaresRoutes(ctx: AppContext) {
-  const { paths } = ctx;
+  const { files } = ctx;
   const { firmwares } = ctx.stores;
 
   const existing = async (id: string) => {
@@ -26,7 +28,9 @@ export function firmwaresRoutes(ctx: AppContext) {
       // when the upload began (one taken while the body streams is caught below, and by the insert).
       const taken = new Set((await firmwares.list()).map((f) => f.name));
       const file = await receiveUpload(c, {
-        tmpDir: paths.tmp,
+        sink: () => files.put(),
+        idleMs: ctx.config.BODY_IDLE_SECONDS * 1000,
+        received: metrics.uploadBytes.labels({ kind: "firmware" }),
         maxBytes: ctx.config.MAX_FIRMWARE_BYTES,
         magic: XZ_MAGIC,
         limitName: "MAX_FIRMWARE_BYTES",
@@ -41,12 +45,12 @@ export function firmwaresRoutes(ctx: AppContext) {
           error: (name, problem) => invalidFirmware(`${name} is not a valid xz file: ${problem}.`),
         },
       });
-      // The name may have been taken while the body streamed: storeFirmwareFile's insert catches that too.
+      // The name may have been taken while the body streamed: storeFirmware's insert catches that too.
       if (await firmwares.nameTaken(file.name)) {
-        await discard(file);
+        await file.sink.abort();
         throw duplicateName(file.name);
       }
-      const firmware = await storeFirmwareFile(firmwares, paths, file.path, file);
+      const firmware = await storeFirmware(firmwares, files, file.sink, file);
       ctx.log(`Firmware ${firmware.name} stored as ${firmware._id} (${firmware.size} bytes).`);
       // Allowed, but said: the same bytes already stored under another name (looked up after the insert, so of two
       // uploads of the same bytes at once each names the other).
@@ -55,11 +59,11 @@ export function firmwaresRoutes(ctx: AppContext) {
     })
     .get("/:id/file", async (c) => {
       const firmware = await existing(c.req.param("id"));
-      const { file, size } = await openFirmwareFile(paths, firmware);
-      return new Response(file.readable, {
+      const body = await openFirmwareFile(files, firmware);
+      return new Response(metrics.countedBody(body, servedToOperators), {
         headers: {
           "Content-Type": "application/x-xz",
-          "Content-Length": String(size),
+          "Content-Length": String(firmware.size),
           "Content-Disposition": attachmentDisposition(firmware.name),
           "Cache-Control": "no-store",
         },
@@ -68,9 +72,7 @@ export function firmwaresRoutes(ctx: AppContext) {
     .delete("/:id", async (c) => {
       const id = c.req.param("id");
       const deleted = await firmwares.remove(id);
-      await Deno.remove(firmwarePath(paths, id)).catch((err) => {
-        if (!(err instanceof Deno.errors.NotFound)) throw err;
-      });
+      await files.remove(id);
       ctx.log(`Firmware ${deleted.name} (${id}) deleted.`);
       return c.body(null, 204);
     });

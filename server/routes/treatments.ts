@@ -1,3 +1,4 @@
+import * as metrics from "../metrics.ts";
 import { Hono } from "hono";
 import { routes } from "../../shared/routes/mod.ts";
 import { SQLITE_MAGIC, TREATMENT_IMPORT_EXTENSION } from "../../shared/schemas/treatment.ts";
@@ -5,7 +6,7 @@ import type { AppContext, AppEnv } from "../context.ts";
 import { notFound, unsupported } from "../errors.ts";
 import { importFailed } from "../import/open_import_file.ts";
 import { readImportFileOffThread } from "../import/read_off_thread.ts";
-import { discard, receiveUpload } from "../lib/upload.ts";
+import { receiveUpload, tempFileSink } from "../lib/upload.ts";
 import { collectChunks } from "../../shared/collect_chunks.ts";
 import { paramsOf } from "../route_table.ts";
 
@@ -20,7 +21,9 @@ export function treatmentsRoutes(ctx: AppContext) {
     })
     .post("/import", async (c) => {
       const file = await receiveUpload(c, {
-        tmpDir: ctx.paths.tmp,
+        sink: () => tempFileSink(ctx.paths.tmp),
+        idleMs: ctx.config.BODY_IDLE_SECONDS * 1000,
+        received: metrics.uploadBytes.labels({ kind: "import" }),
         maxBytes: ctx.config.MAX_IMPORT_BYTES,
         limitName: "MAX_IMPORT_BYTES",
         checkName: (name) => {
@@ -33,11 +36,11 @@ export function treatmentsRoutes(ctx: AppContext) {
       });
       try {
         // The file is read and validated whole first (in a worker); then the store writes it, visible all at once.
-        const result = await treatments.import(await readImportFileOffThread(file.path));
+        const result = await treatments.import(await readImportFileOffThread(file.sink.path));
         ctx.log(`Imported treatments from ${file.name}: ${result.created} created, ${result.updated} updated.`);
         return c.json(result);
       } finally {
-        await discard(file);
+        await file.sink.abort();
       }
     })
     .get("/:id", async (c) => {

@@ -29,12 +29,14 @@ export const deviceApiRoutes = {
     method: "GET",
     path: "/device/:deviceId/firmware",
     auth: "device",
-    summary: "The device's firmware file: ETag, If-None-Match (304), Range and If-Range (206).",
+    summary: "The device's firmware file: ETag, If-None-Match (304), Range and If-Range (206); with " +
+      "FIRMWARE_DOWNLOAD=redirect a 302 to a presigned URL of the bucket.",
     params: DeviceIdParams,
     body: noBody,
     answers: {
       200: binary("application/x-xz"),
       206: binary("application/x-xz"),
+      302: empty,
       304: empty,
       ...errors(400, 401, 404, 416, 503),
     },
@@ -47,6 +49,16 @@ export const deviceApiRoutes = {
     summary: "The firmware download's headers (size, ETag, Content-Range) without its body.",
     params: DeviceIdParams,
     body: noBody,
-    answers: { 200: empty, 206: empty, 304: empty, 400: empty, 401: empty, 404: empty, 416: empty, 503: empty },
+    answers: {
+      200: empty,
+      206: empty,
+      302: empty,
+      304: empty,
+      400: empty,
+      401: empty,
+      404: empty,
+      416: empty,
+      503: empty,
+    },
   }),
 };

@@ -21,7 +21,7 @@ export const firmwareRoutes = {
     summary: "Upload an xz firmware file (streamed and checked whole; names are unique; the same bytes under another " +
       "name are answered with duplicateOf).",
     body: multipart(FIRMWARE_EXTENSION),
-    answers: { 201: json(UploadedFirmware), ...errors(400, 401, 409, 413, 415, 422) },
+    answers: { 201: json(UploadedFirmware), ...errors(400, 401, 408, 409, 411, 413, 415, 422, 503, 507) },
   }),
   firmwareFile: route({
     name: "firmwareFile",
@@ -31,7 +31,7 @@ export const firmwareRoutes = {
     summary: "Download a firmware file.",
     params: IdParams,
     body: noBody,
-    answers: { 200: binary("application/x-xz"), ...errors(400, 401, 404) },
+    answers: { 200: binary("application/x-xz"), ...errors(400, 401, 404, 503) },
   }),
   deleteFirmware: route({
     name: "deleteFirmware",
@@ -41,6 +41,6 @@ export const firmwareRoutes = {
     summary: "Delete a firmware that no device type or device uses.",
     params: IdParams,
     body: noBody,
-    answers: { 204: empty, ...errors(400, 401, 404, 409) },
+    answers: { 204: empty, ...errors(400, 401, 404, 409, 503) },
   }),
 };

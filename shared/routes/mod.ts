@@ -8,6 +8,7 @@ import { deviceApiRoutes } from "./device_api.ts";
 import { deviceTypeRoutes } from "./device_types.ts";
 import { deviceRoutes } from "./devices.ts";
 import { firmwareRoutes } from "./firmwares.ts";
+import { metaRoutes } from "./meta.ts";
 import { productTypeRoutes } from "./product_types.ts";
 import type { Route } from "./route.ts";
 import { treatmentRoutes } from "./treatments.ts";
@@ -22,6 +23,7 @@ export const routes = {
   ...treatmentRoutes,
   ...productTypeRoutes,
   ...deviceApiRoutes,
+  ...metaRoutes,
 };
 
 export type Routes = typeof routes;

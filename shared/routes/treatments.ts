@@ -29,7 +29,7 @@ export const treatmentRoutes = {
     auth: "operator",
     summary: "Import treatments from an SQLite file: all or nothing; 400 import_failed names the table.",
     body: multipart(TREATMENT_IMPORT_EXTENSION),
-    answers: { 200: json(ImportResult), ...errors(400, 401, 413, 415) },
+    answers: { 200: json(ImportResult), ...errors(400, 401, 408, 411, 413, 415, 507) },
   }),
   getTreatment: route({
     name: "getTreatment",

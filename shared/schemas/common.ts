@@ -32,6 +32,9 @@ export type ErrorCode =
   | "import_failed"
   | "invalid_firmware"
   | "range_not_satisfiable"
+  | "length_required"
+  | "request_timeout"
+  | "insufficient_storage"
   | "unavailable"
   | "internal";
 

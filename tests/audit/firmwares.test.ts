@@ -3,7 +3,6 @@
  * path), deletion of a firmware in use, and names from a hostile client kept exactly with a safe download header.
  */
 import assert from "node:assert/strict";
-import { listFiles } from "../../testing/server.ts";
 import { multipart } from "../helpers/hostile.ts";
 import {
   assertNoInternalErrors,
@@ -29,7 +28,7 @@ Deno.test("audit: firmwares", async (t) => {
     async () => {
       const f = new Findings();
       const after = await stateTracker(f, s);
-      const firmwareFiles = async () => await listFiles(`${srv.dataDir}/firmwares`);
+      const firmwareFiles = async () => await srv.storedFirmwares();
       const fwBefore = await firmwareFiles();
       const B = "----audit-boundary";
       const mp = `multipart/form-data; boundary=${B}`;
@@ -122,7 +121,7 @@ Deno.test("audit: firmwares", async (t) => {
       const del = await send(srv, "DELETE", `/api/v1/device_firmwares/${fw._id}`, { token: s.token });
       f.check(`${label}: delete`, () => assert.equal(del.status, 204, describe(del)));
     }
-    const left = await listFiles(`${srv.dataDir}/firmwares`);
+    const left = await srv.storedFirmwares();
     const list = (await send(srv, "GET", "/api/v1/device_firmwares", { token: s.token })).json as { _id: string }[];
     f.check("firmware files match the list", () => assert.equal(left.length, list.length, left.join(", ")));
     f.done();

@@ -175,6 +175,7 @@ export function samplesFor(s: Seed): Record<RouteName, Sample> {
     deviceConfig: { probe: { params: byDeviceId }, byId: {} },
     deviceFirmware: { probe: { params: byDeviceId }, byId: {} },
     deviceFirmwareHead: { probe: { params: byDeviceId }, byId: {} },
+    openApi: {},
   };
 }
 

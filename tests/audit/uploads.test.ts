@@ -3,7 +3,6 @@
  * file, broken multipart, bad names and contents are a 4xx that leaves no file behind and changes nothing.
  */
 import assert from "node:assert/strict";
-import { listFiles } from "../../testing/server.ts";
 import { multipart } from "../helpers/hostile.ts";
 import { uploadRoutes } from "./samples.ts";
 import {
@@ -23,7 +22,7 @@ Deno.test("audit: multipart misuse on every upload route", async (t) => {
   await t.step("multipart misuse is 4xx and leaves no file behind", async () => {
     const f = new Findings();
     const after = await stateTracker(f, s);
-    const firmwareFiles = async () => await listFiles(`${srv.dataDir}/firmwares`);
+    const firmwareFiles = async () => await srv.storedFirmwares();
     const fwBefore = await firmwareFiles();
     const B = "----audit-boundary";
     const mp = `multipart/form-data; boundary=${B}`;

@@ -240,9 +240,14 @@ e2eTest("device detail: a refused change shows the server's msg in a toast", asy
   await visit("/devices/unit-2");
   await signIn();
   await page.getByRole("heading", { name: "Device unit-2" }).waitFor();
-  // The firmware disappears after the page loaded its list: the PATCH is refused with 400.
-  await api.deleteFirmware(fw._id);
   const fwCard = page.locator(".p-card", { hasText: "Custom device firmware" });
+  // The page has loaded its firmware list (on a busy machine the heading shows before the list arrives)...
+  await fwCard.locator(".p-dropdown").click();
+  await page.locator(".p-dropdown-panel").getByRole("option", { name: "gone.xz", exact: true }).waitFor();
+  await page.keyboard.press("Escape");
+  await page.locator(".p-dropdown-panel").waitFor({ state: "hidden" });
+  // ...then the firmware disappears: the PATCH is refused with 400.
+  await api.deleteFirmware(fw._id);
   await pick(page, fwCard.locator(".p-dropdown"), "gone.xz");
   await page.getByRole("dialog", { name: "Set custom firmware to gone.xz?" }).getByRole("button", { name: "OK" })
     .click();

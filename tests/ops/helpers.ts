@@ -1,4 +1,5 @@
 /** Helpers for the operations tests: database dumps, task runs, import files and uploads held open. */
+import { fixedLengthFetch } from "../../shared/fixed_length_fetch.ts";
 import { makeImportDb } from "../../testing/import_db.ts";
 import { listFiles } from "../../testing/server.ts";
 import { dumpDatabase as dumpAllTables } from "../../testing/sqlite_file.ts";
@@ -85,9 +86,13 @@ export function heldUpload(url: string, token: string, name: string, content: Ui
       controller.close();
     },
   });
-  const response = fetch(url, {
+  const response = fixedLengthFetch(url, {
     method: "POST",
-    headers: { Authorization: `Bearer ${token}`, "Content-Type": `multipart/form-data; boundary=${boundary}` },
+    headers: {
+      Authorization: `Bearer ${token}`,
+      "Content-Type": `multipart/form-data; boundary=${boundary}`,
+      "Content-Length": String(pre.byteLength + content.byteLength + post.byteLength),
+    },
     body,
   });
   response.catch(() => {}); // a killed server rejects it; tests that care await it

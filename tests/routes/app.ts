@@ -2,6 +2,7 @@
  * The real app (createApp) on real SQLite stores in a temp dir, called in-process through app.request(): no child
  * process, no port. `another()` opens a second stores instance on the same database, as another process would.
  */
+import { diskFirmwareFiles } from "../../server/files/disk_firmware_files.ts";
 import { createApp } from "../../server/app.ts";
 import { bootstrapOperator, ensureDirectories } from "../../server/bootstrap.ts";
 import { parseConfig } from "../../server/config.ts";
@@ -44,6 +45,7 @@ export async function testApp(change: (ctx: AppContext) => AppContext = (ctx) =>
   const ctx = change({
     config,
     stores,
+    files: diskFirmwareFiles(paths),
     secret: "route-tests-secret-0123456789-0123456789",
     paths,
     log,

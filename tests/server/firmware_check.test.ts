@@ -1,21 +1,17 @@
 /** Over HTTP against the real server: an upload is a complete, valid xz file or 422 and nothing is stored. */
 import assert from "node:assert/strict";
-import type { ApiClient, UploadSource } from "../../shared/client.ts";
+import type { ApiClient } from "../../shared/client.ts";
 
 type Api = ApiClient & { token: string };
-import { fileSource, makeXzFile } from "../../testing/files.ts";
+import { bytesSource, fileSource, makeXzFile } from "../../testing/files.ts";
 import { listFiles, startServer, type TestServer } from "../../testing/server.ts";
 import { brokenXz, concat, xzBytes, xzOfSize } from "../../testing/xz_fixtures.ts";
-
-function bytesSource(name: string, bytes: Uint8Array): UploadSource {
-  return { name, size: bytes.byteLength, stream: () => ReadableStream.from([bytes]) };
-}
 
 /** The firmware list and every file under DATA_DIR/firmwares and DATA_DIR/tmp. */
 async function stored(srv: TestServer, api: Api) {
   return {
     list: await api.listFirmwares(),
-    firmwares: await listFiles(`${srv.dataDir}/firmwares`),
+    firmwares: await srv.storedFirmwares(),
     tmp: await listFiles(`${srv.dataDir}/tmp`),
   };
 }

@@ -2,24 +2,20 @@ import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
 import { type ApiClient, ApiError, DeviceClient, type UploadSource } from "../../shared/client.ts";
 import { XZ_MAGIC } from "../../shared/schemas/firmware.ts";
-import { fileSource, makeXzFile } from "../../testing/files.ts";
+import { bytesSource, fileSource, makeXzFile } from "../../testing/files.ts";
 import { xzOfSize, xzStreamOfSize } from "../../testing/xz_fixtures.ts";
 import { rejects } from "../helpers/assert.ts";
 import { multipart } from "../helpers/hostile.ts";
 import { DEVICE_API_KEY, listFiles, startServer, type TestServer } from "../../testing/server.ts";
 import { pathsFor } from "../../server/context.ts";
 import { openStores, storesConfig } from "../../server/db/mod.ts";
+import { diskFirmwareFiles } from "../../server/files/disk_firmware_files.ts";
 import { addFirmware } from "../../server/firmware_storage.ts";
 import { ApiHttpError } from "../../server/errors.ts";
 
 const sha256 = (bytes: Uint8Array) => createHash("sha256").update(bytes).digest("hex");
 
 const XZ_HEAD = new Uint8Array(XZ_MAGIC);
-
-/** An in-memory upload with a given name (the shared client streams it as multipart). */
-function bytesSource(name: string, bytes: Uint8Array): UploadSource {
-  return { name, size: bytes.byteLength, stream: () => ReadableStream.from([bytes]) };
-}
 
 /** A valid xz file of the xz magic and then `n` bytes, rounded up to whole 4-byte units as xz streams are. */
 const xzLike = (n: number) => xzOfSize(Math.ceil((XZ_MAGIC.length + n) / 4) * 4);
@@ -60,7 +56,7 @@ Deno.test("firmware upload, list, download and delete", async (t) => {
     assert.ok(fw._id.length > 0);
     assert.ok(Math.abs(Date.parse(fw.createdAt) - Date.now()) < 60_000);
     assert.deepEqual(await api.listFirmwares(), [fw]);
-    assert.deepEqual(await listFiles(`${srv.dataDir}/firmwares`), [`${fw._id}.xz`]);
+    assert.deepEqual(await srv.storedFirmwares(), [`${fw._id}.xz`]);
     assert.deepEqual(await listFiles(`${srv.dataDir}/tmp`), []);
     uploaded.push(fw._id);
   });
@@ -113,7 +109,7 @@ Deno.test("firmware upload, list, download and delete", async (t) => {
     assert.equal((failed[0].reason as ApiError).status, 409);
     const list = await api.listFirmwares();
     assert.equal(list.filter((f) => f.name === "race.xz").length, 1);
-    assert.deepEqual(await listFiles(`${srv.dataDir}/firmwares`), list.map((f) => `${f._id}.xz`).sort());
+    assert.deepEqual(await srv.storedFirmwares(), list.map((f) => `${f._id}.xz`).sort());
     assert.deepEqual(await listFiles(`${srv.dataDir}/tmp`), []);
   });
 
@@ -171,6 +167,7 @@ Deno.test("firmware upload, list, download and delete", async (t) => {
 
   await t.step("a client name with path separators is stored as its base name, inside firmwares/", async () => {
     const outside = await listFiles(srv.dataDir);
+    const storedBefore = await srv.storedFirmwares();
     const a = await api.uploadFirmware(bytesSource("../../escape.xz", xzLike(100)));
     assert.equal(a.name, "escape.xz");
     const b = await api.uploadFirmware(bytesSource("a\\b.xz", xzLike(100)));
@@ -178,7 +175,10 @@ Deno.test("firmware upload, list, download and delete", async (t) => {
     const c = await api.uploadFirmware(bytesSource("/etc/passwd.xz", xzLike(100)));
     assert.equal(c.name, "passwd.xz");
     const added = (await listFiles(srv.dataDir)).filter((f) => !outside.includes(f) && !/-(wal|shm)$/.test(f));
-    assert.deepEqual(added.sort(), [a, b, c].map((f) => `firmwares/${f._id}.xz`).sort());
+    const stored = (await srv.storedFirmwares()).filter((f) => !storedBefore.includes(f));
+    assert.deepEqual(stored, [a, b, c].map((f) => `${f._id}.xz`).sort());
+    // Nothing else anywhere in DATA_DIR (on disk the files are those just listed).
+    assert.deepEqual(added.filter((f) => !f.startsWith("firmwares/")), []);
     for (const name of ["escape.xz", "b.xz", "passwd.xz"]) {
       await assert.rejects(Deno.stat(`${srv.dataDir}/../../${name}`), Deno.errors.NotFound);
       await assert.rejects(Deno.stat(`${srv.dataDir}/${name}`), Deno.errors.NotFound);
@@ -212,7 +212,7 @@ Deno.test("firmware upload, list, download and delete", async (t) => {
     await api.patchDeviceType({ _id: type._id, defaultFirmware: null });
     await api.deleteFirmware(id);
     assert.ok(!(await api.listFirmwares()).some((f) => f._id === id));
-    await assert.rejects(Deno.stat(`${srv.dataDir}/firmwares/${id}.xz`), Deno.errors.NotFound);
+    assert.ok(!(await srv.storedFirmwares()).includes(`${id}.xz`));
     await rejects(api.firmwareFile(id), 404);
     await rejects(api.deleteFirmware(id), 404);
   });
@@ -231,7 +231,7 @@ Deno.test("firmware upload, list, download and delete", async (t) => {
     await assertUnchanged(srv, api, before);
     await api.deleteDevice("fw-dev-2");
     await api.deleteFirmware(id);
-    await assert.rejects(Deno.stat(`${srv.dataDir}/firmwares/${id}.xz`), Deno.errors.NotFound);
+    assert.ok(!(await srv.storedFirmwares()).includes(`${id}.xz`));
   });
 
   await t.step("every firmware route needs a token", async () => {
@@ -279,7 +279,7 @@ Deno.test("firmware size limit (MAX_FIRMWARE_BYTES) with and without Content-Len
     await assertUnchanged(srv, api, before);
   });
 
-  await t.step("413 for a chunked body with no Content-Length", async () => {
+  await t.step("411 for a body sent chunked (no Content-Length), nothing stored", async () => {
     const before = await snapshot(srv, api);
     const boundary = "chunked-boundary";
     const body = multipart(boundary, [{ name: "file", filename: "chunked.xz", data: xzLike(200_000) }]);
@@ -293,10 +293,10 @@ Deno.test("firmware size limit (MAX_FIRMWARE_BYTES) with and without Content-Len
       headers: { "content-type": `multipart/form-data; boundary=${boundary}` },
       body: ReadableStream.from(chunks),
     });
-    assert.equal(res.status, 413);
+    assert.equal(res.status, 411);
     const json = await res.json();
-    assert.equal(json.error, "too_large");
-    assert.match(json.msg, /10000 bytes/);
+    assert.equal(json.error, "length_required");
+    assert.match(json.msg, /Content-Length/);
     await assertUnchanged(srv, api, before);
   });
 });
@@ -341,8 +341,7 @@ Deno.test("a 256 MiB upload keeps the server's memory flat", async () => {
   const fw = await api.uploadFirmware(source).finally(() => clearInterval(sampler));
   assert.equal(fw.size, SIZE);
   assert.equal(fw.sha256, digest());
-  const { size } = await Deno.stat(`${srv.dataDir}/firmwares/${fw._id}.xz`);
-  assert.equal(size, SIZE);
+  assert.ok((await srv.storedFirmwares()).includes(`${fw._id}.xz`));
   // Buffering the file would add its 256 MiB; streaming adds only bounded GC slack (~80-100 MiB, measured).
   const growth = sampled - idle;
   const peak = procStatusBytes(pid, "VmHWM");
@@ -360,11 +359,12 @@ Deno.test("addFirmware (for the demo seed and scripts) follows the upload's rule
   const stores = await openStores(storesConfig(paths));
   try {
     const bytes = xzLike(500);
-    const fw = await addFirmware(stores.firmwares, paths, "seed.xz", bytes);
+    const files = diskFirmwareFiles(paths);
+    const fw = await addFirmware(stores.firmwares, files, "seed.xz", bytes);
     assert.deepEqual(fw, { ...fw, name: "seed.xz", size: bytes.byteLength, sha256: sha256(bytes) });
     assert.deepEqual(await Deno.readFile(`${paths.firmwares}/${fw._id}.xz`), bytes);
     const refused = async (name: string, data: Uint8Array, status: number) => {
-      const err = await addFirmware(stores.firmwares, paths, name, data).then(() => null, (e) => e);
+      const err = await addFirmware(stores.firmwares, files, name, data).then(() => null, (e) => e);
       assert.ok(err instanceof ApiHttpError && err.status === status, `${name}: ${err}`);
     };
     await refused("seed.xz", bytes, 409);

@@ -136,7 +136,7 @@ Deno.test("names: firmware and import file names (the multipart filename) refuse
         }
       }
       assert.deepEqual(await api.listFirmwares(), []);
-      assert.deepEqual(await listFiles(`${srv.dataDir}/firmwares`), []);
+      assert.deepEqual(await srv.storedFirmwares(), []);
       assert.deepEqual(await listFiles(`${srv.dataDir}/tmp`), []);
     });
 

@@ -13,7 +13,7 @@ const tableKey = (r: Route) => key(r.method, `${API_PREFIX}${r.path}`);
 Deno.test("route table: entries are well-formed", () => {
   for (const [name, r] of Object.entries(routes) as [string, Route][]) {
     assert.equal(r.name, name, `the entry under ${name} is named ${r.name}`);
-    assert.match(r.path, /^\/[a-z_/:A-Z]*[a-z]$/, `${name}: path ${r.path}`);
+    assert.match(r.path, /^\/[a-z_/:A-Z.]*[a-z]$/, `${name}: path ${r.path}`);
     assert.deepEqual(
       paramNames(r.path).sort(),
       Object.keys(r.params?.shape ?? {}).sort(),

@@ -5,15 +5,9 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { parseConfig } from "../../server/config.ts";
+import { freePort } from "../../testing/server.ts";
 
 const ROOT = new URL("../../", import.meta.url).pathname;
-
-function freePort(): number {
-  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
-  const { port } = listener.addr as Deno.NetAddr;
-  listener.close();
-  return port;
-}
 
 const exists = (path: string) => Deno.stat(path).then(() => true, () => false);
 

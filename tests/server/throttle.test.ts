@@ -49,8 +49,10 @@ function assertThrottled(a: Answer, seconds?: number) {
   assert.ok(a.retryAfter !== null && a.retryAfter >= 1, JSON.stringify(a));
   assert.match(a.msg, /try again in \d+ (second|minute)s?/);
   if (seconds !== undefined) {
-    assert.equal(a.retryAfter, seconds);
-    assert.match(a.msg, new RegExp(`try again in ${seconds} seconds?`));
+    // The wait is counted from the attempt before, whose password check may itself take most of a second when the
+    // machine is busy: the wait left is then a second less, never more.
+    assert.ok(a.retryAfter === seconds || a.retryAfter === seconds - 1 && seconds > 1, JSON.stringify(a));
+    assert.match(a.msg, new RegExp(`try again in ${a.retryAfter} seconds?`));
   }
 }
 

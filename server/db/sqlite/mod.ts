@@ -10,6 +10,7 @@ import { sqliteDeviceTypes } from "./device_types.ts";
 import { sqliteDevices } from "./devices.ts";
 import { sqliteFirmwares } from "./firmwares.ts";
 import { sqliteLoginAttempts } from "./login_attempts.ts";
+import { fullDiskAware } from "./full_disk.ts";
 import { openDatabase } from "./open.ts";
 import { sqliteOperators } from "./operators.ts";
 import { sqliteProductTypes } from "./product_types.ts";
@@ -17,17 +18,17 @@ import { sqliteTreatments } from "./treatments.ts";
 
 /** Opens the database file (creating and migrating it as needed); NewerSchemaError leaves it untouched. */
 export function openSqliteStores(file: string): OpenStores {
-  const db = openDatabase(file);
+  const db = fullDiskAware({ openDatabase }).openDatabase(file);
   return {
-    devices: sqliteDevices(db),
-    productTypes: sqliteProductTypes(db),
-    deviceTypes: sqliteDeviceTypes(db),
-    firmwares: sqliteFirmwares(db),
-    treatments: sqliteTreatments(db, file),
-    operators: sqliteOperators(db),
-    deviceApi: sqliteDeviceApi(db),
-    demo: sqliteDemo(db),
-    loginAttempts: sqliteLoginAttempts(db),
+    devices: fullDiskAware(sqliteDevices(db)),
+    productTypes: fullDiskAware(sqliteProductTypes(db)),
+    deviceTypes: fullDiskAware(sqliteDeviceTypes(db)),
+    firmwares: fullDiskAware(sqliteFirmwares(db)),
+    treatments: fullDiskAware(sqliteTreatments(db, file)),
+    operators: fullDiskAware(sqliteOperators(db)),
+    deviceApi: fullDiskAware(sqliteDeviceApi(db)),
+    demo: fullDiskAware(sqliteDemo(db)),
+    loginAttempts: fullDiskAware(sqliteLoginAttempts(db)),
     close: () => {
       if (db.isOpen) db.close();
       return Promise.resolve();

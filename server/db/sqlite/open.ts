@@ -103,7 +103,8 @@ export function transaction<T>(db: Db, fn: () => T, mode: "IMMEDIATE" | "DEFERRE
     db.exec("COMMIT");
     return result;
   } catch (err) {
-    db.exec("ROLLBACK");
+    // SQLite may have rolled back already (a full disk does): the cause is what is thrown, not the rollback's error.
+    if (db.isTransaction) db.exec("ROLLBACK");
     throw err;
   } finally {
     depth.set(db, 0);

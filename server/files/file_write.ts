@@ -1,0 +1,123 @@
+/**
+ * One file written from a stream, off the main thread: the bytes go in batches of up to 1 MiB to a Worker that writes
+ * and hashes them (write_worker.ts). At most WINDOW bytes are in flight; beyond that write() answers a promise, which
+ * is the backpressure the upload reader awaits. Why a worker: docs/DECISIONS.md, "Firmware store and the upload
+ * pipeline".
+ */
+import type { WriteAnswer, WriteRequest } from "./write_worker.ts";
+
+/** Bytes handed to the writer and not yet written before write() makes the caller wait. */
+const WINDOW = 8 << 20;
+/** Bytes gathered before they are handed to the writer (fewer messages and system calls). */
+const BATCH = 1 << 20;
+
+/** The file system has no room left for the file (ENOSPC or a quota). */
+export class NoSpaceError extends Error {}
+
+export interface FileWrite {
+  /** Takes the next chunk (copied: the caller may reuse it). Null when more can be written at once. */
+  write(chunk: Uint8Array): Promise<void> | null;
+  /** After the last chunk: everything is written and flushed; the size and SHA-256 of the bytes. */
+  finish(): Promise<{ size: number; sha256: string }>;
+  /** Stops writing; resolves once the file is closed and no write can follow (the file stays for the caller to
+   * remove). Idempotent. */
+  close(): Promise<void>;
+}
+
+/** Starts writing a new file at `path` (created 0600; an existing file is an error). */
+export function startFileWrite(path: string): FileWrite {
+  const worker = new Worker(new URL("./write_worker.ts", import.meta.url), { type: "module" });
+  const send = (message: WriteRequest, transfer: Transferable[] = []) => worker.postMessage(message, transfer);
+  let inFlight = 0;
+  let batch: Uint8Array | null = null;
+  /** Buffers of written batches, given back by the worker: at most WINDOW / BATCH + 1 are ever allocated. */
+  const spare: ArrayBuffer[] = [];
+  let filled = 0;
+  let error: Error | null = null;
+  let closing: Promise<void> | null = null;
+  let closed = () => {};
+  let drained: { resolve: () => void; reject: (e: Error) => void } | null = null;
+  let finished: { resolve: (v: { size: number; sha256: string }) => void; reject: (e: Error) => void } | null = null;
+
+  const fail = (err: Error) => {
+    if (error) return;
+    error = err;
+    drained?.reject(err);
+    finished?.reject(err);
+    drained = finished = null;
+    close();
+  };
+  const close = () =>
+    closing ??= new Promise<void>((resolve) => {
+      // The worker answers once the file is closed, then ends; terminated if it does not answer (then nothing writes).
+      const timer = setTimeout(() => {
+        worker.terminate();
+        resolve();
+      }, 5_000);
+      closed = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+      send({ close: true });
+    });
+  worker.onmessage = ({ data }: MessageEvent<WriteAnswer>) => {
+    if ("written" in data) {
+      inFlight -= data.written;
+      if (data.buffer.byteLength === BATCH) spare.push(data.buffer);
+      if (drained && inFlight <= WINDOW) {
+        drained.resolve();
+        drained = null;
+      }
+    } else if ("finished" in data) {
+      finished?.resolve(data.finished);
+      finished = null;
+      close();
+    } else if ("closed" in data) {
+      closed();
+    } else {
+      fail(data.noSpace ? new NoSpaceError(data.failed) : new Error(`Writing ${path} failed: ${data.failed}`));
+    }
+  };
+  worker.onerror = (e) => {
+    e.preventDefault();
+    fail(new Error(`The file writer failed: ${e.message}`));
+    worker.terminate();
+    closed();
+  };
+  send({ open: path });
+
+  const flush = () => {
+    if (!batch || filled === 0) return;
+    const full = filled === batch.length ? batch : batch.subarray(0, filled);
+    inFlight += full.length;
+    send({ chunk: full }, [full.buffer]);
+    batch = null;
+    filled = 0;
+  };
+
+  return {
+    write(chunk) {
+      if (error) return Promise.reject(error);
+      let off = 0;
+      while (off < chunk.length) {
+        batch ??= new Uint8Array(spare.pop() ?? new ArrayBuffer(BATCH));
+        const n = Math.min(batch.length - filled, chunk.length - off);
+        batch.set(chunk.subarray(off, off + n), filled);
+        filled += n;
+        off += n;
+        if (filled === batch.length) flush();
+      }
+      if (inFlight <= WINDOW) return null;
+      return new Promise<void>((resolve, reject) => drained = { resolve, reject });
+    },
+    finish() {
+      if (error) return Promise.reject(error);
+      flush();
+      return new Promise((resolve, reject) => {
+        finished = { resolve, reject };
+        send({ finish: true });
+      });
+    },
+    close,
+  };
+}

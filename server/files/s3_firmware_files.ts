@@ -1,0 +1,215 @@
+/**
+ * Firmware files in an S3-compatible bucket (CONTRACT §10): `<S3_PREFIX>firmwares/<id>.xz`. A put streams into a
+ * multipart upload (lib-storage's Upload: parts of 5 MiB, one in flight), hashed on the way; the object is
+ * complete when finish() resolves and the firmware row is inserted after it. An object without a row (a crash between
+ * the two) is removed by the sweep once older than an hour, so that an upload on another replica is never caught
+ * between its object and its row. Why these choices: docs/DECISIONS.md, "Firmware in a bucket".
+ */
+import {
+  DeleteObjectCommand,
+  GetObjectCommand,
+  HeadBucketCommand,
+  ListObjectsV2Command,
+  NoSuchKey,
+  S3Client,
+  S3ServiceException,
+} from "@aws-sdk/client-s3";
+import { Upload } from "@aws-sdk/lib-storage";
+import { getSignedUrl } from "@aws-sdk/s3-request-presigner";
+import { createHash } from "node:crypto";
+import { newId } from "../../shared/ids.ts";
+import { attachmentDisposition } from "../lib/firmware_file.ts";
+import { FilesUnavailableError, type FirmwareFiles, type FirmwarePut } from "./firmware_files.ts";
+
+export interface S3Settings {
+  bucket: string;
+  endpoint?: string;
+  prefix: string;
+  forcePathStyle: boolean;
+  region: string;
+  /** The sweep never removes an object younger than this (default an hour: other replicas upload meanwhile). */
+  minSweepGraceMs?: number;
+}
+
+/** Bytes queued for the multipart upload before write() makes the upload wait. */
+const WINDOW = 2 << 20;
+/** S3's smallest part (but the last). */
+const PART_SIZE = 5 << 20;
+const MIN_SWEEP_GRACE_MS = 60 * 60 * 1000;
+const EXTENSION = ".xz";
+
+/**
+ * Any failure of the bucket (unreachable, a timeout, its 5xx, and also a refusal such as AccessDenied or NoSuchBucket,
+ * which only the operator can fix) is 503: the request changed nothing and can be retried.
+ */
+const gc = (globalThis as { gc?: (options?: { type: "minor" | "major" }) => void }).gc;
+const COLLECT_EVERY_BYTES = 8 << 20;
+let sinceCollected = 0;
+
+/**
+ * The parts of a multipart upload (5 MiB buffers the SDK assembles and sends) outlive a young-generation collection,
+ * so V8 frees them only at a full one, which it runs late: a 256 MiB upload grew the server by ~150 MiB. Where `gc`
+ * is exposed (the server runs with --expose-gc) a full collection every 8 MiB streamed keeps it bounded: a 1 GiB upload
+ * peaked at 215 MiB with two parts in flight, an 8 MiB window and a collection every 32 MiB, at 151 MiB now.
+ */
+function collectParts(bytes: number): void {
+  sinceCollected += bytes;
+  if (gc && sinceCollected >= COLLECT_EVERY_BYTES) {
+    sinceCollected = 0;
+    gc({ type: "major" });
+  }
+}
+
+function asUnavailable(err: unknown): Error {
+  if (err instanceof FilesUnavailableError) return err;
+  const why = err instanceof S3ServiceException
+    ? `${err.name}: ${err.message}`
+    : err instanceof Error
+    ? err.message
+    : err;
+  return new FilesUnavailableError(`The firmware store (bucket) cannot be used: ${why}`);
+}
+
+function unavailable(err: unknown): never {
+  throw asUnavailable(err);
+}
+
+export function s3FirmwareFiles(settings: S3Settings): FirmwareFiles {
+  const client = new S3Client({
+    region: settings.region,
+    endpoint: settings.endpoint,
+    forcePathStyle: settings.forcePathStyle,
+    // Fail fast while the store is down (503 within seconds), never hang a request.
+    maxAttempts: 2,
+    requestHandler: { connectionTimeout: 2_000, requestTimeout: 30_000 },
+  });
+  const Bucket = settings.bucket;
+  const dir = `${settings.prefix}firmwares/`;
+  const keyOf = (id: string) => `${dir}${id}${EXTENSION}`;
+
+  /** Every object under the firmware prefix: key relative to it, and when it was written. */
+  async function* objects(): AsyncGenerator<{ name: string; modified: number }> {
+    let ContinuationToken: string | undefined;
+    do {
+      const page = await client.send(new ListObjectsV2Command({ Bucket, Prefix: dir, ContinuationToken }))
+        .catch(unavailable);
+      for (const o of page.Contents ?? []) {
+        if (o.Key) yield { name: o.Key.slice(dir.length), modified: o.LastModified?.getTime() ?? 0 };
+      }
+      ContinuationToken = page.IsTruncated ? page.NextContinuationToken : undefined;
+    } while (ContinuationToken);
+  }
+
+  const removeKey = (Key: string) => client.send(new DeleteObjectCommand({ Bucket, Key })).then(() => {}, unavailable);
+
+  return {
+    put(id = newId()): FirmwarePut {
+      const hash = createHash("sha256");
+      let size = 0;
+      let wake: (() => void) | null = null;
+      let controller!: ReadableStreamDefaultController<Uint8Array>;
+      const body = new ReadableStream<Uint8Array>({
+        start: (c) => void (controller = c),
+        pull: () => {
+          wake?.();
+          wake = null;
+        },
+      }, new ByteLengthQueuingStrategy({ highWaterMark: WINDOW }));
+      // One part of 5 MiB in flight while the next fills: more only grows the garbage of finished parts (memory).
+      const upload = new Upload({
+        client,
+        params: { Bucket, Key: keyOf(id), Body: body },
+        queueSize: 1,
+        partSize: PART_SIZE,
+        leavePartsOnError: false,
+      });
+      let failure: unknown = null;
+      const done = upload.done().then(() => {}, (err) => {
+        failure = err;
+        wake?.();
+      });
+      let state: "open" | "finished" | "committed" | "aborted" = "open";
+      return {
+        id,
+        write(chunk) {
+          if (failure) return Promise.reject(asUnavailable(failure));
+          hash.update(chunk);
+          size += chunk.length;
+          collectParts(chunk.length);
+          // Not copied: each chunk is a fresh buffer of the request body, never written to again.
+          controller.enqueue(chunk);
+          if ((controller.desiredSize ?? 0) > 0) return null;
+          return new Promise<void>((resolve) => wake = resolve).then(() => {
+            if (failure) unavailable(failure);
+          });
+        },
+        async finish() {
+          controller.close();
+          await done;
+          if (failure) unavailable(failure);
+          state = "finished";
+          return { size, sha256: hash.digest("hex") };
+        },
+        commit() {
+          if (state !== "finished") return Promise.reject(new Error(`This firmware file is ${state}, not finished.`));
+          state = "committed";
+          return Promise.resolve();
+        },
+        async abort() {
+          if (state === "committed" || state === "aborted") return;
+          const was = state;
+          state = "aborted";
+          if (was === "finished") return await removeKey(keyOf(id)).catch(() => {});
+          try {
+            controller.error(new Error("aborted"));
+          } catch { /* closed already */ }
+          // Aborts the multipart upload (its parts are dropped); a store without AbortMultipartUpload keeps them
+          // until its lifecycle rule for incomplete uploads runs (docs/SCALING.md).
+          await upload.abort().catch(() => {});
+          await done;
+        },
+      };
+    },
+
+    async open(id, range) {
+      try {
+        const res = await client.send(
+          new GetObjectCommand({ Bucket, Key: keyOf(id), Range: range && `bytes=${range.start}-${range.end}` }),
+        );
+        return res.Body!.transformToWebStream() as ReadableStream<Uint8Array>;
+      } catch (err) {
+        if (err instanceof NoSuchKey || (err as { name?: string }).name === "NoSuchKey") return null;
+        unavailable(err);
+      }
+    },
+
+    remove: (id) => removeKey(keyOf(id)),
+
+    async list() {
+      const ids: string[] = [];
+      for await (const o of objects()) if (o.name.endsWith(EXTENSION)) ids.push(o.name.slice(0, -EXTENSION.length));
+      return ids.sort();
+    },
+
+    async sweep(ids, { graceMs = 0 } = {}) {
+      const expected = new Set(ids.map((id) => `${id}${EXTENSION}`));
+      const before = Date.now() - Math.max(graceMs, settings.minSweepGraceMs ?? MIN_SWEEP_GRACE_MS);
+      const removed: string[] = [];
+      for await (const o of objects()) {
+        if (expected.delete(o.name) || o.modified > before) continue;
+        await removeKey(`${dir}${o.name}`);
+        removed.push(o.name);
+      }
+      return { removed: removed.sort(), missing: [...expected].map((n) => n.slice(0, -EXTENSION.length)).sort() };
+    },
+
+    downloadUrl: (id, name, ttlSeconds) =>
+      getSignedUrl(
+        client,
+        new GetObjectCommand({ Bucket, Key: keyOf(id), ResponseContentDisposition: attachmentDisposition(name) }),
+        { expiresIn: ttlSeconds },
+      ).catch(unavailable),
+
+    check: () => client.send(new HeadBucketCommand({ Bucket })).then(() => {}, unavailable),
+  };
+}

@@ -1,0 +1,67 @@
+/**
+ * The Prometheus series of GET /metrics (CONTRACT §14), in prom-client's default registry. Counted where the work
+ * happens: requests in app.ts, uploads in lib/upload.ts, check-ins and firmware bytes in the routes, store errors in
+ * app.onError. Devices by admission and audit entries arrive with their issues (docs/DECISIONS.md, "Metrics").
+ */
+import client from "prom-client";
+
+client.collectDefaultMetrics({ prefix: "console_" });
+
+export const requests = new client.Counter({
+  name: "console_http_requests_total",
+  help: "HTTP requests answered, by route pattern, method and status.",
+  labelNames: ["route", "method", "status"] as const,
+});
+
+export const requestSeconds = new client.Histogram({
+  name: "console_http_request_duration_seconds",
+  help: "Time to answer an HTTP request (until the handler returned; a streamed body may flow longer).",
+  labelNames: ["route", "method", "status"] as const,
+  buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 10],
+});
+
+export const uploadBytes = new client.Counter({
+  name: "console_upload_bytes_total",
+  help: "Bytes of uploaded files received (firmware uploads and treatment imports), stored or not.",
+  labelNames: ["kind"] as const,
+});
+
+export const checkins = new client.Counter({
+  name: "console_device_checkins_total",
+  help: "Device check-ins answered.",
+});
+
+export const firmwareBytesServed = new client.Counter({
+  name: "console_firmware_bytes_served_total",
+  help: "Firmware bytes sent to devices and operators by the console (not those a presigned URL serves).",
+  labelNames: ["to"] as const,
+});
+
+export const firmwareRedirects = new client.Counter({
+  name: "console_firmware_redirects_total",
+  help: "Device firmware downloads redirected to a presigned URL of the bucket.",
+});
+
+export const storeErrors = new client.Counter({
+  name: "console_store_errors_total",
+  help: "Requests that failed in a store: the database or the firmware files (unreachable, full, or an error).",
+  labelNames: ["store", "kind"] as const,
+});
+
+export const metricsText = () => client.register.metrics();
+export const METRICS_CONTENT_TYPE = client.register.contentType;
+
+/** Counts the bytes of a response body as they are sent. */
+export function countedBody(
+  body: ReadableStream<Uint8Array>,
+  counter: { inc(n: number): void },
+): ReadableStream<Uint8Array> {
+  return body.pipeThrough(
+    new TransformStream<Uint8Array, Uint8Array>({
+      transform(chunk, controller) {
+        counter.inc(chunk.byteLength);
+        controller.enqueue(chunk);
+      },
+    }),
+  );
+}
