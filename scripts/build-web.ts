@@ -5,7 +5,36 @@
  * Assets of earlier builds are kept for an hour so pages already open can still load their lazy chunks.
  */
 import * as esbuild from "esbuild";
-import { gzipSync } from "node:zlib";
+import { brotliCompress, constants as zlib, gzip, gzipSync } from "node:zlib";
+import { promisify } from "node:util";
+
+const brotliAsync = promisify(brotliCompress);
+const gzipAsync = promisify(gzip);
+
+/** Files served precompressed (fonts in woff/woff2 and PNGs are compressed already). */
+const COMPRESSIBLE = /\.(js|css|svg|ttf|eot|html)$/;
+
+/**
+ * Writes `<file>.br` (brotli, best quality) and `<file>.gz` (gzip -9) beside a file, when they are smaller: the
+ * server sends them to clients that accept them (server/routes/web.ts). Done once per build, so no request pays it.
+ */
+export async function precompress(path: string): Promise<string[]> {
+  const data = await Deno.readFile(path);
+  const [br, gz] = await Promise.all([
+    brotliAsync(data, {
+      params: { [zlib.BROTLI_PARAM_QUALITY]: 11, [zlib.BROTLI_PARAM_SIZE_HINT]: data.byteLength },
+    }),
+    gzipAsync(data, { level: 9 }),
+  ]);
+  const out: string[] = [];
+  for (const [ext, bytes] of [[".br", br], [".gz", gz]] as const) {
+    if (bytes.byteLength >= data.byteLength) continue;
+    await Deno.writeFile(`${path}${ext}.tmp`, bytes);
+    await Deno.rename(`${path}${ext}.tmp`, `${path}${ext}`);
+    out.push(`${path}${ext}`);
+  }
+  return out;
+}
 
 const ROOT = new URL("../", import.meta.url).pathname;
 export const WEB_DIR = `${ROOT}web`;
@@ -18,6 +47,7 @@ const RECOLOR: [string, string][] = [
   ["#14b8a6", "#078686"],
   ["#0d9488", "#066d6d"],
   ["#0f766e", "#055757"],
+  ["#044848", "#044646"],
   ["#99f6e4", "#9fd8d8"],
   ["rgba(20, 184, 166,", "rgba(7, 134, 134,"],
 ];
@@ -34,11 +64,141 @@ function fixHighlights(css: string): string {
   });
 }
 
+/** One pass of replacements (so a colour replaced is not replaced again). */
+function swap(text: string, map: Record<string, string>): string {
+  const pattern = new RegExp(Object.keys(map).map((k) => k.replace(/[#()]/g, "\\$&")).join("|"), "g");
+  return text.replace(pattern, (m) => map[m]);
+}
+
+/**
+ * WCAG 2.1 AA contrast (4.5:1 for text; checked by axe in tests/e2e/accessibility.test.ts). White on the primary
+ * #078686 is 4.4:1 and the theme's error, danger and warning texts are 2.7–3.9:1, so, in the theme's own colours
+ * (before the recolouring below):
+ * - white text on teal (buttons, badges): the fill one shade darker (#066d6d after recolouring: 6.2:1), hover and
+ *   active one shade further;
+ * - teal text on light backgrounds (outlined and text buttons, links, labels): the same darker shade (5.9:1);
+ * - red text and fills (danger buttons, errors, invalid borders): #dc2626 / #c81e1e (4.8–5.5:1);
+ * - warning messages: #8a5a00 on their light orange (5.5:1).
+ * The brand teal #078686 stays on what is not text: focus rings, borders, checkbox and progress fills, icons.
+ */
+function fixContrast(css: string): string {
+  return css.replace(/([^{}]+)\{([^{}]*)\}/g, (rule, selector: string, body: string) => {
+    let b = body;
+    if (/(^|[^-])color: #ffffff/.test(b) && /#14b8a6|#0d9488|#0f766e/.test(b)) {
+      b = swap(b, { "#14b8a6": "#0d9488", "#0d9488": "#0f766e", "#0f766e": "#044848" });
+    } else {
+      b = b.replace(/(^|[^-])color: #14b8a6/g, "$1color: #0d9488");
+    }
+    if (selector.includes("danger")) b = swap(b, { "#ef4444": "#dc2626", "#dc2626": "#b91c1c", "#b91c1c": "#991b1b" });
+    b = b.replaceAll("#e24c4c", "#c81e1e").replaceAll("#cc8925", "#8a5a00");
+    return b === body ? rule : `${selector}{${b}}`;
+  });
+}
+
+/**
+ * Theme components the console never shows. Their rules are dropped from the stylesheet (about half of the theme):
+ * less to download, and fewer rules for every style recalculation on a phone (Lighthouse's mobile profile measured
+ * half a second of style and layout on the devices page). A rule goes only when every selector of its list starts with
+ * one of these components' classes; a component the console starts to use must leave this list.
+ */
+const UNUSED_COMPONENTS = new Set([
+  "accordion",
+  "autocomplete",
+  "avatar",
+  "badge",
+  "blockui",
+  "breadcrumb",
+  "calendar",
+  "carousel",
+  "cascadeselect",
+  "chips",
+  "colorpicker",
+  "confirm",
+  "contextmenu",
+  "datascroller",
+  "datepicker",
+  "dataview",
+  "divider",
+  "dock",
+  "editor",
+  "fieldset",
+  "fileupload",
+  "galleria",
+  "image",
+  "inplace",
+  "inputgroup",
+  "inputnumber",
+  "inputotp",
+  "inputswitch",
+  "knob",
+  "listbox",
+  "megamenu",
+  "mention",
+  "menubar",
+  "metergroup",
+  "multiselect",
+  "orderlist",
+  "organizationchart",
+  "overlaypanel",
+  "panel",
+  "panelmenu",
+  "password",
+  "picklist",
+  "radiobutton",
+  "rating",
+  "scrolltop",
+  "selectbutton",
+  "sidebar",
+  "slidemenu",
+  "slider",
+  "speeddial",
+  "splitbutton",
+  "splitter",
+  "stepper",
+  "steps",
+  "tabmenu",
+  "tabview",
+  "tag",
+  "terminal",
+  "tieredmenu",
+  "timeline",
+  "togglebutton",
+  "tree",
+  "treenode",
+  "treeselect",
+  "treetable",
+  "tristatecheckbox",
+]);
+
+export function pruneUnused(css: string): string {
+  return css.replace(/([^{}]+)\{([^{}]*)\}/g, (rule, selector: string) => {
+    const selectors = selector.split(",").map((x) => x.trim()).filter(Boolean);
+    const unused = selectors.every((sel) => {
+      const first = /\.p-([a-z]+)/.exec(sel)?.[1];
+      return first !== undefined && UNUSED_COMPONENTS.has(first);
+    });
+    return unused ? "" : rule;
+  });
+}
+
+/**
+ * The operating system's UI font instead of the theme's Inter: Inter's variable font is 346 KB, the largest file of the
+ * sign-in page, and text painted in the fallback was painted again when it arrived (Lighthouse's LCP waited for it on
+ * a simulated slow 4G). System fonts are there at once.
+ */
+const SYSTEM_FONTS = 'system-ui, -apple-system, "Segoe UI", Roboto, "Helvetica Neue", Arial, "Noto Sans", sans-serif';
+
+function systemFonts(css: string): string {
+  return css
+    .replace(/@font-face\s*\{[^{}]*"Inter var"[^{}]*\}/g, "")
+    .replaceAll('"Inter var", sans-serif', SYSTEM_FONTS);
+}
+
 const recolorTheme: esbuild.Plugin = {
   name: "recolor-theme",
   setup(build) {
     build.onLoad({ filter: /lara-light-teal[\\/]theme\.css$/ }, async (args) => {
-      let css = fixHighlights(await Deno.readTextFile(args.path));
+      let css = systemFonts(pruneUnused(fixContrast(fixHighlights(await Deno.readTextFile(args.path)))));
       for (const [from, to] of RECOLOR) css = css.replaceAll(from, to);
       return { contents: css, loader: "css" };
     });
@@ -100,10 +260,13 @@ export async function buildWeb(log: (line: string) => void = console.log): Promi
 
     await Deno.mkdir(`${DIST_DIR}/${ASSETS}`, { recursive: true });
     const written = new Set<string>();
+    const compressing: Promise<string[]>[] = [];
     for await (const e of Deno.readDir(staging)) {
       await Deno.rename(`${staging}/${e.name}`, `${DIST_DIR}/${ASSETS}/${e.name}`);
       written.add(e.name);
+      if (COMPRESSIBLE.test(e.name)) compressing.push(precompress(`${DIST_DIR}/${ASSETS}/${e.name}`));
     }
+    for (const files of await Promise.all(compressing)) for (const f of files) written.add(rel(f));
 
     const head = [
       `<link rel="stylesheet" href="/${ASSETS}/${rel(cssFile)}" />`,
@@ -115,6 +278,8 @@ export async function buildWeb(log: (line: string) => void = console.log): Promi
     const template = await Deno.readTextFile(`${WEB_DIR}/index.html`);
     const tmpIndex = `${DIST_DIR}/.index-${crypto.randomUUID().slice(0, 8)}.html`;
     await Deno.writeTextFile(tmpIndex, template.replace("<!-- build:head -->", head));
+    // Its compressed copies first: a server that sees the new index.html finds them current.
+    for (const f of await precompress(tmpIndex)) await Deno.rename(f, f.replace(/\.index-[^/]*\.html/, "index.html"));
     await Deno.rename(tmpIndex, `${DIST_DIR}/index.html`);
 
     await pruneOldAssets(written);

@@ -13,6 +13,7 @@ import type { ContentfulStatusCode } from "hono/utils/http-status";
 import { requireOperator } from "./auth/middleware.ts";
 import type { AppContext, AppEnv } from "./context.ts";
 import { ApiHttpError, errorCodeFor, fromStoreError, notFound } from "./errors.ts";
+import { compressJson } from "./lib/compress.ts";
 import { authRoutes } from "./routes/auth.ts";
 import { deviceApiRoutes } from "./routes/device_api.ts";
 import { firmwaresRoutes } from "./routes/device_firmwares.ts";
@@ -20,6 +21,7 @@ import { deviceTypesRoutes } from "./routes/device_types.ts";
 import { devicesRoutes } from "./routes/devices.ts";
 import { productTypesRoutes } from "./routes/product_types.ts";
 import { treatmentImagesRoutes } from "./routes/treatment_images.ts";
+import { treatmentSummariesRoutes } from "./routes/treatment_summaries.ts";
 import { treatmentsRoutes } from "./routes/treatments.ts";
 import { webRoutes } from "./routes/web.ts";
 
@@ -53,12 +55,14 @@ export function createApp(ctx: AppContext) {
   const requireOp = requireOperator(ctx);
 
   const api = new Hono<AppEnv>()
+    .use("*", compressJson())
     .use("*", (c, next) => PUBLIC_API.test(c.req.path) ? next() : requireOp(c, next))
     .route("/", authRoutes(ctx))
     .route("/devices", devicesRoutes(ctx))
     .route("/device_types", deviceTypesRoutes(ctx))
     .route("/device_firmwares", firmwaresRoutes(ctx))
     .route("/treatments", treatmentsRoutes(ctx))
+    .route("/treatment_summaries", treatmentSummariesRoutes(ctx))
     .route("/treatment_images", treatmentImagesRoutes(ctx))
     .route("/product_types", productTypesRoutes(ctx))
     .route("/device", deviceApiRoutes(ctx))

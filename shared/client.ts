@@ -245,6 +245,10 @@ export class ApiClient {
   listTreatments() {
     return this.call(routes.listTreatments, {});
   }
+  /** Every treatment without its phases: for lists, counts and pickers. */
+  listTreatmentSummaries() {
+    return this.call(routes.listTreatmentSummaries, {});
+  }
   getTreatment(id: string) {
     return this.call(routes.getTreatment, { params: { id } });
   }

@@ -1,5 +1,5 @@
 import * as z from "zod";
-import { ImportResult, Treatment, TREATMENT_IMPORT_EXTENSION } from "../schemas/treatment.ts";
+import { ImportResult, Treatment, TREATMENT_IMPORT_EXTENSION, TreatmentSummary } from "../schemas/treatment.ts";
 import { IdParams } from "./params.ts";
 import { binary, errors, json, multipart, noBody, route } from "./route.ts";
 
@@ -12,6 +12,15 @@ export const treatmentRoutes = {
     summary: "Every treatment with its phases and channels.",
     body: noBody,
     answers: { 200: json(z.array(Treatment)), ...errors(401) },
+  }),
+  listTreatmentSummaries: route({
+    name: "listTreatmentSummaries",
+    method: "GET",
+    path: "/treatment_summaries",
+    auth: "operator",
+    summary: "Every treatment without its phases (channel, phase and image counts), in the order of GET treatments.",
+    body: noBody,
+    answers: { 200: json(z.array(TreatmentSummary)), ...errors(401) },
   }),
   importTreatments: route({
     name: "importTreatments",

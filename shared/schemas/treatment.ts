@@ -31,6 +31,34 @@ export const Treatment = z.object({
 });
 export type Treatment = z.infer<typeof Treatment>;
 
+/**
+ * A treatment without its phases: what lists, counts and pickers show (GET treatment_summaries). `channels` is the
+ * highest channel count over its phases, `phases` and `images` are counts.
+ */
+export const TreatmentSummary = z.object({
+  _id: Id,
+  name: z.string(),
+  category: z.string().nullable(),
+  updatedAt: Timestamp,
+  channels: z.number().int().min(0),
+  phases: z.number().int().min(0),
+  images: z.number().int().min(0),
+});
+export type TreatmentSummary = z.infer<typeof TreatmentSummary>;
+
+/** The summary of a whole treatment (the engine-independent definition the stores' summaries must match). */
+export function summarize(t: Treatment): TreatmentSummary {
+  return {
+    _id: t._id,
+    name: t.name,
+    category: t.category,
+    updatedAt: t.updatedAt,
+    channels: maxChannels(t.phases),
+    phases: t.phases.length,
+    images: t.images.length,
+  };
+}
+
 export const ImportResult = z.object({
   imported: z.number().int(),
   created: z.number().int(),

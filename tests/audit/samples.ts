@@ -139,6 +139,7 @@ export function samplesFor(s: Seed): Record<RouteName, Sample> {
     firmwareFile: { probe: { params: { id: s.fwA._id } }, byId: {} },
     deleteFirmware: { probe: { params: { id: s.fwA._id } }, byId: {} },
     listTreatments: { probe: {} },
+    listTreatmentSummaries: { probe: {} },
     importTreatments: {
       probe: { body: importUpload },
       upload: {

@@ -77,7 +77,8 @@ export async function withConsole(
         await p.getByLabel("E-mail").fill(email);
         await p.getByLabel("Password", { exact: true }).fill(password);
         await p.getByRole("button", { name: "Sign in" }).click();
-        await p.getByRole("navigation", { name: "Main" }).waitFor();
+        // The shell is in (its menu may be a closed drawer on a narrow screen).
+        await p.locator("#main-content").waitFor({ state: "attached" });
       },
       async screenshot(name, p = page) {
         const path = `${SCREENSHOT_DIR}/${name}.png`;

@@ -58,7 +58,7 @@ e2eTest("treatments list: counts, search and the detail grid with images", async
   const kneeRow = page.getByRole("row", { name: /Knee pain/ });
   const cells = await kneeRow.locator("td").allTextContents();
   assert.deepEqual(cells.slice(0, 5), ["Knee pain", "3", "3", "2", "Pain"]);
-  assert.match(cells[5], /^[A-Z][a-z]{2} \d{1,2}, \d{4}, \d{1,2}:\d{2}\s?[AP]M$/, "medium date, short time");
+  assert.match(cells[5], /^[A-Z][a-z]{2} \d{1,2}, \d{4}, \d{1,2}:\d{2}\s?[AP]M UTC$/, "medium date, short time, zone");
   assert.deepEqual(
     await page.locator(".p-datatable-tbody tr td:first-child").allTextContents(),
     ["Back relief", "Knee pain", "Sleep aid"],
@@ -86,9 +86,13 @@ e2eTest("treatments list: counts, search and the detail grid with images", async
   const grid = page.getByLabel("Phases");
   await grid.waitFor();
   const groupHeaders = await page.locator(".p-datatable-thead tr").first().locator("th").allTextContents();
-  assert.deepEqual(groupHeaders, ["#", "Duration", "Channel 1", "Channel 2", "Channel 3"]);
+  assert.deepEqual(groupHeaders, ["#", "Duration(s)", "Channel 1", "Channel 2", "Channel 3"]);
   const subHeaders = await page.locator(".p-datatable-thead tr").nth(1).locator("th").allTextContents();
-  assert.deepEqual(subHeaders, Array(3).fill(["Current", "Freq", "Pol", "tRise", "tHold", "tFall"]).flat());
+  assert.deepEqual(
+    subHeaders,
+    Array(3).fill(["Current(mA)", "Freq(Hz)", "Pol", "tRise(ms)", "tHold(ms)", "tFall(ms)"]).flat(),
+    "the SPEC's headers, each with its unit",
+  );
   const rows = page.locator(".p-datatable-tbody tr");
   assert.equal(await rows.count(), 3);
   const second = await rows.nth(1).locator("td").allTextContents();
@@ -104,8 +108,17 @@ e2eTest("treatments list: counts, search and the detail grid with images", async
     const r = el.parentElement!.getBoundingClientRect();
     return { width: r.width, height: r.height, vw: innerWidth, vh: innerHeight };
   });
-  assert.equal(Math.round(box.width), box.vw - 250);
+  // The SPEC's width (viewport minus 250px) at most: narrower when the content area is, never a page that scrolls
+  // sideways.
+  const content = await page.locator("main").evaluate((el) =>
+    el.clientWidth - 2 * parseFloat(getComputedStyle(el).paddingRight)
+  );
+  assert.equal(Math.round(box.width), Math.round(Math.min(box.vw - 250, content)));
   assert.equal(Math.round(box.height), Math.max(200, box.vh - 500));
+  assert.ok(
+    await page.evaluate(() => document.documentElement.scrollWidth <= document.documentElement.clientWidth),
+    "no sideways scroll of the page",
+  );
 
   // Images come through the bearer-token API as object URLs.
   const images = page.getByRole("img", { name: /of Knee pain$/ });
@@ -118,9 +131,14 @@ e2eTest("treatments list: counts, search and the detail grid with images", async
   assert.match((await images.first().getAttribute("src")) ?? "", /^blob:/);
   await screenshot("treatments-03-detail");
 
-  // Keyboard: the name in a row is a link.
+  // Back finds the list as it was left, search included (it lives in the URL).
   await page.goBack();
+  await heading(page, "Treatments (1/3)").waitFor();
+  assert.equal(await page.getByPlaceholder("Search on name").inputValue(), " knee");
+  await page.getByPlaceholder("Search on name").fill("");
   await heading(page, "Treatments (3/3)").waitFor();
+
+  // Keyboard: the name in a row is a link.
   await page.getByRole("link", { name: "Back relief" }).focus();
   await page.keyboard.press("Enter");
   await heading(page, "Treatment: Back relief").waitFor();

@@ -1,5 +1,5 @@
 import { DatabaseSync } from "node:sqlite";
-import type { Treatment } from "../../../shared/schemas/treatment.ts";
+import type { Treatment, TreatmentSummary } from "../../../shared/schemas/treatment.ts";
 import { newId } from "../../../shared/ids.ts";
 import { now } from "../clock.ts";
 import type { ImportCounts, ImportedTreatment, TreatmentStore } from "../types/treatments.ts";
@@ -354,9 +354,61 @@ function sweepContent(db: Db): number {
   });
 }
 
+/** Phase and channel counts of a treatment_phases row. */
+type PhaseCounts = { phases: number; channels: number };
+
+/**
+ * The summaries in list order. Counting needs the phases' JSON; a treatment_phases row never changes and its id is
+ * never reused, so its counts are remembered by id (and forgotten once no treatment links to the row): after the first
+ * call only new content is read, whichever connection or process wrote it.
+ */
+function listSummaries(db: Db, counted: Map<number, PhaseCounts>): TreatmentSummary[] {
+  const rows = sql(
+    db,
+    `SELECT t.id, t.name, t.category, t.updated_at, t.phases_id, json_array_length(t.image_ids) AS images
+     FROM treatments t ORDER BY ${NAME_ORDER}`,
+  ).all() as {
+    id: string;
+    name: string;
+    category: string | null;
+    updated_at: string;
+    phases_id: number;
+    images: number;
+  }[];
+  const missing = [...new Set(rows.map((r) => r.phases_id).filter((id) => !counted.has(id)))];
+  const count = sql(
+    db,
+    `SELECT json_array_length(p.json) AS phases,
+            (SELECT coalesce(max(json_array_length(e.value, '$.channels')), 0) FROM json_each(p.json) e) AS channels
+     FROM treatment_phases p WHERE p.id = ?`,
+  );
+  for (const id of missing) {
+    const c = count.get(id) as PhaseCounts | undefined;
+    counted.set(id, { phases: c?.phases ?? 0, channels: c?.channels ?? 0 });
+  }
+  if (counted.size > rows.length) {
+    const linked = new Set(rows.map((r) => r.phases_id));
+    for (const id of counted.keys()) if (!linked.has(id)) counted.delete(id);
+  }
+  return rows.map((r) => {
+    const c = counted.get(r.phases_id)!;
+    return {
+      _id: r.id,
+      name: r.name,
+      category: r.category,
+      updatedAt: r.updated_at,
+      channels: Number(c.channels),
+      phases: Number(c.phases),
+      images: Number(r.images),
+    };
+  });
+}
+
 export function sqliteTreatments(db: Db, file: string): TreatmentStore {
+  const counted = new Map<number, PhaseCounts>();
   return {
     ...promised<Omit<TreatmentStore, "listJsonChunks" | "import">>({
+      listSummaries: () => listSummaries(db, counted),
       get: (id) => {
         const row = sql(
           db,

@@ -1,4 +1,4 @@
-import type { Treatment } from "../../../shared/schemas/treatment.ts";
+import type { Treatment, TreatmentSummary } from "../../../shared/schemas/treatment.ts";
 
 /** One validated treatment of an import file. */
 export interface ImportedTreatment {
@@ -28,6 +28,11 @@ export interface TreatmentStore {
    * (return()) releases what the reading holds.
    */
   listJsonChunks(): AsyncIterable<Uint8Array<ArrayBuffer>>;
+  /**
+   * Every treatment without its phases, in the list's order (`summarize` of each treatment of the list): what lists,
+   * counts and pickers need, a small fraction of the list's bytes.
+   */
+  listSummaries(): Promise<TreatmentSummary[]>;
   get(id: string): Promise<Treatment | null>;
   image(id: string): Promise<TreatmentImage | null>;
   /**

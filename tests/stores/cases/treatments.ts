@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import type { ImportedTreatment } from "../../../server/db/stores.ts";
-import type { Treatment } from "../../../shared/schemas/treatment.ts";
+import { summarize, type Treatment } from "../../../shared/schemas/treatment.ts";
 import { type ConformanceOptions, listTreatments, storeTest, tick } from "../fixtures.ts";
 
 const PNG = (n: number) => new Uint8Array([0x89, 0x50, 0x4e, 0x47, n]);
@@ -64,6 +64,38 @@ export function treatmentCases(engine: string, options: ConformanceOptions) {
       assert.deepEqual(await treatments.image(after.images[0]), { mimeType: "image/png", data: PNG(3) });
       assert.deepEqual(await treatments.get(alpha._id), alpha);
       assert.deepEqual((await listTreatments(stores)).map((x) => x.name), ["Alpha", "beta", "gamma"]);
+    });
+  });
+
+  storeTest(engine, options, "treatments: summaries are the list without phases, kept current", async (stores, t) => {
+    const { treatments } = stores;
+    const ch = { current: 1, frequency: 50, polarity: "biphasic", riseTime: 1, holdTime: 2, fallTime: 3 };
+    const phases = (...channels: number[]) =>
+      JSON.stringify(channels.map((n, i) => ({ duration: 10 + i, channels: Array.from({ length: n }, () => ch) })));
+    const expected = async () => (await listTreatments(stores)).map(summarize);
+
+    await t.step("empty, then one per treatment in list order with counts", async () => {
+      assert.deepEqual(await treatments.listSummaries(), []);
+      await treatments.import([
+        treatment("zeta", { phasesJson: phases(1, 4, 2), images: [{ mimeType: "image/png", data: PNG(1) }] }),
+        treatment("Alpha", { phasesJson: "[]", category: null }),
+        treatment("beta", { phasesJson: phases(1, 4, 2) }),
+      ]);
+      const summaries = await treatments.listSummaries();
+      assert.deepEqual(summaries, await expected());
+      assert.deepEqual(summaries.map((s) => [s.name, s.channels, s.phases, s.images]), [
+        ["Alpha", 0, 0, 0],
+        ["beta", 4, 3, 0],
+        ["zeta", 4, 3, 1],
+      ]);
+    });
+
+    await t.step("an overwrite shows in the next summaries", async () => {
+      await tick();
+      await treatments.import([treatment("beta", { phasesJson: phases(6), category: "Sleep" })]);
+      const summaries = await treatments.listSummaries();
+      assert.deepEqual(summaries, await expected());
+      assert.deepEqual(summaries[1], { ...summaries[1], name: "beta", channels: 6, phases: 1, category: "Sleep" });
     });
   });
 

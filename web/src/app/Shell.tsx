@@ -1,8 +1,9 @@
 import { Button } from "primereact/button";
 import { Menu } from "primereact/menu";
 import type { MenuItem } from "primereact/menuitem";
-import { lazy, type ReactNode, Suspense, useRef, useState } from "react";
+import { lazy, type ReactNode, Suspense, useEffect, useRef, useState } from "react";
 import { Link, useLocation } from "wouter";
+import { useRouteTitleAndFocus } from "../lib/pageTitle.ts";
 import { useSession } from "../lib/session.ts";
 import { PRODUCT_TITLE } from "../lib/title.ts";
 
@@ -31,6 +32,22 @@ export function Shell({ children }: { children: ReactNode }) {
   const [changing, setChanging] = useState(false);
   // Once opened the dialog stays mounted, so closing it animates like any dialog.
   const [opened, setOpened] = useState(false);
+  useRouteTitleAndFocus(location);
+  // Below ~900 px the menu is a drawer opened from the top bar; it closes on navigation and on Escape.
+  const [navOpen, setNavOpen] = useState(false);
+  const toggle = useRef<HTMLButtonElement>(null);
+  useEffect(() => setNavOpen(false), [location]);
+  useEffect(() => {
+    if (!navOpen) return;
+    document.querySelector<HTMLElement>("#sidenav a")?.focus();
+    const onKey = (e: KeyboardEvent) => {
+      if (e.key !== "Escape") return;
+      setNavOpen(false);
+      toggle.current?.focus();
+    };
+    document.addEventListener("keydown", onKey);
+    return () => document.removeEventListener("keydown", onKey);
+  }, [navOpen]);
 
   const items: MenuItem[] = [
     { label: identity ?? "", icon: "pi pi-user", disabled: true },
@@ -48,7 +65,34 @@ export function Shell({ children }: { children: ReactNode }) {
 
   return (
     <div className="shell">
+      <a
+        href="#main-content"
+        className="skip-link"
+        onClick={(e) => {
+          // Focus the page's heading (or the main area) without a history entry for the fragment.
+          e.preventDefault();
+          const target = document.querySelector<HTMLElement>("main h1") ??
+            document.getElementById("main-content");
+          if (target) {
+            target.tabIndex = -1;
+            target.focus();
+          }
+        }}
+      >
+        Skip to content
+      </a>
       <header className="topbar">
+        <button
+          ref={toggle}
+          type="button"
+          className="nav-toggle"
+          aria-label="Menu"
+          aria-expanded={navOpen}
+          aria-controls="sidenav"
+          onClick={() => setNavOpen((o) => !o)}
+        >
+          <i className={navOpen ? "pi pi-times" : "pi pi-bars"} aria-hidden="true" />
+        </button>
         <Link href="/" className="topbar-title">
           <i className="pi pi-bolt" aria-hidden="true" />
           <span>{PRODUCT_TITLE}</span>
@@ -68,7 +112,8 @@ export function Shell({ children }: { children: ReactNode }) {
           }}
         />
       </header>
-      <nav className="sidenav" aria-label="Main">
+      {navOpen && <div className="nav-backdrop" onClick={() => setNavOpen(false)} />}
+      <nav id="sidenav" className={navOpen ? "sidenav open" : "sidenav"} aria-label="Main">
         <ul>
           {NAV.map((n) => (
             <li key={n.href}>
@@ -84,7 +129,7 @@ export function Shell({ children }: { children: ReactNode }) {
           ))}
         </ul>
       </nav>
-      <main className="content">{children}</main>
+      <main className="content" id="main-content" tabIndex={-1}>{children}</main>
       {opened && (
         <Suspense fallback={null}>
           <ChangePasswordDialog visible={changing} onHide={() => setChanging(false)} identity={identity ?? ""} />

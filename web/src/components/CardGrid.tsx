@@ -6,7 +6,8 @@ export function CardGrid({ children }: { children: ReactNode }) {
     <div
       style={{
         display: "grid",
-        gridTemplateColumns: "repeat(auto-fill, minmax(24rem, 1fr))",
+        // min(24rem, 100%): one full-width column on a phone, never wider than the page.
+        gridTemplateColumns: "repeat(auto-fill, minmax(min(24rem, 100%), 1fr))",
         gap: "1rem",
         alignItems: "start",
       }}

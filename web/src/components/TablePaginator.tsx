@@ -1,4 +1,5 @@
 import { Dropdown } from "primereact/dropdown";
+import { dropdownA11y } from "./dropdownA11y.ts";
 
 export interface TablePaginatorProps {
   /** Zero-based page shown. */
@@ -85,6 +86,7 @@ export function TablePaginator(
           if (e.value !== rows) onPageChange({ page: 0, rows: e.value as number });
         }}
         aria-label="Rows per page"
+        pt={dropdownA11y("Rows per page")}
       />
       <span className="p-paginator-current" aria-live="polite">{`${first}-${last} of ${totalRecords}`}</span>
     </div>

@@ -1,13 +1,18 @@
 import { useId, useMemo, useRef } from "react";
 import { Dropdown } from "primereact/dropdown";
-import { maxChannels } from "../../../shared/schemas/treatment.ts";
+import { dropdownA11y } from "./dropdownA11y.ts";
+
+/** Lists longer than this render only the options in view (thousands of imported treatments open at once). */
+const VIRTUAL_FROM = 50;
+const OPTION_HEIGHT = 42;
 
 /** The fields the picker needs of a treatment (a full Treatment fits). */
 export interface PickableTreatment {
   _id: string;
   name: string;
   category: string | null;
-  phases: readonly { channels: readonly unknown[] }[];
+  /** Highest channel count over its phases. */
+  channels: number;
 }
 
 export interface TreatmentPickerProps<T extends PickableTreatment> {
@@ -33,7 +38,18 @@ export function TreatmentPicker<T extends PickableTreatment>(
   { treatments, excludeIds, onPick, autoFocus, disabled }: TreatmentPickerProps<T>,
 ) {
   const id = useId();
-  const options = useMemo(() => pickableTreatments(treatments, excludeIds), [treatments, excludeIds]);
+  // The option's name for assistive technology is what it shows: the name, then channels and category.
+  const options = useMemo(
+    () =>
+      pickableTreatments(treatments, excludeIds).map((t) => ({
+        treatment: t,
+        name: t.name,
+        meta: `${t.channels} ch${t.category ? ` · ${t.category}` : ""}`,
+        label: `${t.name} ${t.channels} ch${t.category ? ` · ${t.category}` : ""}`,
+        _id: t._id,
+      })),
+    [treatments, excludeIds],
+  );
   const root = useRef<HTMLDivElement>(null);
   return (
     // Escape in the open list only closes the list: PrimeReact's dialog listens on document and would close too.
@@ -46,11 +62,12 @@ export function TreatmentPicker<T extends PickableTreatment>(
         }
       }}
     >
+      <label htmlFor={id} className="visually-hidden">Add treatment</label>
       <Dropdown
         inputId={id}
         value={null}
         options={options}
-        optionLabel="name"
+        optionLabel="label"
         dataKey="_id"
         filter
         filterBy="name"
@@ -62,18 +79,19 @@ export function TreatmentPicker<T extends PickableTreatment>(
         emptyFilterMessage="No treatment matches"
         disabled={disabled}
         autoFocus={autoFocus}
-        style={{ width: "30em" }}
-        itemTemplate={(t: T) => (
-          <div style={{ display: "flex", gap: "0.75rem", justifyContent: "space-between", width: "100%" }}>
-            <span>{t.name}</span>
-            <span style={{ color: "var(--text-color-secondary)" }}>
-              {maxChannels(t.phases)} ch{t.category ? ` · ${t.category}` : ""}
-            </span>
+        style={{ width: "30em", maxWidth: "100%" }}
+        panelStyle={{ maxWidth: "calc(100vw - 1rem)" }}
+        pt={dropdownA11y("Add treatment")}
+        virtualScrollerOptions={options.length > VIRTUAL_FROM ? { itemSize: OPTION_HEIGHT } : undefined}
+        itemTemplate={(o: (typeof options)[number]) => (
+          <div className="picker-option">
+            <span className="picker-option-name" title={o.name}>{o.name}</span>{" "}
+            <span className="picker-option-meta">{o.meta}</span>
           </div>
         )}
         onChange={(e) => {
-          const picked = e.value as T | null;
-          if (picked) onPick(picked);
+          const picked = e.value as (typeof options)[number] | null;
+          if (picked) onPick(picked.treatment);
         }}
       />
     </div>

@@ -162,7 +162,7 @@ export function UploadDialog(props: UploadDialogProps) {
               <i className="pi pi-upload" style={{ marginRight: "0.5rem" }} aria-hidden="true" />
               {file ? `Selected file: ${file.name}` : selectLabel}
             </label>
-            {rejected && <small style={{ display: "block", color: "var(--red-600, #c00)" }}>{rejected}</small>}
+            {rejected && <small style={{ display: "block", color: "#c81e1e" }}>{rejected}</small>}
           </div>
         )}
         {phase.kind === "idle" && phase.notice && <Message severity="info" text={phase.notice} />}

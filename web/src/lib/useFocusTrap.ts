@@ -36,7 +36,27 @@ export function useFocusTrap(ref: RefObject<HTMLElement | null>, active: boolean
         first.focus();
       }
     };
+    // Focus that leaves a modal dialog for the page behind it (e.g. a popup menu that closes after its item opened
+    // the dialog gives focus back to its button) comes back to where it was in the dialog. Overlays the dialog opens
+    // itself (a dropdown's panel appended to body) may take it.
+    let lastInside: HTMLElement | null = null;
+    const onFocusIn = (e: FocusEvent) => {
+      const root = ref.current;
+      const target = e.target as HTMLElement | null;
+      if (!root?.isConnected || !target) return;
+      if (root.contains(target)) {
+        lastInside = target;
+        return;
+      }
+      if (target.closest(".p-dropdown-panel, .p-connected-overlay, .p-overlaypanel, [role=dialog]")) return;
+      const back = lastInside?.isConnected ? lastInside : root.querySelector<HTMLElement>(FOCUSABLE);
+      back?.focus();
+    };
     document.addEventListener("keydown", onKeyDown, true);
-    return () => document.removeEventListener("keydown", onKeyDown, true);
+    document.addEventListener("focusin", onFocusIn, true);
+    return () => {
+      document.removeEventListener("keydown", onKeyDown, true);
+      document.removeEventListener("focusin", onFocusIn, true);
+    };
   }, [ref, active]);
 }

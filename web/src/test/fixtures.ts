@@ -1,14 +1,13 @@
 /** Data for the component tests (vitest); not part of the app bundle. */
-import type { Treatment } from "../../../shared/schemas/treatment.ts";
+import type { TreatmentSummary } from "../../../shared/schemas/treatment.ts";
 
-/** A treatment of one empty 60-second phase, category "Pain". */
-export const treatment = (id: string, name: string): Treatment => ({
+/** A treatment as the lists get it (GET treatment_summaries): one 60-second phase without channels, "Pain". */
+export const treatment = (id: string, name: string): TreatmentSummary => ({
   _id: id,
   name,
   category: "Pain",
-  use: null,
-  createdAt: "2026-11-22T10:00:00.000Z",
   updatedAt: "2026-11-22T10:00:00.000Z",
-  images: [],
-  phases: [{ duration: 60, channels: [] }],
+  channels: 0,
+  phases: 1,
+  images: 0,
 });

@@ -1,9 +1,10 @@
 import { Button } from "primereact/button";
 import { InputText } from "primereact/inputtext";
 import { Message } from "primereact/message";
-import { type FormEvent, useState } from "react";
+import { type FormEvent, useEffect, useState } from "react";
 import { ApiError } from "../../../../shared/client.ts";
 import { signIn } from "../../lib/session.ts";
+import { pageTitle } from "../../lib/pageTitle.ts";
 import { PRODUCT_TITLE } from "../../lib/title.ts";
 import { type LoginErrors, validateLogin } from "./validation.ts";
 
@@ -22,6 +23,9 @@ export interface LoginScreenProps {
 /** Login: the only thing shown while there is no valid token. */
 export default function LoginScreen({ onSignIn = signIn }: LoginScreenProps) {
   const [email, setEmail] = useState("");
+  useEffect(() => {
+    document.title = pageTitle("Sign in");
+  }, []);
   const [password, setPassword] = useState("");
   const [submitted, setSubmitted] = useState(false);
   const [failed, setFailed] = useState<string | null>(null);

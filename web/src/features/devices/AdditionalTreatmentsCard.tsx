@@ -3,11 +3,11 @@ import { Button } from "primereact/button";
 import { Card } from "primereact/card";
 import { useState } from "react";
 import { Link } from "wouter";
-import { maxChannels } from "../../../../shared/schemas/treatment.ts";
 import { ConfirmDialog } from "../../components/ConfirmDialog.tsx";
+import { Skeleton } from "../../components/Skeleton.tsx";
 import { TreatmentPicker } from "../../components/TreatmentPicker.tsx";
 import { byId } from "../../lib/focus.ts";
-import { treatmentsQuery } from "../treatments/api.ts";
+import { treatmentSummariesQuery } from "../treatments/api.ts";
 import type { DeviceCardProps } from "./types.ts";
 
 const ADD_ID = "device-add-treatment";
@@ -21,7 +21,7 @@ type Asked = { kind: "add" | "remove"; id: string; name: string };
  * first and are reported in a toast; a removal can be undone (the treatment goes back to its place in the list).
  */
 export function AdditionalTreatmentsCard({ device, busy, save }: DeviceCardProps) {
-  const treatments = useQuery(treatmentsQuery());
+  const treatments = useQuery(treatmentSummariesQuery());
   const [picking, setPicking] = useState(false);
   const [asked, setAsked] = useState<Asked | null>(null);
   const [open, setOpen] = useState(false);
@@ -98,22 +98,24 @@ export function AdditionalTreatmentsCard({ device, busy, save }: DeviceCardProps
       <ul className="m-0" style={{ listStyle: "none", padding: 0 }} aria-label="Additional treatments">
         {ids.map((id) => {
           const t = byTreatmentId.get(id);
+          // Until the names are in, a skeleton stands in for the name and nothing can be removed by its id.
+          const loading = treatments.isPending;
           const name = t?.name ?? id;
           return (
-            <li key={id} className="treatment-entry">
+            <li key={id} className="treatment-entry" aria-busy={loading || undefined}>
               <Button
                 id={removeButtonId(id)}
                 icon="pi pi-trash"
                 rounded
                 text
                 severity="danger"
-                aria-label={`Remove ${name}`}
-                disabled={busy}
+                aria-label={loading ? "Remove treatment" : `Remove ${name}`}
+                disabled={busy || loading}
                 onClick={() => ask({ kind: "remove", id, name })}
               />
               <Link href={`/treatments/${encodeURIComponent(id)}`}>
-                <span className="name">{name}</span>
-                {t && <span className="meta">{maxChannels(t.phases)} ch</span>}
+                {loading ? <Skeleton width="12rem" /> : <span className="name" title={name}>{name}</span>}
+                {t && <span className="meta">{t.channels} ch</span>}
                 {t?.category && <span className="meta">{t.category}</span>}
               </Link>
             </li>

@@ -6,6 +6,7 @@ import { type ReactNode, useEffect, useMemo, useState } from "react";
 import { Link, useLocation, useSearch } from "wouter";
 import type { Device } from "../../../../shared/schemas/mod.ts";
 import { PAGE_SIZES } from "../../../../shared/schemas/device.ts";
+import { Skeleton, skeletonWidth } from "../../components/Skeleton.tsx";
 import { LoadState } from "../../components/LoadState.tsx";
 import { TablePaginator } from "../../components/TablePaginator.tsx";
 import { formatDateTime } from "../../lib/format.ts";
@@ -19,6 +20,8 @@ const countOrDash = (n: number) => (n > 0 ? String(n) : "-");
 interface DeviceColumn {
   header: string;
   nowrap?: boolean;
+  /** Fixed width (the table's layout is fixed: skeleton rows and data rows share the column widths). */
+  width?: string;
   body: (d: Device, typeNames: Map<string, string>) => ReactNode;
 }
 
@@ -28,14 +31,24 @@ const COLUMNS: DeviceColumn[] = [
     header: "Device ID",
     nowrap: true,
     body: (d) => (
-      <Link href={deviceHref(d.deviceId)} className="cell-link" onClick={(e) => e.stopPropagation()}>
+      <Link
+        href={deviceHref(d.deviceId)}
+        className="cell-link"
+        title={d.deviceId}
+        onClick={(e) => e.stopPropagation()}
+      >
         {d.deviceId}
       </Link>
     ),
   },
-  { header: "Product Type", body: (d, names) => (d.productTypeId ? names.get(d.productTypeId) ?? "-" : "-") },
+  {
+    header: "Product Type",
+    width: "11rem",
+    body: (d, names) => (d.productTypeId ? names.get(d.productTypeId) ?? "-" : "-"),
+  },
   {
     header: "Custom firmware",
+    width: "7rem",
     body: (d) =>
       d.firmware
         ? (
@@ -48,10 +61,10 @@ const COLUMNS: DeviceColumn[] = [
         )
         : null,
   },
-  { header: "Additional Modules", body: (d) => countOrDash(d.moduleIds.length) },
-  { header: "Additional Treatments", body: (d) => countOrDash(d.additionalTreatmentIds.length) },
-  { header: "Last login", nowrap: true, body: (d) => formatDateTime(d.lastLoggedIn) },
-  { header: "Updated", nowrap: true, body: (d) => formatDateTime(d.updatedAt) },
+  { header: "Additional Modules", width: "7.5rem", body: (d) => countOrDash(d.moduleIds.length) },
+  { header: "Additional Treatments", width: "8rem", body: (d) => countOrDash(d.additionalTreatmentIds.length) },
+  { header: "Last login", nowrap: true, width: "14rem", body: (d) => formatDateTime(d.lastLoggedIn) },
+  { header: "Updated", nowrap: true, width: "14rem", body: (d) => formatDateTime(d.updatedAt) },
 ];
 
 /**
@@ -133,8 +146,12 @@ export default function DevicesScreen() {
             <table
               className={`p-datatable-table${devices.isPlaceholderData ? " stale-rows" : ""}`}
               aria-label="Devices"
-              aria-busy={devices.isPlaceholderData}
+              aria-busy={devices.isPending || devices.isPlaceholderData}
+              style={{ tableLayout: "fixed", minWidth: "74rem" }}
             >
+              <colgroup>
+                {COLUMNS.map((c) => <col key={c.header} style={c.width ? { width: c.width } : undefined} />)}
+              </colgroup>
               <thead className="p-datatable-thead">
                 <tr>
                   {COLUMNS.map((c) => (
@@ -147,10 +164,24 @@ export default function DevicesScreen() {
                 </tr>
               </thead>
               <tbody className="p-datatable-tbody">
-                {rows.length === 0
+                {devices.isPending
+                  // Skeleton rows of the page's size hold the table's height: the paginator does not move.
+                  ? Array.from(
+                    { length: state.size },
+                    (_, i) => (
+                      <tr key={i} className={i % 2 ? "p-row-odd" : undefined}>
+                        {COLUMNS.map((c, j) => (
+                          <td key={c.header}>
+                            <Skeleton width={skeletonWidth(i, j)} />
+                          </td>
+                        ))}
+                      </tr>
+                    ),
+                  )
+                  : rows.length === 0
                   ? (
                     <tr className="p-datatable-emptymessage">
-                      <td colSpan={COLUMNS.length}>{devices.isPending ? " " : "No devices found."}</td>
+                      <td colSpan={COLUMNS.length}>No devices found.</td>
                     </tr>
                   )
                   : rows.map((d, i) => (
@@ -161,14 +192,20 @@ export default function DevicesScreen() {
                       onClick={() => navigate(deviceHref(d.deviceId))}
                     >
                       {COLUMNS.map((c) => (
-                        <td key={c.header} className={c.nowrap ? "nowrap" : undefined}>{c.body(d, typeNames)}</td>
+                        <td key={c.header} className={c.nowrap ? "nowrap ellipsis" : undefined}>
+                          {c.body(d, typeNames)}
+                        </td>
                       ))}
                     </tr>
                   ))}
               </tbody>
             </table>
           </div>
-          {devices.data && (
+          {
+            /* Mounted from the start, hidden until the first page is in: it holds its place (no shift), and its
+              dropdown is built while the page loads, not in the same task as the rows. */
+          }
+          <div className={devices.data ? undefined : "paginator-pending"} aria-hidden={!devices.data || undefined}>
             <TablePaginator
               page={state.page}
               rows={state.size}
@@ -178,7 +215,7 @@ export default function DevicesScreen() {
               onPageChange={(e) =>
                 go(e.rows !== state.size ? { ...state, size: e.rows, page: 0 } : { ...state, page: e.page })}
             />
-          )}
+          </div>
         </div>
       )}
     </section>

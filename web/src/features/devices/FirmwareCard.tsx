@@ -1,6 +1,7 @@
 import { useQuery } from "@tanstack/react-query";
 import { Card } from "primereact/card";
 import { Dropdown } from "primereact/dropdown";
+import { dropdownA11y } from "../../components/dropdownA11y.ts";
 import { useState } from "react";
 import { ConfirmDialog } from "../../components/ConfirmDialog.tsx";
 import { byId } from "../../lib/focus.ts";
@@ -60,6 +61,7 @@ export function FirmwareCard({ device, busy, save }: DeviceCardProps) {
           }
         }}
         className="w-full"
+        pt={dropdownA11y("Custom device firmware")}
       />
       <ConfirmDialog
         visible={open}

@@ -2,6 +2,7 @@ import { useQuery } from "@tanstack/react-query";
 import { Button } from "primereact/button";
 import { Card } from "primereact/card";
 import { Dropdown } from "primereact/dropdown";
+import { dropdownA11y } from "../../components/dropdownA11y.ts";
 import { useState } from "react";
 import { useLocation } from "wouter";
 import { ConfirmDialog } from "../../components/ConfirmDialog.tsx";
@@ -85,6 +86,7 @@ export function ProductTypeCard({ device, busy, save }: DeviceCardProps) {
           disabled={busy || types.isPending}
           loading={types.isPending}
           filter={options.length > 10}
+          pt={dropdownA11y("Product type")}
           style={{ flex: 1, minWidth: 0 }}
         />
         <Button

@@ -2,17 +2,17 @@ import { useQuery } from "@tanstack/react-query";
 import { Link } from "wouter";
 import { LoadError } from "../../components/LoadState.tsx";
 import { productTypesQuery } from "../product_types/api.ts";
-import { treatmentsQuery } from "../treatments/api.ts";
+import { treatmentSummariesQuery } from "../treatments/api.ts";
 import { devicesQuery } from "../devices/api.ts";
 
 function Card({ href, icon, label, value }: { href: string; icon: string; label: string; value: number | undefined }) {
   const shown = value === undefined ? "-" : String(value);
   return (
-    <Link href={href} className="overview-card" aria-label={`${label}: ${shown}`}>
+    // Named by what it shows ("Devices 30"): the label first, the number after it.
+    <Link href={href} className="overview-card">
       <i className={icon} aria-hidden="true" />
-      <div>
-        <div className="value">{shown}</div>
-        <div className="label">{label}</div>
+      <div className="overview-card-text">
+        <div className="label">{label}</div> <div className="value">{shown}</div>
       </div>
     </Link>
   );
@@ -21,7 +21,7 @@ function Card({ href, icon, label, value }: { href: string; icon: string; label:
 /** Overview: three cards with counts ('-' until loaded), each leading to its list. */
 export default function OverviewScreen() {
   const devices = useQuery(devicesQuery({ page: 0, rowsPerPage: 1, q: "" }));
-  const treatments = useQuery(treatmentsQuery());
+  const treatments = useQuery(treatmentSummariesQuery());
   const productTypes = useQuery(productTypesQuery());
   const queries = [devices, treatments, productTypes];
   const failed = queries.find((q) => q.isError)?.error;

@@ -4,22 +4,25 @@ import { Button } from "primereact/button";
 import { Card } from "primereact/card";
 import { Chip } from "primereact/chip";
 import type { Module } from "../../../../shared/schemas/product_type.ts";
-import { maxChannels, type Treatment } from "../../../../shared/schemas/treatment.ts";
+import type { TreatmentSummary } from "../../../../shared/schemas/treatment.ts";
+import { Skeleton } from "../../components/Skeleton.tsx";
 import { sortIdsByName } from "./modules.ts";
 
 export interface ModuleCardProps {
   module: Module;
-  treatmentsById: ReadonlyMap<string, Treatment>;
+  treatmentsById: ReadonlyMap<string, TreatmentSummary>;
+  /** The treatments' names are still loading: skeletons stand in for them, not their ids. */
+  loading?: boolean;
   onEdit: () => void;
   onDelete: () => void;
 }
 
 /** One module: name, 'Default' chip, edit/delete buttons and its treatments with channel count and category. */
-export function ModuleCard({ module, treatmentsById, onEdit, onDelete }: ModuleCardProps) {
+export function ModuleCard({ module, treatmentsById, loading, onEdit, onDelete }: ModuleCardProps) {
   const ids = sortIdsByName(module.treatmentIds, (id) => treatmentsById.get(id)?.name);
   const title = (
     <div style={{ display: "flex", alignItems: "center", gap: "0.75rem" }}>
-      <span>{module.name}</span>
+      <span className="ellipsis" title={module.name}>{module.name}</span>
       {module.isDefault && <Chip label="Default" />}
       <span style={{ flex: 1 }} />
       <Button icon="pi pi-pencil" rounded text aria-label={`Edit module ${module.name}`} onClick={onEdit} />
@@ -43,10 +46,16 @@ export function ModuleCard({ module, treatmentsById, onEdit, onDelete }: ModuleC
               const t = treatmentsById.get(id);
               return (
                 <li key={id} style={entryStyle}>
-                  <Link className="cell-link" href={`/treatments/${encodeURIComponent(id)}`} style={{ flex: 1 }}>
-                    {t?.name ?? id}
-                  </Link>
-                  {t && <span style={metaStyle}>{maxChannels(t.phases)} ch</span>}
+                  {loading ? <Skeleton width="12rem" style={{ flex: "none" }} /> : (
+                    <Link
+                      className="cell-link wrap-anywhere"
+                      href={`/treatments/${encodeURIComponent(id)}`}
+                      style={{ flex: 1 }}
+                    >
+                      {t?.name ?? id}
+                    </Link>
+                  )}
+                  {t && <span style={metaStyle}>{t.channels} ch</span>}
                   {t && <span style={{ ...metaStyle, minWidth: "7rem" }}>{t.category ?? "-"}</span>}
                 </li>
               );

@@ -41,7 +41,7 @@ describe("ModuleDialog", () => {
       expect(items.length).toBeGreaterThan(0);
       return items;
     });
-    expect(options.map((o) => o.textContent)).toEqual(["Beta0 ch · Pain", "Mu0 ch · Pain"]);
+    expect(options.map((o) => o.textContent)).toEqual(["Beta 0 ch · Pain", "Mu 0 ch · Pain"]);
     await user.click(options[1]);
     expect(listed()).toEqual(["Alpha", "Mu", "Zeta"]);
     await user.click(screen.getByRole("button", { name: "Remove Alpha" }));

@@ -3,7 +3,7 @@ import { Button } from "primereact/button";
 import { Checkbox } from "primereact/checkbox";
 import { InputText } from "primereact/inputtext";
 import type { Module, ModuleInput } from "../../../../shared/schemas/product_type.ts";
-import { maxChannels, type Treatment } from "../../../../shared/schemas/treatment.ts";
+import type { TreatmentSummary } from "../../../../shared/schemas/treatment.ts";
 import { AppDialog } from "../../components/AppDialog.tsx";
 import { useFieldError } from "../../lib/useFieldError.ts";
 import { TreatmentPicker } from "../../components/TreatmentPicker.tsx";
@@ -13,7 +13,7 @@ export interface ModuleDialogProps {
   visible: boolean;
   /** The module to edit; null adds a new one. */
   module: Module | null;
-  treatments: readonly Treatment[] | undefined;
+  treatments: readonly TreatmentSummary[] | undefined;
   busy?: boolean;
   /** Why the server refused the module's name, shown under the field until the name changes. */
   nameError?: string | null;
@@ -113,7 +113,7 @@ export function ModuleDialog(
                         onClick={() => setTreatmentIds((ids) => ids.filter((x) => x !== id))}
                       />
                       <span className="module-treatment-name" style={{ flex: 1 }}>{label}</span>
-                      {t && <span>{maxChannels(t.phases)} ch</span>}
+                      {t && <span>{t.channels} ch</span>}
                       {t && <span style={{ minWidth: "8rem" }}>{t.category ?? "-"}</span>}
                     </li>
                   );

@@ -10,7 +10,7 @@ import { LoadState } from "../../components/LoadState.tsx";
 import { focusPageHeading, focusWhenReady } from "../../lib/focus.ts";
 import { formatDateTime } from "../../lib/format.ts";
 import { changedElsewhere, useNotify, useNotifyConflict, useNotifyError } from "../../lib/notify.ts";
-import { treatmentsQuery } from "../treatments/api.ts";
+import { treatmentSummariesQuery } from "../treatments/api.ts";
 import { productTypeQuery, useDeleteProductType, usePatchProductType, useReloadProductType } from "./api.ts";
 import { ModuleCard } from "./ModuleCard.tsx";
 import { DeletionImpact } from "./DeletionImpact.tsx";
@@ -30,7 +30,7 @@ export default function ProductTypeScreen() {
     ...productTypeQuery(productTypeId),
     throwOnError: (_err, q) => q.state.data === undefined,
   });
-  const treatments = useQuery(treatmentsQuery());
+  const treatments = useQuery(treatmentSummariesQuery());
   const patch = usePatchProductType();
   const remove = useDeleteProductType();
   const notify = useNotify();
@@ -160,6 +160,7 @@ export default function ProductTypeScreen() {
                 key={m._id}
                 module={m}
                 treatmentsById={treatmentsById}
+                loading={treatments.isPending}
                 onEdit={() => setEditing({ module: m })}
                 onDelete={() => askDeleteModule(m)}
               />

@@ -4,12 +4,16 @@ import { api } from "../../lib/api.ts";
 
 export const treatmentKeys = {
   all: ["treatments"] as const,
-  list: () => [...treatmentKeys.all, "list"] as const,
+  summaries: () => [...treatmentKeys.all, "summaries"] as const,
   detail: (id: string) => [...treatmentKeys.all, "detail", id] as const,
 };
 
-export const treatmentsQuery = () =>
-  queryOptions({ queryKey: treatmentKeys.list(), queryFn: () => api.listTreatments() });
+/**
+ * Every treatment without its phases (GET treatment_summaries): what the lists, counts and pickers show. The full
+ * list with phases (GET treatments) is many times larger and no screen needs it.
+ */
+export const treatmentSummariesQuery = () =>
+  queryOptions({ queryKey: treatmentKeys.summaries(), queryFn: () => api.listTreatmentSummaries() });
 
 export const treatmentQuery = (id: string) =>
   queryOptions({ queryKey: treatmentKeys.detail(id), queryFn: () => api.getTreatment(id) });
