@@ -1,8 +1,8 @@
-import type { Treatment } from "../../../shared/schemas/treatment.ts";
+import type { Treatment, TreatmentSummary } from "../../../shared/schemas/treatment.ts";
 import { newId } from "../../../shared/ids.ts";
 import { now } from "../clock.ts";
 import type { ImportCounts, ImportedTreatment, TreatmentStore } from "../types/treatments.ts";
-import { type Sql, type Tx, write, WRITE_LOCK } from "./open.ts";
+import { read, type Sql, type Tx, write, WRITE_LOCK } from "./open.ts";
 
 export interface TreatmentRow {
   id: string;
@@ -220,9 +220,52 @@ export async function importIn(tx: Tx, treatments: readonly ImportedTreatment[])
   return { imported: upd.length + ins.length, created: ins.length, updated: upd.length };
 }
 
+interface PhaseCounts {
+  phases: number;
+  channels: number;
+}
+
+/**
+ * Every treatment without its phases, in list order. A content row's phases never change (an import writes new rows),
+ * so the counts are kept per content row in `counted` and only new rows are counted, in the database.
+ */
+async function listSummaries(sql: Sql, counted: Map<number, PhaseCounts>): Promise<TreatmentSummary[]> {
+  const rows = await read(sql, (tx) =>
+    tx.unsafe(
+      `SELECT t.id, t.name, t.category, t.updated_at, t.phases_id, json_array_length(t.image_ids::json) AS images
+       FROM treatments t ORDER BY ${NAME_ORDER}`,
+    ));
+  const missing = [...new Set(rows.map((r) => Number(r.phases_id)).filter((id) => !counted.has(id)))];
+  for (const part of chunks(missing)) {
+    const counts = await sql`SELECT p.id, json_array_length(p.json::json) AS phases,
+        coalesce((SELECT max(json_array_length(e -> 'channels')) FROM json_array_elements(p.json::json) e), 0)
+          AS channels
+      FROM treatment_phases p WHERE p.id = ANY(${part}::bigint[])`;
+    for (const c of counts) counted.set(Number(c.id), { phases: Number(c.phases), channels: Number(c.channels) });
+  }
+  if (counted.size > rows.length) {
+    const linked = new Set(rows.map((r) => Number(r.phases_id)));
+    for (const id of counted.keys()) if (!linked.has(id)) counted.delete(id);
+  }
+  return rows.map((r) => {
+    const c = counted.get(Number(r.phases_id)) ?? { phases: 0, channels: 0 };
+    return {
+      _id: r.id,
+      name: r.name,
+      category: r.category,
+      updatedAt: r.updated_at,
+      channels: c.channels,
+      phases: c.phases,
+      images: Number(r.images),
+    };
+  });
+}
+
 /** `streams`: the pool the list streams read from (mod.ts). */
 export function postgresTreatments(sql: Sql, streams: Sql = sql): TreatmentStore {
+  const counted = new Map<number, PhaseCounts>();
   return {
+    listSummaries: () => listSummaries(sql, counted),
     get: async (id) => {
       const rows = await sql.unsafe(
         `SELECT ${TREATMENT_ROW_COLUMNS} FROM treatments t ${TREATMENT_CONTENT_JOIN} WHERE t.id = $1`,
