@@ -9,7 +9,7 @@ import {
   TREATMENT_ROW_COLUMNS,
   treatmentFromRow,
   type TreatmentRow,
-} from "../server/db/sqlite/treatments.ts";
+} from "../server/db/rules/treatment_rows.ts";
 import { IMPORT_SCHEMA } from "./import_db.ts";
 
 /** Writes n devices straight into a fresh console database (a fixture, not the code under test). */

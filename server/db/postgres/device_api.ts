@@ -5,7 +5,12 @@ import { now } from "../clock.ts";
 import { firstPlaces, versionInfoJson } from "../rules/device_config.ts";
 import type { DeviceApiStore, FirmwareRef } from "../types/device_api.ts";
 import { read, type Sql, type Tx, unlocked } from "./open.ts";
-import { TREATMENT_CONTENT_JOIN, TREATMENT_ROW_COLUMNS, treatmentFromRow, type TreatmentRow } from "./treatments.ts";
+import {
+  TREATMENT_CONTENT_JOIN,
+  TREATMENT_ROW_COLUMNS,
+  treatmentFromRow,
+  type TreatmentRow,
+} from "../rules/treatment_rows.ts";
 
 /** A check-in in one statement: creates the device, or sets only last_logged_in and version_info (see SQLite's). */
 export async function checkinDevice(tx: Tx, deviceId: string, versionInfo: VersionInfo, at: string = now()) {

@@ -1,36 +1,14 @@
-import type { Treatment, TreatmentSummary } from "../../../shared/schemas/treatment.ts";
+import {
+  TREATMENT_CONTENT_JOIN,
+  TREATMENT_ROW_COLUMNS,
+  treatmentFromRow,
+  type TreatmentRow,
+} from "../rules/treatment_rows.ts";
+import type { TreatmentSummary } from "../../../shared/schemas/treatment.ts";
 import { newId } from "../../../shared/ids.ts";
 import { now } from "../clock.ts";
 import type { ImportCounts, ImportedTreatment, TreatmentStore } from "../types/treatments.ts";
 import { read, type Sql, type Tx, write, WRITE_LOCK } from "./open.ts";
-
-export interface TreatmentRow {
-  id: string;
-  name: string;
-  category: string | null;
-  use: string | null;
-  phases: string;
-  image_ids: string;
-  created_at: string;
-  updated_at: string;
-}
-
-export const TREATMENT_ROW_COLUMNS =
-  "t.id, t.name, t.category, t.use, p.json AS phases, t.image_ids, t.created_at, t.updated_at";
-export const TREATMENT_CONTENT_JOIN = "JOIN treatment_phases p ON p.id = t.phases_id";
-
-export function treatmentFromRow(r: TreatmentRow): Treatment {
-  return {
-    _id: r.id,
-    name: r.name,
-    category: r.category,
-    use: r.use,
-    createdAt: r.created_at,
-    updatedAt: r.updated_at,
-    images: JSON.parse(r.image_ids),
-    phases: JSON.parse(r.phases),
-  };
-}
 
 /** The Treatment JSON of `t` and `p`, concatenated so the stored JSON texts are copied, never parsed. */
 const q = (col: string) => `coalesce(to_json(${col})::text, 'null')`;

@@ -6,7 +6,12 @@ import { firstPlaces, versionInfoJson } from "../rules/device_config.ts";
 import type { DeviceApiStore, FirmwareRef } from "../types/device_api.ts";
 import { type Db, snapshot, sql, transaction } from "./open.ts";
 import { promised } from "./promised.ts";
-import { TREATMENT_CONTENT_JOIN, TREATMENT_ROW_COLUMNS, treatmentFromRow, type TreatmentRow } from "./treatments.ts";
+import {
+  TREATMENT_CONTENT_JOIN,
+  TREATMENT_ROW_COLUMNS,
+  treatmentFromRow,
+  type TreatmentRow,
+} from "../rules/treatment_rows.ts";
 
 /**
  * Records a device check-in in ONE statement: creates the device when unknown, else sets only

@@ -1,0 +1,36 @@
+/**
+ * A treatment as both engines read it: the same columns and joins (plain SQL both dialects speak), mapped to the API's
+ * Treatment.
+ */
+import type { Treatment } from "../../../shared/schemas/treatment.ts";
+
+export interface TreatmentRow {
+  id: string;
+  name: string;
+  category: string | null;
+  use: string | null;
+  phases: string;
+  image_ids: string;
+  created_at: string;
+  updated_at: string;
+}
+
+/** The columns of a TreatmentRow for a query over `treatments t` joined with TREATMENT_CONTENT_JOIN. */
+export const TREATMENT_ROW_COLUMNS =
+  "t.id, t.name, t.category, t.use, p.json AS phases, t.image_ids, t.created_at, t.updated_at";
+/** Joins a treatment (`t`) with its phases (`p`). */
+export const TREATMENT_CONTENT_JOIN = "JOIN treatment_phases p ON p.id = t.phases_id";
+
+/** A treatments row as the API's Treatment (phases and image ids are stored as validated JSON text). */
+export function treatmentFromRow(r: TreatmentRow): Treatment {
+  return {
+    _id: r.id,
+    name: r.name,
+    category: r.category,
+    use: r.use,
+    createdAt: r.created_at,
+    updatedAt: r.updated_at,
+    images: JSON.parse(r.image_ids),
+    phases: JSON.parse(r.phases),
+  };
+}
