@@ -11,6 +11,8 @@ import { Hono } from "hono";
 import { HTTPException } from "hono/http-exception";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import { requireOperator } from "./auth/middleware.ts";
+import { requireRole } from "./auth/roles.ts";
+import { operatorsRoutes } from "./routes/operators.ts";
 import type { AppContext, AppEnv } from "./context.ts";
 import { ApiHttpError, errorCodeFor, fromStoreError, notFound } from "./errors.ts";
 import { compressJson } from "./lib/compress.ts";
@@ -56,8 +58,12 @@ export function createApp(ctx: AppContext) {
 
   const api = new Hono<AppEnv>()
     .use("*", compressJson())
-    .use("*", (c, next) => PUBLIC_API.test(c.req.path) ? next() : requireOp(c, next))
+    .use(
+      "*",
+      (c, next) => PUBLIC_API.test(c.req.path) ? next() : requireOp(c, async () => void await requireRole(c, next)),
+    )
     .route("/", authRoutes(ctx))
+    .route("/", operatorsRoutes(ctx))
     .route("/devices", devicesRoutes(ctx))
     .route("/device_types", deviceTypesRoutes(ctx))
     .route("/device_firmwares", firmwaresRoutes(ctx))

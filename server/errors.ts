@@ -27,12 +27,14 @@ export const invalidFirmware = (msg: string) => new ApiHttpError(422, "invalid_f
 export const requestTimeout = (msg: string) => new ApiHttpError(408, "request_timeout", msg);
 export const lengthRequired = (msg: string) => new ApiHttpError(411, "length_required", msg);
 export const insufficientStorage = (msg: string) => new ApiHttpError(507, "insufficient_storage", msg);
+export const forbidden = (msg: string) => new ApiHttpError(403, "forbidden", msg);
 export const unauthorized = (msg = "Sign in first: a valid bearer token is required.") =>
   new ApiHttpError(401, "unauthorized", msg);
 
 const codeForStatus: Record<number, ErrorCode> = {
   400: "invalid_request",
   401: "unauthorized",
+  403: "forbidden",
   404: "not_found",
   408: "request_timeout",
   409: "conflict",

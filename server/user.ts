@@ -1,6 +1,6 @@
 /**
  * Operator management on the server host:
- *   deno task user add <email>
+ *   deno task user add <email> [--role admin|operator|viewer]   (default operator)
  *   deno task user reset-password <email>
  * The password is read from standard input (first line) or prompted for on a terminal.
  */
@@ -11,8 +11,10 @@ import { pathsFor } from "./context.ts";
 import { ConflictError } from "./db/errors.ts";
 import { NewerSchemaError, openStores, storesConfig } from "./db/mod.ts";
 import { MIN_PASSWORD_LENGTH } from "../shared/schemas/auth.ts";
+import { Role } from "../shared/schemas/operator.ts";
 
-const USAGE = "Usage: deno task user add <email> | deno task user reset-password <email>";
+const USAGE =
+  "Usage: deno task user add <email> [--role admin|operator|viewer] | deno task user reset-password <email>";
 
 async function readPassword(): Promise<string> {
   if (Deno.stdin.isTerminal()) {
@@ -25,6 +27,16 @@ async function readPassword(): Promise<string> {
 
 async function main(args: string[]): Promise<number> {
   const [command, email, ...rest] = args;
+  let role: Role = "operator";
+  if (command === "add" && rest[0] === "--role") {
+    const parsed = Role.safeParse(rest[1]);
+    if (!parsed.success) {
+      console.error(`--role must be admin, operator or viewer, not ${rest[1] ?? "nothing"}.`);
+      return 2;
+    }
+    role = parsed.data;
+    rest.splice(0, 2);
+  }
   if (!command || !email || rest.length || !["add", "reset-password"].includes(command)) {
     console.error(USAGE);
     return 2;
@@ -74,7 +86,7 @@ async function main(args: string[]): Promise<number> {
     const hash = await hashPassword(password);
     if (command === "add") {
       try {
-        await stores.operators.add(email, hash);
+        await stores.operators.add(email, hash, role);
       } catch (err) {
         if (!(err instanceof ConflictError)) throw err;
         console.error(`Operator ${email} exists already; use reset-password.`);
@@ -85,7 +97,9 @@ async function main(args: string[]): Promise<number> {
       return 1;
     }
     console.log(
-      command === "add" ? `Added operator ${email}.` : `Password of ${email} reset; earlier tokens no longer work.`,
+      command === "add"
+        ? `Added operator ${email} (${role}).`
+        : `Password of ${email} reset; earlier tokens no longer work.`,
     );
     return 0;
   } finally {

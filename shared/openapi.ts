@@ -4,7 +4,7 @@
  * not @hono/zod-openapi: docs/DECISIONS.md, "The API description".
  */
 import * as z from "zod";
-import { type Answer, API_PREFIX, json, type Route } from "./routes/route.ts";
+import { type Answer, API_PREFIX, json, requiredRole, type Route } from "./routes/route.ts";
 import { ErrorBody } from "./schemas/common.ts";
 
 type JsonSchema = Record<string, unknown>;
@@ -17,6 +17,7 @@ const STATUS_TEXT: Record<number, string> = {
   302: "Found: the firmware is downloaded from the Location (a presigned URL of the bucket)",
   304: "Not Modified",
   400: "Bad request: the message says what is wrong",
+  403: "Forbidden: the signed-in operator's role does not allow this; nothing changed",
   401: "Unauthorized: no valid bearer token",
   404: "Not found",
   408: "The upload body stalled",
@@ -111,8 +112,10 @@ function response(status: number, answer: Answer): unknown {
  * Statuses any operation may answer beyond its own list: a failure of the server, a store (database, bucket) it cannot
  * reach, and for a write a full disk.
  */
-export function alwaysAnswered(r: Pick<Route, "method">): number[] {
-  return r.method === "GET" || r.method === "HEAD" ? [500, 503] : [500, 503, 507];
+export function alwaysAnswered(r: Pick<Route, "method" | "auth">): number[] {
+  const always = r.method === "GET" || r.method === "HEAD" ? [500, 503] : [500, 503, 507];
+  // Any operator route refuses a role below the one it needs (the document names that role in its description).
+  return r.auth === "operator" ? [403, ...always] : always;
 }
 
 /** The route's answers, with those every operation may give. */
@@ -134,6 +137,7 @@ export function openApiDocument(list: readonly Route[], version: string): Record
     const operation: Record<string, unknown> = {
       operationId: r.name,
       summary: r.summary,
+      ...(r.auth === "operator" ? { description: `Needs the ${requiredRole(r)} role (or higher).` } : {}),
       tags: [tagOf(r.path)],
       security: SECURITY[r.auth],
       parameters: parameters(r),

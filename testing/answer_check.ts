@@ -4,20 +4,13 @@
  * for that status. The test server (testing/server.ts) wraps its fetches with it and fails the test at its end when
  * any answer broke the description.
  */
-import { API_PREFIX, type Route, routeList } from "../shared/routes/mod.ts";
+import { routeFor } from "../shared/routes/match.ts";
 import { alwaysAnswered } from "../shared/openapi.ts";
 
 /** JSON answers larger than this are held to their status only (a 200 MB treatment list is not parsed twice). */
 const MAX_CHECKED_BYTES = 4 << 20;
 
-const patterns = routeList.map((r) => ({
-  route: r,
-  re: new RegExp(`^${API_PREFIX}${r.path.replace(/:[A-Za-z_][A-Za-z0-9_]*/g, "[^/]+")}$`),
-}));
-
-export function routeFor(method: string, pathname: string): Route | undefined {
-  return patterns.find((p) => p.route.method === method && p.re.test(pathname))?.route;
-}
+export { routeFor };
 
 /** What is wrong with an answer, or null. Requests outside the described routes (a typo'd path, /healthz) pass. */
 export async function answerProblem(method: string, url: string, res: Response): Promise<string | null> {

@@ -21,7 +21,7 @@ export function requireOperator(ctx: AppContext): MiddlewareHandler<AppEnv> {
   const admit = async (claims: TokenClaims | null): Promise<Operator> => {
     if (!claims) throw unauthorized("The token is invalid or has expired; sign in again.");
     const operator = await operators.current(claims.sub);
-    if (!operator || (claims.pwv ?? 0) !== operator.passwordVersion) {
+    if (!operator || operator.disabled || (claims.pwv ?? 0) !== operator.passwordVersion) {
       throw unauthorized("The token is no longer valid; sign in again.");
     }
     return operator;

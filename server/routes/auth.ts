@@ -19,6 +19,16 @@ function tooMany(c: Context, waitMs: number, msg: (wait: string) => string): Api
 const busy = (c: Context) =>
   tooMany(c, 1000, (wait) => `The server is busy checking other passwords; try again in ${wait}.`);
 
+/** A password's hash; 429 while the bounded queue of password hashes is full. */
+export async function hashOrBusy(c: Context, password: string): Promise<string> {
+  try {
+    return await hashPassword(password);
+  } catch (err) {
+    if (err instanceof HashQueueFullError) throw busy(c);
+    throw err;
+  }
+}
+
 /** The answer to a throttled or unchecked attempt; null when the password was checked. */
 function refusal(c: Context, result: CheckResult, tooManyWhat: string): ApiHttpError | null {
   switch (result.kind) {
@@ -57,7 +67,8 @@ export function authRoutes(ctx: AppContext) {
       );
       const refused = refusal(c, result, "Too many failed sign-ins for this e-mail address");
       if (refused) throw refused;
-      if (!operator || result.kind !== "right") throw invalidCredentials();
+      // A disabled account is refused like a wrong password: the answer tells a guesser nothing.
+      if (!operator || operator.disabled || result.kind !== "right") throw invalidCredentials();
       const token = await issueToken(
         ctx.secret,
         operator.email,
@@ -78,14 +89,7 @@ export function authRoutes(ctx: AppContext) {
       const refused = refusal(c, result, "Too many wrong current passwords");
       if (refused) throw refused;
       if (result.kind !== "right") throw badRequest("Current password is incorrect.");
-      let hash: string;
-      try {
-        hash = await hashPassword(body.new_password);
-      } catch (err) {
-        if (err instanceof HashQueueFullError) throw busy(c);
-        throw err;
-      }
-      await ctx.stores.operators.setPassword(operator.email, hash);
+      await ctx.stores.operators.setPassword(operator.email, await hashOrBusy(c, body.new_password));
       return c.json({});
     });
 }

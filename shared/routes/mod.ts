@@ -9,6 +9,7 @@ import { deviceTypeRoutes } from "./device_types.ts";
 import { deviceRoutes } from "./devices.ts";
 import { firmwareRoutes } from "./firmwares.ts";
 import { metaRoutes } from "./meta.ts";
+import { operatorRoutes } from "./operators.ts";
 import { productTypeRoutes } from "./product_types.ts";
 import type { Route } from "./route.ts";
 import { treatmentRoutes } from "./treatments.ts";
@@ -24,6 +25,7 @@ export const routes = {
   ...productTypeRoutes,
   ...deviceApiRoutes,
   ...metaRoutes,
+  ...operatorRoutes,
 };
 
 export type Routes = typeof routes;

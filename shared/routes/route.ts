@@ -4,6 +4,7 @@
  */
 import type * as z from "zod";
 import { ErrorBody } from "../schemas/common.ts";
+import type { Role } from "../schemas/operator.ts";
 
 /** Every path of the table is under this prefix. */
 export const API_PREFIX = "/api/v1";
@@ -36,6 +37,11 @@ export interface Route {
   /** Under API_PREFIX, with `:name` parameters, e.g. `/devices/:deviceId`. */
   path: string;
   auth: Auth;
+  /**
+   * The least role an operator route needs (CONTRACT §12): default viewer for GET and HEAD, operator for writes. A
+   * role below it is 403 forbidden.
+   */
+  role?: Role;
   summary: string;
   /** Path parameters and the query arrive as text: these schemas parse an object of strings. */
   params?: z.ZodObject;
@@ -97,3 +103,7 @@ export function fillPath(path: string, params: Record<string, string> = {}): str
 export function answerStatuses(r: Route): number[] {
   return Object.keys(r.answers).map(Number).filter((s) => s < 400);
 }
+
+/** The least role an operator route needs: its own, else viewer for reads and operator for writes. */
+export const requiredRole = (r: Pick<Route, "method" | "role">): Role =>
+  r.role ?? (r.method === "GET" || r.method === "HEAD" ? "viewer" : "operator");

@@ -23,6 +23,7 @@ export type ErrorCode =
   | "invalid_request"
   | "invalid_credentials"
   | "unauthorized"
+  | "forbidden"
   | "not_found"
   | "conflict"
   | "precondition_failed"

@@ -176,6 +176,24 @@ export function samplesFor(s: Seed): Record<RouteName, Sample> {
     deviceFirmware: { probe: { params: byDeviceId }, byId: {} },
     deviceFirmwareHead: { probe: { params: byDeviceId }, byId: {} },
     openApi: {},
+    me: { probe: {} },
+    listOperators: { probe: {} },
+    createOperator: {
+      probe: { body: json({ email: "probe@example.com", role: "viewer", password: "probe-pass-1" }) },
+      json: {
+        base: () => Promise.resolve({ email: "audit-new@example.com", role: "viewer", password: "audit-pass-1" }),
+      },
+    },
+    patchOperator: {
+      probe: { params: { id: s.viewerId }, body: json({ disabled: true }) },
+      byId: { body: () => ({ role: "viewer" }) },
+      json: { params: { id: s.viewerId }, base: () => Promise.resolve({ role: "viewer", disabled: false }) },
+    },
+    resetOperatorPassword: {
+      probe: { params: { id: s.viewerId }, body: json({ password: "probe-pass-1" }) },
+      byId: { body: () => ({ password: "probe-pass-1" }) },
+      json: { params: { id: s.viewerId }, base: () => Promise.resolve({ password: "audit-viewer-1" }) },
+    },
   };
 }
 

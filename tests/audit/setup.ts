@@ -6,7 +6,7 @@
  */
 import assert from "node:assert/strict";
 import { type ApiClient, DeviceClient } from "../../shared/client.ts";
-import { API_PREFIX, fillPath, type Route, routeList, type RouteName } from "../../shared/routes/mod.ts";
+import { API_PREFIX, fillPath, type Route, routeList, type RouteName, routes } from "../../shared/routes/mod.ts";
 import { generateTreatments, makeImportDb } from "../../testing/import_db.ts";
 import { fileSource, makeXzFile } from "../../testing/files.ts";
 import { DEVICE_API_KEY, listFiles, startServer, type TestServer } from "../../testing/server.ts";
@@ -123,6 +123,8 @@ export interface Seed {
   fwB: { _id: string; name: string };
   dtId: string;
   devices: string[];
+  /** A viewer account the operator routes' samples change (never the admin the audit signs in as). */
+  viewerId: string;
 }
 
 async function seed(srv: TestServer): Promise<Seed> {
@@ -165,6 +167,9 @@ async function seed(srv: TestServer): Promise<Seed> {
       versionInfo: { app: "1.0.0", os: "linux", channels: ["a", "b"] },
     });
   }
+  const viewer = await api.call(routes.createOperator, {
+    body: { email: "audit-viewer@example.com", role: "viewer", password: "audit-viewer-1" },
+  });
   const extra = patched.modules.find((m) => m.name === "Extra")!;
   await api.patchDevice({
     deviceId: "dev-001",
@@ -189,6 +194,7 @@ async function seed(srv: TestServer): Promise<Seed> {
     fwB,
     dtId: dt._id,
     devices,
+    viewerId: viewer._id,
   };
 }
 

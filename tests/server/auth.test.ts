@@ -203,4 +203,22 @@ Deno.test("deno task user add / reset-password", async () => {
   await srv.login("ops@example.com", "ops-password-2");
   assert.equal((await run(["reset-password", "ghost@example.com"], "whatever-123\n")).code, 1);
   assert.equal((await run(["frobnicate"], "")).code, 2);
+  // --role: default operator; a role of one's choice; anything else is a usage error.
+  assert.equal((await srv.login("ops@example.com", "ops-password-2")).token.length > 0, true);
+  assert.deepEqual(
+    await (await srv.fetch("/api/v1/me", { token: (await srv.login("ops@example.com", "ops-password-2")).token }))
+      .json(),
+    {
+      email: "ops@example.com",
+      role: "operator",
+    },
+  );
+  const viewer = await run(["add", "audit@example.com", "--role", "viewer"], "audit-password-1\n");
+  assert.equal(viewer.code, 0);
+  assert.match(viewer.text, /Added operator audit@example\.com \(viewer\)\./);
+  const me =
+    await (await srv.fetch("/api/v1/me", { token: (await srv.login("audit@example.com", "audit-password-1")).token }))
+      .json();
+  assert.equal(me.role, "viewer");
+  assert.equal((await run(["add", "x@example.com", "--role", "root"], "x-password-1\n")).code, 2);
 });

@@ -198,4 +198,9 @@ export const MIGRATIONS: readonly string[] = [
   );
   CREATE INDEX login_addresses_last ON login_addresses(last_success_at);
   `,
+  // 2: roles (the operators there before roles existed are admins) and disabled accounts (SQLite's migration 8)
+  `
+  ALTER TABLE operators ADD COLUMN role TEXT NOT NULL DEFAULT 'admin' CHECK (role IN ('admin', 'operator', 'viewer'));
+  ALTER TABLE operators ADD COLUMN disabled BOOLEAN NOT NULL DEFAULT false;
+  `,
 ];

@@ -1,33 +1,67 @@
+import type { OperatorAccount, Role } from "../../../shared/schemas/operator.ts";
 import { newId } from "../../../shared/ids.ts";
 import { now } from "../clock.ts";
-import { ConflictError } from "../errors.ts";
-import { emailKey } from "../rules/operators.ts";
+import { ConflictError, NotFoundError } from "../errors.ts";
+import { emailKey, LAST_ADMIN, noOperator, revokes } from "../rules/operators.ts";
 import type { Operator, OperatorStore } from "../types/operators.ts";
 import { type Db, isUniqueViolation, sql, transaction } from "./open.ts";
 import { promised } from "./promised.ts";
 
-const SELECT_OPERATOR = `SELECT id, email, password_hash AS passwordHash, password_version AS passwordVersion
-  FROM operators WHERE email_key = ?`;
+const SELECT_OPERATOR = `SELECT id, email, password_hash AS passwordHash, password_version AS passwordVersion, role,
+  disabled FROM operators WHERE email_key = ?`;
+type AccountRow = Omit<OperatorAccount, "disabled"> & { disabled: number };
+const ACCOUNT_COLUMNS = "id AS _id, email, role, disabled, created_at AS createdAt";
 
 function findOperator(db: Db, email: string): Operator | null {
-  const row = sql(db, SELECT_OPERATOR).get(emailKey(email)) as Operator | undefined;
-  return row ? { ...row } : null;
+  const row = sql(db, SELECT_OPERATOR).get(emailKey(email)) as
+    | (Omit<Operator, "disabled"> & { disabled: number })
+    | undefined;
+  return row ? { ...row, disabled: row.disabled === 1 } : null;
+}
+
+function account(db: Db, id: string): OperatorAccount | null {
+  const row = sql(db, `SELECT ${ACCOUNT_COLUMNS} FROM operators WHERE id = ?`).get(id) as
+    | AccountRow
+    | undefined;
+  return row ? { ...row, disabled: row.disabled === 1 } : null;
 }
 
 const countOperators = (db: Db) => (sql(db, "SELECT count(*) AS n FROM operators").get() as { n: number }).n;
 
-function insertOperator(db: Db, email: string, passwordHash: string): void {
+function insertOperator(db: Db, email: string, passwordHash: string, role: Role): OperatorAccount {
   const t = now();
+  const id = newId();
   try {
     sql(
       db,
-      "INSERT INTO operators (id, email, email_key, password_hash, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)",
-    )
-      .run(newId(), email.trim(), emailKey(email), passwordHash, t, t);
+      `INSERT INTO operators (id, email, email_key, password_hash, role, created_at, updated_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?)`,
+    ).run(id, email.trim(), emailKey(email), passwordHash, role, t, t);
   } catch (err) {
-    if (isUniqueViolation(err)) throw new ConflictError(`Operator ${email} exists already.`);
+    if (isUniqueViolation(err)) throw new ConflictError(`Operator ${email.trim()} exists already.`);
     throw err;
   }
+  return account(db, id)!;
+}
+
+function updateOperator(db: Db, id: string, patch: { role?: Role; disabled?: boolean }): OperatorAccount {
+  return transaction(db, () => {
+    const before = account(db, id);
+    if (!before) throw new NotFoundError(noOperator(id));
+    const role = patch.role ?? before.role;
+    const disabled = patch.disabled ?? before.disabled;
+    if (before.role === "admin" && !before.disabled && (role !== "admin" || disabled)) {
+      const others = sql(db, "SELECT count(*) AS n FROM operators WHERE role = 'admin' AND disabled = 0 AND id <> ?")
+        .get(id) as { n: number };
+      if (others.n === 0) throw new ConflictError(LAST_ADMIN);
+    }
+    sql(
+      db,
+      `UPDATE operators SET role = ?, disabled = ?, password_version = password_version + ?, updated_at = ?
+       WHERE id = ?`,
+    ).run(role, disabled ? 1 : 0, revokes(before, patch) ? 1 : 0, now(), id);
+    return account(db, id)!;
+  });
 }
 
 export function sqliteOperators(db: Db): OperatorStore {
@@ -36,13 +70,26 @@ export function sqliteOperators(db: Db): OperatorStore {
     // A local read of one indexed row per request: a change by any process is seen at once.
     current: (email) => findOperator(db, email),
     count: () => countOperators(db),
-    add: (email, passwordHash) => insertOperator(db, email, passwordHash),
+    add: (email, passwordHash, role) => insertOperator(db, email, passwordHash, role),
     addFirst: (email, passwordHash) =>
       transaction(db, () => {
         if (countOperators(db) > 0) return false;
-        insertOperator(db, email, passwordHash);
+        insertOperator(db, email, passwordHash, "admin");
         return true;
       }),
+    list: () =>
+      (sql(db, `SELECT ${ACCOUNT_COLUMNS} FROM operators ORDER BY created_at, rowid`).all() as AccountRow[]).map((
+        r,
+      ) => ({ ...r, disabled: r.disabled === 1 })),
+    update: (id, patch) => updateOperator(db, id, patch),
+    resetPassword: (id, passwordHash) => {
+      const r = sql(
+        db,
+        `UPDATE operators SET password_hash = ?, password_version = password_version + 1, updated_at = ? WHERE id = ?`,
+      ).run(passwordHash, now(), id);
+      if (r.changes === 0) throw new NotFoundError(noOperator(id));
+      return account(db, id)!;
+    },
     setPassword: (email, passwordHash) =>
       sql(
         db,

@@ -208,4 +208,9 @@ export const MIGRATIONS: readonly string[] = [
   `,
   // 7: firmwares by content, so an upload finds the bytes already stored under another name (its duplicateOf)
   `CREATE INDEX firmwares_sha256 ON firmwares(sha256);`,
+  // 8: roles (the operators there before roles existed are admins) and disabled accounts
+  `
+  ALTER TABLE operators ADD COLUMN role TEXT NOT NULL DEFAULT 'admin' CHECK (role IN ('admin', 'operator', 'viewer'));
+  ALTER TABLE operators ADD COLUMN disabled INTEGER NOT NULL DEFAULT 0;
+  `,
 ];

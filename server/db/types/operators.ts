@@ -1,9 +1,14 @@
+import type { OperatorAccount, Role } from "../../../shared/schemas/operator.ts";
+
 export interface Operator {
   id: string;
   email: string;
   passwordHash: string;
-  /** Bumped by every password change; tokens carry it (pwv), so a change ends every earlier token. */
+  /** Bumped by every password change, demotion and disabling; tokens carry it (pwv), so each ends earlier tokens. */
   passwordVersion: number;
+  role: Role;
+  /** A disabled operator cannot sign in, and their tokens stopped working when they were disabled. */
+  disabled: boolean;
 }
 
 export interface OperatorStore {
@@ -18,9 +23,18 @@ export interface OperatorStore {
   current(email: string): Promise<Operator | null>;
   count(): Promise<number>;
   /** ConflictError when an operator with this e-mail exists. */
-  add(email: string, passwordHash: string): Promise<void>;
-  /** Adds the operator only while there is none at all (start-up bootstrap); false when one exists. */
+  add(email: string, passwordHash: string, role: Role): Promise<OperatorAccount>;
+  /** Adds the operator, as an admin, only while there is none at all (start-up bootstrap); false when one exists. */
   addFirst(email: string, passwordHash: string): Promise<boolean>;
+  /** Every account, oldest first. */
+  list(): Promise<OperatorAccount[]>;
+  /**
+   * Changes a role or the disabled flag in one transaction. A demotion or a disabling bumps the password version (their
+   * tokens end at once). NotFoundError for an unknown id; ConflictError when it would leave no active admin.
+   */
+  update(id: string, patch: { role?: Role; disabled?: boolean }): Promise<OperatorAccount>;
+  /** Sets a password by id and bumps the version; NotFoundError for an unknown id. */
+  resetPassword(id: string, passwordHash: string): Promise<OperatorAccount>;
   /** Sets a new hash and bumps the password version; false when there is no such operator. */
   setPassword(email: string, passwordHash: string): Promise<boolean>;
 }

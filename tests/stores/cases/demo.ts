@@ -14,7 +14,7 @@ export function demoCases(engine: string, options: ConformanceOptions) {
   storeTest(engine, options, "demo: seeds an empty database in one go", async (stores, t) => {
     assert.equal(await stores.demo.isEmpty(), true);
     await stores.deviceTypes.ensure(PRODUCT);
-    await stores.operators.add("op@example.com", "h");
+    await stores.operators.add("op@example.com", "h", "operator");
     assert.equal(await stores.demo.isEmpty(), true, "operators and device types do not count");
     const [stable, candidate] = [firmwareRow("stable.xz"), firmwareRow("rc.xz")];
     for (const f of [stable, candidate]) await stores.firmwares.insert(f);
