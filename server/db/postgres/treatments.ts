@@ -1,4 +1,5 @@
 import {
+  idsInNameOrder,
   TREATMENT_CONTENT_JOIN,
   TREATMENT_ROW_COLUMNS,
   treatmentFromRow,
@@ -55,14 +56,6 @@ async function* listJsonChunks(sql: Sql): AsyncGenerator<Uint8Array<ArrayBuffer>
     if (open) await conn`COMMIT`.catch(() => {});
     conn.release();
   }
-}
-
-function idsInNameOrder(treatments: readonly ImportedTreatment[]): string[] {
-  const ids = treatments.map(() => newId()).sort();
-  const byName = treatments.map((_, i) => i).sort((a, b) => treatments[a].name < treatments[b].name ? -1 : 1);
-  const out: string[] = new Array(treatments.length);
-  byName.forEach((position, k) => out[position] = ids[k]);
-  return out;
 }
 
 const decoder = new TextDecoder();

@@ -3,6 +3,8 @@
  * Treatment.
  */
 import type { Treatment } from "../../../shared/schemas/treatment.ts";
+import { newId } from "../../../shared/ids.ts";
+import type { ImportedTreatment } from "../types/treatments.ts";
 
 export interface TreatmentRow {
   id: string;
@@ -33,4 +35,16 @@ export function treatmentFromRow(r: TreatmentRow): Treatment {
     images: JSON.parse(r.image_ids),
     phases: JSON.parse(r.phases),
   };
+}
+
+/**
+ * A new id per treatment, handed out in name order (the smallest id to the first name): new rows then go into both the
+ * id and the name index in order. Each id is as random as any.
+ */
+export function idsInNameOrder(treatments: readonly ImportedTreatment[]): string[] {
+  const ids = treatments.map(() => newId()).sort();
+  const byName = treatments.map((_, i) => i).sort((a, b) => treatments[a].name < treatments[b].name ? -1 : 1);
+  const out: string[] = new Array(treatments.length);
+  byName.forEach((position, k) => out[position] = ids[k]);
+  return out;
 }

@@ -1,4 +1,5 @@
 import {
+  idsInNameOrder,
   TREATMENT_CONTENT_JOIN,
   TREATMENT_ROW_COLUMNS,
   treatmentFromRow,
@@ -113,18 +114,6 @@ function ensureImportTables(db: Db): void {
 }
 
 let imports = 0;
-
-/**
- * A new id per treatment, handed out in name order (the smallest id to the first name): new rows then go into both the
- * id and the name index in order. Each id is as random as any.
- */
-function idsInNameOrder(treatments: readonly ImportedTreatment[]): string[] {
-  const ids = treatments.map(() => newId()).sort();
-  const byName = treatments.map((_, i) => i).sort((a, b) => treatments[a].name < treatments[b].name ? -1 : 1);
-  const out: string[] = new Array(treatments.length);
-  byName.forEach((position, k) => out[position] = ids[k]);
-  return out;
-}
 
 /**
  * Stages treatments[from, to) of import `n` in the current transaction: their content rows and their staged rows
