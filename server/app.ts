@@ -13,6 +13,7 @@ import type { ContentfulStatusCode } from "hono/utils/http-status";
 import { requireOperator } from "./auth/middleware.ts";
 import { requireRole } from "./auth/roles.ts";
 import { operatorsRoutes } from "./routes/operators.ts";
+import { apiTokensRoutes } from "./routes/api_tokens.ts";
 import type { AppContext, AppEnv } from "./context.ts";
 import { ApiHttpError, errorCodeFor, fromStoreError, notFound } from "./errors.ts";
 import { compressJson } from "./lib/compress.ts";
@@ -64,6 +65,7 @@ export function createApp(ctx: AppContext) {
     )
     .route("/", authRoutes(ctx))
     .route("/", operatorsRoutes(ctx))
+    .route("/api_tokens", apiTokensRoutes(ctx))
     .route("/devices", devicesRoutes(ctx))
     .route("/device_types", deviceTypesRoutes(ctx))
     .route("/device_firmwares", firmwaresRoutes(ctx))

@@ -3,6 +3,7 @@ import type { Config } from "./config.ts";
 import type { Operator, Stores } from "./db/stores.ts";
 import type { FirmwareFiles } from "./files/firmware_files.ts";
 import type { RequestLine } from "./lib/logger.ts";
+import type { Scope } from "../shared/schemas/api_token.ts";
 
 export interface Paths {
   data: string;
@@ -36,4 +37,12 @@ export interface AppContext {
   logRequest: (line: RequestLine) => void;
 }
 
-export type AppEnv = { Variables: { operator: Operator } };
+/** The API token a request authenticated with (absent for an operator's session token). */
+export interface RequestApiToken {
+  id: string;
+  name: string;
+  scopes: readonly Scope[];
+}
+
+/** `operator`: who is signed in (for an API token, its owner as they are now); `apiToken`: set for a token. */
+export type AppEnv = { Variables: { operator: Operator; apiToken?: RequestApiToken } };

@@ -3,6 +3,7 @@ import type { ContentfulStatusCode } from "hono/utils/http-status";
 import type { ErrorCode } from "../shared/schemas/common.ts";
 import {
   ConflictError,
+  ForbiddenError,
   InvalidError,
   NotFoundError,
   PreconditionFailedError,
@@ -58,6 +59,7 @@ export function fromStoreError(err: unknown): ApiHttpError | null {
   if (err instanceof NotFoundError) return notFound(err.message);
   if (err instanceof ConflictError) return conflict(err.message);
   if (err instanceof InvalidError) return badRequest(err.message);
+  if (err instanceof ForbiddenError) return forbidden(err.message);
   if (err instanceof PreconditionFailedError) return preconditionFailed(err.message);
   if (err instanceof StorageFullError) return insufficientStorage(err.message);
   if (err instanceof StoreUnavailableError) return new ApiHttpError(503, "unavailable", err.message);

@@ -1,8 +1,12 @@
-import type { MiddlewareHandler } from "hono";
+import type { Context, MiddlewareHandler } from "hono";
 import type { AppContext, AppEnv } from "../context.ts";
-import type { Operator } from "../db/stores.ts";
-import { unauthorized } from "../errors.ts";
+import type { ApiTokenAuth, Operator } from "../db/stores.ts";
+import { ApiHttpError, unauthorized } from "../errors.ts";
 import type { TokenClaims } from "../../shared/schemas/auth.ts";
+import { isApiTokenSecret } from "../../shared/schemas/api_token.ts";
+import { secretHash, wellFormedSecret } from "./api_tokens.ts";
+import { clientAddress } from "./client_address.ts";
+import { retryAfterSeconds, waitText } from "./throttle.ts";
 import { knownToken, readToken } from "./tokens.ts";
 
 /** Bearer token of the Authorization header, or null. */
@@ -11,13 +15,17 @@ export function bearer(header: string | undefined): string | null {
   return m ? m[1] : null;
 }
 
+/** lastUsedAt is written when it is older than this, so a busy token's reads do not all become writes. */
+export const LAST_USED_EVERY_MS = 60_000;
+
 /**
- * Requires a valid operator token whose password version is still current. The operator is looked up on every
- * request (operators.current(): cheap, and it sees a password change made by any process at once), so a change ends
- * every earlier token immediately.
+ * Requires a valid operator token whose password version is still current, or a valid API token (`tdc_…`). The
+ * operator is looked up on every request (operators.current(): cheap, and it sees a password change made by any
+ * process at once), so a change ends every earlier token immediately; an API token and its owner are looked up the
+ * same way (apiTokens.current()), so a revocation or the owner's disabling ends it at once, on every replica.
  */
 export function requireOperator(ctx: AppContext): MiddlewareHandler<AppEnv> {
-  const { operators } = ctx.stores;
+  const { operators, apiTokens, loginAttempts } = ctx.stores;
   const admit = async (claims: TokenClaims | null): Promise<Operator> => {
     if (!claims) throw unauthorized("The token is invalid or has expired; sign in again.");
     const operator = await operators.current(claims.sub);
@@ -26,12 +34,52 @@ export function requireOperator(ctx: AppContext): MiddlewareHandler<AppEnv> {
     }
     return operator;
   };
+
+  /** A bad API token counts against the client's address (like a wrong password); past the free ones it is 429. */
+  const refuseToken = async (c: Context<AppEnv>, msg: string): Promise<never> => {
+    const reservation = await loginAttempts.reserve({
+      scope: "api_token",
+      email: "",
+      address: clientAddress(c, ctx.config.trustProxy),
+    });
+    if (!reservation.ok) {
+      c.header("Retry-After", String(retryAfterSeconds(reservation.waitMs)));
+      throw new ApiHttpError(
+        429,
+        "too_many_requests",
+        `Too many invalid API tokens from your address; try again in ${waitText(reservation.waitMs)}.`,
+      );
+    }
+    throw unauthorized(msg);
+  };
+
+  const admitToken = async (c: Context<AppEnv>, secret: string): Promise<ApiTokenAuth> => {
+    const found = wellFormedSecret(secret) ? await apiTokens.current(secretHash(secret)) : null;
+    if (!found) return await refuseToken(c, "The API token is unknown or has been revoked.");
+    if (found.owner.disabled) return await refuseToken(c, "The API token's owner is disabled.");
+    const at = Date.now();
+    if (found.token.expiresAt !== null && Date.parse(found.token.expiresAt) <= at) {
+      return await refuseToken(c, "The API token has expired.");
+    }
+    const last = found.token.lastUsedAt;
+    if (last === null || at - Date.parse(last) >= LAST_USED_EVERY_MS) {
+      await apiTokens.touch(found.token._id, new Date(at).toISOString(), new Date(at - LAST_USED_EVERY_MS).toISOString());
+    }
+    return found;
+  };
+
   return async (c, next) => {
     const token = bearer(c.req.header("authorization"));
     if (!token) throw unauthorized();
-    // A token verified before skips the HMAC: this is every request's path.
-    const known = knownToken(ctx.secret, token);
-    c.set("operator", await admit(known !== undefined ? known : await readToken(ctx.secret, token)));
+    if (isApiTokenSecret(token)) {
+      const { token: apiToken, owner } = await admitToken(c, token);
+      c.set("operator", owner);
+      c.set("apiToken", { id: apiToken._id, name: apiToken.name, scopes: apiToken.scopes });
+    } else {
+      // A token verified before skips the HMAC: this is every request's path.
+      const known = knownToken(ctx.secret, token);
+      c.set("operator", await admit(known !== undefined ? known : await readToken(ctx.secret, token)));
+    }
     await next();
   };
 }

@@ -40,3 +40,8 @@ export class NewerSchemaError extends Error {
 export class StoreUnavailableError extends StoreError {
   override name = "StoreUnavailableError";
 }
+
+/** The caller may not do this to this thing (another operator's token, a scope beyond one's role): nothing changed. */
+export class ForbiddenError extends StoreError {
+  override name = "ForbiddenError";
+}

@@ -17,6 +17,7 @@ export const authRoutes = {
     method: "POST",
     path: "/change_password",
     auth: "operator",
+    scope: null,
     role: "viewer",
     summary:
       "Change the signed-in operator's password; earlier tokens stop working; repeated wrong current passwords are throttled (429).",

@@ -28,6 +28,7 @@ export const deviceTypeRoutes = {
     method: "PATCH",
     path: "/device_types/:id",
     auth: "operator",
+    scope: "firmware:write",
     summary: "Set or clear a device type's default firmware.",
     params: IdParams,
     headers: ifMatch,

@@ -18,6 +18,7 @@ export const firmwareRoutes = {
     method: "POST",
     path: "/device_firmwares",
     auth: "operator",
+    scope: "firmware:write",
     summary: "Upload an xz firmware file (streamed and checked whole; names are unique; the same bytes under another " +
       "name are answered with duplicateOf).",
     body: multipart(FIRMWARE_EXTENSION),
@@ -38,6 +39,7 @@ export const firmwareRoutes = {
     method: "DELETE",
     path: "/device_firmwares/:id",
     auth: "operator",
+    scope: "firmware:write",
     summary: "Delete a firmware that no device type or device uses.",
     params: IdParams,
     body: noBody,

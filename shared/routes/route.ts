@@ -5,6 +5,7 @@
 import type * as z from "zod";
 import { ErrorBody } from "../schemas/common.ts";
 import type { Role } from "../schemas/operator.ts";
+import type { Scope } from "../schemas/api_token.ts";
 
 /** Every path of the table is under this prefix. */
 export const API_PREFIX = "/api/v1";
@@ -42,6 +43,13 @@ export interface Route {
    * role below it is 403 forbidden.
    */
   role?: Role;
+  /**
+   * The scope an API token needs for this route (CONTRACT §12), beside `role` so the table is the one source of both:
+   * default `read` for GET and HEAD; `null` (the default for writes) means no API token may call it, whatever its
+   * scopes (operator and token management, password changes, and any write not given a scope yet). A write scope
+   * includes `read`. The owner's current role is checked too, on every request.
+   */
+  scope?: Scope | null;
   summary: string;
   /** Path parameters and the query arrive as text: these schemas parse an object of strings. */
   params?: z.ZodObject;
@@ -107,3 +115,11 @@ export function answerStatuses(r: Route): number[] {
 /** The least role an operator route needs: its own, else viewer for reads and operator for writes. */
 export const requiredRole = (r: Pick<Route, "method" | "role">): Role =>
   r.role ?? (r.method === "GET" || r.method === "HEAD" ? "viewer" : "operator");
+
+/** The scope an API token needs for a route (see Route.scope); null: no token may call it. */
+export const requiredScope = (r: Pick<Route, "method" | "scope">): Scope | null =>
+  r.scope !== undefined ? r.scope : r.method === "GET" || r.method === "HEAD" ? "read" : null;
+
+/** True when a token holding `scopes` may call a route needing `need` (a write scope includes read). */
+export const scopesAllow = (scopes: readonly Scope[], need: Scope | null): boolean =>
+  need !== null && (need === "read" ? scopes.length > 0 : scopes.includes(need));

@@ -27,6 +27,7 @@ export const treatmentRoutes = {
     method: "POST",
     path: "/treatments/import",
     auth: "operator",
+    scope: "treatments:write",
     summary: "Import treatments from an SQLite file: all or nothing; 400 import_failed names the table.",
     body: multipart(TREATMENT_IMPORT_EXTENSION),
     answers: { 200: json(ImportResult), ...errors(400, 401, 408, 411, 413, 415, 507) },

@@ -194,6 +194,19 @@ export function samplesFor(s: Seed): Record<RouteName, Sample> {
       byId: { body: () => ({ password: "probe-pass-1" }) },
       json: { params: { id: s.viewerId }, base: () => Promise.resolve({ password: "audit-viewer-1" }) },
     },
+    listApiTokens: { probe: {} },
+    createApiToken: {
+      probe: { body: json({ name: "Probe token", scopes: ["read"] }) },
+      json: {
+        base: () =>
+          Promise.resolve({
+            name: "Audit script",
+            scopes: ["read", "devices:write"],
+            expiresAt: new Date(Date.now() + 86_400_000).toISOString(),
+          }),
+      },
+    },
+    revokeApiToken: { probe: { params: { id: s.apiTokenId } }, byId: {} },
   };
 }
 

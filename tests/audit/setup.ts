@@ -125,6 +125,8 @@ export interface Seed {
   devices: string[];
   /** A viewer account the operator routes' samples change (never the admin the audit signs in as). */
   viewerId: string;
+  /** An API token of the admin's, for the samples of the token routes. */
+  apiTokenId: string;
 }
 
 async function seed(srv: TestServer): Promise<Seed> {
@@ -170,6 +172,7 @@ async function seed(srv: TestServer): Promise<Seed> {
   const viewer = await api.call(routes.createOperator, {
     body: { email: "audit-viewer@example.com", role: "viewer", password: "audit-viewer-1" },
   });
+  const apiToken = await api.call(routes.createApiToken, { body: { name: "Audit token", scopes: ["read"] } });
   const extra = patched.modules.find((m) => m.name === "Extra")!;
   await api.patchDevice({
     deviceId: "dev-001",
@@ -195,6 +198,7 @@ async function seed(srv: TestServer): Promise<Seed> {
     dtId: dt._id,
     devices,
     viewerId: viewer._id,
+    apiTokenId: apiToken._id,
   };
 }
 

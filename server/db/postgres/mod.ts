@@ -3,6 +3,7 @@
  * database. See open.ts for the concurrency model.
  */
 import type { OpenStores } from "../stores.ts";
+import { postgresApiTokens } from "./api_tokens.ts";
 import { postgresDemo } from "./demo.ts";
 import { postgresDeviceApi } from "./device_api.ts";
 import { postgresDeviceTypes } from "./device_types.ts";
@@ -48,6 +49,7 @@ export async function openPostgresStores(options: PostgresOptions): Promise<Open
     operators: guarded(postgresOperators(sql)),
     deviceApi: guarded(postgresDeviceApi(sql)),
     demo: guarded(postgresDemo(sql)),
+    apiTokens: guarded(postgresApiTokens(sql)),
     loginAttempts: guarded(postgresLoginAttempts(sql)),
     system: guarded({
       ping: async () => {

@@ -203,4 +203,18 @@ export const MIGRATIONS: readonly string[] = [
   ALTER TABLE operators ADD COLUMN role TEXT NOT NULL DEFAULT 'admin' CHECK (role IN ('admin', 'operator', 'viewer'));
   ALTER TABLE operators ADD COLUMN disabled BOOLEAN NOT NULL DEFAULT false;
   `,
+  // 3: API tokens (SQLite's migration 9): only the sha256 of each secret is kept; a token goes with its owner's row
+  `
+  CREATE TABLE api_tokens (
+    id TEXT COLLATE "C" PRIMARY KEY,
+    owner_id TEXT COLLATE "C" NOT NULL REFERENCES operators(id) ON DELETE CASCADE,
+    name TEXT NOT NULL,
+    scopes TEXT COLLATE "C" NOT NULL,
+    secret_hash TEXT COLLATE "C" NOT NULL UNIQUE,
+    created_at TEXT COLLATE "C" NOT NULL,
+    expires_at TEXT COLLATE "C",
+    last_used_at TEXT COLLATE "C"
+  );
+  CREATE INDEX api_tokens_owner ON api_tokens(owner_id, created_at);
+  `,
 ];

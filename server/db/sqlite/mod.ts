@@ -4,6 +4,7 @@
  * treatment list is read in chunks on a connection of its own (treatments.ts).
  */
 import type { OpenStores } from "../stores.ts";
+import { sqliteApiTokens } from "./api_tokens.ts";
 import { sqliteDemo } from "./demo.ts";
 import { sqliteDeviceApi } from "./device_api.ts";
 import { sqliteDeviceTypes } from "./device_types.ts";
@@ -28,6 +29,7 @@ export function openSqliteStores(file: string): OpenStores {
     operators: fullDiskAware(sqliteOperators(db)),
     deviceApi: fullDiskAware(sqliteDeviceApi(db)),
     demo: fullDiskAware(sqliteDemo(db)),
+    apiTokens: fullDiskAware(sqliteApiTokens(db)),
     loginAttempts: fullDiskAware(sqliteLoginAttempts(db)),
     system: {
       ping: () => Promise.resolve(),

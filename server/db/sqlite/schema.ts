@@ -213,4 +213,18 @@ export const MIGRATIONS: readonly string[] = [
   ALTER TABLE operators ADD COLUMN role TEXT NOT NULL DEFAULT 'admin' CHECK (role IN ('admin', 'operator', 'viewer'));
   ALTER TABLE operators ADD COLUMN disabled INTEGER NOT NULL DEFAULT 0;
   `,
+  // 9: API tokens (CONTRACT §12): only the sha256 of each secret is kept; a token goes with its owner's row
+  `
+  CREATE TABLE api_tokens (
+    id TEXT PRIMARY KEY,
+    owner_id TEXT NOT NULL REFERENCES operators(id) ON DELETE CASCADE,
+    name TEXT NOT NULL,
+    scopes TEXT NOT NULL,                    -- space-separated scope names
+    secret_hash TEXT NOT NULL UNIQUE,        -- hex sha256 of the secret
+    created_at TEXT NOT NULL,
+    expires_at TEXT,
+    last_used_at TEXT
+  );
+  CREATE INDEX api_tokens_owner ON api_tokens(owner_id, created_at);
+  `,
 ];

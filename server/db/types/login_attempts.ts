@@ -1,5 +1,8 @@
-/** What is throttled: sign-ins, and the current password a password change must give. */
-export type AttemptScope = "login" | "change_password";
+/**
+ * What is throttled: sign-ins, the current password a password change must give, and API tokens that are not (any
+ * more) valid (counted per address under the e-mail "", CONTRACT §12).
+ */
+export type AttemptScope = "login" | "change_password" | "api_token";
 
 /** Attempts are counted per scope, e-mail (ignoring case and surrounding spaces) and client address. */
 export interface AttemptKey {
