@@ -4,7 +4,7 @@
  * not @hono/zod-openapi: docs/DECISIONS.md, "The API description".
  */
 import * as z from "zod";
-import { type Answer, API_PREFIX, json, requiredRole, type Route } from "./routes/route.ts";
+import { type Answer, API_PREFIX, json, requiredRole, requiredScope, type Route } from "./routes/route.ts";
 import { ErrorBody } from "./schemas/common.ts";
 
 type JsonSchema = Record<string, unknown>;
@@ -17,7 +17,7 @@ const STATUS_TEXT: Record<number, string> = {
   302: "Found: the firmware is downloaded from the Location (a presigned URL of the bucket)",
   304: "Not Modified",
   400: "Bad request: the message says what is wrong",
-  403: "Forbidden: the signed-in operator's role does not allow this; nothing changed",
+  403: "Forbidden: the signed-in operator's role, or the API token's scopes, do not allow this; nothing changed",
   401: "Unauthorized: no valid bearer token",
   404: "Not found",
   408: "The upload body stalled",
@@ -114,8 +114,9 @@ function response(status: number, answer: Answer): unknown {
  */
 export function alwaysAnswered(r: Pick<Route, "method" | "auth">): number[] {
   const always = r.method === "GET" || r.method === "HEAD" ? [500, 503] : [500, 503, 507];
-  // Any operator route refuses a role below the one it needs (the document names that role in its description).
-  return r.auth === "operator" ? [403, ...always] : always;
+  // Any operator route refuses a role below the one it needs (the document names that role and the API token scope in
+  // its description), and answers 429 to an address that sent too many invalid API tokens.
+  return r.auth === "operator" ? [403, 429, ...always] : always;
 }
 
 /** The route's answers, with those every operation may give. */
@@ -137,7 +138,7 @@ export function openApiDocument(list: readonly Route[], version: string): Record
     const operation: Record<string, unknown> = {
       operationId: r.name,
       summary: r.summary,
-      ...(r.auth === "operator" ? { description: `Needs the ${requiredRole(r)} role (or higher).` } : {}),
+      ...(r.auth === "operator" ? { description: operatorNeeds(r) } : {}),
       tags: [tagOf(r.path)],
       security: SECURITY[r.auth],
       parameters: parameters(r),
@@ -154,8 +155,9 @@ export function openApiDocument(list: readonly Route[], version: string): Record
     info: {
       title: "Therapy device fleet console API",
       version,
-      description: "Operators sign in with POST /api/v1/login and send the token as a bearer token; devices send the " +
-        "fleet's DEVICE_API_KEY as a bearer token. Every error answer is {error, msg}.",
+      description: "Operators sign in with POST /api/v1/login and send the token as a bearer token, or send an API " +
+        "token (tdc_…, POST /api/v1/api_tokens) the same way; devices send the fleet's DEVICE_API_KEY as a bearer " +
+        "token. Every error answer is {error, msg}.",
     },
     servers: [{ url: "/" }],
     components: {
@@ -164,13 +166,20 @@ export function openApiDocument(list: readonly Route[], version: string): Record
           type: "http",
           scheme: "bearer",
           bearerFormat: "JWT",
-          description: "The token of POST /api/v1/login.",
+          description: "The token of POST /api/v1/login, or an API token (tdc_…) within its scopes.",
         },
         deviceKey: { type: "http", scheme: "bearer", description: "The fleet's DEVICE_API_KEY." },
       },
     },
     paths,
   };
+}
+
+/** What an operator route needs: a role, and the scope an API token must hold (or that no token may call it). */
+function operatorNeeds(r: Route): string {
+  const scope = requiredScope(r);
+  return `Needs the ${requiredRole(r)} role (or higher); ` +
+    (scope === null ? "no API token may call it." : `an API token needs the ${scope} scope.`);
 }
 
 /** The first segment of a path groups its operations: devices, device_firmwares, device (the device API), ... */

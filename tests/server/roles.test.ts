@@ -1,10 +1,11 @@
 /**
- * Roles (CONTRACT §12): a matrix of every operator route × every role, read from the route table (a route a role may
- * call but should not fails, and the reverse); operator accounts managed by admins; demoting or disabling ends
+ * Roles (CONTRACT §12): a matrix of every operator route × every role, and of every operator route × every API token
+ * scope, read from the route table (a route a role or scope may call but should not fails, and the reverse); operator accounts managed by admins; demoting or disabling ends
  * sessions at once; the last active admin is kept.
  */
 import assert from "node:assert/strict";
-import { fillPath, paramNames, requiredRole, routeList } from "../../shared/routes/mod.ts";
+import { fillPath, paramNames, requiredRole, requiredScope, routeList, scopesAllow } from "../../shared/routes/mod.ts";
+import { SCOPES } from "../../shared/schemas/api_token.ts";
 import { type Role, roleAllows } from "../../shared/schemas/operator.ts";
 import { ADMIN_EMAIL, ADMIN_PASSWORD, startServer, type TestServer } from "../../testing/server.ts";
 
@@ -76,6 +77,28 @@ Deno.test("roles: every operator route × every role; admins manage operators", 
         const { status, json } = await call(srv, tokens[role], route.method, path, body);
         const allowed = roleAllows(role, requiredRole(route));
         if (allowed === (status === 403)) wrong.push(`${role} ${route.method} ${path}: ${status}`);
+        if (status === 403) assert.equal(json.error, "forbidden");
+      }
+    }
+    assert.deepEqual(wrong, []);
+  });
+
+  await t.step("the scope matrix: an admin's API token gets 403 exactly where its scope falls short", async () => {
+    const scoped: Record<string, string> = {};
+    for (const scope of SCOPES) {
+      const made = await call(srv, admin, "POST", "/api/v1/api_tokens", { name: `only ${scope}`, scopes: [scope] });
+      assert.equal(made.status, 201);
+      scoped[scope] = made.json.token;
+    }
+    const wrong: string[] = [];
+    for (const route of routeList.filter((r) => r.auth === "operator")) {
+      const params = Object.fromEntries(paramNames(route.path).map((n) => [n, "matrix-no-such-id"]));
+      const path = `/api/v1${fillPath(route.path, params)}`;
+      const body = route.body.kind === "json" ? {} : undefined;
+      for (const scope of SCOPES) {
+        const { status, json } = await call(srv, scoped[scope], route.method, path, body);
+        const allowed = scopesAllow([scope], requiredScope(route));
+        if (allowed === (status === 403) || status === 401) wrong.push(`${scope} ${route.method} ${path}: ${status}`);
         if (status === 403) assert.equal(json.error, "forbidden");
       }
     }
