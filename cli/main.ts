@@ -11,6 +11,9 @@ import { registerLogin } from "./commands/login.ts";
 import { registerProductTypesList } from "./commands/product_types/list.ts";
 import { registerTreatmentsImport } from "./commands/treatments/import.ts";
 import { registerTreatmentsList } from "./commands/treatments/list.ts";
+import { registerTokensCreate } from "./commands/tokens/create.ts";
+import { registerTokensList } from "./commands/tokens/list.ts";
+import { registerTokensRevoke } from "./commands/tokens/revoke.ts";
 import { handleError } from "./lib/errors.ts";
 import { DEFAULT_URL } from "./lib/session.ts";
 
@@ -20,7 +23,7 @@ export function buildProgram(): Command {
     .option("--url <url>", `console URL (default: CONSOLE_URL, else ${DEFAULT_URL})`)
     .option(
       "--token <token>",
-      "operator token (default: CONSOLE_TOKEN, else CONSOLE_EMAIL + CONSOLE_PASSWORD, else login)",
+      "operator or API token (tdc_…) (default: CONSOLE_TOKEN, else CONSOLE_EMAIL + CONSOLE_PASSWORD, else login)",
     )
     .option("--json", "print the server's JSON on standard output and nothing else there")
     .exitOverride()
@@ -35,7 +38,7 @@ Exit status: 0 done, 1 the server or the network refused (message on standard er
 
 Examples:
   $ deno task cli --url https://console.example.com login --email ops@example.com
-  $ CONSOLE_TOKEN=... deno task cli --json firmware upload build/fw-1.4.2.xz --default`,
+  $ CONSOLE_TOKEN=tdc_... deno task cli --json firmware upload build/fw-1.4.2.xz --default`,
     );
 
   registerLogin(program);
@@ -57,6 +60,11 @@ Examples:
 
   const productTypes = group(program, "product-types", "list product types", "product-types list");
   registerProductTypesList(productTypes);
+
+  const tokens = group(program, "tokens", "make, list and revoke API tokens for CI", "tokens list");
+  registerTokensCreate(tokens);
+  registerTokensList(tokens);
+  registerTokensRevoke(tokens);
 
   return program;
 }

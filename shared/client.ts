@@ -4,6 +4,7 @@
  */
 import type * as z from "zod";
 import { ErrorBody } from "./schemas/common.ts";
+import type { NewApiToken } from "./schemas/api_token.ts";
 import type {
   ChangePasswordBody,
   CheckinBody,
@@ -275,6 +276,18 @@ export class ApiClient {
   }
   deleteProductType(id: string, opts: WriteOptions = {}) {
     return this.call(routes.deleteProductType, { params: { id }, headers: conditional(opts) });
+  }
+
+  // API tokens
+  listApiTokens() {
+    return this.call(routes.listApiTokens, {});
+  }
+  /** The answer holds the secret (`token`), shown this once. */
+  createApiToken(body: NewApiToken) {
+    return this.call(routes.createApiToken, { body });
+  }
+  revokeApiToken(id: string) {
+    return this.call(routes.revokeApiToken, { params: { id } });
   }
 
   /** Multipart upload of one field `file` to a path under /api/v1, with progress; streams, never buffers the file. */

@@ -18,6 +18,10 @@ const COMMANDS = [
   ["devices", "show"],
   ["product-types"],
   ["product-types", "list"],
+  ["tokens"],
+  ["tokens", "create"],
+  ["tokens", "list"],
+  ["tokens", "revoke"],
 ];
 
 Deno.test("CLI --help on every command: exit 0, usage and an example on stdout", async () => {
@@ -41,6 +45,10 @@ Deno.test("CLI wrong usage exits 2 with one error line on stderr and nothing on 
     [["firmware", "delete"], /missing required argument 'id\|name'/],
     [["--url"], /argument missing/],
     [["devices", "list", "--per-page"], /argument missing/],
+    [["tokens", "create", "ci"], /required option '--scope/],
+    [["tokens", "create", "ci", "--scope", "root"], /unknown scope root/],
+    [["tokens", "create", "ci", "--scope", "read", "--expires", "soon"], /'soon' is neither a duration/],
+    [["tokens", "revoke"], /missing required argument 'id'/],
   ];
   for (const [args, message] of cases) {
     const r = await runCli(args, { env: { CONSOLE_TOKEN: "unused", CONSOLE_URL: closedPortUrl() } });
