@@ -5,6 +5,7 @@
 import type * as z from "zod";
 import { ErrorBody } from "./schemas/common.ts";
 import type { NewApiToken } from "./schemas/api_token.ts";
+import type { NewOperator, OperatorPatch } from "./schemas/operator.ts";
 import type {
   ChangePasswordBody,
   CheckinBody,
@@ -196,6 +197,22 @@ export class ApiClient {
   }
   changePassword(body: ChangePasswordBody) {
     return this.call(routes.changePassword, { body });
+  }
+  /** The signed-in operator's e-mail and role. */
+  me() {
+    return this.call(routes.me, {});
+  }
+  listOperators() {
+    return this.call(routes.listOperators, {});
+  }
+  createOperator(body: NewOperator) {
+    return this.call(routes.createOperator, { body });
+  }
+  patchOperator(id: string, body: OperatorPatch) {
+    return this.call(routes.patchOperator, { params: { id }, body });
+  }
+  resetOperatorPassword(id: string, password: string) {
+    return this.call(routes.resetOperatorPassword, { params: { id }, body: { password } });
   }
 
   // Devices

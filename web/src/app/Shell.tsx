@@ -4,6 +4,7 @@ import type { MenuItem } from "primereact/menuitem";
 import { lazy, type ReactNode, Suspense, useEffect, useRef, useState } from "react";
 import { Link, useLocation } from "wouter";
 import { useRouteTitleAndFocus } from "../lib/pageTitle.ts";
+import { useRole } from "../lib/role.ts";
 import { useSession } from "../lib/session.ts";
 import { PRODUCT_TITLE } from "../lib/title.ts";
 
@@ -12,12 +13,14 @@ import { PRODUCT_TITLE } from "../lib/title.ts";
 const loadChangePassword = () => import("../features/auth/ChangePasswordDialog.tsx");
 const ChangePasswordDialog = lazy(() => loadChangePassword().then((m) => ({ default: m.ChangePasswordDialog })));
 
-const NAV: { href: string; label: string; icon: string }[] = [
+const NAV: { href: string; label: string; icon: string; admin?: boolean }[] = [
   { href: "/", label: "Overview", icon: "pi pi-home" },
   { href: "/devices", label: "Devices", icon: "pi pi-tablet" },
   { href: "/treatments", label: "Treatments", icon: "pi pi-heart" },
   { href: "/product_types", label: "Product types", icon: "pi pi-box" },
   { href: "/device_firmwares", label: "Device firmwares", icon: "pi pi-microchip" },
+  { href: "/api_tokens", label: "API tokens", icon: "pi pi-key" },
+  { href: "/operators", label: "Operators", icon: "pi pi-users", admin: true },
 ];
 
 function isActive(location: string, href: string) {
@@ -27,6 +30,7 @@ function isActive(location: string, href: string) {
 /** Shell: top bar with title and account menu, fixed left menu 220 px wide. */
 export function Shell({ children }: { children: ReactNode }) {
   const { identity, signOut } = useSession();
+  const { isAdmin, role } = useRole();
   const [location] = useLocation();
   const menu = useRef<Menu>(null);
   const [changing, setChanging] = useState(false);
@@ -50,7 +54,7 @@ export function Shell({ children }: { children: ReactNode }) {
   }, [navOpen]);
 
   const items: MenuItem[] = [
-    { label: identity ?? "", icon: "pi pi-user", disabled: true },
+    { label: role ? `${identity ?? ""} (${role})` : identity ?? "", icon: "pi pi-user", disabled: true },
     { separator: true },
     {
       label: "Change password",
@@ -115,7 +119,7 @@ export function Shell({ children }: { children: ReactNode }) {
       {navOpen && <div className="nav-backdrop" onClick={() => setNavOpen(false)} />}
       <nav id="sidenav" className={navOpen ? "sidenav open" : "sidenav"} aria-label="Main">
         <ul>
-          {NAV.map((n) => (
+          {NAV.filter((n) => !n.admin || isAdmin).map((n) => (
             <li key={n.href}>
               <Link
                 href={n.href}
