@@ -63,7 +63,11 @@ export function requireOperator(ctx: AppContext): MiddlewareHandler<AppEnv> {
     }
     const last = found.token.lastUsedAt;
     if (last === null || at - Date.parse(last) >= LAST_USED_EVERY_MS) {
-      await apiTokens.touch(found.token._id, new Date(at).toISOString(), new Date(at - LAST_USED_EVERY_MS).toISOString());
+      await apiTokens.touch(
+        found.token._id,
+        new Date(at).toISOString(),
+        new Date(at - LAST_USED_EVERY_MS).toISOString(),
+      );
     }
     return found;
   };

@@ -19,7 +19,9 @@ export function expiryOf(text: string, now = Date.now()): string {
 function collect(value: string, previous: string[] = []): string[] {
   const scopes = value.split(",").map((s) => s.trim()).filter(Boolean);
   const unknown = scopes.filter((s) => !(SCOPES as readonly string[]).includes(s));
-  if (unknown.length) throw new InvalidArgumentError(`unknown scope ${unknown.join(", ")} (one of ${SCOPES.join(", ")}).`);
+  if (unknown.length) {
+    throw new InvalidArgumentError(`unknown scope ${unknown.join(", ")} (one of ${SCOPES.join(", ")}).`);
+  }
   return [...previous, ...scopes];
 }
 

@@ -72,11 +72,14 @@ export function apiTokenCases(engine: string, options: ConformanceOptions) {
 
     await t.step("list: one's own, or everyone's, newest first", async () => {
       assert.deepEqual((await apiTokens.list(op._id)).map((x) => x.name), ["CI"]);
-      assert.deepEqual((await apiTokens.list(admin._id)), []);
-      assert.deepEqual(new Set((await apiTokens.list(null)).map((x) => x.owner)), new Set([
-        "op@example.com",
-        "viewer@example.com",
-      ]));
+      assert.deepEqual(await apiTokens.list(admin._id), []);
+      assert.deepEqual(
+        new Set((await apiTokens.list(null)).map((x) => x.owner)),
+        new Set([
+          "op@example.com",
+          "viewer@example.com",
+        ]),
+      );
     });
 
     await t.step("revoke: only one's own unless admin; gone at once", async () => {

@@ -43,7 +43,9 @@ async function copy(text: string, field: HTMLInputElement | null): Promise<boole
  * Makes an API token: name, scopes (those beyond one's role are disabled), optional expiry. Once made, the dialog shows
  * the secret with a copy button and says it will not be shown again; closing it forgets the secret.
  */
-export function CreateTokenDialog({ visible, role, onHide }: { visible: boolean; role: Role | undefined; onHide: () => void }) {
+export function CreateTokenDialog(
+  { visible, role, onHide }: { visible: boolean; role: Role | undefined; onHide: () => void },
+) {
   const nameId = useId();
   const expiryId = useId();
   const secretId = useId();
@@ -172,7 +174,16 @@ export function CreateTokenDialog({ visible, role, onHide }: { visible: boolean;
                     checked={scopes.includes(s)}
                     disabled={!allowed(s)}
                     onChange={(e) =>
-                      setScopes((now) => e.checked ? [...now.filter((x) => x !== s), s] : now.filter((x) => x !== s))}
+                      setScopes((now) =>
+                        e.checked
+                          ? [
+                            ...now.filter((x) =>
+                              x !== s
+                            ),
+                            s,
+                          ]
+                          : now.filter((x) => x !== s)
+                      )}
                   />
                   <label htmlFor={`${scopeId}-${s}`}>
                     <code>{s}</code> — {SCOPE_TEXT[s]}

@@ -1,4 +1,5 @@
 import { useQuery } from "@tanstack/react-query";
+import { useRole } from "../../lib/role.ts";
 import { useParams } from "wouter";
 import { LoadState } from "../../components/LoadState.tsx";
 import { formatDateTime } from "../../lib/format.ts";
@@ -27,7 +28,10 @@ export default function DeviceScreen() {
     // A failed first load is a route error; a failed background refetch keeps what is shown.
     throwOnError: (_err, query) => query.state.data === undefined,
   });
-  const { save, busy } = useDeviceSave(deviceId);
+  const { save, busy: saving } = useDeviceSave(deviceId);
+  // A viewer sees the device with every control disabled (CONTRACT §12); the server refuses their changes anyway.
+  const { canWrite } = useRole();
+  const busy = saving || !canWrite;
 
   const d = device.data;
   return (

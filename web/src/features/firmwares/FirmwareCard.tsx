@@ -10,26 +10,32 @@ export interface FirmwareCardProps {
   isDefault: boolean;
   /** False while the managed device type is unknown (device types not loaded). */
   canSetDefault: boolean;
+  /** False for a viewer: the delete button is not shown. */
+  canDelete?: boolean;
   onDelete: () => void;
   onSetDefault: () => void;
 }
 
 /** One firmware: name, 'Default' chip, delete and 'Set as default firmware' buttons, 'Uploaded: {date}'. */
-export function FirmwareCard({ firmware, isDefault, canSetDefault, onDelete, onSetDefault }: FirmwareCardProps) {
+export function FirmwareCard(
+  { firmware, isDefault, canSetDefault, canDelete = true, onDelete, onSetDefault }: FirmwareCardProps,
+) {
   const title = (
     <div style={{ display: "flex", alignItems: "center", gap: "0.75rem" }}>
       <span style={{ wordBreak: "break-all" }}>{firmware.name}</span>
       {isDefault && <Chip label="Default" />}
       <span style={{ flex: 1 }} />
-      <Button
-        icon="pi pi-trash"
-        rounded
-        text
-        severity="danger"
-        aria-label={`Delete firmware ${firmware.name}`}
-        tooltip="Delete firmware"
-        onClick={onDelete}
-      />
+      {canDelete && (
+        <Button
+          icon="pi pi-trash"
+          rounded
+          text
+          severity="danger"
+          aria-label={`Delete firmware ${firmware.name}`}
+          tooltip="Delete firmware"
+          onClick={onDelete}
+        />
+      )}
     </div>
   );
   return (

@@ -9,6 +9,7 @@ import { LoadState } from "../../components/LoadState.tsx";
 import { UploadDialog } from "../../components/UploadDialog.tsx";
 import { isPreconditionFailed } from "../../../../shared/client.ts";
 import { useNotify, useNotifyConflict, useNotifyError } from "../../lib/notify.ts";
+import { useRole } from "../../lib/role.ts";
 import {
   deviceTypesQuery,
   firmwaresQuery,
@@ -30,6 +31,7 @@ export default function FirmwaresScreen() {
   const notifyError = useNotifyError();
   const notifyConflict = useNotifyConflict();
   const [uploading, setUploading] = useState(false);
+  const { canWrite } = useRole();
   const [confirm, setConfirm] = useState<PendingConfirm | null>(null);
 
   const managed = managedDeviceType(deviceTypes.data);
@@ -100,7 +102,8 @@ export default function FirmwaresScreen() {
               key={f._id}
               firmware={f}
               isDefault={f._id === defaultId}
-              canSetDefault={managed !== undefined}
+              canSetDefault={managed !== undefined && canWrite}
+              canDelete={canWrite}
               onDelete={() => askDelete(f)}
               onSetDefault={() => askSetDefault(f)}
             />
@@ -108,12 +111,17 @@ export default function FirmwaresScreen() {
         </CardGrid>
       )}
       <div style={{ display: "flex", gap: "0.75rem" }}>
-        <Button label="Upload firmware" icon="pi pi-upload" onClick={() => setUploading(true)} />
+        <Button
+          label="Upload firmware"
+          icon="pi pi-upload"
+          disabled={!canWrite}
+          onClick={() => setUploading(true)}
+        />
         <Button
           label="Unset default firmware"
           icon="pi pi-times"
           outlined
-          disabled={!defaultId || !managed}
+          disabled={!defaultId || !managed || !canWrite}
           onClick={askUnsetDefault}
         />
       </div>

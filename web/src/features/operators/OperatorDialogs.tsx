@@ -123,7 +123,13 @@ export function ResetPasswordDialog({ email, busy, onSubmit, onHide }: {
       footer={
         <div>
           <Button label="Cancel" icon="pi pi-times" outlined onClick={onHide} />
-          <Button label="Reset" icon="pi pi-check" disabled={!ok} loading={busy} onClick={() => ok && onSubmit(password)} />
+          <Button
+            label="Reset"
+            icon="pi pi-check"
+            disabled={!ok}
+            loading={busy}
+            onClick={() => ok && onSubmit(password)}
+          />
         </div>
       }
     >

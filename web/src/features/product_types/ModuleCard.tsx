@@ -13,27 +13,33 @@ export interface ModuleCardProps {
   treatmentsById: ReadonlyMap<string, TreatmentSummary>;
   /** The treatments' names are still loading: skeletons stand in for them, not their ids. */
   loading?: boolean;
+  /** A viewer: no edit or delete buttons. */
+  readOnly?: boolean;
   onEdit: () => void;
   onDelete: () => void;
 }
 
 /** One module: name, 'Default' chip, edit/delete buttons and its treatments with channel count and category. */
-export function ModuleCard({ module, treatmentsById, loading, onEdit, onDelete }: ModuleCardProps) {
+export function ModuleCard({ module, treatmentsById, loading, readOnly, onEdit, onDelete }: ModuleCardProps) {
   const ids = sortIdsByName(module.treatmentIds, (id) => treatmentsById.get(id)?.name);
   const title = (
     <div style={{ display: "flex", alignItems: "center", gap: "0.75rem" }}>
       <span className="ellipsis" title={module.name}>{module.name}</span>
       {module.isDefault && <Chip label="Default" />}
       <span style={{ flex: 1 }} />
-      <Button icon="pi pi-pencil" rounded text aria-label={`Edit module ${module.name}`} onClick={onEdit} />
-      <Button
-        icon="pi pi-trash"
-        rounded
-        text
-        severity="danger"
-        aria-label={`Delete module ${module.name}`}
-        onClick={onDelete}
-      />
+      {!readOnly && (
+        <>
+          <Button icon="pi pi-pencil" rounded text aria-label={`Edit module ${module.name}`} onClick={onEdit} />
+          <Button
+            icon="pi pi-trash"
+            rounded
+            text
+            severity="danger"
+            aria-label={`Delete module ${module.name}`}
+            onClick={onDelete}
+          />
+        </>
+      )}
     </div>
   );
   return (

@@ -9,6 +9,7 @@ import { type PendingConfirm, PendingConfirmDialog } from "../../components/Conf
 import { LoadState } from "../../components/LoadState.tsx";
 import { focusPageHeading, focusWhenReady } from "../../lib/focus.ts";
 import { formatDateTime } from "../../lib/format.ts";
+import { useRole } from "../../lib/role.ts";
 import { changedElsewhere, useNotify, useNotifyConflict, useNotifyError } from "../../lib/notify.ts";
 import { treatmentSummariesQuery } from "../treatments/api.ts";
 import { productTypeQuery, useDeleteProductType, usePatchProductType, useReloadProductType } from "./api.ts";
@@ -25,6 +26,7 @@ type Editing = { module: Module | null } | null;
 /** /product_types/:productTypeId: rename, delete, and the module cards with their dialog. */
 export default function ProductTypeScreen() {
   const { productTypeId = "" } = useParams<{ productTypeId: string }>();
+  const { canWrite } = useRole();
   // A failed first load (e.g. an unknown id) is a route error; a failed background refetch keeps what is shown.
   const query = useQuery({
     ...productTypeQuery(productTypeId),
@@ -134,11 +136,25 @@ export default function ProductTypeScreen() {
           text
           aria-label="Edit product type name"
           tooltip="Edit product type name"
+          disabled={!canWrite}
           onClick={() => setRenaming(true)}
         />
         <span style={{ flex: 1 }} />
-        <Button id="add-module" label="Add module" icon="pi pi-plus" onClick={() => setEditing({ module: null })} />
-        <Button label="Delete" icon="pi pi-trash" severity="danger" outlined onClick={() => askDeleteType(pt)} />
+        <Button
+          id="add-module"
+          label="Add module"
+          icon="pi pi-plus"
+          disabled={!canWrite}
+          onClick={() => setEditing({ module: null })}
+        />
+        <Button
+          label="Delete"
+          icon="pi pi-trash"
+          severity="danger"
+          outlined
+          disabled={!canWrite}
+          onClick={() => askDeleteType(pt)}
+        />
       </div>
       <LoadState
         fetching={query.isFetching || treatments.isFetching}
@@ -161,6 +177,7 @@ export default function ProductTypeScreen() {
                 module={m}
                 treatmentsById={treatmentsById}
                 loading={treatments.isPending}
+                readOnly={!canWrite}
                 onEdit={() => setEditing({ module: m })}
                 onDelete={() => askDeleteModule(m)}
               />

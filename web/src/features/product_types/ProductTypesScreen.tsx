@@ -8,6 +8,7 @@ import type { ProductType } from "../../../../shared/schemas/product_type.ts";
 import { LoadState } from "../../components/LoadState.tsx";
 import { formatDateTime } from "../../lib/format.ts";
 import { useNotify, useNotifyError } from "../../lib/notify.ts";
+import { useRole } from "../../lib/role.ts";
 import { productTypesQuery, useCreateProductType } from "./api.ts";
 import { NameDialog } from "./NameDialog.tsx";
 import { nameErrorOf } from "./nameError.ts";
@@ -22,6 +23,7 @@ export default function ProductTypesScreen() {
   const notifyError = useNotifyError();
   const [, navigate] = useLocation();
   const [adding, setAdding] = useState(false);
+  const { canWrite } = useRole();
   const [nameError, setNameError] = useState<string | null>(null);
   const types = query.data ?? [];
   const failed = query.isError;
@@ -36,6 +38,7 @@ export default function ProductTypesScreen() {
           aria-label="Add product type"
           tooltip="Add product type"
           tooltipOptions={{ position: "right" }}
+          disabled={!canWrite}
           onClick={() => setAdding(true)}
         />
       </div>

@@ -9,6 +9,7 @@ import type { TreatmentSummary } from "../../../../shared/schemas/treatment.ts";
 import { LoadState } from "../../components/LoadState.tsx";
 import { Skeleton, skeletonWidth } from "../../components/Skeleton.tsx";
 import { formatDateTime } from "../../lib/format.ts";
+import { useRole } from "../../lib/role.ts";
 import { treatmentSummariesQuery } from "./api.ts";
 import { filterByName } from "./filter.ts";
 import { ImportDialog } from "./ImportDialog.tsx";
@@ -42,6 +43,7 @@ export default function TreatmentsScreen() {
     navigate(`/treatments${text ? `?q=${encodeURIComponent(text)}` : ""}`, { replace: true });
   };
   const [importing, setImporting] = useState(false);
+  const { canWrite } = useRole();
   const all = query.data ?? [];
   const shown = useMemo(() => filterByName(all, search), [all, search]);
   const failed = query.isError;
@@ -63,7 +65,12 @@ export default function TreatmentsScreen() {
             style={{ width: "20rem" }}
           />
         </span>
-        <Button label="Import treatments" icon="pi pi-upload" onClick={() => setImporting(true)} />
+        <Button
+          label="Import treatments"
+          icon="pi pi-upload"
+          disabled={!canWrite}
+          onClick={() => setImporting(true)}
+        />
       </div>
       <LoadState fetching={query.isFetching} error={query.error} onRetry={() => void query.refetch()} />
       {/* A failed load shows only the error: no stale rows and no empty text. */}
