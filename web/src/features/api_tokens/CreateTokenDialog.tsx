@@ -8,7 +8,7 @@ import { type CreatedApiToken, roleAllowsScope, type Scope, SCOPES } from "../..
 import type { Role } from "../../../../shared/schemas/operator.ts";
 import { AppDialog } from "../../components/AppDialog.tsx";
 import { dropdownA11y } from "../../components/dropdownA11y.ts";
-import { useNotify, useNotifyError } from "../../lib/notify.ts";
+import { useNotifyError } from "../../lib/notify.ts";
 import { useCreateApiToken } from "./api.ts";
 
 /** What each scope lets a token do, as the dialog explains it. */
@@ -54,9 +54,9 @@ export function CreateTokenDialog(
   const [scopes, setScopes] = useState<Scope[]>(["read"]);
   const [days, setDays] = useState(90);
   const [made, setMade] = useState<CreatedApiToken | null>(null);
+  const [copied, setCopied] = useState<"yes" | "no" | null>(null);
   const secretRef = useRef<HTMLInputElement>(null);
   const create = useCreateApiToken();
-  const notify = useNotify();
   const notifyError = useNotifyError();
 
   useEffect(() => {
@@ -65,6 +65,7 @@ export function CreateTokenDialog(
     setScopes(["read"]);
     setDays(90);
     setMade(null);
+    setCopied(null);
   }, [visible]);
 
   const trimmed = name.trim();
@@ -75,10 +76,8 @@ export function CreateTokenDialog(
     if (!canCreate) return;
     const expiresAt = days ? new Date(Date.now() + days * 86_400_000).toISOString() : undefined;
     create.mutate({ name: trimmed, scopes, ...(expiresAt ? { expiresAt } : {}) }, {
-      onSuccess: (token) => {
-        setMade(token);
-        notify("API token created", token.name);
-      },
+      // The dialog itself says so (a toast would sit under its mask).
+      onSuccess: setMade,
       onError: notifyError,
     });
   };
@@ -91,7 +90,7 @@ export function CreateTokenDialog(
   return (
     <AppDialog
       visible={visible}
-      header={made ? `API token ${made.name}` : "Create API token"}
+      header={made ? `API token ${made.name} created` : "Create API token"}
       onHide={close}
       style={{ width: "36rem", maxWidth: "95vw" }}
       footer={made
@@ -132,15 +131,19 @@ export function CreateTokenDialog(
                 onFocus={(e) => e.target.select()}
               />
               <Button
-                icon="pi pi-copy"
+                icon={copied === "yes" ? "pi pi-check" : "pi pi-copy"}
                 label="Copy"
                 outlined
-                onClick={async () => {
-                  if (await copy(made.token, secretRef.current)) notify("Copied", "The token is on the clipboard.");
-                  else notifyError(new Error("The browser did not allow copying: select the token and copy it."));
-                }}
+                onClick={async () => setCopied(await copy(made.token, secretRef.current) ? "yes" : "no")}
               />
             </div>
+            <span role="status" className="token-copy-status">
+              {copied === "yes"
+                ? "Copied to the clipboard."
+                : copied === "no"
+                ? "The browser did not allow copying: select the token and copy it."
+                : ""}
+            </span>
             <p style={{ margin: 0 }}>
               Send it as <code>Authorization: Bearer &lt;token&gt;</code>, or to the CLI as <code>CONSOLE_TOKEN</code>.
             </p>
