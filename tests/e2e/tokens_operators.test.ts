@@ -103,6 +103,8 @@ e2eTest("Operators: add, change role, disable and enable, reset password, the se
   await dlg.getByRole("button", { name: "OK" }).click();
   await toast(page, "Operator enabled").waitFor();
 
+  // The toasts so far have gone (a toast under a modal's mask is dimmed below axe's contrast).
+  await page.waitForFunction(() => !document.querySelector(".p-toast-message"), undefined, { timeout: 10_000 });
   await page.getByRole("button", { name: "Reset password of vera@example.com" }).click();
   await dlg.getByLabel("New password").fill("vera-pass-2");
   await axe(page, "reset password dialog");

@@ -60,7 +60,8 @@ export default function ApiTokensScreen() {
             header="Scopes"
             body={(t: ApiToken) => <span className="token-scopes">{t.scopes.join(", ")}</span>}
           />
-          {isAdmin && <Column header="Owner" field="owner" />}
+          {/* Always there (one's own e-mail for non-admins): a column added once GET me answers would shift the cells. */}
+          <Column header="Owner" field="owner" />
           <Column header="Created" body={(t: ApiToken) => formatDateTime(t.createdAt)} />
           <Column header="Expires" body={(t: ApiToken) => t.expiresAt ? formatDateTime(t.expiresAt) : "Never"} />
           <Column header="Last used" body={(t: ApiToken) => t.lastUsedAt ? formatDateTime(t.lastUsedAt) : "Never"} />
