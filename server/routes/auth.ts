@@ -75,19 +75,24 @@ export function authRoutes(ctx: AppContext) {
       // the e-mail tried, the account when there is one, and why, never the password (docs/DECISIONS.md).
       if (!operator || operator.disabled || result.kind !== "right") {
         const tried = body.email.trim();
-        await runAs({ actor: { type: "operator", id: operator?.id ?? "", name: tried }, ip: address }, () =>
-          ctx.stores.audit.record({
-            action: "auth.sign_in_failed",
-            target: operator ? operatorTarget(operator) : null,
-            details: {
-              email: tried,
-              reason: !operator ? "unknown_email" : operator.disabled ? "disabled" : "wrong_password",
-            },
-          }));
+        await runAs(
+          { actor: { type: "operator", id: operator?.id ?? "", name: tried }, ip: address },
+          () =>
+            ctx.stores.audit.record({
+              action: "auth.sign_in_failed",
+              target: operator ? operatorTarget(operator) : null,
+              details: {
+                email: tried,
+                reason: !operator ? "unknown_email" : operator.disabled ? "disabled" : "wrong_password",
+              },
+            }),
+        );
         throw invalidCredentials();
       }
-      await runAs({ actor: operatorActor(operator), ip: address }, () =>
-        ctx.stores.audit.record({ action: "auth.sign_in", target: operatorTarget(operator) }));
+      await runAs(
+        { actor: operatorActor(operator), ip: address },
+        () => ctx.stores.audit.record({ action: "auth.sign_in", target: operatorTarget(operator) }),
+      );
       const token = await issueToken(
         ctx.secret,
         operator.email,

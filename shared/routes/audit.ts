@@ -8,7 +8,8 @@ export const auditRoutes = {
     path: "/audit",
     auth: "operator",
     role: "operator",
-    summary: "One page of the audit trail, newest first, optionally filtered by actor (id or name), action, target type " +
+    summary:
+      "One page of the audit trail, newest first, optionally filtered by actor (id or name), action, target type " +
       "and id, and time (from inclusive, to exclusive). Admins and operators.",
     query: AuditListQuery,
     body: noBody,
@@ -20,7 +21,8 @@ export const auditRoutes = {
     path: "/audit.csv",
     auth: "operator",
     role: "operator",
-    summary: "The audit trail (with the same filters as GET audit) as CSV, newest first, streamed. Admins and operators.",
+    summary:
+      "The audit trail (with the same filters as GET audit) as CSV, newest first, streamed. Admins and operators.",
     query: AuditFilterQuery,
     body: noBody,
     answers: { 200: binary("text/csv"), ...errors(400, 401, 403) },

@@ -25,7 +25,8 @@ function numbered(text: string, start = 1): string {
   return text.replace(/\?/g, () => `$${n++}`);
 }
 
-const INSERT = `INSERT INTO audit_entries (${AUDIT_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)`;
+const INSERT =
+  `INSERT INTO audit_entries (${AUDIT_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)`;
 
 /**
  * Appends one entry to the chain in the caller's transaction (the one making the change): if the change rolls back,

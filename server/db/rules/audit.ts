@@ -3,13 +3,7 @@
  * new entry, and the filtered total policy (docs/DECISIONS.md, "Audit trail").
  */
 import { createHash } from "node:crypto";
-import type {
-  AuditAction,
-  AuditEntry,
-  AuditFilter,
-  AuditTarget,
-  JsonValue,
-} from "../../../shared/schemas/audit.ts";
+import type { AuditAction, AuditEntry, AuditFilter, AuditTarget, JsonValue } from "../../../shared/schemas/audit.ts";
 import { newId } from "../../../shared/ids.ts";
 import { now } from "../clock.ts";
 import { currentAuditContext } from "../audit_context.ts";

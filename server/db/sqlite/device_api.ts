@@ -116,7 +116,9 @@ export function sqliteDeviceApi(db: Db): DeviceApiStore {
     checkin: (deviceId, versionInfo, product) =>
       transaction(db, () => {
         const created = checkinDevice(db, deviceId, versionInfo);
-        if (created) appendAudit(db, { action: "device.create", target: deviceTarget(deviceId), details: { versionInfo } });
+        if (created) {
+          appendAudit(db, { action: "device.create", target: deviceTarget(deviceId), details: { versionInfo } });
+        }
         return deviceConfig(db, deviceId, product)!;
       }),
     config: (deviceId, product) => snapshot(db, () => deviceConfig(db, deviceId, product)),

@@ -87,72 +87,84 @@ export function auditCases(engine: string, options: ConformanceOptions) {
     assert.deepEqual([p1.data.map((e) => e.seq), p1.total, p1.exact], [[1], 2, true]);
   });
 
-  storeTest(engine, options, "audit: device changes are recorded in their transaction, refusals are not", async (stores) => {
-    const { audit, devices } = stores;
-    await runAs({ actor: { type: "device", id: "D1", name: "D1" }, ip: "198.51.100.7" }, () => checkin(stores, "D1"));
-    await checkin(stores, "D1"); // known: no entry
-    let entries = (await audit.list({}, 0, 10)).data;
-    assert.deepEqual(entries.map((e) => [e.action, e.actor.type, e.target?.id, e.ip]), [
-      ["device.create", "device", "D1", "198.51.100.7"],
-    ]);
-    const etag = (await devices.get("D1"))!.etag;
-    await asAlice(async () => {
-      await assert.rejects(devices.patch("D1", { firmware: "nope" }), InvalidError);
-      await assert.rejects(devices.patch("D9", { firmware: null }), NotFoundError);
-    });
-    const updated = await asAlice(() => devices.patch("D1", { firmware: null }, [etag]));
-    await asAlice(async () => {
-      await assert.rejects(devices.patch("D1", { firmware: null }, [etag]), PreconditionFailedError);
-      await assert.rejects(devices.remove("D1", [etag]), PreconditionFailedError);
-      await assert.rejects(devices.remove("D9"), NotFoundError);
-      await devices.remove("D1", [updated.etag]);
-    });
-    entries = (await audit.list({}, 0, 10)).data;
-    assert.deepEqual(entries.map((e) => e.action), ["device.delete", "device.update", "device.create"]);
-    const del = entries[0];
-    assert.deepEqual([del.actor, del.target, del.ip], [ALICE, { type: "device", id: "D1", name: "D1" }, "192.0.2.1"]);
-    assert.deepEqual(entries[1].details, { changes: { firmware: null } });
-    assert.equal(canonicalJson(entries[1].details), '{"changes":{"firmware":null}}');
-    assert.deepEqual(await audit.verify(), { checked: entries.length, firstBad: null });
-  });
+  storeTest(
+    engine,
+    options,
+    "audit: device changes are recorded in their transaction, refusals are not",
+    async (stores) => {
+      const { audit, devices } = stores;
+      await runAs({ actor: { type: "device", id: "D1", name: "D1" }, ip: "198.51.100.7" }, () => checkin(stores, "D1"));
+      await checkin(stores, "D1"); // known: no entry
+      let entries = (await audit.list({}, 0, 10)).data;
+      assert.deepEqual(entries.map((e) => [e.action, e.actor.type, e.target?.id, e.ip]), [
+        ["device.create", "device", "D1", "198.51.100.7"],
+      ]);
+      const etag = (await devices.get("D1"))!.etag;
+      await asAlice(async () => {
+        await assert.rejects(devices.patch("D1", { firmware: "nope" }), InvalidError);
+        await assert.rejects(devices.patch("D9", { firmware: null }), NotFoundError);
+      });
+      const updated = await asAlice(() => devices.patch("D1", { firmware: null }, [etag]));
+      await asAlice(async () => {
+        await assert.rejects(devices.patch("D1", { firmware: null }, [etag]), PreconditionFailedError);
+        await assert.rejects(devices.remove("D1", [etag]), PreconditionFailedError);
+        await assert.rejects(devices.remove("D9"), NotFoundError);
+        await devices.remove("D1", [updated.etag]);
+      });
+      entries = (await audit.list({}, 0, 10)).data;
+      assert.deepEqual(entries.map((e) => e.action), ["device.delete", "device.update", "device.create"]);
+      const del = entries[0];
+      assert.deepEqual([del.actor, del.target, del.ip], [ALICE, { type: "device", id: "D1", name: "D1" }, "192.0.2.1"]);
+      assert.deepEqual(entries[1].details, { changes: { firmware: null } });
+      assert.equal(canonicalJson(entries[1].details), '{"changes":{"firmware":null}}');
+      assert.deepEqual(await audit.verify(), { checked: entries.length, firstBad: null });
+    },
+  );
 
-  storeTest(engine, options, "audit: verify names the first entry edited, moved or removed behind its back", async (stores) => {
-    const { audit } = stores;
-    for (let i = 1; i <= 5; i++) await audit.record({ action: "device.update", target: null, details: { i } });
-    assert.deepEqual(await audit.verify(), { checked: 5, firstBad: null });
+  storeTest(
+    engine,
+    options,
+    "audit: verify names the first entry edited, moved or removed behind its back",
+    async (stores) => {
+      const { audit } = stores;
+      for (let i = 1; i <= 5; i++) await audit.record({ action: "device.update", target: null, details: { i } });
+      assert.deepEqual(await audit.verify(), { checked: 5, firstBad: null });
 
-    await options.exec(stores, `UPDATE audit_entries SET details = '{"i":30}' WHERE seq = 3`);
-    let result = await audit.verify();
-    assert.equal(result.checked, 2);
-    assert.equal(result.firstBad?.seq, 3);
-    await options.exec(stores, `UPDATE audit_entries SET details = '{"i":3}' WHERE seq = 3`);
-    assert.deepEqual(await audit.verify(), { checked: 5, firstBad: null });
+      await options.exec(stores, `UPDATE audit_entries SET details = '{"i":30}' WHERE seq = 3`);
+      let result = await audit.verify();
+      assert.equal(result.checked, 2);
+      assert.equal(result.firstBad?.seq, 3);
+      await options.exec(stores, `UPDATE audit_entries SET details = '{"i":3}' WHERE seq = 3`);
+      assert.deepEqual(await audit.verify(), { checked: 5, firstBad: null });
 
-    // An edit that also recomputes that entry's own hash still breaks the next link.
-    const third = (await audit.list({}, 2, 1)).data[0];
-    const forged = { ...third, actor: { type: "system" as const, id: "x", name: "x" } };
-    const { hash: _h, ...forgedBody } = forged;
-    const second = (await audit.list({}, 3, 1)).data[0];
-    await options.exec(
-      stores,
-      `UPDATE audit_entries SET actor_id = 'x', actor_name = 'x', hash = '${
-        entryHash(second.hash, forgedBody)
-      }' WHERE seq = 3`,
-    );
-    result = await audit.verify();
-    assert.equal(result.firstBad?.seq, 4);
+      // An edit that also recomputes that entry's own hash still breaks the next link.
+      const third = (await audit.list({}, 2, 1)).data[0];
+      const forged = { ...third, actor: { type: "system" as const, id: "x", name: "x" } };
+      const { hash: _h, ...forgedBody } = forged;
+      const second = (await audit.list({}, 3, 1)).data[0];
+      await options.exec(
+        stores,
+        `UPDATE audit_entries SET actor_id = 'x', actor_name = 'x', hash = '${
+          entryHash(second.hash, forgedBody)
+        }' WHERE seq = 3`,
+      );
+      result = await audit.verify();
+      assert.equal(result.firstBad?.seq, 4);
 
-    await options.exec(stores, `DELETE FROM audit_entries WHERE seq >= 3`);
-    result = await audit.verify();
-    assert.deepEqual([result.checked, result.firstBad?.seq], [2, 3]);
-  });
+      await options.exec(stores, `DELETE FROM audit_entries WHERE seq >= 3`);
+      result = await audit.verify();
+      assert.deepEqual([result.checked, result.firstBad?.seq], [2, 3]);
+    },
+  );
 
   storeTest(engine, options, "audit: appends from two instances at once keep one chain", async (stores) => {
     const other = await options.another(stores);
     try {
       await Promise.all(
-        Array.from({ length: 40 }, (_, i) =>
-          (i % 2 ? other : stores).audit.record({ action: "device.update", target: null, details: { i } })),
+        Array.from(
+          { length: 40 },
+          (_, i) => (i % 2 ? other : stores).audit.record({ action: "device.update", target: null, details: { i } }),
+        ),
       );
       const all = (await stores.audit.list({}, 0, 100)).data;
       assert.deepEqual(all.map((e) => e.seq), Array.from({ length: 40 }, (_, i) => 40 - i));
