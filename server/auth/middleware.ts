@@ -8,6 +8,22 @@ import { secretHash, wellFormedSecret } from "./api_tokens.ts";
 import { clientAddress } from "./client_address.ts";
 import { retryAfterSeconds, waitText } from "./throttle.ts";
 import { knownToken, readToken } from "./tokens.ts";
+import { runAs } from "../db/audit_context.ts";
+import type { AuditActor } from "../../shared/schemas/audit.ts";
+
+/** An operator as the actor of audit entries: id and e-mail. */
+export const operatorActor = (operator: Pick<Operator, "id" | "email">): AuditActor => ({
+  type: "operator",
+  id: operator.id,
+  name: operator.email,
+});
+
+/** An API token as the actor of audit entries: its id and name (the owner is in its api_token.create entry). */
+export const apiTokenActor = (token: { _id: string; name: string }): AuditActor => ({
+  type: "api_token",
+  id: token._id,
+  name: token.name,
+});
 
 /** Bearer token of the Authorization header, or null. */
 export function bearer(header: string | undefined): string | null {
@@ -75,15 +91,21 @@ export function requireOperator(ctx: AppContext): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
     const token = bearer(c.req.header("authorization"));
     if (!token) throw unauthorized();
+    let actor: AuditActor;
     if (isApiTokenSecret(token)) {
       const { token: apiToken, owner } = await admitToken(c, token);
       c.set("operator", owner);
       c.set("apiToken", { id: apiToken._id, name: apiToken.name, scopes: apiToken.scopes });
+      actor = apiTokenActor(apiToken);
     } else {
       // A token verified before skips the HMAC: this is every request's path.
       const known = knownToken(ctx.secret, token);
-      c.set("operator", await admit(known !== undefined ? known : await readToken(ctx.secret, token)));
+      const operator = await admit(known !== undefined ? known : await readToken(ctx.secret, token));
+      c.set("operator", operator);
+      actor = operatorActor(operator);
     }
-    await next();
+    // Everything this request does is recorded in the audit trail as this operator's or API token's
+    // (server/db/audit_context.ts).
+    await runAs({ actor, ip: clientAddress(c, ctx.config.trustProxy) }, next);
   };
 }

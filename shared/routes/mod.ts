@@ -3,6 +3,7 @@
  * parameters, query, body and answers. The client calls through it, the server's validation helpers
  * (server/route_table.ts) read it, and tests/server/route_table.test.ts checks it against the routes the app serves.
  */
+import { auditRoutes } from "./audit.ts";
 import { apiTokenRoutes } from "./api_tokens.ts";
 import { authRoutes } from "./auth.ts";
 import { deviceApiRoutes } from "./device_api.ts";
@@ -27,6 +28,7 @@ export const routes = {
   ...deviceApiRoutes,
   ...metaRoutes,
   ...operatorRoutes,
+  ...auditRoutes,
   ...apiTokenRoutes,
 };
 

@@ -194,6 +194,8 @@ export function samplesFor(s: Seed): Record<RouteName, Sample> {
       byId: { body: () => ({ password: "probe-pass-1" }) },
       json: { params: { id: s.viewerId }, base: () => Promise.resolve({ password: "audit-viewer-1" }) },
     },
+    listAudit: { probe: {} },
+    auditCsv: { probe: {} },
     listApiTokens: { probe: {} },
     createApiToken: {
       probe: { body: json({ name: "Probe token", scopes: ["read"] }) },

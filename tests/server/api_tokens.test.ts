@@ -5,7 +5,7 @@
  */
 import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
-import { ADMIN_EMAIL, ADMIN_PASSWORD, startServer, type TestServer } from "../../testing/server.ts";
+import { ADMIN_EMAIL, ADMIN_PASSWORD, DEVICE_API_KEY, startServer, type TestServer } from "../../testing/server.ts";
 
 async function call(srv: TestServer, token: string, method: string, path: string, body?: unknown) {
   const res = await srv.fetch(`/api/v1${path}`, {
@@ -154,12 +154,39 @@ Deno.test("API tokens: made once, scoped, bound to the owner's current role, rev
     assert.equal((await call(srv, secret, "GET", "/devices")).status, 200);
   });
 
+  await t.step("the audit trail: create and revoke, and what a token does under its own name", async () => {
+    const checkin = await srv.fetch("/api/v1/device/tok-01/checkin", {
+      method: "POST",
+      headers: { "content-type": "application/json", authorization: `Bearer ${DEVICE_API_KEY}` },
+      body: JSON.stringify({ versionInfo: { app: "1.0.0", os: "linux", channels: [] } }),
+    });
+    assert.equal(checkin.status, 200);
+    await checkin.body?.cancel();
+    const patched = await call(srv, secret, "PATCH", "/devices/tok-01", { deviceId: "tok-01", firmware: null });
+    assert.equal(patched.status, 200);
+    const entries = (await call(srv, admin, "GET", "/audit?rowsPerPage=100")).json.data as {
+      action: string;
+      actor: { type: string; id: string; name: string };
+      target: { type: string; id: string } | null;
+      details: Record<string, unknown>;
+    }[];
+    const made = entries.find((e) => e.action === "api_token.create" && e.target?.id === tokenId)!;
+    assert.deepEqual(made.actor, { type: "operator", id: op.json._id, name: "ci@example.com" });
+    assert.deepEqual(made.details.scopes, ["firmware:write", "devices:write"]);
+    assert.ok(!JSON.stringify(entries).includes(secret.slice(4)), "no secret in the trail");
+    const update = entries.find((e) => e.action === "device.update" && e.target?.id === "tok-01")!;
+    assert.deepEqual(update.actor, { type: "api_token", id: tokenId, name: "Nightly CI" });
+  });
+
   await t.step("revoked: dead at once (401); revoking again is 404", async () => {
     const session = await signIn(srv, "ci@example.com", "ci-pass-123");
     assert.equal((await call(srv, session, "DELETE", `/api_tokens/${tokenId}`)).status, 204);
     const r = await call(srv, secret, "GET", "/devices");
     assert.deepEqual([r.status, r.json.error], [401, "unauthorized"]);
     assert.equal((await call(srv, session, "DELETE", `/api_tokens/${tokenId}`)).status, 404);
+    const revoked = (await call(srv, admin, "GET", `/audit?action=api_token.revoke&targetId=${tokenId}`)).json.data;
+    assert.equal(revoked.length, 1);
+    assert.equal(revoked[0].actor.name, "ci@example.com");
   });
 
   await t.step("past its expiry: 401", async () => {

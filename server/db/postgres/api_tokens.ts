@@ -3,7 +3,17 @@ import { MAX_TOKENS_PER_OWNER } from "../../../shared/schemas/api_token.ts";
 import { newId } from "../../../shared/ids.ts";
 import { now } from "../clock.ts";
 import { ConflictError, ForbiddenError, NotFoundError } from "../errors.ts";
-import { NOT_YOURS, noToken, parseScopes, scopesBeyondRole, storedScopes, TOO_MANY } from "../rules/api_tokens.ts";
+import {
+  apiTokenDetails,
+  apiTokenTarget,
+  NOT_YOURS,
+  noToken,
+  parseScopes,
+  scopesBeyondRole,
+  storedScopes,
+  TOO_MANY,
+} from "../rules/api_tokens.ts";
+import { appendAudit } from "./audit.ts";
 import { noOperator } from "../rules/operators.ts";
 import type { ApiTokenStore } from "../types/api_tokens.ts";
 import { type Sql, type Tx, write } from "./open.ts";
@@ -49,7 +59,13 @@ export function postgresApiTokens(sql: Sql): ApiTokenStore {
         await tx`INSERT INTO api_tokens (id, owner_id, name, scopes, secret_hash, created_at, expires_at)
           VALUES (${id}, ${ownerId}, ${input.name}, ${storedScopes(input.scopes)}, ${secretHash}, ${now()},
             ${input.expiresAt})`;
-        return tokenOf((await byId(tx, id))!);
+        const token = tokenOf((await byId(tx, id))!);
+        await appendAudit(tx, {
+          action: "api_token.create",
+          target: apiTokenTarget(token),
+          details: apiTokenDetails(token),
+        });
+        return token;
       }),
     list: async (ownerId) =>
       (ownerId === null
@@ -64,7 +80,13 @@ export function postgresApiTokens(sql: Sql): ApiTokenStore {
         if (!found) throw new NotFoundError(noToken(id));
         if (found.owner_id !== by.operatorId && !by.admin) throw new ForbiddenError(NOT_YOURS);
         await tx`DELETE FROM api_tokens WHERE id = ${id}`;
-        return tokenOf(found);
+        const token = tokenOf(found);
+        await appendAudit(tx, {
+          action: "api_token.revoke",
+          target: apiTokenTarget(token),
+          details: apiTokenDetails(token),
+        });
+        return token;
       }),
     // One indexed row and its owner from the primary on every request (as operators.current): a revocation or a
     // disabling committed through any replica is seen by the next request.

@@ -3,6 +3,7 @@
  * database. See open.ts for the concurrency model.
  */
 import type { OpenStores } from "../stores.ts";
+import { postgresAudit } from "./audit.ts";
 import { postgresApiTokens } from "./api_tokens.ts";
 import { postgresDemo } from "./demo.ts";
 import { postgresDeviceApi } from "./device_api.ts";
@@ -51,6 +52,7 @@ export async function openPostgresStores(options: PostgresOptions): Promise<Open
     demo: guarded(postgresDemo(sql)),
     apiTokens: guarded(postgresApiTokens(sql)),
     loginAttempts: guarded(postgresLoginAttempts(sql)),
+    audit: guarded(postgresAudit(sql)),
     system: guarded({
       ping: async () => {
         let timer: ReturnType<typeof setTimeout> | undefined;

@@ -16,6 +16,20 @@ export function scopesBeyondRole(role: Role, scopes: readonly Scope[]): string |
     : null;
 }
 
+/** An API token as the target of an audit entry. */
+export const apiTokenTarget = (token: { _id: string; name: string }) => ({
+  type: "api_token",
+  id: token._id,
+  name: token.name,
+});
+
+/** What an api_token.create or .revoke entry records (never the secret nor its hash). */
+export const apiTokenDetails = (token: { owner: string; scopes: readonly Scope[]; expiresAt: string | null }) => ({
+  owner: token.owner,
+  scopes: [...token.scopes],
+  expiresAt: token.expiresAt,
+});
+
 /** Scopes as stored: a space-separated list, in the order of SCOPES. */
 export const storedScopes = (scopes: readonly Scope[]) => scopes.join(" ");
 export const parseScopes = (text: string) => (text ? text.split(" ") : []) as Scope[];

@@ -3,7 +3,17 @@ import { MAX_TOKENS_PER_OWNER } from "../../../shared/schemas/api_token.ts";
 import { newId } from "../../../shared/ids.ts";
 import { now } from "../clock.ts";
 import { ConflictError, ForbiddenError, NotFoundError } from "../errors.ts";
-import { NOT_YOURS, noToken, parseScopes, scopesBeyondRole, storedScopes, TOO_MANY } from "../rules/api_tokens.ts";
+import {
+  apiTokenDetails,
+  apiTokenTarget,
+  NOT_YOURS,
+  noToken,
+  parseScopes,
+  scopesBeyondRole,
+  storedScopes,
+  TOO_MANY,
+} from "../rules/api_tokens.ts";
+import { appendAudit } from "./audit.ts";
 import { noOperator } from "../rules/operators.ts";
 import type { ApiTokenStore } from "../types/api_tokens.ts";
 import type { Role } from "../../../shared/schemas/operator.ts";
@@ -43,6 +53,7 @@ export function sqliteApiTokens(db: Db): ApiTokenStore {
            VALUES (?, ?, ?, ?, ?, ?, ?)`,
         ).run(id, ownerId, input.name, storedScopes(input.scopes), secretHash, now(), input.expiresAt);
         const { ownerId: _, ...token } = byId(db, id)!;
+        appendAudit(db, { action: "api_token.create", target: apiTokenTarget(token), details: apiTokenDetails(token) });
         return token;
       }),
     list: (ownerId) =>
@@ -58,6 +69,7 @@ export function sqliteApiTokens(db: Db): ApiTokenStore {
         if (found.ownerId !== by.operatorId && !by.admin) throw new ForbiddenError(NOT_YOURS);
         sql(db, "DELETE FROM api_tokens WHERE id = ?").run(id);
         const { ownerId: _, ...token } = found;
+        appendAudit(db, { action: "api_token.revoke", target: apiTokenTarget(token), details: apiTokenDetails(token) });
         return token;
       }),
     // One indexed row and its owner, read from the local file on every request: a revocation is seen at once.

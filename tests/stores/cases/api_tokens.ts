@@ -92,6 +92,23 @@ export function apiTokenCases(engine: string, options: ConformanceOptions) {
       await assert.rejects(apiTokens.revoke(opToken, { operatorId: admin._id, admin: true }), NotFoundError);
     });
 
+    await t.step("create and revoke are in the audit trail, in their transactions; refusals are not", async () => {
+      const entries = (await stores.audit.list({ targetType: "api_token" }, 0, 100)).data;
+      assert.deepEqual(entries.map((e) => [e.action, e.target?.name]), [
+        ["api_token.revoke", "CI"],
+        ["api_token.create", "r"],
+        ["api_token.create", "CI"],
+      ]);
+      assert.deepEqual(entries[2].details, {
+        owner: "op@example.com",
+        scopes: ["read", "firmware:write"],
+        expiresAt: "2099-01-01T00:00:00.000Z",
+      });
+      assert.equal(entries[2].target?.id, opToken);
+      assert.ok(!JSON.stringify(entries).includes(hash(1)), "no hash of a secret in the trail");
+      assert.equal((await stores.audit.verify()).firstBad, null);
+    });
+
     await t.step(`at most ${MAX_TOKENS_PER_OWNER} per owner (ConflictError)`, async () => {
       for (let i = 0; i < MAX_TOKENS_PER_OWNER; i++) {
         await apiTokens.create(admin._id, { name: `t${i}`, scopes: ["read"], expiresAt: null }, hash(1000 + i));
