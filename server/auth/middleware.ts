@@ -53,11 +53,10 @@ export function requireOperator(ctx: AppContext): MiddlewareHandler<AppEnv> {
 
   /** A bad API token counts against the client's address (like a wrong password); past the free ones it is 429. */
   const refuseToken = async (c: Context<AppEnv>, msg: string): Promise<never> => {
-    const reservation = await loginAttempts.reserve({
-      scope: "api_token",
-      email: "",
-      address: clientAddress(c, ctx.config.trustProxy),
-    });
+    const address = clientAddress(c, ctx.config.trustProxy);
+    // Keyed by the address alone (it stands in for the e-mail too): on PostgreSQL the throttle's lock is then per
+    // address, so bad tokens from one place never queue those from another.
+    const reservation = await loginAttempts.reserve({ scope: "api_token", email: address, address });
     if (!reservation.ok) {
       c.header("Retry-After", String(retryAfterSeconds(reservation.waitMs)));
       throw new ApiHttpError(

@@ -1,6 +1,6 @@
 /**
  * What is throttled: sign-ins, the current password a password change must give, and API tokens that are not (any
- * more) valid (counted per address under the e-mail "", CONTRACT §12).
+ * more) valid (counted per address, the address standing in for the e-mail, CONTRACT §12).
  */
 export type AttemptScope = "login" | "change_password" | "api_token";
 
