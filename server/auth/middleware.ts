@@ -78,11 +78,12 @@ export function requireOperator(ctx: AppContext): MiddlewareHandler<AppEnv> {
     }
     const last = found.token.lastUsedAt;
     if (last === null || at - Date.parse(last) >= LAST_USED_EVERY_MS) {
+      // Best effort: a request must not fail because this bookkeeping could not be written (a full disk, say).
       await apiTokens.touch(
         found.token._id,
         new Date(at).toISOString(),
         new Date(at - LAST_USED_EVERY_MS).toISOString(),
-      );
+      ).catch(() => {});
     }
     return found;
   };
