@@ -203,4 +203,13 @@ export const MIGRATIONS: readonly string[] = [
   ALTER TABLE operators ADD COLUMN role TEXT NOT NULL DEFAULT 'admin' CHECK (role IN ('admin', 'operator', 'viewer'));
   ALTER TABLE operators ADD COLUMN disabled BOOLEAN NOT NULL DEFAULT false;
   `,
+  // 3: device identity and admission (CONTRACT §11; SQLite's migration 9): devices there before count as accepted
+  // without a token; token_hash is the sha256 (hex) of the device's token, never the token.
+  `
+  ALTER TABLE devices ADD COLUMN admission TEXT COLLATE "C" NOT NULL DEFAULT 'accepted'
+    CHECK (admission IN ('pending', 'accepted', 'rejected'));
+  ALTER TABLE devices ADD COLUMN token_hash TEXT COLLATE "C";
+  ALTER TABLE devices ADD COLUMN credentials_issued_at TEXT;
+  CREATE INDEX devices_admission ON devices(admission, device_id);
+  `,
 ];

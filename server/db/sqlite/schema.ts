@@ -213,4 +213,14 @@ export const MIGRATIONS: readonly string[] = [
   ALTER TABLE operators ADD COLUMN role TEXT NOT NULL DEFAULT 'admin' CHECK (role IN ('admin', 'operator', 'viewer'));
   ALTER TABLE operators ADD COLUMN disabled INTEGER NOT NULL DEFAULT 0;
   `,
+  // 9: device identity and admission (CONTRACT §11). Devices there before count as accepted without a token, so each
+  // one's first enrolment gets a token (docs/OPERATIONS.md, "From shared to token"). token_hash: the sha256 (hex) of
+  // the device's token, never the token; credentials_issued_at: when it was issued.
+  `
+  ALTER TABLE devices ADD COLUMN admission TEXT NOT NULL DEFAULT 'accepted'
+    CHECK (admission IN ('pending', 'accepted', 'rejected'));
+  ALTER TABLE devices ADD COLUMN token_hash TEXT;
+  ALTER TABLE devices ADD COLUMN credentials_issued_at TEXT;
+  CREATE INDEX devices_admission ON devices(admission, device_id);
+  `,
 ];
