@@ -31,6 +31,34 @@ export const checkins = new client.Counter({
   help: "Device check-ins answered.",
 });
 
+export const enrolments = new client.Counter({
+  name: "console_device_enrolments_total",
+  help: "Device tokens issued by enrolment (DEVICE_AUTH=token).",
+});
+
+/**
+ * Devices by admission (CONTRACT §14), read from the database at each scrape (three count queries on an index) by
+ * the function the server registers at start.
+ */
+let admissionSource: (() => Promise<Record<string, number>>) | null = null;
+export function countDevicesByAdmission(source: () => Promise<Record<string, number>>) {
+  admissionSource = source;
+}
+new client.Gauge({
+  name: "console_devices",
+  help: "Devices by admission state (pending, accepted, rejected; all accepted with DEVICE_AUTH=shared).",
+  labelNames: ["admission"] as const,
+  async collect() {
+    if (!admissionSource) return;
+    try {
+      const counts = await admissionSource();
+      for (const [admission, n] of Object.entries(counts)) this.set({ admission }, n);
+    } catch {
+      // The database is down: the series keeps its last values; console_store_errors_total tells the rest.
+    }
+  },
+});
+
 export const firmwareBytesServed = new client.Counter({
   name: "console_firmware_bytes_served_total",
   help: "Firmware bytes sent to devices and operators by the console (not those a presigned URL serves).",
