@@ -10,8 +10,8 @@ import type {
   CheckinBody,
   DeviceConfig,
   DevicePatch,
-  EnrollBody,
   DeviceTypePatch,
+  EnrollBody,
   ProductTypePatch,
 } from "./schemas/mod.ts";
 import { type Answer, answerStatuses, fillPath, type Method, type Route, routes } from "./routes/mod.ts";

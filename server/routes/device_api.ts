@@ -8,7 +8,7 @@ import { DeviceAuthThrottle, deviceTokenHash, deviceTokenMatches, newDeviceToken
 import { bearer } from "../auth/middleware.ts";
 import { retryAfterSeconds, waitText } from "../auth/throttle.ts";
 import type { AppContext, AppEnv } from "../context.ts";
-import { ApiHttpError, forbidden, conflict, notFound, unauthorized } from "../errors.ts";
+import { ApiHttpError, conflict, forbidden, notFound, unauthorized } from "../errors.ts";
 import { etagMatches, parseRange } from "../lib/byte_range.ts";
 import { attachmentDisposition, openFirmwareFile } from "../lib/firmware_file.ts";
 import { jsonBody, parse } from "../validate.ts";

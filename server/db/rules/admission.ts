@@ -53,7 +53,10 @@ export const outcomeOf = (step: EnrollStep): EnrollOutcome =>
 export type AdmissionAction = "accept" | "reject" | "reset_credentials";
 
 /** The admission and whether the token is kept, after an action on a device in `current`. */
-export function afterAction(current: AdmissionState, action: AdmissionAction): { admission: Admission; keepToken: boolean } {
+export function afterAction(
+  current: AdmissionState,
+  action: AdmissionAction,
+): { admission: Admission; keepToken: boolean } {
   switch (action) {
     // An accepted device keeps its token; a pending or rejected one has none (rejecting dropped it).
     case "accept":
