@@ -85,10 +85,10 @@ export function deviceApiRoutes(ctx: AppContext) {
     .use(tokens ? "/:deviceId/*" : "*", tokens ? requireDeviceToken(ctx) : requireDeviceKey(ctx))
     .post("/:deviceId/enroll", async (c) => {
       const id = deviceId(c.req.param("deviceId"));
-      if (!tokens) {
-        throw notFound("Enrolment is off: this server runs with DEVICE_AUTH=shared (check in with the API key).");
-      }
       const body = await jsonBody(c, EnrollBody);
+      if (!tokens) {
+        throw conflict("Enrolment is off: this server runs with DEVICE_AUTH=shared (check in with the API key).");
+      }
       const token = newDeviceToken();
       const outcome = await deviceApi.enroll(id, body.versionInfo, deviceTokenHash(token), auto);
       switch (outcome) {

@@ -46,6 +46,7 @@ export function devicesRoutes(ctx: AppContext) {
   const tokens = ctx.config.DEVICE_AUTH === "token";
   const admit = (action: AdmissionAction) => async (deviceId: string) => {
     if (!tokens) {
+      if (!(await devices.get(deviceId))) throw notFound(noDevice(deviceId));
       throw conflict("Device admission is off: this server runs with DEVICE_AUTH=shared (docs/OPERATIONS.md).");
     }
     return await devices.admit(deviceId, action);

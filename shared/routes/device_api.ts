@@ -16,13 +16,13 @@ export const deviceApiRoutes = {
     summary: "DEVICE_AUTH=token: a device enrols with the enrolment key. 202 while it waits for an operator " +
       "(DEVICE_ADMISSION=manual), 201 with its own token (shown only once) when accepted, pre-authorized or " +
       "DEVICE_ADMISSION=auto; 403 rejected; 409 it already holds a token (an operator must reset its credentials); " +
-      "404 with DEVICE_AUTH=shared.",
+      "409 with DEVICE_AUTH=shared (enrolment is off).",
     params: DeviceIdParams,
     body: json(EnrollBody),
     answers: {
       201: json(EnrollToken),
       202: json(EnrollPending),
-      ...errors(400, 401, 403, 404, 409, 413, 415, 429, 503),
+      ...errors(400, 401, 403, 409, 413, 415, 429, 503),
     },
   }),
   deviceCheckin: route({

@@ -41,7 +41,7 @@ async function operator(srv: TestServer, method: string, path: string, token: st
   return { status: res.status, json: text ? JSON.parse(text) : null };
 }
 
-Deno.test("DEVICE_AUTH=shared: as before; every device accepted without credentials; enroll 404; admission 409", async () => {
+Deno.test("DEVICE_AUTH=shared: as before; every device accepted without credentials; enroll and admission 409", async () => {
   await using srv = await startServer();
   const api = await srv.login();
   assert.equal((await checkin(srv, "shared-1", DEVICE_API_KEY)).status, 200);
@@ -49,11 +49,12 @@ Deno.test("DEVICE_AUTH=shared: as before; every device accepted without credenti
   assert.equal(device.admission, "accepted");
   assert.equal(device.credentialsIssuedAt, null);
   const enrolled = await enroll(srv, "shared-2");
-  assert.deepEqual([enrolled.status, enrolled.json.error], [404, "not_found"]);
+  assert.deepEqual([enrolled.status, enrolled.json.error], [409, "conflict"]);
   assert.equal((await enroll(srv, "shared-2", "wrong-key-0123456789")).status, 401);
   for (const action of ["accept", "reject", "reset_credentials"]) {
     const r = await operator(srv, "POST", `devices/shared-1/${action}`, api.token);
     assert.deepEqual([r.status, r.json.error], [409, "conflict"], action);
+    assert.equal((await operator(srv, "POST", `devices/no-such/${action}`, api.token)).status, 404);
   }
   // Pre-authorizing works in both modes (it records an accepted device), and the filter sees all as accepted.
   assert.equal((await operator(srv, "POST", "devices", api.token, { deviceId: "shared-3" })).status, 201);
