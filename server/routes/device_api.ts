@@ -7,6 +7,7 @@ import { clientAddress } from "../auth/client_address.ts";
 import { DeviceAuthThrottle, deviceTokenHash, deviceTokenMatches, newDeviceToken } from "../auth/device_tokens.ts";
 import { bearer } from "../auth/middleware.ts";
 import { retryAfterSeconds, waitText } from "../auth/throttle.ts";
+import { runAs } from "../db/audit_context.ts";
 import type { AppContext, AppEnv } from "../context.ts";
 import { ApiHttpError, conflict, forbidden, notFound, unauthorized } from "../errors.ts";
 import { etagMatches, parseRange } from "../lib/byte_range.ts";
@@ -90,7 +91,8 @@ export function deviceApiRoutes(ctx: AppContext) {
         throw conflict("Enrolment is off: this server runs with DEVICE_AUTH=shared (check in with the API key).");
       }
       const token = newDeviceToken();
-      const outcome = await deviceApi.enroll(id, body.versionInfo, deviceTokenHash(token), auto);
+      const as = { actor: { type: "device" as const, id, name: id }, ip: clientAddress(c, ctx.config.trustProxy) };
+      const outcome = await runAs(as, () => deviceApi.enroll(id, body.versionInfo, deviceTokenHash(token), auto));
       switch (outcome) {
         case "pending":
           return c.json({ status: "pending" as const }, 202);
@@ -109,9 +111,14 @@ export function deviceApiRoutes(ctx: AppContext) {
       const id = deviceId(c.req.param("deviceId"));
       const body = await jsonBody(c, CheckinBody);
       // The answer is exactly the state this check-in left: the store reads it in the check-in's transaction.
-      const answer = tokens
-        ? await deviceApi.checkinKnown(id, body.versionInfo, product)
-        : await deviceApi.checkin(id, body.versionInfo, product);
+      const as = { actor: { type: "device" as const, id, name: id }, ip: clientAddress(c, ctx.config.trustProxy) };
+      const answer = await runAs(
+        as,
+        () =>
+          tokens
+            ? deviceApi.checkinKnown(id, body.versionInfo, product)
+            : deviceApi.checkin(id, body.versionInfo, product),
+      );
       metrics.checkins.inc();
       return c.json(answer);
     })

@@ -214,6 +214,31 @@ Deno.test("DEVICE_AUTH=token, manual admission: enrol, wait, accept, token per d
     assert.equal((await operator(srv, "POST", "devices/no-such/accept", api.token)).status, 404);
   });
 
+  await t.step("every admission action is in the audit trail, with its actor", async () => {
+    const trail = async (id: string) =>
+      ((await operator(srv, "GET", `audit?targetType=device&targetId=${id}&rowsPerPage=100`, api.token)).json
+        .data as { action: string; actor: { type: string; id: string }; details: Record<string, unknown> }[])
+        .reverse();
+    const a = await trail("dev-a");
+    assert.deepEqual(a.map((e) => `${e.actor.type} ${e.action} ${e.details.result ?? e.details.to ?? ""}`), [
+      "device device.enroll pending",
+      "operator device.accept accepted",
+      "device device.enroll token_issued",
+      "device device.enroll refused",
+      "operator device.reset_credentials accepted",
+      "device device.enroll token_issued",
+      "operator device.reject rejected",
+      "operator device.accept accepted",
+      "device device.enroll token_issued",
+    ]);
+    assert.equal(a[0].actor.id, "dev-a");
+    assert.equal(JSON.stringify(a).includes("tdd_"), false, "no token in the trail");
+    assert.deepEqual((await trail("factory-2")).map((e) => `${e.actor.type} ${e.action}`), [
+      "operator device.preauthorize",
+      "device device.enroll",
+    ]);
+  });
+
   await t.step("a deleted device's token is dead; it enrols as a new device", async () => {
     const r = await operator(srv, "GET", "devices/factory-3", api.token);
     assert.equal(r.status, 200);

@@ -3,6 +3,7 @@
  * runs the same cases (see sqlite.test.ts). Registers Deno tests; call it from an engine's test file.
  */
 import { admissionCases } from "./cases/admission.ts";
+import { auditCases } from "./cases/audit.ts";
 import { changeCounterCases } from "./cases/change_counter.ts";
 import { concurrencyCases } from "./cases/concurrency.ts";
 import { demoCases } from "./cases/demo.ts";
@@ -35,6 +36,7 @@ export function storeConformance(engine: string, options: ConformanceOptions): v
       demoCases,
       loginAttemptCases,
       admissionCases,
+      auditCases,
     ]
   ) cases(engine, options);
 }

@@ -4,11 +4,12 @@ import { deviceTypeName } from "../../../shared/schemas/device_type.ts";
 import { now } from "../clock.ts";
 import type { Admission } from "../../../shared/schemas/device.ts";
 import { NotFoundError } from "../errors.ts";
-import { enrollStep, outcomeOf } from "../rules/admission.ts";
-import { noDevice } from "../rules/devices.ts";
+import { enrollAuditDetails, enrollStep, outcomeOf } from "../rules/admission.ts";
+import { deviceTarget, noDevice } from "../rules/devices.ts";
 import { firstPlaces, versionInfoJson } from "../rules/device_config.ts";
 import type { DeviceApiStore, FirmwareRef } from "../types/device_api.ts";
 import { nextRevision, read, type Sql, type Tx, unlocked, write } from "./open.ts";
+import { appendAudit } from "./audit.ts";
 import {
   TREATMENT_CONTENT_JOIN,
   TREATMENT_ROW_COLUMNS,
@@ -17,14 +18,21 @@ import {
 } from "../rules/treatment_rows.ts";
 
 /** A check-in in one statement: creates the device, or sets only last_logged_in and version_info (see SQLite's). */
-export async function checkinDevice(tx: Tx, deviceId: string, versionInfo: VersionInfo, at: string = now()) {
-  await tx`INSERT INTO devices (device_id, created_at, updated_at, last_logged_in, version_info)
+export async function checkinDevice(
+  tx: Tx,
+  deviceId: string,
+  versionInfo: VersionInfo,
+  at: string = now(),
+): Promise<boolean> {
+  const [{ inserted }] = await tx`INSERT INTO devices (device_id, created_at, updated_at, last_logged_in, version_info)
     VALUES (${deviceId}, ${at}, ${at}, ${at}, ${versionInfoJson(versionInfo)})
     ON CONFLICT (device_id) DO UPDATE SET
       last_logged_in = excluded.last_logged_in,
       updated_at = CASE WHEN devices.version_info IS NOT DISTINCT FROM excluded.version_info THEN devices.updated_at
                         ELSE excluded.updated_at END,
-      version_info = excluded.version_info`;
+      version_info = excluded.version_info
+    RETURNING (xmax = 0) AS inserted`;
+  return inserted as boolean;
 }
 
 const FIRMWARE_COLUMNS = "f.id AS _id, f.name, f.size, f.sha256";
@@ -126,6 +134,8 @@ function enroll(sql: Sql, deviceId: string, versionInfo: VersionInfo, tokenHash:
           WHERE device_id = ${deviceId}`;
         break;
     }
+    const details = enrollAuditDetails(step, row?.admission ?? null);
+    if (details) await appendAudit(tx, { action: "device.enroll", target: deviceTarget(deviceId), details });
     return outcomeOf(step);
   });
 }
@@ -146,7 +156,9 @@ export function postgresDeviceApi(sql: Sql): DeviceApiStore {
           treatments: [],
           firmware: await applicableFirmware(tx, null, product),
         };
-        await checkinDevice(tx, deviceId, versionInfo);
+        if (await checkinDevice(tx, deviceId, versionInfo)) {
+          await appendAudit(tx, { action: "device.create", target: deviceTarget(deviceId), details: { versionInfo } });
+        }
         return config;
       }),
     // Token mode: the row must be there (its token was just checked); an update of its own row, without the write lock.

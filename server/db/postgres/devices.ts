@@ -1,12 +1,13 @@
 import type { Admission, Device, PreauthorizeManyResult, VersionInfo } from "../../../shared/schemas/device.ts";
-import { type AdmissionAction, afterAction, alreadyKnown } from "../rules/admission.ts";
+import { type AdmissionAction, admissionAuditAction, afterAction, alreadyKnown } from "../rules/admission.ts";
 import { now } from "../clock.ts";
 import { NotFoundError } from "../errors.ts";
-import { devicePatchWrites, noDevice, patchedProductType } from "../rules/devices.ts";
+import { devicePatchWrites, deviceTarget, noDevice, patchedProductType } from "../rules/devices.ts";
 import { likePattern } from "../rules/like.ts";
 import { checkIfMatch, etagOf } from "../rules/revisions.ts";
 import type { DeviceChanges, DeviceFilter, DevicePage, DeviceStore } from "../types/devices.ts";
 import type { IfMatch } from "../types/revisions.ts";
+import { appendAudit } from "./audit.ts";
 import { existing, firstMissingId, nextRevision, read, type Sql, type Tx, write } from "./open.ts";
 
 interface DeviceRow {
@@ -156,7 +157,9 @@ async function patchDevice(sql: Sql, deviceId: string, patch: DeviceChanges, ifM
       foreignModule: await firstForeignModule(tx, productTypeId, patch.moduleIds ?? []),
     });
     await updateDevice(tx, deviceId, changes);
-    return (await getDevice(tx, deviceId))!;
+    const saved = (await getDevice(tx, deviceId))!;
+    await appendAudit(tx, { action: "device.update", target: deviceTarget(deviceId), details: { changes: patch } });
+    return saved;
   });
 }
 
@@ -176,6 +179,9 @@ function preauthorizeMany(sql: Sql, deviceIds: string[]): Promise<PreauthorizeMa
       const at = now();
       await tx`INSERT INTO devices (device_id, created_at, updated_at, admission)
         SELECT u, ${at}, ${at}, 'accepted' FROM unnest(${created}::text[]) AS u`;
+      for (const deviceId of created) {
+        await appendAudit(tx, { action: "device.preauthorize", target: deviceTarget(deviceId) });
+      }
     }
     return {
       created,
@@ -194,6 +200,11 @@ function admitDevice(sql: Sql, deviceId: string, action: AdmissionAction): Promi
         token_hash = CASE WHEN ${next.keepToken} THEN token_hash END,
         credentials_issued_at = CASE WHEN ${next.keepToken} THEN credentials_issued_at END
       WHERE device_id = ${deviceId}`;
+    await appendAudit(tx, {
+      action: admissionAuditAction(action),
+      target: deviceTarget(deviceId),
+      details: { from: rows[0].admission, to: next.admission, hadToken: rows[0].token_hash !== null },
+    });
     return (await getDevice(tx, deviceId))!;
   });
 }
@@ -220,6 +231,7 @@ export function postgresDevices(sql: Sql): DeviceStore {
         if (!rows.length) throw new NotFoundError(noDevice(deviceId));
         checkIfMatch(ifMatch, etagOf(Number(rows[0].revision)), `Device ${deviceId}`);
         await tx`DELETE FROM devices WHERE device_id = ${deviceId}`;
+        await appendAudit(tx, { action: "device.delete", target: deviceTarget(deviceId) });
       }),
     version: async () => Number((await sql`SELECT value FROM change_counters WHERE name = 'devices'`)[0].value),
     preauthorize: (deviceId) =>
@@ -227,6 +239,7 @@ export function postgresDevices(sql: Sql): DeviceStore {
         const rows = await tx`SELECT admission FROM devices WHERE device_id = ${deviceId}`;
         if (rows.length) throw alreadyKnown(deviceId, rows[0].admission);
         await insertPreauthorized(tx, deviceId, now());
+        await appendAudit(tx, { action: "device.preauthorize", target: deviceTarget(deviceId) });
         return (await getDevice(tx, deviceId))!;
       }),
     preauthorizeMany: (deviceIds) => preauthorizeMany(sql, deviceIds),

@@ -49,6 +49,28 @@ export const outcomeOf = (step: EnrollStep): EnrollOutcome =>
     ? "issued"
     : step;
 
+/**
+ * What the audit trail records of an enrolment (CONTRACT §12), or null for none: a device recorded pending, a token
+ * issued, and a refused attempt on a device that holds a token (a leaked enrolment key trying a takeover). Repeated
+ * enrolments while pending and those of a rejected device change nothing and are not recorded, so a device polling
+ * does not flood the trail.
+ */
+export function enrollAuditDetails(step: EnrollStep, before: Admission | null): Record<string, unknown> | null {
+  switch (step) {
+    case "create_pending":
+      return { result: "pending" };
+    case "create_issue":
+      return { result: "token_issued", admission: "accepted", auto: true };
+    case "issue":
+      return { result: "token_issued", admission: "accepted", from: before };
+    case "has_token":
+      return { result: "refused", reason: "the device already holds a token" };
+    case "pending":
+    case "rejected":
+      return null;
+  }
+}
+
 /** An operator's admission action. */
 export type AdmissionAction = "accept" | "reject" | "reset_credentials";
 
@@ -67,6 +89,9 @@ export function afterAction(
       return { admission: current.admission, keepToken: false };
   }
 }
+
+/** The audit action of an operator's admission action. */
+export const admissionAuditAction = (action: AdmissionAction) => `device.${action}` as const;
 
 export const alreadyKnown = (deviceId: string, admission: Admission) =>
   new ConflictError(

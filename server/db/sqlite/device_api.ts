@@ -4,13 +4,14 @@ import { deviceTypeName } from "../../../shared/schemas/device_type.ts";
 import { now } from "../clock.ts";
 import type { Admission } from "../../../shared/schemas/device.ts";
 import { NotFoundError } from "../errors.ts";
-import { enrollStep, outcomeOf } from "../rules/admission.ts";
-import { noDevice } from "../rules/devices.ts";
+import { enrollAuditDetails, enrollStep, outcomeOf } from "../rules/admission.ts";
+import { deviceTarget, noDevice } from "../rules/devices.ts";
 import { nextRevision } from "./revisions.ts";
 import { firstPlaces, versionInfoJson } from "../rules/device_config.ts";
 import type { DeviceApiStore, FirmwareRef } from "../types/device_api.ts";
 import { type Db, snapshot, sql, transaction } from "./open.ts";
 import { promised } from "./promised.ts";
+import { appendAudit } from "./audit.ts";
 import {
   TREATMENT_CONTENT_JOIN,
   TREATMENT_ROW_COLUMNS,
@@ -24,7 +25,8 @@ import {
  * cannot undo an operator's concurrent change). `updated_at` moves only when the version info
  * actually changed: a device that merely checks in is not "updated".
  */
-export function checkinDevice(db: Db, deviceId: string, versionInfo: VersionInfo, at: string = now()): void {
+export function checkinDevice(db: Db, deviceId: string, versionInfo: VersionInfo, at: string = now()): boolean {
+  const known = sql(db, "SELECT 1 FROM devices WHERE device_id = ?").get(deviceId) !== undefined;
   sql(
     db,
     `INSERT INTO devices (device_id, created_at, updated_at, last_logged_in, version_info)
@@ -35,6 +37,7 @@ export function checkinDevice(db: Db, deviceId: string, versionInfo: VersionInfo
                          ELSE excluded.updated_at END,
        version_info = excluded.version_info`,
   ).run(deviceId, at, versionInfoJson(versionInfo));
+  return !known;
 }
 
 const FIRMWARE_COLUMNS = "f.id AS _id, f.name, f.size, f.sha256";
@@ -158,6 +161,8 @@ function enroll(db: Db, deviceId: string, versionInfo: VersionInfo, tokenHash: s
         ).run(tokenHash, at, info, nextRevision(db), deviceId);
         break;
     }
+    const details = enrollAuditDetails(step, row?.admission ?? null);
+    if (details) appendAudit(db, { action: "device.enroll", target: deviceTarget(deviceId), details });
     return outcomeOf(step);
   });
 }
@@ -166,7 +171,10 @@ export function sqliteDeviceApi(db: Db): DeviceApiStore {
   return promised<DeviceApiStore>({
     checkin: (deviceId, versionInfo, product) =>
       transaction(db, () => {
-        checkinDevice(db, deviceId, versionInfo);
+        const created = checkinDevice(db, deviceId, versionInfo);
+        if (created) {
+          appendAudit(db, { action: "device.create", target: deviceTarget(deviceId), details: { versionInfo } });
+        }
         return deviceConfig(db, deviceId, product)!;
       }),
     checkinKnown: (deviceId, versionInfo, product) =>

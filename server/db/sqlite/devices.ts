@@ -1,12 +1,13 @@
 import type { Admission, Device, PreauthorizeManyResult, VersionInfo } from "../../../shared/schemas/device.ts";
-import { type AdmissionAction, afterAction, alreadyKnown } from "../rules/admission.ts";
+import { type AdmissionAction, admissionAuditAction, afterAction, alreadyKnown } from "../rules/admission.ts";
 import { now } from "../clock.ts";
 import { NotFoundError } from "../errors.ts";
-import { devicePatchWrites, noDevice, patchedProductType } from "../rules/devices.ts";
+import { devicePatchWrites, deviceTarget, noDevice, patchedProductType } from "../rules/devices.ts";
 import { likePattern } from "../rules/like.ts";
 import { checkIfMatch, etagOf } from "../rules/revisions.ts";
 import type { DeviceChanges, DeviceFilter, DevicePage, DeviceStore } from "../types/devices.ts";
 import type { IfMatch } from "../types/revisions.ts";
+import { appendAudit } from "./audit.ts";
 import { type Db, firstMissingId, snapshot, sql, transaction } from "./open.ts";
 import { promised } from "./promised.ts";
 import { nextRevision } from "./revisions.ts";
@@ -123,6 +124,7 @@ function preauthorizeMany(db: Db, deviceIds: string[]): PreauthorizeManyResult {
       else {
         insertPreauthorized(db, deviceId, at);
         result.created.push(deviceId);
+        appendAudit(db, { action: "device.preauthorize", target: deviceTarget(deviceId) });
       }
     }
     return result;
@@ -143,6 +145,11 @@ function admitDevice(db: Db, deviceId: string, action: AdmissionAction): Device 
          credentials_issued_at = CASE WHEN ? THEN credentials_issued_at END
        WHERE device_id = ?`,
     ).run(next.admission, now(), nextRevision(db), next.keepToken ? 1 : 0, next.keepToken ? 1 : 0, deviceId);
+    appendAudit(db, {
+      action: admissionAuditAction(action),
+      target: deviceTarget(deviceId),
+      details: { from: row.admission, to: next.admission, hadToken: row.token_hash !== null },
+    });
     return getDevice(db, deviceId)!;
   });
 }
@@ -224,6 +231,7 @@ function patchDevice(db: Db, deviceId: string, patch: DeviceChanges, ifMatch?: I
       foreignModule: firstForeignModule(db, productTypeId, patch.moduleIds ?? []),
     });
     updateDevice(db, deviceId, changes);
+    appendAudit(db, { action: "device.update", target: deviceTarget(deviceId), details: { changes: patch } });
     return getDevice(db, deviceId)!;
   });
 }
@@ -239,6 +247,7 @@ export function sqliteDevices(db: Db): DeviceStore {
       transaction(db, () => {
         checkIfMatch(ifMatch, etagOfDevice(db, deviceId), `Device ${deviceId}`);
         sql(db, "DELETE FROM devices WHERE device_id = ?").run(deviceId);
+        appendAudit(db, { action: "device.delete", target: deviceTarget(deviceId) });
       }),
     version: () => (sql(db, DEVICES_VERSION).get() as { value: number }).value,
     preauthorize: (deviceId) =>
@@ -248,6 +257,7 @@ export function sqliteDevices(db: Db): DeviceStore {
           | undefined;
         if (row) throw alreadyKnown(deviceId, row.admission);
         insertPreauthorized(db, deviceId, now());
+        appendAudit(db, { action: "device.preauthorize", target: deviceTarget(deviceId) });
         return getDevice(db, deviceId)!;
       }),
     preauthorizeMany: (deviceIds) => preauthorizeMany(db, deviceIds),
