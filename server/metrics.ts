@@ -1,7 +1,8 @@
 /**
  * The Prometheus series of GET /metrics (CONTRACT §14), in prom-client's default registry. Counted where the work
  * happens: requests in app.ts, uploads in lib/upload.ts, check-ins and firmware bytes in the routes, store errors in
- * app.onError. Devices by admission and audit entries arrive with their issues (docs/DECISIONS.md, "Metrics").
+ * app.onError; devices by admission read at each scrape (registered by app.ts). Audit entries arrive with their issue
+ * (docs/DECISIONS.md, "Metrics").
  */
 import client from "prom-client";
 

@@ -252,7 +252,8 @@ Deno.test("DEVICE_AUTH=token, manual admission: enrol, wait, accept, token per d
 });
 
 Deno.test("DEVICE_AUTH=token, auto admission: a new device gets its token at once", async () => {
-  await using srv = await startServer({ env: { DEVICE_AUTH: "token", DEVICE_ADMISSION: "auto" } });
+  const METRICS_TOKEN = "metrics-token-0123456789";
+  await using srv = await startServer({ env: { DEVICE_AUTH: "token", DEVICE_ADMISSION: "auto", METRICS_TOKEN } });
   const api = await srv.login();
   const issued = await enroll(srv, "auto-1");
   assert.equal(issued.status, 201);
@@ -269,6 +270,13 @@ Deno.test("DEVICE_AUTH=token, auto admission: a new device gets its token at onc
     admission: "auto",
     counts: { pending: 0, accepted: 0, rejected: 1 },
   });
+  // CONTRACT §14: devices by admission, and the tokens issued.
+  assert.equal((await enroll(srv, "auto-2")).status, 201);
+  const metrics = await (await srv.fetch("/metrics", { token: METRICS_TOKEN })).text();
+  assert.match(metrics, /^console_devices\{admission="accepted"\} 1$/m);
+  assert.match(metrics, /^console_devices\{admission="rejected"\} 1$/m);
+  assert.match(metrics, /^console_devices\{admission="pending"\} 0$/m);
+  assert.match(metrics, /^console_device_enrolments_total 2$/m);
 });
 
 Deno.test("DEVICE_AUTH=token: repeated failures from one address are refused with 429", async () => {
