@@ -10,6 +10,7 @@ import { FirmwareCard } from "./FirmwareCard.tsx";
 import { ModulesCard } from "./ModulesCard.tsx";
 import { ProductTypeCard } from "./ProductTypeCard.tsx";
 import { useDeviceSave } from "./useDeviceSave.ts";
+import { AdmissionCard, useTokenMode } from "./Admission.tsx";
 
 function decode(segment: string | undefined): string {
   try {
@@ -29,6 +30,7 @@ export default function DeviceScreen() {
     throwOnError: (_err, query) => query.state.data === undefined,
   });
   const { save, busy: saving } = useDeviceSave(deviceId);
+  const { tokenMode } = useTokenMode();
   // A viewer sees the device with every control disabled (CONTRACT §12); the server refuses their changes anyway.
   const { canWrite } = useRole();
   const busy = saving || !canWrite;
@@ -57,6 +59,7 @@ export default function DeviceScreen() {
           </div>
           <div className="detail-column">
             <DeviceInfoCard device={d} />
+            {tokenMode && <AdmissionCard device={d} />}
             <AdditionalTreatmentsCard device={d} busy={busy} save={save} />
           </div>
         </div>
