@@ -15,6 +15,20 @@ export const VersionInfo = z.strictObject({
 });
 export type VersionInfo = z.infer<typeof VersionInfo>;
 
+export const UPDATE_STATES = ["downloading", "installing", "installed", "failed"] as const;
+export const UpdateState = z.enum(UPDATE_STATES);
+export type UpdateState = z.infer<typeof UpdateState>;
+
+/** A device's latest report (Device.update). */
+export const DeviceUpdate = z.object({
+  firmwareId: Id,
+  state: UpdateState,
+  progress: z.number().int().nullable(),
+  message: z.string().nullable(),
+  at: Timestamp,
+});
+export type DeviceUpdate = z.infer<typeof DeviceUpdate>;
+
 export const Device = z.object({
   deviceId: DeviceId,
   productTypeId: Id.nullable(),
@@ -25,6 +39,8 @@ export const Device = z.object({
   updatedAt: Timestamp,
   lastLoggedIn: Timestamp.nullable(),
   versionInfo: VersionInfo.nullable(),
+  /** The device's latest update report (CONTRACT §13), null before its first. */
+  update: DeviceUpdate.nullable(),
   etag: Etag,
 });
 export type Device = z.infer<typeof Device>;

@@ -5,6 +5,9 @@ import { now } from "../clock.ts";
 import { firstPlaces, versionInfoJson } from "../rules/device_config.ts";
 import type { DeviceApiStore, FirmwareRef } from "../types/device_api.ts";
 import { read, type Sql, type Tx, unlocked } from "./open.ts";
+import { ConflictError, NotFoundError } from "../errors.ts";
+import { deviceUpdateOf, statusMismatch, unknownDevice } from "../rules/rollouts.ts";
+import { joinRollouts, type OfferedFirmware, offeredByRollout, recordInRollout } from "./rollouts.ts";
 import {
   TREATMENT_CONTENT_JOIN,
   TREATMENT_ROW_COLUMNS,
@@ -37,15 +40,34 @@ async function applicableFirmware(tx: Tx, customFirmwareId: string | null, produ
   return { _id: r._id, name: r.name, size: Number(r.size), sha256: r.sha256 } as FirmwareRef;
 }
 
+interface DeviceKeys {
+  device_id: string;
+  product_type_id: string | null;
+  firmware_id: string | null;
+}
+
+/** See SQLite's resolveFirmware: custom, else a rollout's, else the managed type's default. */
+async function resolveFirmware(
+  tx: Tx,
+  device: DeviceKeys,
+  product: string,
+): Promise<OfferedFirmware | { rolloutId: null; firmware: FirmwareRef | null }> {
+  if (device.firmware_id === null) {
+    const offered = await offeredByRollout(tx, device.device_id, device.product_type_id);
+    if (offered) return offered;
+  }
+  return { rolloutId: null, firmware: await applicableFirmware(tx, device.firmware_id, product) };
+}
+
 async function deviceFirmware(tx: Tx, deviceId: string, product: string): Promise<FirmwareRef | null | undefined> {
-  const rows = await tx`SELECT firmware_id FROM devices WHERE device_id = ${deviceId}`;
-  return rows.length ? await applicableFirmware(tx, rows[0].firmware_id, product) : undefined;
+  const rows = await tx`SELECT device_id, product_type_id, firmware_id FROM devices WHERE device_id = ${deviceId}`;
+  return rows.length ? (await resolveFirmware(tx, rows[0] as unknown as DeviceKeys, product)).firmware : undefined;
 }
 
 async function deviceConfig(tx: Tx, deviceId: string, product: string): Promise<DeviceConfig | null> {
-  const devices = await tx`SELECT product_type_id, firmware_id FROM devices WHERE device_id = ${deviceId}`;
+  const devices = await tx`SELECT device_id, product_type_id, firmware_id FROM devices WHERE device_id = ${deviceId}`;
   if (!devices.length) return null;
-  const device = devices[0] as { product_type_id: string | null; firmware_id: string | null };
+  const device = devices[0] as unknown as DeviceKeys;
 
   let productType: DeviceConfig["productType"] = null;
   let modules: DeviceConfig["modules"] = [];
@@ -87,7 +109,7 @@ async function deviceConfig(tx: Tx, deviceId: string, product: string): Promise<
     productType,
     modules,
     treatments,
-    firmware: await applicableFirmware(tx, device.firmware_id, product),
+    firmware: (await resolveFirmware(tx, device, product)).firmware,
   };
 }
 
@@ -105,12 +127,30 @@ export function postgresDeviceApi(sql: Sql): DeviceApiStore {
           productType: null,
           modules: [],
           treatments: [],
-          firmware: await applicableFirmware(tx, null, product),
+          firmware: (await resolveFirmware(tx, { device_id: deviceId, product_type_id: null, firmware_id: null }, product))
+            .firmware,
         };
         await checkinDevice(tx, deviceId, versionInfo);
+        await joinRollouts(tx, deviceId);
         return config;
       }),
     config: (deviceId, product) => read(sql, (tx) => deviceConfig(tx, deviceId, product)),
     firmware: (deviceId, product) => read(sql, (tx) => deviceFirmware(tx, deviceId, product)),
+    // Without the write lock (see rollouts.ts): the device's row is locked first (one report per device at a time),
+    // then the rollout's row by recordInRollout.
+    status: (deviceId, report, product) =>
+      unlocked(sql, async (tx) => {
+        const rows = await tx`SELECT device_id, product_type_id, firmware_id FROM devices WHERE device_id = ${deviceId}
+          FOR NO KEY UPDATE`;
+        if (!rows.length) throw new NotFoundError(unknownDevice(deviceId));
+        const { rolloutId, firmware } = await resolveFirmware(tx, rows[0] as unknown as DeviceKeys, product);
+        if (firmware?._id !== report.firmwareId) {
+          throw new ConflictError(statusMismatch(deviceId, report.firmwareId, firmware?._id ?? null));
+        }
+        const at = now();
+        const update = deviceUpdateOf(report, at);
+        await tx`UPDATE devices SET update_status = ${JSON.stringify(update)} WHERE device_id = ${deviceId}`;
+        if (rolloutId) await recordInRollout(tx, rolloutId, deviceId, update, at);
+      }),
   };
 }

@@ -5,6 +5,9 @@ import { now } from "../clock.ts";
 import { firstPlaces, versionInfoJson } from "../rules/device_config.ts";
 import type { DeviceApiStore, FirmwareRef } from "../types/device_api.ts";
 import { type Db, snapshot, sql, transaction } from "./open.ts";
+import { ConflictError, NotFoundError } from "../errors.ts";
+import { deviceUpdateOf, statusMismatch, unknownDevice } from "../rules/rollouts.ts";
+import { joinRollouts, type OfferedFirmware, offeredByRollout, recordInRollout } from "./rollouts.ts";
 import { promised } from "./promised.ts";
 import {
   TREATMENT_CONTENT_JOIN,
@@ -34,6 +37,24 @@ export function checkinDevice(db: Db, deviceId: string, versionInfo: VersionInfo
 
 const FIRMWARE_COLUMNS = "f.id AS _id, f.name, f.size, f.sha256";
 
+interface DeviceKeys {
+  device_id: string;
+  product_type_id: string | null;
+  firmware_id: string | null;
+}
+
+/**
+ * The firmware that applies to a device (CONTRACT §13): its custom firmware, else the one a rollout offers it, else
+ * the managed type's default; with the rollout that offers it, if one does.
+ */
+function resolveFirmware(db: Db, device: DeviceKeys, product: string): OfferedFirmware | { rolloutId: null; firmware: FirmwareRef | null } {
+  if (device.firmware_id === null) {
+    const offered = offeredByRollout(db, device.device_id, device.product_type_id);
+    if (offered) return offered;
+  }
+  return { rolloutId: null, firmware: applicableFirmware(db, device.firmware_id, product) };
+}
+
 /** The firmware that applies given a device's custom firmware id: that one, else the managed type's default. */
 function applicableFirmware(db: Db, customFirmwareId: string | null, product: string): FirmwareRef | null {
   const row = customFirmwareId
@@ -48,10 +69,10 @@ function applicableFirmware(db: Db, customFirmwareId: string | null, product: st
 
 /** The firmware that applies to a device, or undefined when the device does not exist. */
 function deviceFirmware(db: Db, deviceId: string, product: string): FirmwareRef | null | undefined {
-  const device = sql(db, "SELECT firmware_id FROM devices WHERE device_id = ?").get(deviceId) as
-    | { firmware_id: string | null }
-    | undefined;
-  return device ? applicableFirmware(db, device.firmware_id, product) : undefined;
+  const device = sql(db, "SELECT device_id, product_type_id, firmware_id FROM devices WHERE device_id = ?").get(
+    deviceId,
+  ) as DeviceKeys | undefined;
+  return device ? resolveFirmware(db, device, product).firmware : undefined;
 }
 
 /**
@@ -60,9 +81,9 @@ function deviceFirmware(db: Db, deviceId: string, product: string): FirmwareRef 
  * Treatments: see firstPlaces().
  */
 function deviceConfig(db: Db, deviceId: string, product: string): DeviceConfig | null {
-  const device = sql(db, "SELECT product_type_id, firmware_id FROM devices WHERE device_id = ?").get(deviceId) as
-    | { product_type_id: string | null; firmware_id: string | null }
-    | undefined;
+  const device = sql(db, "SELECT device_id, product_type_id, firmware_id FROM devices WHERE device_id = ?").get(
+    deviceId,
+  ) as DeviceKeys | undefined;
   if (!device) return null;
 
   let productType: DeviceConfig["productType"] = null;
@@ -104,7 +125,7 @@ function deviceConfig(db: Db, deviceId: string, product: string): DeviceConfig |
     ).all(deviceId) as unknown as TreatmentRow[],
   );
   const treatments = firstPlaces(treatmentRows, (row) => row.id).map(treatmentFromRow);
-  return { deviceId, productType, modules, treatments, firmware: applicableFirmware(db, device.firmware_id, product) };
+  return { deviceId, productType, modules, treatments, firmware: resolveFirmware(db, device, product).firmware };
 }
 
 export function sqliteDeviceApi(db: Db): DeviceApiStore {
@@ -112,9 +133,25 @@ export function sqliteDeviceApi(db: Db): DeviceApiStore {
     checkin: (deviceId, versionInfo, product) =>
       transaction(db, () => {
         checkinDevice(db, deviceId, versionInfo);
+        joinRollouts(db, deviceId);
         return deviceConfig(db, deviceId, product)!;
       }),
     config: (deviceId, product) => snapshot(db, () => deviceConfig(db, deviceId, product)),
     firmware: (deviceId, product) => snapshot(db, () => deviceFirmware(db, deviceId, product)),
+    status: (deviceId, report, product) =>
+      transaction(db, () => {
+        const device = sql(db, "SELECT device_id, product_type_id, firmware_id FROM devices WHERE device_id = ?").get(
+          deviceId,
+        ) as DeviceKeys | undefined;
+        if (!device) throw new NotFoundError(unknownDevice(deviceId));
+        const { rolloutId, firmware } = resolveFirmware(db, device, product);
+        if (firmware?._id !== report.firmwareId) {
+          throw new ConflictError(statusMismatch(deviceId, report.firmwareId, firmware?._id ?? null));
+        }
+        const at = now();
+        const update = deviceUpdateOf(report, at);
+        sql(db, "UPDATE devices SET update_status = ? WHERE device_id = ?").run(JSON.stringify(update), deviceId);
+        if (rolloutId) recordInRollout(db, rolloutId, deviceId, update, at);
+      }),
   });
 }

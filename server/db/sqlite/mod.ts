@@ -14,6 +14,7 @@ import { fullDiskAware } from "./full_disk.ts";
 import { openDatabase } from "./open.ts";
 import { sqliteOperators } from "./operators.ts";
 import { sqliteProductTypes } from "./product_types.ts";
+import { sqliteRollouts } from "./rollouts.ts";
 import { sqliteTreatments } from "./treatments.ts";
 
 /** Opens the database file (creating and migrating it as needed); NewerSchemaError leaves it untouched. */
@@ -29,6 +30,7 @@ export function openSqliteStores(file: string): OpenStores {
     deviceApi: fullDiskAware(sqliteDeviceApi(db)),
     demo: fullDiskAware(sqliteDemo(db)),
     loginAttempts: fullDiskAware(sqliteLoginAttempts(db)),
+    rollouts: fullDiskAware(sqliteRollouts(db)),
     system: {
       ping: () => Promise.resolve(),
       sharedSecret: () => Promise.resolve(null),
