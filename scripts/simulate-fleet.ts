@@ -1,13 +1,22 @@
 /**
  * A simulated fleet against a running console's device API:
  *   deno run -A scripts/simulate-fleet.ts --url http://127.0.0.1:8000 --key $DEVICE_API_KEY --devices 500 \
- *     [--concurrency 50] [--rounds 1] [--download] [--prefix sim-] [--json]
+ *     [--concurrency 50] [--rounds 1] [--download] [--report [--fail-rate 0.05] [--state fleet.json]]
+ *     [--prefix sim-] [--json]
  * Each device checks in (`--rounds` times) and, with `--download`, fetches the firmware its config names and
- * verifies size and sha256. Prints requests/s, latency percentiles and errors; exits 1 when any request failed.
+ * verifies size and sha256. With `--report`, a device offered a firmware it has not installed reports downloading ->
+ * installing -> installed, or failed for the share `--fail-rate` of devices (stable per device and firmware);
+ * `--state` keeps what each device installed between runs. Prints requests/s, latency percentiles and errors; exits 1 when any request failed.
  * The simulator itself is testing/simulate_fleet.ts.
  */
 import { Command, InvalidArgumentError } from "commander";
 import { formatSummary, simulateFleet } from "../testing/simulate_fleet.ts";
+
+function rate(value: string): number {
+  const n = Number(value);
+  if (!Number.isFinite(n) || n < 0 || n > 1) throw new InvalidArgumentError("must be a share from 0 to 1, e.g. 0.05.");
+  return n;
+}
 
 function positiveInt(value: string): number {
   if (!/^\d+$/.test(value) || Number(value) < 1) {
@@ -25,6 +34,9 @@ if (import.meta.main) {
     .option("--concurrency <c>", "requests in flight at once", positiveInt, 50)
     .option("--rounds <r>", "check-ins per device", positiveInt, 1)
     .option("--download", "download and verify each device's firmware", false)
+    .option("--report", "report update progress for a firmware not installed yet", false)
+    .option("--fail-rate <share>", "with --report: the share (0-1) of devices whose installation fails", rate, 0)
+    .option("--state <file>", "with --report: a JSON file of what each device installed, kept between runs")
     .option("--prefix <p>", "device id prefix", "sim-")
     .option("--json", "print the summary as JSON", false)
     .exitOverride((err) => Deno.exit(err.exitCode === 0 ? 0 : 2));
@@ -34,6 +46,14 @@ if (import.meta.main) {
     console.error("simulate-fleet: give the device API key with --key or DEVICE_API_KEY.");
     Deno.exit(2);
   }
+  let installed = new Map<string, string>();
+  if (o.state) {
+    try {
+      installed = new Map(Object.entries(JSON.parse(await Deno.readTextFile(o.state))));
+    } catch (err) {
+      if (!(err instanceof Deno.errors.NotFound)) throw err;
+    }
+  }
   const summary = await simulateFleet({
     url: o.url,
     key: o.key,
@@ -42,7 +62,11 @@ if (import.meta.main) {
     rounds: o.rounds,
     download: o.download,
     prefix: o.prefix,
+    report: o.report,
+    failRate: o.failRate,
+    installed,
   });
+  if (o.state) await Deno.writeTextFile(o.state, JSON.stringify(Object.fromEntries(installed)));
   console.log(o.json ? JSON.stringify(summary) : formatSummary(summary));
   Deno.exit(summary.errorCount ? 1 : 0);
 }
