@@ -26,14 +26,18 @@ import {
   notAllowed,
   OFFERING_STATES,
   ROLLOUT_COLUMNS,
+  rolloutDetails,
   rolloutFromRow,
   type RolloutRow,
+  rolloutTarget,
   scopeBusy,
   stagePercent,
   TRANSITIONS,
 } from "../rules/rollouts.ts";
 import type { RolloutStore } from "../types/rollouts.ts";
 import { existing, nextRevision, read, type Sql, type Tx, write } from "./open.ts";
+import { appendAudit } from "./audit.ts";
+import { runAs, SYSTEM_ACTOR } from "../audit_context.ts";
 
 type TxSql = postgres.TransactionSql<{ bigint: number }>;
 
@@ -112,8 +116,21 @@ async function enterStage(tx: Tx, r: RolloutRow, stage: number, at: string): Pro
     WHERE id = ${r.id} AND stage = ${r.stage}`;
 }
 
+async function auditAuto(
+  tx: Tx,
+  action: "rollout.auto_advance" | "rollout.auto_pause",
+  id: string,
+  details: object,
+): Promise<void> {
+  const row = (await getRow(tx, id))!;
+  await runAs(
+    { actor: SYSTEM_ACTOR, ip: null },
+    () => appendAudit(tx, { action, target: rolloutTarget(row), details: rolloutDetails(row, { ...details }) }),
+  );
+}
+
 /** See SQLite's settle; the caller holds the rollout's row lock. */
-export async function settle(tx: Tx, id: string, at: string): Promise<void> {
+export async function settle(tx: Tx, id: string, at: string, cause: Record<string, unknown>): Promise<void> {
   for (let guard = 0; guard < 100; guard++) {
     const row = (await getRow(tx, id, true))!;
     const r = rolloutFromRow(row);
@@ -122,13 +139,16 @@ export async function settle(tx: Tx, id: string, at: string): Promise<void> {
     if (step === "pause") {
       await tx`UPDATE rollouts SET state = 'paused', paused_reason = ${autoPauseReason(r.stage, row, r.failureThreshold)},
         updated_at = ${at} WHERE id = ${id} AND state = 'running'`;
+      await auditAuto(tx, "rollout.auto_pause", id, { after: cause });
       break;
     }
     if (step === "finish") {
       await tx`UPDATE rollouts SET state = 'finished', updated_at = ${at} WHERE id = ${id} AND state = 'running'`;
+      await auditAuto(tx, "rollout.auto_advance", id, { after: cause, fromStage: r.stage, finished: true });
       break;
     }
     await enterStage(tx, row, r.stage + 1, at);
+    await auditAuto(tx, "rollout.auto_advance", id, { after: cause, fromStage: r.stage });
   }
   await recordHistory(tx, (await getRow(tx, id))!, at);
 }
@@ -159,7 +179,7 @@ export async function recordInRollout(
     const col = COUNT_COLUMN[report.state];
     await tx.unsafe(`UPDATE rollouts SET ${dec}${col} = ${col} + 1, updated_at = $1 WHERE id = $2`, [at, rolloutId]);
   }
-  await settle(tx, rolloutId, at);
+  await settle(tx, rolloutId, at, { report: { deviceId, state: report.state } });
 }
 
 async function busyWith(tx: Tx, r: RolloutRow): Promise<void> {
@@ -231,7 +251,18 @@ async function act(tx: TxSql, id: string, action: RolloutAction, by: string, pro
       break;
     }
   }
-  if (action === "start" || action === "resume" || action === "advance") await settle(tx, id, at);
+  const done = (await getRow(tx, id))!;
+  await appendAudit(tx, {
+    action: `rollout.${action}`,
+    target: rolloutTarget(done),
+    details: rolloutDetails(
+      done,
+      action === "promote"
+        ? { defaultOf: deviceTypeName(product), firmwareId: done.firmware_id }
+        : { fromState: row.state, fromStage: Number(row.stage) },
+    ),
+  });
+  if (action === "start" || action === "resume" || action === "advance") await settle(tx, id, at, { action });
   else await recordHistory(tx, (await getRow(tx, id))!, at);
   return rolloutFromRow((await getRow(tx, id))!);
 }
@@ -260,7 +291,19 @@ export function postgresRollouts(sql: Sql): RolloutStore {
           VALUES (${id}, ${input.name}, ${input.firmwareId}, ${input.productTypeId},
             ${JSON.stringify(input.stages ?? DEFAULT_STAGES)}, ${input.failureThreshold ?? DEFAULT_FAILURE_THRESHOLD},
             ${input.autoAdvance !== false}, 'draft', ${at}, ${at}, ${by.email})`;
-        return rolloutFromRow((await getRow(tx, id))!);
+        const row = (await getRow(tx, id))!;
+        await appendAudit(tx, {
+          action: "rollout.create",
+          target: rolloutTarget(row),
+          details: {
+            firmwareId: row.firmware_id,
+            productTypeId: row.product_type_id,
+            stages: JSON.parse(row.stages),
+            failureThreshold: Number(row.failure_threshold),
+            autoAdvance: Boolean(row.auto_advance),
+          },
+        });
+        return rolloutFromRow(row);
       }),
     act: (id, action, by, product) => write(sql, (tx) => act(tx, id, action, by.email, product)),
     devices: (id, { state, page, rowsPerPage }) =>

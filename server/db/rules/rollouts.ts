@@ -186,3 +186,15 @@ export const deviceUpdateOf = (report: StatusBody, at: string): DeviceUpdate => 
   message: report.message ?? null,
   at,
 });
+
+/** The audit target of a rollout. */
+export const rolloutTarget = (r: { id: string; name: string }) => ({ type: "rollout", id: r.id, name: r.name });
+
+/** What an audit entry of a rollout step says: where it stands now. */
+export const rolloutDetails = (r: RolloutRow, extra: Record<string, unknown> = {}) => ({
+  ...extra,
+  state: r.state,
+  stage: Number(r.stage),
+  stagePercent: Number(r.stage_percent),
+  counts: countsOf(r),
+});

@@ -9,6 +9,8 @@ import { ConflictError, NotFoundError } from "../errors.ts";
 import { deviceUpdateOf, statusMismatch, unknownDevice } from "../rules/rollouts.ts";
 import { joinRollouts, type OfferedFirmware, offeredByRollout, recordInRollout } from "./rollouts.ts";
 import { promised } from "./promised.ts";
+import { appendAudit } from "./audit.ts";
+import { deviceTarget } from "../rules/devices.ts";
 import {
   TREATMENT_CONTENT_JOIN,
   TREATMENT_ROW_COLUMNS,
@@ -22,7 +24,8 @@ import {
  * cannot undo an operator's concurrent change). `updated_at` moves only when the version info
  * actually changed: a device that merely checks in is not "updated".
  */
-export function checkinDevice(db: Db, deviceId: string, versionInfo: VersionInfo, at: string = now()): void {
+export function checkinDevice(db: Db, deviceId: string, versionInfo: VersionInfo, at: string = now()): boolean {
+  const known = sql(db, "SELECT 1 FROM devices WHERE device_id = ?").get(deviceId) !== undefined;
   sql(
     db,
     `INSERT INTO devices (device_id, created_at, updated_at, last_logged_in, version_info)
@@ -33,6 +36,7 @@ export function checkinDevice(db: Db, deviceId: string, versionInfo: VersionInfo
                          ELSE excluded.updated_at END,
        version_info = excluded.version_info`,
   ).run(deviceId, at, versionInfoJson(versionInfo));
+  return !known;
 }
 
 const FIRMWARE_COLUMNS = "f.id AS _id, f.name, f.size, f.sha256";
@@ -132,7 +136,10 @@ export function sqliteDeviceApi(db: Db): DeviceApiStore {
   return promised<DeviceApiStore>({
     checkin: (deviceId, versionInfo, product) =>
       transaction(db, () => {
-        checkinDevice(db, deviceId, versionInfo);
+        const created = checkinDevice(db, deviceId, versionInfo);
+        if (created) {
+          appendAudit(db, { action: "device.create", target: deviceTarget(deviceId), details: { versionInfo } });
+        }
         joinRollouts(db, deviceId);
         return deviceConfig(db, deviceId, product)!;
       }),

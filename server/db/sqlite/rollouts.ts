@@ -20,8 +20,10 @@ import {
   notAllowed,
   OFFERING_STATES,
   ROLLOUT_COLUMNS,
+  rolloutDetails,
   rolloutFromRow,
   type RolloutRow,
+  rolloutTarget,
   scopeBusy,
   stagePercent,
   TRANSITIONS,
@@ -29,6 +31,8 @@ import {
 import type { RolloutStore } from "../types/rollouts.ts";
 import { type Db, firstMissingId, snapshot, sql, transaction } from "./open.ts";
 import { promised } from "./promised.ts";
+import { appendAudit } from "./audit.ts";
+import { runAs, SYSTEM_ACTOR } from "../audit_context.ts";
 import { nextRevision } from "./revisions.ts";
 
 const inList = (states: readonly string[]) => states.map((s) => `'${s}'`).join(", ");
@@ -122,11 +126,21 @@ function enterStage(db: Db, r: RolloutRow, stage: number, at: string): void {
     .run(stage, percent, n, at, r.id);
 }
 
+/** An automatic step in the audit trail: the system's, with what led to it. */
+function auditAuto(db: Db, action: "rollout.auto_advance" | "rollout.auto_pause", id: string, details: object): void {
+  const row = getRow(db, id)!;
+  runAs(
+    { actor: SYSTEM_ACTOR, ip: null },
+    () => appendAudit(db, { action, target: rolloutTarget(row), details: rolloutDetails(row, { ...details }) }),
+  );
+}
+
 /**
  * Lets a running rollout pause, advance or finish as its counts say (rules/rollouts.ts nextStep), repeatedly: a stage
- * that holds no device or whose devices all reported already advances at once. Runs inside the caller's transaction.
+ * that holds no device or whose devices all reported already advances at once. Runs inside the caller's transaction;
+ * each step is in the audit trail with `cause` (the report or the operator action after which it was taken).
  */
-export function settle(db: Db, id: string, at: string): void {
+export function settle(db: Db, id: string, at: string, cause: Record<string, unknown>): void {
   for (let guard = 0; guard < 100; guard++) {
     const row = getRow(db, id)!;
     const r = rolloutFromRow(row);
@@ -135,13 +149,16 @@ export function settle(db: Db, id: string, at: string): void {
     if (step === "pause") {
       sql(db, "UPDATE rollouts SET state = 'paused', paused_reason = ?, updated_at = ? WHERE id = ?")
         .run(autoPauseReason(r.stage, row, r.failureThreshold), at, id);
+      auditAuto(db, "rollout.auto_pause", id, { after: cause });
       break;
     }
     if (step === "finish") {
       sql(db, "UPDATE rollouts SET state = 'finished', updated_at = ? WHERE id = ?").run(at, id);
+      auditAuto(db, "rollout.auto_advance", id, { after: cause, fromStage: r.stage, finished: true });
       break;
     }
     enterStage(db, row, r.stage + 1, at);
+    auditAuto(db, "rollout.auto_advance", id, { after: cause, fromStage: r.stage });
   }
   recordHistory(db, getRow(db, id)!, at);
 }
@@ -173,7 +190,7 @@ export function recordInRollout(
     const col = COUNT_COLUMN[report.state];
     sql(db, `UPDATE rollouts SET ${dec}${col} = ${col} + 1, updated_at = ? WHERE id = ?`).run(at, rolloutId);
   }
-  settle(db, rolloutId, at);
+  settle(db, rolloutId, at, { report: { deviceId, state: report.state } });
 }
 
 function busyWith(db: Db, r: RolloutRow): void {
@@ -245,7 +262,16 @@ function act(db: Db, id: string, action: RolloutAction, by: string, product: str
       break;
     }
   }
-  if (action === "start" || action === "resume" || action === "advance") settle(db, id, at);
+  const done = getRow(db, id)!;
+  appendAudit(db, {
+    action: `rollout.${action}`,
+    target: rolloutTarget(done),
+    details: rolloutDetails(done, action === "promote" ? { defaultOf: deviceTypeName(product), firmwareId: done.firmware_id } : {
+      fromState: row.state,
+      fromStage: Number(row.stage),
+    }),
+  });
+  if (action === "start" || action === "resume" || action === "advance") settle(db, id, at, { action });
   else recordHistory(db, getRow(db, id)!, at);
   return rolloutFromRow(getRow(db, id)!);
 }
@@ -286,7 +312,19 @@ export function sqliteRollouts(db: Db): RolloutStore {
           at,
           by.email,
         );
-        return rolloutFromRow(getRow(db, id)!);
+        const row = getRow(db, id)!;
+        appendAudit(db, {
+          action: "rollout.create",
+          target: rolloutTarget(row),
+          details: {
+            firmwareId: row.firmware_id,
+            productTypeId: row.product_type_id,
+            stages: JSON.parse(row.stages),
+            failureThreshold: row.failure_threshold,
+            autoAdvance: row.auto_advance === 1,
+          },
+        });
+        return rolloutFromRow(row);
       }),
     act: (id, action, by, product) => transaction(db, () => act(db, id, action, by.email, product)),
     devices: (id, { state, page, rowsPerPage }) =>

@@ -213,7 +213,38 @@ export const MIGRATIONS: readonly string[] = [
   ALTER TABLE operators ADD COLUMN role TEXT NOT NULL DEFAULT 'admin' CHECK (role IN ('admin', 'operator', 'viewer'));
   ALTER TABLE operators ADD COLUMN disabled INTEGER NOT NULL DEFAULT 0;
   `,
-  // 9: update status and staged rollouts (CONTRACT §13): a device's latest report; rollouts with their counts kept
+  // 9: the audit trail (docs/DECISIONS.md, "Audit trail"): entries numbered 1, 2, 3, ... without gaps, each hashed
+  // over the one before; the head row holds the last number and hash (what the next append chains to, and the total).
+  `
+  CREATE TABLE audit_entries (
+    seq INTEGER PRIMARY KEY,
+    id TEXT NOT NULL UNIQUE,
+    at TEXT NOT NULL,
+    actor_type TEXT NOT NULL,
+    actor_id TEXT NOT NULL,
+    actor_name TEXT NOT NULL,
+    action TEXT NOT NULL,
+    target_type TEXT,
+    target_id TEXT,
+    target_name TEXT,
+    details TEXT NOT NULL,
+    ip TEXT,
+    hash TEXT NOT NULL
+  );
+  CREATE INDEX audit_entries_actor_id ON audit_entries(actor_id, seq);
+  CREATE INDEX audit_entries_actor_name ON audit_entries(actor_name, seq);
+  CREATE INDEX audit_entries_action ON audit_entries(action, seq);
+  CREATE INDEX audit_entries_target ON audit_entries(target_type, target_id, seq);
+  CREATE INDEX audit_entries_target_id ON audit_entries(target_id, seq);
+  CREATE INDEX audit_entries_at ON audit_entries(at);
+  CREATE TABLE audit_head (
+    one INTEGER PRIMARY KEY CHECK (one = 1),
+    seq INTEGER NOT NULL,
+    hash TEXT NOT NULL
+  );
+  INSERT INTO audit_head (one, seq, hash) VALUES (1, 0, '');
+  `,
+  // 10: update status and staged rollouts (CONTRACT §13): a device's latest report; rollouts with their counts kept
   // incrementally (so reading one never counts its devices); one row per targeted device with its stable bucket and
   // its state in that rollout; the counts per minute for the chart. A device deleted takes its rows and its share of
   // the counts with it (trigger).

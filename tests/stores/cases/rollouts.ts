@@ -170,6 +170,24 @@ export function rolloutCases(engine: string, options: ConformanceOptions) {
       await stores.devices.remove("late-1");
       assert.equal((await stores.rollouts.get(r._id))!.counts.targeted, 39);
     });
+
+    await t.step("every action and every automatic step is in the audit trail, in order", async () => {
+      const page = await stores.audit.list({ targetType: "rollout", targetId: r._id }, 0, 100);
+      const actions = page.data.map((e) => e.action).reverse();
+      assert.equal(actions[0], "rollout.create");
+      assert.equal(actions[1], "rollout.start");
+      assert.ok(actions.includes("rollout.auto_advance"));
+      assert.ok(actions.includes("rollout.auto_pause"));
+      assert.ok(actions.includes("rollout.resume"));
+      assert.equal(actions.at(-1), "rollout.promote");
+      const pause = page.data.find((e) => e.action === "rollout.auto_pause")!;
+      assert.equal(pause.actor.type, "system");
+      assert.equal(pause.details.state, "paused");
+      assert.equal((pause.details.after as { report: { state: string } }).report.state, "failed");
+      const finished = page.data.find((e) => e.action === "rollout.auto_advance" && e.details.finished === true)!;
+      assert.equal(finished.details.state, "finished");
+      assert.equal((await stores.audit.verify()).firstBad, null);
+    });
   });
 
   storeTest(engine, options, "rollouts: cancel returns the devices that did not install it to the default", async (stores) => {
