@@ -106,6 +106,10 @@ export function registerRollouts(rollouts: Command): void {
   rollouts
     .command("list")
     .description("list rollouts, newest first")
+    .addHelpText(
+      "after",
+      `\nExamples:\n  $ deno task cli rollouts list\n  $ deno task cli --json rollouts list | jq -r '.[0]._id'`,
+    )
     .action(async (_opts: unknown, cmd: Command) => {
       const g = globals(cmd);
       const api = await signedInClient(cmd);
@@ -133,7 +137,10 @@ export function registerRollouts(rollouts: Command): void {
     .argument("<id>", "the rollout's id")
     .option("--wait", "print progress until the rollout finishes (exit 0) or pauses (exit 1)")
     .option("--interval <seconds>", "seconds between polls with --wait", parseSeconds, 5)
-    .addHelpText("after", `\nExample (CI):\n  $ deno task cli rollouts show 3f2a... --wait --interval 10`)
+    .addHelpText(
+      "after",
+      `\nExamples:\n  $ deno task cli rollouts show 3f2a...\n  $ deno task cli rollouts show 3f2a... --wait --interval 10   # in CI: exit 0 finished, 1 paused`,
+    )
     .action(async (id: string, opts: { wait?: boolean; interval: number }, cmd: Command) => {
       const g = globals(cmd);
       const api = await signedInClient(cmd);
@@ -169,6 +176,7 @@ export function registerRollouts(rollouts: Command): void {
       .command(action)
       .description(description)
       .argument("<id>", "the rollout's id")
+      .addHelpText("after", `\nExample:\n  $ deno task cli rollouts ${action} 3f2a...`)
       .action(async (id: string, _opts: unknown, cmd: Command) => {
         const g = globals(cmd);
         const api = await signedInClient(cmd);

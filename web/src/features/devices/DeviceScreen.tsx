@@ -8,6 +8,7 @@ import { DeviceInfoCard } from "./DeviceInfoCard.tsx";
 import { FirmwareCard } from "./FirmwareCard.tsx";
 import { ModulesCard } from "./ModulesCard.tsx";
 import { ProductTypeCard } from "./ProductTypeCard.tsx";
+import { UpdateStatusCard } from "./UpdateStatusCard.tsx";
 import { useDeviceSave } from "./useDeviceSave.ts";
 
 function decode(segment: string | undefined): string {
@@ -53,6 +54,7 @@ export default function DeviceScreen() {
           </div>
           <div className="detail-column">
             <DeviceInfoCard device={d} />
+            <UpdateStatusCard device={d} />
             <AdditionalTreatmentsCard device={d} busy={busy} save={save} />
           </div>
         </div>
