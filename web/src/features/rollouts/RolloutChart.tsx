@@ -39,8 +39,8 @@ export default function RolloutChart({ points }: { points: RolloutHistoryPoint[]
     } in progress of ${last.inStage} in stage`
     : "States over time: no reports yet";
   return (
-    <div className="rollout-chart" role="img" aria-label={summary} data-testid="rollout-chart">
-      <Chart type="line" data={data} options={options} style={{ height: "100%" }} />
+    <div className="rollout-chart" data-testid="rollout-chart">
+      <Chart type="line" data={data} options={options} ariaLabel={summary} style={{ height: "100%" }} />
     </div>
   );
 }
