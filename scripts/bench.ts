@@ -20,6 +20,7 @@ import {
   serverEnv,
 } from "./bench/steps.ts";
 import { benchPostgres, type PostgresFigures } from "./bench/postgres.ts";
+import { benchRollouts, rolloutRows } from "./bench/rollouts.ts";
 import { fixed, kb, mib, ROOT, spawnServer } from "./bench/util.ts";
 
 const quick = Deno.args.includes("--quick");
@@ -36,6 +37,8 @@ const say = (s: string) => console.error(`[bench] ${s}`);
 if (Deno.args.includes("--engines")) {
   try {
     const pg = await benchPostgres(tmp, size, say);
+  say(`8. staged rollout of ${size.devices} devices: status reports, GET rollouts/{id}`);
+  const rollouts = [await benchRollouts("sqlite", tmp, size, say), await benchRollouts("postgres", tmp, size, say)];
     console.log(
       ["| figure | result | goal | met |", "|---|---|---|---|", ...pgRows(pg).map((r) => `| ${r.join(" | ")} |`)].join(
         "\n",
@@ -45,6 +48,21 @@ if (Deno.args.includes("--engines")) {
     await Deno.remove(tmp, { recursive: true }).catch(() => {});
   }
   Deno.exit(0);
+}
+
+// --rollouts: only the staged-rollout figures (SQLite, then PostgreSQL with two replicas), printed, nothing written.
+if (Deno.args.includes("--rollouts")) {
+  try {
+    const figures = [await benchRollouts("sqlite", tmp, size, say), await benchRollouts("postgres", tmp, size, say)];
+    console.log(
+      ["| figure | result | goal | met |", "|---|---|---|---|", ...rolloutRows(figures).map((r) => `| ${r.join(" | ")} |`)]
+        .join("\n"),
+    );
+    if (figures.some((f) => f.reports.failed > 0 || f.get.non2xx > 0)) Deno.exitCode = 1;
+  } finally {
+    await Deno.remove(tmp, { recursive: true }).catch(() => {});
+  }
+  Deno.exit();
 }
 
 try {
@@ -79,6 +97,8 @@ try {
     await srv.stop();
   }
   const pg = await benchPostgres(tmp, size, say);
+  say(`8. staged rollout of ${size.devices} devices: status reports, GET rollouts/{id}`);
+  const rollouts = [await benchRollouts("sqlite", tmp, size, say), await benchRollouts("postgres", tmp, size, say)];
 
   const { devices, treatments, web, checkin, firmware, bucket, observabilityUs } = results;
   const ratio = (a: number, b: number) => b > 0 ? a / b : NaN;
@@ -201,6 +221,7 @@ try {
       "-",
     ],
     ...pgRows(pg),
+    ...rolloutRows(rollouts),
   ];
   const table = [
     "| figure | result | goal | met |",
@@ -213,7 +234,7 @@ try {
     [pg.devices, pg.devicesLarge, pg.sqliteLarge].reduce(
       (n, d) => n + d.middle.non2xx + d.last.non2xx + d.search.non2xx,
       0,
-    ) + pg.checkin.non2xx;
+    ) + pg.checkin.non2xx + rollouts.reduce((n, f) => n + f.reports.failed + f.get.non2xx, 0);
 
   console.log(`\nnon-2xx answers during load: ${failures}`);
   if (failures > 0) Deno.exitCode = 1;

@@ -148,7 +148,7 @@ export function postgresDeviceApi(sql: Sql): DeviceApiStore {
     config: (deviceId, product) => read(sql, (tx) => deviceConfig(tx, deviceId, product)),
     firmware: (deviceId, product) => read(sql, (tx) => deviceFirmware(tx, deviceId, product)),
     // Without the write lock (see rollouts.ts): the device's row is locked first (one report per device at a time),
-    // then the rollout's row by recordInRollout.
+    // then the rollout's row and the devices change counter by recordInRollout's last statement.
     status: (deviceId, report, product) =>
       unlocked(sql, async (tx) => {
         const rows = await tx`SELECT device_id, product_type_id, firmware_id FROM devices WHERE device_id = ${deviceId}
@@ -160,8 +160,9 @@ export function postgresDeviceApi(sql: Sql): DeviceApiStore {
         }
         const at = now();
         const update = deviceUpdateOf(report, at);
-        await tx`UPDATE devices SET update_status = ${JSON.stringify(update)} WHERE device_id = ${deviceId}`;
-        if (rolloutId) await recordInRollout(tx, rolloutId, deviceId, update, at);
+        // The device's own row last (its trigger locks the devices change counter until the commit).
+        if (rolloutId) await recordInRollout(tx, rolloutId, deviceId, update, at, JSON.stringify(update));
+        else await tx`UPDATE devices SET update_status = ${JSON.stringify(update)} WHERE device_id = ${deviceId}`;
       }),
   };
 }

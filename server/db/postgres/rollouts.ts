@@ -153,33 +153,61 @@ export async function settle(tx: Tx, id: string, at: string, cause: Record<strin
   await recordHistory(tx, (await getRow(tx, id))!, at);
 }
 
-/** See SQLite's recordInRollout; the caller holds the device's row lock. */
+/**
+ * See SQLite's recordInRollout; the caller holds the device's row lock (so its previous state is read safely) and
+ * leaves the device's `update` to this function: the hot rows (the rollout's, and the devices change counter the
+ * devices trigger moves) are locked by ONE statement just before the commit, so reports of one rollout queue for the
+ * length of that statement, not of the whole transaction. A rollout row lock orders every count change and every
+ * step, across replicas; a step (rare) is taken under it.
+ */
 export async function recordInRollout(
   tx: Tx,
   rolloutId: string,
   deviceId: string,
   report: { state: UpdateState; progress: number | null; message: string | null },
   at: string,
+  updateJson: string,
 ): Promise<void> {
-  // The rollout's row first: every report of this rollout waits here, so counts and steps are decided one at a time.
-  await getRow(tx, rolloutId, true);
-  const prevRows = await tx`SELECT state FROM rollout_devices WHERE rollout_id = ${rolloutId}
-    AND device_id = ${deviceId}`;
-  if (!prevRows.length) {
-    const b = bucket(rolloutId, deviceId);
-    await tx`INSERT INTO rollout_devices (rollout_id, device_id, bucket) VALUES (${rolloutId}, ${deviceId}, ${b})`;
-    await tx`UPDATE rollouts SET targeted = targeted + 1, in_stage = in_stage + (${b} < stage_percent)::int
-      WHERE id = ${rolloutId}`;
+  const b = bucket(rolloutId, deviceId);
+  const [{ existed, before }] = await tx`WITH prev AS (
+      SELECT state FROM rollout_devices WHERE rollout_id = ${rolloutId} AND device_id = ${deviceId}
+    ), up AS (
+      INSERT INTO rollout_devices (rollout_id, device_id, bucket, state, progress, message, at)
+      VALUES (${rolloutId}, ${deviceId}, ${b}, ${report.state}, ${report.progress}, ${report.message}, ${at})
+      ON CONFLICT (rollout_id, device_id) DO UPDATE SET state = excluded.state, progress = excluded.progress,
+        message = excluded.message, at = excluded.at
+      RETURNING 1
+    )
+    SELECT EXISTS (SELECT 1 FROM prev) AS existed, (SELECT state FROM prev) AS before, (SELECT count(*) FROM up) AS n`;
+  const prev = (before ?? null) as UpdateState | null;
+  if (existed && prev === report.state) {
+    // Nothing to count: the counts, and so the rollout's next step, stay as they are.
+    await tx`UPDATE devices SET update_status = ${updateJson} WHERE device_id = ${deviceId}`;
+    return;
   }
-  await tx`UPDATE rollout_devices SET state = ${report.state}, progress = ${report.progress},
-    message = ${report.message}, at = ${at} WHERE rollout_id = ${rolloutId} AND device_id = ${deviceId}`;
-  const before = (prevRows[0]?.state ?? null) as UpdateState | null;
-  if (before !== report.state) {
-    const dec = before ? `${COUNT_COLUMN[before]} = ${COUNT_COLUMN[before]} - 1, ` : "";
-    const col = COUNT_COLUMN[report.state];
-    await tx.unsafe(`UPDATE rollouts SET ${dec}${col} = ${col} + 1, updated_at = $1 WHERE id = $2`, [at, rolloutId]);
+  const sets = [`updated_at = $1`];
+  if (!existed) sets.push("targeted = targeted + 1", "in_stage = in_stage + ($3::float8 < stage_percent)::int");
+  if (prev) sets.push(`${COUNT_COLUMN[prev]} = ${COUNT_COLUMN[prev]} - 1`);
+  sets.push(`${COUNT_COLUMN[report.state]} = ${COUNT_COLUMN[report.state]} + 1`);
+  const rows = await tx.unsafe(
+    `WITH r AS (
+       UPDATE rollouts SET ${sets.join(", ")} WHERE id = $2 AND $3::float8 IS NOT NULL RETURNING ${ROLLOUT_COLUMNS}
+     ), h AS (
+       INSERT INTO rollout_history (rollout_id, at, stage, in_stage, downloading, installing, installed, failed)
+       SELECT id, $4, stage, in_stage, downloading, installing, installed, failed FROM r
+       ON CONFLICT (rollout_id, at) DO UPDATE SET stage = excluded.stage, in_stage = excluded.in_stage,
+         downloading = excluded.downloading, installing = excluded.installing, installed = excluded.installed,
+         failed = excluded.failed
+     ), d AS (
+       UPDATE devices SET update_status = $5 WHERE device_id = $6
+     )
+     SELECT * FROM r`,
+    [at, rolloutId, b, historyMinute(at), updateJson, deviceId],
+  );
+  const row = rows[0] as unknown as RolloutRow;
+  if (nextStep(rolloutFromRow(row), row) !== null) {
+    await settle(tx, rolloutId, at, { report: { deviceId, state: report.state } });
   }
-  await settle(tx, rolloutId, at, { report: { deviceId, state: report.state } });
 }
 
 async function busyWith(tx: Tx, r: RolloutRow): Promise<void> {
