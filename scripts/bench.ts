@@ -53,7 +53,9 @@ if (Deno.args.includes("--engines")) {
 // --rollouts: only the staged-rollout figures (SQLite, then PostgreSQL with two replicas), printed, nothing written.
 if (Deno.args.includes("--rollouts")) {
   try {
-    const figures = [await benchRollouts("sqlite", tmp, size, say), await benchRollouts("postgres", tmp, size, say)];
+    const engines = (Deno.env.get("BENCH_ENGINES") ?? "sqlite,postgres").split(",") as ("sqlite" | "postgres")[];
+    const figures = [];
+    for (const engine of engines) figures.push(await benchRollouts(engine, tmp, size, say));
     console.log(
       ["| figure | result | goal | met |", "|---|---|---|---|", ...rolloutRows(figures).map((r) => `| ${r.join(" | ")} |`)]
         .join("\n"),

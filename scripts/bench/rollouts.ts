@@ -104,11 +104,13 @@ export async function benchRollouts(
     }
     say(`R. ${engine}: status reports from ${size.checkins} concurrent devices (${replicas} replica(s))`);
     const reports = await reportLoad(servers.map((s) => s.url), fw._id, size.devices, size.seconds, size.checkins);
-    say(`R. ${engine}: GET rollouts/{id} with its counts`);
-    const get = await load(`${servers[0].url}/api/v1/rollouts/${created._id}`, size.seconds, 10, {
-      Authorization: `Bearer ${token}`,
-    });
-    const me = await load(`${servers[0].url}/api/v1/me`, size.seconds, 10, { Authorization: `Bearer ${token}` });
+    say(`R. ${engine}: GET rollouts/{id} with its counts (after the writes settled; GET me beside it)`);
+    await new Promise((r) => setTimeout(r, 2000));
+    const auth = { Authorization: `Bearer ${token}` };
+    const rolloutUrl = `${servers[0].url}/api/v1/rollouts/${created._id}`;
+    await load(rolloutUrl, 1, 10, auth); // warm-up, not counted
+    const me = await load(`${servers[0].url}/api/v1/me`, size.seconds, 10, auth);
+    const get = await load(rolloutUrl, size.seconds, 10, auth);
     return { engine, devices: size.devices, replicas, startMs: start.ms, advanceMs, reports, get, me };
   } finally {
     for (const s of servers) await s.stop();

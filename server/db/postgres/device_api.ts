@@ -129,8 +129,8 @@ export function postgresDeviceApi(sql: Sql): DeviceApiStore {
     // just before the commit: the upsert's triggers lock the devices change counter row until the commit, and every
     // check-in needs that lock, so it is held for one statement, not for the reads too. What the check-in writes
     // (lastLoggedIn, versionInfo) is not part of the configuration, so the answer is the one it leaves.
-    checkin: (deviceId, versionInfo, product) =>
-      unlocked(sql, async (tx) => {
+    checkin: async (deviceId, versionInfo, product) => {
+      const config = await unlocked(sql, async (tx) => {
         const config = await deviceConfig(tx, deviceId, product) ?? {
           deviceId,
           productType: null,
@@ -142,9 +142,14 @@ export function postgresDeviceApi(sql: Sql): DeviceApiStore {
         if (await checkinDevice(tx, deviceId, versionInfo)) {
           await appendAudit(tx, { action: "device.create", target: deviceTarget(deviceId), details: { versionInfo } });
         }
-        await joinRollouts(tx, deviceId);
         return config;
-      }),
+      });
+      // Joining the rollouts of its scope (counts only: config resolution needs no row) in a transaction of its own,
+      // after the check-in's: the check-in holds the devices change counter, a status report holds a rollout's row
+      // then the counter; taking a rollout's row here would order the two the other way round.
+      await joinRollouts(sql, deviceId);
+      return config;
+    },
     config: (deviceId, product) => read(sql, (tx) => deviceConfig(tx, deviceId, product)),
     firmware: (deviceId, product) => read(sql, (tx) => deviceFirmware(tx, deviceId, product)),
     // Without the write lock (see rollouts.ts): the device's row is locked first (one report per device at a time),

@@ -80,22 +80,24 @@ export async function offeredByRollout(
   return null;
 }
 
-/** See SQLite's joinRollouts. */
+/**
+ * See SQLite's joinRollouts. One read (usually finding nothing to join), then one statement per rollout that inserts
+ * the device's row and counts it atomically, so it needs no transaction around it.
+ */
 export async function joinRollouts(tx: Tx, deviceId: string): Promise<void> {
-  const devices = await tx`SELECT product_type_id, firmware_id FROM devices WHERE device_id = ${deviceId}`;
-  if (!devices.length || devices[0].firmware_id !== null) return;
-  const rollouts = await tx`SELECT r.id FROM rollouts r
-    WHERE r.state = ANY(${OFFERING_STATES as string[]}::text[])
-      AND (r.product_type_id IS NULL OR r.product_type_id = ${devices[0].product_type_id})
+  const rollouts = await tx`SELECT r.id FROM rollouts r JOIN devices d ON d.device_id = ${deviceId}
+    WHERE d.firmware_id IS NULL AND r.state = ANY(${OFFERING_STATES as string[]}::text[])
+      AND (r.product_type_id IS NULL OR r.product_type_id = d.product_type_id)
       AND NOT EXISTS (SELECT 1 FROM rollout_devices rd WHERE rd.rollout_id = r.id AND rd.device_id = ${deviceId})`;
   for (const r of rollouts) {
     const b = bucket(r.id, deviceId);
-    const inserted = await tx`INSERT INTO rollout_devices (rollout_id, device_id, bucket)
-      VALUES (${r.id}, ${deviceId}, ${b}) ON CONFLICT DO NOTHING RETURNING 1`;
-    if (inserted.length) {
-      await tx`UPDATE rollouts SET targeted = targeted + 1, in_stage = in_stage + (${b} < stage_percent)::int
-        WHERE id = ${r.id}`;
-    }
+    await tx`WITH ins AS (
+        INSERT INTO rollout_devices (rollout_id, device_id, bucket) VALUES (${r.id}, ${deviceId}, ${b})
+        ON CONFLICT DO NOTHING RETURNING bucket
+      )
+      UPDATE rollouts SET targeted = targeted + (SELECT count(*) FROM ins),
+        in_stage = in_stage + (SELECT count(*) FROM ins WHERE ins.bucket < rollouts.stage_percent)
+      WHERE id = ${r.id}`;
   }
 }
 
