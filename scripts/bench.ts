@@ -37,8 +37,6 @@ const say = (s: string) => console.error(`[bench] ${s}`);
 if (Deno.args.includes("--engines")) {
   try {
     const pg = await benchPostgres(tmp, size, say);
-  say(`8. staged rollout of ${size.devices} devices: status reports, GET rollouts/{id}`);
-  const rollouts = [await benchRollouts("sqlite", tmp, size, say), await benchRollouts("postgres", tmp, size, say)];
     console.log(
       ["| figure | result | goal | met |", "|---|---|---|---|", ...pgRows(pg).map((r) => `| ${r.join(" | ")} |`)].join(
         "\n",
@@ -57,7 +55,11 @@ if (Deno.args.includes("--rollouts")) {
     const figures = [];
     for (const engine of engines) figures.push(await benchRollouts(engine, tmp, size, say));
     console.log(
-      ["| figure | result | goal | met |", "|---|---|---|---|", ...rolloutRows(figures).map((r) => `| ${r.join(" | ")} |`)]
+      [
+        "| figure | result | goal | met |",
+        "|---|---|---|---|",
+        ...rolloutRows(figures).map((r) => `| ${r.join(" | ")} |`),
+      ]
         .join("\n"),
     );
     if (figures.some((f) => f.reports.failed > 0 || f.get.non2xx > 0)) Deno.exitCode = 1;

@@ -85,7 +85,12 @@ export async function benchRollouts(
   try {
     if (pg) await seedPostgresDevices(extra.DATABASE_URL, 0, size.devices);
     const { token } = await new ApiClient({ baseUrl: servers[0].url }).login(ADMIN.email, ADMIN.password);
-    const api = new ApiClient({ baseUrl: servers[0].url, token: () => token, timeoutMs: 600_000, uploadFetch: fixedLengthFetch });
+    const api = new ApiClient({
+      baseUrl: servers[0].url,
+      token: () => token,
+      timeoutMs: 600_000,
+      uploadFetch: fixedLengthFetch,
+    });
     const fw = await api.uploadFirmware(bytesSource("bench-rollout.xz", xzBytes("bench rollout firmware")));
     const created = await api.createRollout({
       name: "bench",
@@ -130,14 +135,20 @@ export function rolloutRows(figures: RolloutFigures[]): [string, string, string,
         "-",
       ],
       [
-        `${where}: status reports during the rollout, ${f.reports.requests > 0 ? "" : "no "}reports/s from concurrent devices`,
-        `${f.reports.rps.toFixed(0)} reports/s, p50 ${f.reports.p50} ms, p99 ${f.reports.p99} ms, ${f.reports.failed} failed`,
+        `${where}: status reports during the rollout, ${
+          f.reports.requests > 0 ? "" : "no "
+        }reports/s from concurrent devices`,
+        `${
+          f.reports.rps.toFixed(0)
+        } reports/s, p50 ${f.reports.p50} ms, p99 ${f.reports.p99} ms, ${f.reports.failed} failed`,
         "measured",
         f.reports.failed === 0 ? "-" : "**no**",
       ],
       [
         `${where}: GET rollouts/{id} with its counts at ${n(f.devices)} devices: req/s, p99`,
-        `${f.get.rps.toFixed(0)} req/s, p99 ${f.get.p99} ms (GET me meanwhile: ${f.me.rps.toFixed(0)} req/s, p99 ${f.me.p99} ms)`,
+        `${f.get.rps.toFixed(0)} req/s, p99 ${f.get.p99} ms (GET me meanwhile: ${
+          f.me.rps.toFixed(0)
+        } req/s, p99 ${f.me.p99} ms)`,
         "p99 ≤ 10 ms",
         f.get.p99 <= 10 && f.get.non2xx === 0 ? "yes" : "**no**",
       ],

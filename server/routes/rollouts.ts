@@ -53,9 +53,11 @@ export function rolloutsRoutes(ctx: AppContext) {
       const { id } = paramsOf(route, c);
       const email = c.get("operator").email;
       const rollout = await rollouts.act(id, action, { email }, ctx.config.PRODUCT);
-      ctx.log(`Rollout ${rollout.name} (${rollout._id}): ${action} by ${email}; now ${rollout.state}, stage ${
-        rollout.stage + 1
-      } of ${rollout.stages.length}.`);
+      ctx.log(
+        `Rollout ${rollout.name} (${rollout._id}): ${action} by ${email}; now ${rollout.state}, stage ${
+          rollout.stage + 1
+        } of ${rollout.stages.length}.`,
+      );
       return c.json(rollout);
     });
   }

@@ -11,7 +11,10 @@ export const StatusBody = z.strictObject({
   state: UpdateState,
   progress: z.number().int("must be a whole number").min(0, "must be at least 0").max(100, "must be at most 100")
     .optional(),
-  message: z.string().max(1000, "is at most 1000 characters").refine((s) => s.isWellFormed(), "must be well-formed Unicode")
+  message: z.string().max(1000, "is at most 1000 characters").refine(
+    (s) => s.isWellFormed(),
+    "must be well-formed Unicode",
+  )
     .refine((s) => !s.includes("\u0000"), "must not contain NUL").optional(),
 });
 export type StatusBody = z.infer<typeof StatusBody>;

@@ -199,7 +199,12 @@ export function samplesFor(s: Seed): Record<RouteName, Sample> {
           const d = (await send(s.srv, "GET", "/api/v1/devices/dev-003", { token: s.token })).json as {
             update: Record<string, unknown>;
           };
-          return { firmwareId: d.update.firmwareId, state: d.update.state, progress: d.update.progress, message: d.update.message };
+          return {
+            firmwareId: d.update.firmwareId,
+            state: d.update.state,
+            progress: d.update.progress,
+            message: d.update.message,
+          };
         },
       },
     },

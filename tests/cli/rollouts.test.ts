@@ -17,7 +17,16 @@ Deno.test("CLI rollouts: create, list, show, actions with --json and exit codes;
   let r: Rollout;
 
   await t.step("create by firmware name (draft), list, show", async () => {
-    r = await cliJson<Rollout>(["rollouts", "create", "--firmware", "fw-9.xz", "--stages", "50,100", "--threshold", "10"], {
+    r = await cliJson<Rollout>([
+      "rollouts",
+      "create",
+      "--firmware",
+      "fw-9.xz",
+      "--stages",
+      "50,100",
+      "--threshold",
+      "10",
+    ], {
       env,
     });
     assert.equal(r.state, "draft");

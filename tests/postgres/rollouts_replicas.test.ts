@@ -28,13 +28,18 @@ Deno.test("replicas: status reports to both replicas at once advance each stage 
         ),
       );
     }
-    let r = await api.createRollout({ name: "two replicas", firmwareId: v2._id, productTypeId: null, stages: [50, 100] });
+    let r = await api.createRollout({
+      name: "two replicas",
+      firmwareId: v2._id,
+      productTypeId: null,
+      stages: [50, 100],
+    });
     r = await api.rolloutAction(r._id, "start");
     assert.equal(r.counts.targeted, DEVICES);
 
     for (const stage of [0, 1]) {
       assert.equal(r.stage, stage);
-      const pending = (await api.rolloutDevices(r._id, { state: "pending", rowsPerPage: 100, page: 0 }));
+      const pending = await api.rolloutDevices(r._id, { state: "pending", rowsPerPage: 100, page: 0 });
       const all = [...pending.data];
       for (let page = 1; all.length < pending.total; page++) {
         all.push(...(await api.rolloutDevices(r._id, { state: "pending", rowsPerPage: 100, page })).data);

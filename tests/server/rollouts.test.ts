@@ -23,7 +23,15 @@ Deno.test("rollouts: 1 %, advance, a failure burst pauses it, resume, finish, pr
   await api.patchDeviceType({ _id: managed._id, defaultFirmware: v1._id });
   const installed = new Map<string, string>();
   const fleet = (failRate = 0) =>
-    simulateFleet({ url: srv.url, key: DEVICE_API_KEY, devices: DEVICES, concurrency: 16, report: true, failRate, installed });
+    simulateFleet({
+      url: srv.url,
+      key: DEVICE_API_KEY,
+      devices: DEVICES,
+      concurrency: 16,
+      report: true,
+      failRate,
+      installed,
+    });
 
   await t.step("the fleet installs the default and says so", async () => {
     const s = await fleet();
@@ -82,7 +90,10 @@ Deno.test("rollouts: 1 %, advance, a failure burst pauses it, resume, finish, pr
     assert.ok(s.failed > 0);
     r = await api.getRollout(r._id);
     assert.equal(r.state, "paused");
-    assert.match(r.pausedReason!, /^Paused automatically: \d+ of \d+ devices in stage 3 failed .* over the threshold of 5 %\.$/);
+    assert.match(
+      r.pausedReason!,
+      /^Paused automatically: \d+ of \d+ devices in stage 3 failed .* over the threshold of 5 %\.$/,
+    );
     const failed = await api.rolloutDevices(r._id, { state: "failed", rowsPerPage: 100 });
     assert.equal(failed.total, r.counts.failed);
     assert.match(failed.data[0].message!, /Simulated failure/);

@@ -7,7 +7,7 @@ import type { DeviceApiStore, FirmwareRef } from "../types/device_api.ts";
 import { read, type Sql, type Tx, unlocked } from "./open.ts";
 import { ConflictError, NotFoundError } from "../errors.ts";
 import { deviceUpdateOf, statusMismatch, unknownDevice } from "../rules/rollouts.ts";
-import { joinRollouts, type OfferedFirmware, offeredByRollout, recordInRollout } from "./rollouts.ts";
+import { joinRollouts, offeredByRollout, type OfferedFirmware, recordInRollout } from "./rollouts.ts";
 import { appendAudit } from "./audit.ts";
 import { deviceTarget } from "../rules/devices.ts";
 import {
@@ -136,8 +136,9 @@ export function postgresDeviceApi(sql: Sql): DeviceApiStore {
           productType: null,
           modules: [],
           treatments: [],
-          firmware: (await resolveFirmware(tx, { device_id: deviceId, product_type_id: null, firmware_id: null }, product))
-            .firmware,
+          firmware:
+            (await resolveFirmware(tx, { device_id: deviceId, product_type_id: null, firmware_id: null }, product))
+              .firmware,
         };
         if (await checkinDevice(tx, deviceId, versionInfo)) {
           await appendAudit(tx, { action: "device.create", target: deviceTarget(deviceId), details: { versionInfo } });

@@ -112,7 +112,8 @@ async function recordHistory(tx: Tx, r: RolloutRow, at: string): Promise<void> {
 
 async function enterStage(tx: Tx, r: RolloutRow, stage: number, at: string): Promise<void> {
   const percent = stagePercent(JSON.parse(r.stages), stage);
-  const [{ n }] = await tx`SELECT count(*) AS n FROM rollout_devices WHERE rollout_id = ${r.id} AND bucket < ${percent}`;
+  const [{ n }] =
+    await tx`SELECT count(*) AS n FROM rollout_devices WHERE rollout_id = ${r.id} AND bucket < ${percent}`;
   // Conditional on the stage it left: a stage is entered once, whoever asks.
   await tx`UPDATE rollouts SET stage = ${stage}, stage_percent = ${percent}, in_stage = ${n}, updated_at = ${at}
     WHERE id = ${r.id} AND stage = ${r.stage}`;
@@ -139,7 +140,9 @@ export async function settle(tx: Tx, id: string, at: string, cause: Record<strin
     const step = nextStep(r, row);
     if (step === null) break;
     if (step === "pause") {
-      await tx`UPDATE rollouts SET state = 'paused', paused_reason = ${autoPauseReason(r.stage, row, r.failureThreshold)},
+      await tx`UPDATE rollouts SET state = 'paused', paused_reason = ${
+        autoPauseReason(r.stage, row, r.failureThreshold)
+      },
         updated_at = ${at} WHERE id = ${id} AND state = 'running'`;
       await auditAuto(tx, "rollout.auto_pause", id, { after: cause });
       break;
@@ -213,7 +216,8 @@ export async function recordInRollout(
 }
 
 async function busyWith(tx: Tx, r: RolloutRow): Promise<void> {
-  const others = await tx`SELECT name FROM rollouts WHERE id != ${r.id} AND state = ANY(${ACTIVE_STATES as string[]}::text[])
+  const others =
+    await tx`SELECT name FROM rollouts WHERE id != ${r.id} AND state = ANY(${ACTIVE_STATES as string[]}::text[])
     AND product_type_id IS NOT DISTINCT FROM ${r.product_type_id} LIMIT 1`;
   if (!others.length) return;
   let pt: string | null = null;
@@ -228,10 +232,11 @@ const JOIN_CHUNK = 5000;
 
 async function start(tx: Tx, row: RolloutRow, at: string): Promise<void> {
   await busyWith(tx, row);
-  const ids = (row.product_type_id === null
-    ? await tx`SELECT device_id FROM devices WHERE firmware_id IS NULL`
-    : await tx`SELECT device_id FROM devices WHERE firmware_id IS NULL AND product_type_id = ${row.product_type_id}`)
-    .map((d) => d.device_id as string);
+  const ids =
+    (row.product_type_id === null
+      ? await tx`SELECT device_id FROM devices WHERE firmware_id IS NULL`
+      : await tx`SELECT device_id FROM devices WHERE firmware_id IS NULL AND product_type_id = ${row.product_type_id}`)
+      .map((d) => d.device_id as string);
   for (let i = 0; i < ids.length; i += JOIN_CHUNK) {
     const chunk = ids.slice(i, i + JOIN_CHUNK);
     await tx`INSERT INTO rollout_devices (rollout_id, device_id, bucket)
@@ -300,8 +305,9 @@ async function act(tx: TxSql, id: string, action: RolloutAction, by: string, pro
 export function postgresRollouts(sql: Sql): RolloutStore {
   return {
     list: async () =>
-      (await sql.unsafe(`SELECT ${ROLLOUT_COLUMNS} FROM rollouts ORDER BY created_at DESC, id DESC`) as unknown as
-        RolloutRow[]).map(rolloutFromRow),
+      (await sql.unsafe(
+        `SELECT ${ROLLOUT_COLUMNS} FROM rollouts ORDER BY created_at DESC, id DESC`,
+      ) as unknown as RolloutRow[]).map(rolloutFromRow),
     get: async (id) => {
       const row = await getRow(sql, id);
       return row ? rolloutFromRow(row) : null;

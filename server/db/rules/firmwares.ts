@@ -23,9 +23,11 @@ export function firmwareInUse(name: string, use: FirmwareUse): string {
     reasons.push(`it is the custom firmware of ${use.devices} device${use.devices === 1 ? "" : "s"}`);
   }
   if (use.rollouts.length) {
-    reasons.push(`rollout${use.rollouts.length === 1 ? "" : "s"} ${use.rollouts.join(", ")} ship${
-      use.rollouts.length === 1 ? "s" : ""
-    } it (cancel ${use.rollouts.length === 1 ? "it" : "them"} first)`);
+    reasons.push(
+      `rollout${use.rollouts.length === 1 ? "" : "s"} ${use.rollouts.join(", ")} ship${
+        use.rollouts.length === 1 ? "s" : ""
+      } it (cancel ${use.rollouts.length === 1 ? "it" : "them"} first)`,
+    );
   }
   return `Firmware ${name} cannot be deleted: ${reasons.join(" and ")}.`;
 }

@@ -7,7 +7,7 @@ import type { DeviceApiStore, FirmwareRef } from "../types/device_api.ts";
 import { type Db, snapshot, sql, transaction } from "./open.ts";
 import { ConflictError, NotFoundError } from "../errors.ts";
 import { deviceUpdateOf, statusMismatch, unknownDevice } from "../rules/rollouts.ts";
-import { joinRollouts, type OfferedFirmware, offeredByRollout, recordInRollout } from "./rollouts.ts";
+import { joinRollouts, offeredByRollout, type OfferedFirmware, recordInRollout } from "./rollouts.ts";
 import { promised } from "./promised.ts";
 import { appendAudit } from "./audit.ts";
 import { deviceTarget } from "../rules/devices.ts";
@@ -51,7 +51,11 @@ interface DeviceKeys {
  * The firmware that applies to a device (CONTRACT §13): its custom firmware, else the one a rollout offers it, else
  * the managed type's default; with the rollout that offers it, if one does.
  */
-function resolveFirmware(db: Db, device: DeviceKeys, product: string): OfferedFirmware | { rolloutId: null; firmware: FirmwareRef | null } {
+function resolveFirmware(
+  db: Db,
+  device: DeviceKeys,
+  product: string,
+): OfferedFirmware | { rolloutId: null; firmware: FirmwareRef | null } {
   if (device.firmware_id === null) {
     const offered = offeredByRollout(db, device.device_id, device.product_type_id);
     if (offered) return offered;

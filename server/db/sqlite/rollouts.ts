@@ -182,7 +182,10 @@ export function recordInRollout(
     sql(db, "UPDATE rollouts SET targeted = targeted + 1, in_stage = in_stage + (? < stage_percent) WHERE id = ?")
       .run(b, rolloutId);
   }
-  sql(db, "UPDATE rollout_devices SET state = ?, progress = ?, message = ?, at = ? WHERE rollout_id = ? AND device_id = ?")
+  sql(
+    db,
+    "UPDATE rollout_devices SET state = ?, progress = ?, message = ?, at = ? WHERE rollout_id = ? AND device_id = ?",
+  )
     .run(report.state, report.progress, report.message, at, rolloutId, deviceId);
   const before = prev?.state ?? null;
   if (before !== report.state) {
@@ -209,11 +212,12 @@ function busyWith(db: Db, r: RolloutRow): void {
 
 function start(db: Db, row: RolloutRow, at: string): void {
   busyWith(db, row);
-  const ids = (row.product_type_id === null
-    ? sql(db, "SELECT device_id FROM devices WHERE firmware_id IS NULL").all()
-    : sql(db, "SELECT device_id FROM devices WHERE firmware_id IS NULL AND product_type_id = ?").all(
-      row.product_type_id,
-    )) as { device_id: string }[];
+  const ids =
+    (row.product_type_id === null
+      ? sql(db, "SELECT device_id FROM devices WHERE firmware_id IS NULL").all()
+      : sql(db, "SELECT device_id FROM devices WHERE firmware_id IS NULL AND product_type_id = ?").all(
+        row.product_type_id,
+      )) as { device_id: string }[];
   const insert = sql(db, "INSERT OR IGNORE INTO rollout_devices (rollout_id, device_id, bucket) VALUES (?, ?, ?)");
   for (const { device_id } of ids) insert.run(row.id, device_id, bucket(row.id, device_id));
   const { n } = sql(db, "SELECT COUNT(*) AS n FROM rollout_devices WHERE rollout_id = ?").get(row.id) as { n: number };
@@ -266,10 +270,13 @@ function act(db: Db, id: string, action: RolloutAction, by: string, product: str
   appendAudit(db, {
     action: `rollout.${action}`,
     target: rolloutTarget(done),
-    details: rolloutDetails(done, action === "promote" ? { defaultOf: deviceTypeName(product), firmwareId: done.firmware_id } : {
-      fromState: row.state,
-      fromStage: Number(row.stage),
-    }),
+    details: rolloutDetails(
+      done,
+      action === "promote" ? { defaultOf: deviceTypeName(product), firmwareId: done.firmware_id } : {
+        fromState: row.state,
+        fromStage: Number(row.stage),
+      },
+    ),
   });
   if (action === "start" || action === "resume" || action === "advance") settle(db, id, at, { action });
   else recordHistory(db, getRow(db, id)!, at);
@@ -279,8 +286,8 @@ function act(db: Db, id: string, action: RolloutAction, by: string, product: str
 export function sqliteRollouts(db: Db): RolloutStore {
   return promised<RolloutStore>({
     list: () =>
-      (sql(db, `SELECT ${ROLLOUT_COLUMNS} FROM rollouts ORDER BY created_at DESC, id DESC`).all() as unknown as
-        RolloutRow[]).map(rolloutFromRow),
+      (sql(db, `SELECT ${ROLLOUT_COLUMNS} FROM rollouts ORDER BY created_at DESC, id DESC`)
+        .all() as unknown as RolloutRow[]).map(rolloutFromRow),
     get: (id) => {
       const row = getRow(db, id);
       return row ? rolloutFromRow(row) : null;
@@ -331,11 +338,7 @@ export function sqliteRollouts(db: Db): RolloutStore {
       snapshot(db, () => {
         const row = getRow(db, id);
         if (!row) return null;
-        const where = state === undefined
-          ? ""
-          : state === "pending"
-          ? "AND state IS NULL"
-          : "AND state = ?";
+        const where = state === undefined ? "" : state === "pending" ? "AND state IS NULL" : "AND state = ?";
         const args: (string | number)[] = state === undefined || state === "pending" ? [] : [state];
         const { n } = sql(
           db,

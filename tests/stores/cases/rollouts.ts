@@ -42,7 +42,14 @@ export function rolloutCases(engine: string, options: ConformanceOptions) {
     await t.step("a draft offers nothing", async () => {
       assert.equal(draft.state, "draft");
       assert.equal(draft.stage, -1);
-      assert.deepEqual(draft.counts, { targeted: 0, inStage: 0, downloading: 0, installing: 0, installed: 0, failed: 0 });
+      assert.deepEqual(draft.counts, {
+        targeted: 0,
+        inStage: 0,
+        downloading: 0,
+        installing: 0,
+        installed: 0,
+        failed: 0,
+      });
       assert.equal(draft.autoAdvance, true);
       assert.equal(draft.createdBy, BY.email);
       assert.equal((await stores.deviceApi.config("dev-000", PRODUCT))!.firmware!._id, v1._id);
@@ -56,7 +63,10 @@ export function rolloutCases(engine: string, options: ConformanceOptions) {
         InvalidError,
         "firmwareId: no firmware with id nope.",
       );
-      await assert.rejects(stores.rollouts.create({ name: "x", firmwareId: v2._id, productTypeId: "nope" }, BY), InvalidError);
+      await assert.rejects(
+        stores.rollouts.create({ name: "x", firmwareId: v2._id, productTypeId: "nope" }, BY),
+        InvalidError,
+      );
       await assert.rejects(act(stores, "nope", "start"), NotFoundError);
       await assert.rejects(act(stores, draft._id, "pause"), ConflictError);
       await assert.rejects(act(stores, draft._id, "promote"), ConflictError);
@@ -96,7 +106,10 @@ export function rolloutCases(engine: string, options: ConformanceOptions) {
         ConflictError,
         `firmwareId: device ${outside} is not being offered firmware ${v2._id} (its configuration names ${v1._id}).`,
       );
-      await assert.rejects(stores.deviceApi.status("ghost", { firmwareId: v2._id, state: "failed" }, PRODUCT), NotFoundError);
+      await assert.rejects(
+        stores.deviceApi.status("ghost", { firmwareId: v2._id, state: "failed" }, PRODUCT),
+        NotFoundError,
+      );
       await stores.deviceApi.status(first, { firmwareId: v2._id, state: "downloading", progress: 10 }, PRODUCT);
       let now = (await stores.rollouts.get(r._id))!;
       assert.equal(now.counts.downloading, 1);
@@ -150,7 +163,9 @@ export function rolloutCases(engine: string, options: ConformanceOptions) {
       while (now.state === "running") {
         const rest = (await stores.rollouts.devices(r._id, { state: "pending", page: 0, rowsPerPage: 100 }))!.data;
         assert.ok(rest.length > 0 || now.counts.inStage === 0);
-        for (const d of rest) await stores.deviceApi.status(d.deviceId, { firmwareId: v2._id, state: "installed" }, PRODUCT);
+        for (const d of rest) {
+          await stores.deviceApi.status(d.deviceId, { firmwareId: v2._id, state: "installed" }, PRODUCT);
+        }
         now = (await stores.rollouts.get(r._id))!;
       }
       assert.equal(now.state, "finished");
@@ -190,41 +205,46 @@ export function rolloutCases(engine: string, options: ConformanceOptions) {
     });
   });
 
-  storeTest(engine, options, "rollouts: cancel returns the devices that did not install it to the default", async (stores) => {
-    await stores.deviceTypes.ensure(PRODUCT);
-    const v1 = await addFirmware(stores, "v1.xz");
-    const v3 = await addFirmware(stores, "v3.xz");
-    await setDefault(stores, v1._id);
-    const pt = await addProductType(stores, "Kids");
-    const ids = Array.from({ length: 20 }, (_, i) => `k-${i}`);
-    for (const id of ids) {
-      await checkin(stores, id);
-      await stores.devices.patch(id, { productTypeId: pt._id });
-    }
-    await checkin(stores, "adult");
-    const r = await act(
-      stores,
-      (await stores.rollouts.create(
-        { name: "kids v3", firmwareId: v3._id, productTypeId: pt._id, stages: [100], autoAdvance: false },
-        BY,
-      ))._id,
-      "start",
-    );
-    assert.equal(r.counts.targeted, 20);
-    assert.equal(r.counts.inStage, 20);
-    assert.equal((await stores.deviceApi.config("adult", PRODUCT))!.firmware!._id, v1._id);
-    await stores.deviceApi.status("k-0", { firmwareId: v3._id, state: "installed" }, PRODUCT);
-    await stores.deviceApi.status("k-1", { firmwareId: v3._id, state: "downloading" }, PRODUCT);
-    const cancelled = await act(stores, r._id, "cancel");
-    assert.equal(cancelled.state, "cancelled");
-    await assert.rejects(act(stores, r._id, "resume"), ConflictError);
-    assert.equal((await stores.deviceApi.config("k-0", PRODUCT))!.firmware!._id, v3._id);
-    assert.equal((await stores.deviceApi.config("k-1", PRODUCT))!.firmware!._id, v1._id);
-    assert.equal((await stores.deviceApi.firmware("k-2", PRODUCT))!._id, v1._id);
-    // a cancelled rollout's firmware may be deleted; the devices that installed it fall back to the default
-    await stores.firmwares.remove(v3._id);
-    assert.equal((await stores.deviceApi.config("k-0", PRODUCT))!.firmware!._id, v1._id);
-  });
+  storeTest(
+    engine,
+    options,
+    "rollouts: cancel returns the devices that did not install it to the default",
+    async (stores) => {
+      await stores.deviceTypes.ensure(PRODUCT);
+      const v1 = await addFirmware(stores, "v1.xz");
+      const v3 = await addFirmware(stores, "v3.xz");
+      await setDefault(stores, v1._id);
+      const pt = await addProductType(stores, "Kids");
+      const ids = Array.from({ length: 20 }, (_, i) => `k-${i}`);
+      for (const id of ids) {
+        await checkin(stores, id);
+        await stores.devices.patch(id, { productTypeId: pt._id });
+      }
+      await checkin(stores, "adult");
+      const r = await act(
+        stores,
+        (await stores.rollouts.create(
+          { name: "kids v3", firmwareId: v3._id, productTypeId: pt._id, stages: [100], autoAdvance: false },
+          BY,
+        ))._id,
+        "start",
+      );
+      assert.equal(r.counts.targeted, 20);
+      assert.equal(r.counts.inStage, 20);
+      assert.equal((await stores.deviceApi.config("adult", PRODUCT))!.firmware!._id, v1._id);
+      await stores.deviceApi.status("k-0", { firmwareId: v3._id, state: "installed" }, PRODUCT);
+      await stores.deviceApi.status("k-1", { firmwareId: v3._id, state: "downloading" }, PRODUCT);
+      const cancelled = await act(stores, r._id, "cancel");
+      assert.equal(cancelled.state, "cancelled");
+      await assert.rejects(act(stores, r._id, "resume"), ConflictError);
+      assert.equal((await stores.deviceApi.config("k-0", PRODUCT))!.firmware!._id, v3._id);
+      assert.equal((await stores.deviceApi.config("k-1", PRODUCT))!.firmware!._id, v1._id);
+      assert.equal((await stores.deviceApi.firmware("k-2", PRODUCT))!._id, v1._id);
+      // a cancelled rollout's firmware may be deleted; the devices that installed it fall back to the default
+      await stores.firmwares.remove(v3._id);
+      assert.equal((await stores.deviceApi.config("k-0", PRODUCT))!.firmware!._id, v1._id);
+    },
+  );
 
   storeTest(engine, options, "rollouts: two instances settle one stage once", async (stores) => {
     const other = await options.another(stores);

@@ -187,8 +187,8 @@ export default function CreateRolloutDialog({ onHide }: { onHide: () => void }) 
         {targets.data === undefined ? <p className="m-0">Counting devices…</p> : (
           <>
             <p className="m-0">
-              {targets.data.targeted} device{targets.data.targeted === 1 ? "" : "s"} targeted (devices with a custom
-              firmware are left out).
+              {targets.data.targeted} device{targets.data.targeted === 1 ? "" : "s"}{" "}
+              targeted (devices with a custom firmware are left out).
             </p>
             {"stages" in stages && (
               <ul data-testid="stage-preview">

@@ -34,7 +34,9 @@ export default function RolloutChart({ points }: { points: RolloutHistoryPoint[]
   };
   const last = points.at(-1);
   const summary = last
-    ? `States over time, ${points.length} points; last at ${time(last.at)} UTC: ${last.installed} installed, ${last.failed} failed, ${
+    ? `States over time, ${points.length} points; last at ${
+      time(last.at)
+    } UTC: ${last.installed} installed, ${last.failed} failed, ${
       last.downloading + last.installing
     } in progress of ${last.inStage} in stage`
     : "States over time: no reports yet";

@@ -160,7 +160,10 @@ export default function RolloutScreen() {
                 rows={[
                   ["Firmware", firmware?.name ?? r.firmwareId],
                   ["Devices", r.productTypeId === null ? "All devices" : type?.name ?? r.productTypeId],
-                  ["Current stage", r.stage < 0 ? "Not started" : `${r.stage + 1} of ${r.stages.length} (${r.stages[r.stage]} %)`],
+                  [
+                    "Current stage",
+                    r.stage < 0 ? "Not started" : `${r.stage + 1} of ${r.stages.length} (${r.stages[r.stage]} %)`,
+                  ],
                   ["Targeted", String(r.counts.targeted)],
                   ["In stage", String(r.counts.inStage)],
                   ["Downloading", String(r.counts.downloading)],

@@ -28,7 +28,9 @@ export default function RolloutsScreen() {
       <div className="page-header">
         <div>
           <h1>Rollouts</h1>
-          <div className="page-sub">Ship a firmware in stages: a few devices first, the rest once they installed it.</div>
+          <div className="page-sub">
+            Ship a firmware in stages: a few devices first, the rest once they installed it.
+          </div>
         </div>
         <Button label="New rollout" icon="pi pi-plus" onClick={() => setCreating(true)} />
       </div>

@@ -1,10 +1,5 @@
 import { queryOptions, useMutation, useQueryClient } from "@tanstack/react-query";
-import type {
-  Rollout,
-  RolloutAction,
-  RolloutCreate,
-  RolloutDeviceFilter,
-} from "../../../../shared/schemas/rollout.ts";
+import type { Rollout, RolloutAction, RolloutCreate, RolloutDeviceFilter } from "../../../../shared/schemas/rollout.ts";
 import { api } from "../../lib/api.ts";
 
 export const rolloutKeys = {
@@ -67,6 +62,10 @@ export function useRolloutAction() {
     mutationFn: ({ id, action }: { id: string; action: RolloutAction }) => api.rolloutAction(id, action),
     onSuccess: (r) => qc.setQueryData(rolloutKeys.one(r._id), r),
     // promote changes the default firmware too
-    onSettled: () => Promise.all([qc.invalidateQueries({ queryKey: rolloutKeys.all }), qc.invalidateQueries({ queryKey: ["device_types"] })]),
+    onSettled: () =>
+      Promise.all([
+        qc.invalidateQueries({ queryKey: rolloutKeys.all }),
+        qc.invalidateQueries({ queryKey: ["device_types"] }),
+      ]),
   });
 }
