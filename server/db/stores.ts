@@ -13,6 +13,7 @@ import type { FirmwareStore } from "./types/firmwares.ts";
 import type { LoginAttemptStore } from "./types/login_attempts.ts";
 import type { OperatorStore } from "./types/operators.ts";
 import type { ProductTypeStore } from "./types/product_types.ts";
+import type { RolloutStore } from "./types/rollouts.ts";
 import type { SystemStore } from "./types/system.ts";
 import type { TreatmentStore } from "./types/treatments.ts";
 
@@ -29,6 +30,7 @@ export interface Stores {
   audit: AuditStore;
   apiTokens: ApiTokenStore;
   system: SystemStore;
+  rollouts: RolloutStore;
 }
 
 /** Stores as opened: close() once, when nothing uses them any more. */
@@ -46,5 +48,6 @@ export type { FirmwareStore } from "./types/firmwares.ts";
 export type { AttemptKey, AttemptScope, LoginAttemptStore, Reservation } from "./types/login_attempts.ts";
 export type { Operator, OperatorStore } from "./types/operators.ts";
 export type { ProductTypeStore, ProductTypeUpdate } from "./types/product_types.ts";
+export type { RolloutActor, RolloutStore } from "./types/rollouts.ts";
 export type { SystemStore } from "./types/system.ts";
 export type { ImportCounts, ImportedTreatment, TreatmentImage, TreatmentStore } from "./types/treatments.ts";

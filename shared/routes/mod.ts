@@ -14,6 +14,7 @@ import { metaRoutes } from "./meta.ts";
 import { operatorRoutes } from "./operators.ts";
 import { productTypeRoutes } from "./product_types.ts";
 import type { Route } from "./route.ts";
+import { rolloutRoutes } from "./rollouts.ts";
 import { treatmentRoutes } from "./treatments.ts";
 
 export * from "./route.ts";
@@ -28,6 +29,7 @@ export const routes = {
   ...deviceApiRoutes,
   ...metaRoutes,
   ...operatorRoutes,
+  ...rolloutRoutes,
   ...auditRoutes,
   ...apiTokenRoutes,
 };

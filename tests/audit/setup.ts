@@ -125,6 +125,8 @@ export interface Seed {
   devices: string[];
   /** A viewer account the operator routes' samples change (never the admin the audit signs in as). */
   viewerId: string;
+  /** A draft rollout of fwB to every device (the action routes' probes would start or cancel it). */
+  rolloutId: string;
   /** An API token of the admin's, for the samples of the token routes. */
   apiTokenId: string;
 }
@@ -182,10 +184,15 @@ async function seed(srv: TestServer): Promise<Seed> {
     additionalTreatmentIds: [treatmentIds[3]],
   });
 
+  const rollout = await api.call(routes.createRollout, {
+    body: { name: "Audit draft", firmwareId: fwB._id, productTypeId: null },
+  });
+
   return {
     srv,
     api,
     token: api.token,
+    rolloutId: rollout._id,
     tmp,
     treatmentIds,
     imageId,

@@ -14,6 +14,7 @@ import { postgresLoginAttempts } from "./login_attempts.ts";
 import { connect, exclusive, guarded, isUnavailable, migrate, type PostgresOptions, unavailable } from "./open.ts";
 import { postgresOperators } from "./operators.ts";
 import { postgresProductTypes } from "./product_types.ts";
+import { postgresRollouts } from "./rollouts.ts";
 import { postgresTreatments } from "./treatments.ts";
 
 /** How long a health check waits for the database's answer. */
@@ -52,6 +53,7 @@ export async function openPostgresStores(options: PostgresOptions): Promise<Open
     demo: guarded(postgresDemo(sql)),
     apiTokens: guarded(postgresApiTokens(sql)),
     loginAttempts: guarded(postgresLoginAttempts(sql)),
+    rollouts: guarded(postgresRollouts(sql)),
     audit: guarded(postgresAudit(sql)),
     system: guarded({
       ping: async () => {

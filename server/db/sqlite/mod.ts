@@ -16,6 +16,7 @@ import { fullDiskAware } from "./full_disk.ts";
 import { openDatabase } from "./open.ts";
 import { sqliteOperators } from "./operators.ts";
 import { sqliteProductTypes } from "./product_types.ts";
+import { sqliteRollouts } from "./rollouts.ts";
 import { sqliteTreatments } from "./treatments.ts";
 
 /** Opens the database file (creating and migrating it as needed); NewerSchemaError leaves it untouched. */
@@ -32,6 +33,7 @@ export function openSqliteStores(file: string): OpenStores {
     demo: fullDiskAware(sqliteDemo(db)),
     apiTokens: fullDiskAware(sqliteApiTokens(db)),
     loginAttempts: fullDiskAware(sqliteLoginAttempts(db)),
+    rollouts: fullDiskAware(sqliteRollouts(db)),
     audit: fullDiskAware(sqliteAudit(db)),
     system: {
       ping: () => Promise.resolve(),
