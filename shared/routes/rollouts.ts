@@ -18,6 +18,8 @@ const action = <const N extends string, const A extends string>(name: N, verb: A
     method: "POST",
     path: `/rollouts/:id/${verb}` as `/rollouts/:id/${A}`,
     auth: "operator",
+    // Shipping a firmware to devices: the API token scope of the default firmware (docs/DECISIONS.md, "API tokens").
+    scope: "firmware:write",
     summary,
     params: IdParams,
     body: noBody,
@@ -39,6 +41,7 @@ export const rolloutRoutes = {
     method: "POST",
     path: "/rollouts",
     auth: "operator",
+    scope: "firmware:write",
     summary: "A draft rollout of a firmware to a product type (or every device), in cumulative percentage stages.",
     body: json(RolloutCreate),
     answers: { 201: json(Rollout), ...errors(400, 401, 403, 413, 415) },
