@@ -21,6 +21,7 @@ import { deviceApiRoutes } from "./routes/device_api.ts";
 import { firmwaresRoutes } from "./routes/device_firmwares.ts";
 import { deviceTypesRoutes } from "./routes/device_types.ts";
 import { devicesRoutes } from "./routes/devices.ts";
+import { fleetRoutes } from "./routes/fleet.ts";
 import { productTypesRoutes } from "./routes/product_types.ts";
 import { treatmentImagesRoutes } from "./routes/treatment_images.ts";
 import { treatmentSummariesRoutes } from "./routes/treatment_summaries.ts";
@@ -64,6 +65,7 @@ export function createApp(ctx: AppContext) {
     )
     .route("/", authRoutes(ctx))
     .route("/", operatorsRoutes(ctx))
+    .route("/", fleetRoutes(ctx))
     .route("/devices", devicesRoutes(ctx))
     .route("/device_types", deviceTypesRoutes(ctx))
     .route("/device_firmwares", firmwaresRoutes(ctx))

@@ -5,19 +5,30 @@ import { noDevice } from "../db/rules/devices.ts";
 import { badRequest, notFound } from "../errors.ts";
 import { ReadCache } from "../lib/read_cache.ts";
 import { bodyOf, ifMatchOf, paramsOf, queryOf } from "../route_table.ts";
+import { filterOf } from "./fleet.ts";
 
 /** Operator routes for devices (devices are created by the device API check-in). */
 export function devicesRoutes(ctx: AppContext) {
   const { devices } = ctx.stores;
   const pages = new ReadCache(() => devices.version());
+  const product = ctx.config.PRODUCT;
   return new Hono<AppEnv>()
     .get("/", async (c) => {
-      const { page, rowsPerPage, q } = queryOf(routes.listDevices, c);
-      const search = q?.trim();
-      const json = await pages.get(`${page}|${rowsPerPage}|${search ?? ""}`, async () => {
-        const { data, total } = await devices.list(page, rowsPerPage, search);
+      const { page, rowsPerPage, sort, order, ...rest } = queryOf(routes.listDevices, c);
+      const filter = filterOf(rest);
+      if (filter.q !== undefined) filter.q = filter.q.trim() || undefined;
+      if (filter.q === undefined) delete filter.q;
+      // The seen filter is relative to now: its key moves with the minute.
+      const minute = filter.seen && filter.seen !== "never" ? Math.floor(Date.now() / 60_000) : "";
+      const key = JSON.stringify([page, rowsPerPage, sort, order, filter, minute]);
+      const make = async () => {
+        const { data, total } = await devices.view({ filter, sort, order }, page, rowsPerPage, product);
         return { data, total, page, per_page: rowsPerPage };
-      });
+      };
+      // The cache is versioned by the devices' writes only: views that also depend on the default firmware or on
+      // product type names are made fresh.
+      const cacheable = filter.firmware === undefined && sort !== "productType";
+      const json = cacheable ? await pages.get(key, make) : JSON.stringify(await make());
       return c.body(json, 200, { "Content-Type": "application/json" });
     })
     .get("/:deviceId", async (c) => {

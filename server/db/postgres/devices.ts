@@ -7,6 +7,8 @@ import { checkIfMatch, etagOf } from "../rules/revisions.ts";
 import type { DeviceChanges, DevicePage, DeviceStore } from "../types/devices.ts";
 import type { IfMatch } from "../types/revisions.ts";
 import { existing, firstMissingId, nextRevision, read, type Sql, type Tx, write } from "./open.ts";
+import { bulkDevices, namesOf, overviewOf, viewIds } from "./device_views.ts";
+import { isPlainView } from "../rules/device_views.ts";
 
 interface DeviceRow {
   device_id: string;
@@ -87,6 +89,17 @@ async function listDevices(tx: Tx, page: number, perPage: number, q?: string): P
   return { data: (rows as unknown as DeviceRow[]).map(toDevice), total };
 }
 
+/** The devices of the ids, in the ids' order. */
+async function devicesInOrder(tx: Tx, ids: string[]): Promise<Device[]> {
+  if (ids.length === 0) return [];
+  const rows = await tx.unsafe(`${SELECT_DEVICE} WHERE d.device_id = ANY($1::text[])`, [ids]) as unknown as DeviceRow[];
+  const byId = new Map(rows.map((r) => [r.device_id, r]));
+  return ids.flatMap((id) => {
+    const row = byId.get(id);
+    return row ? [toDevice(row)] : [];
+  });
+}
+
 /** The first module id of the list that is not a module of the product type (or any module when it is null). */
 async function firstForeignModule(tx: Tx, productTypeId: string | null, moduleIds: string[]): Promise<string | null> {
   if (moduleIds.length === 0) return null;
@@ -147,6 +160,15 @@ export function postgresDevices(sql: Sql): DeviceStore {
   return {
     get: (deviceId) => getDevice(sql, deviceId),
     list: (page, perPage, q) => read(sql, (tx) => listDevices(tx, page, perPage, q)),
+    view: (view, page, perPage, product, opts) =>
+      read(sql, async (tx) => {
+        if (isPlainView(view) && opts?.count !== false) return listDevices(tx, page, perPage, view.filter.q?.trim());
+        const { ids, total } = await viewIds(tx, view, page, perPage, product, opts?.count !== false);
+        return { data: await devicesInOrder(tx, ids), total };
+      }),
+    bulk: (target, set, product) => write(sql, (tx) => bulkDevices(tx, target, set, product)),
+    overview: (product) => read(sql, (tx) => overviewOf(tx, product)),
+    names: () => read(sql, (tx) => namesOf(tx)),
     patch: (deviceId, changes, ifMatch) => patchDevice(sql, deviceId, changes, ifMatch),
     remove: (deviceId, ifMatch) =>
       write(sql, async (tx) => {

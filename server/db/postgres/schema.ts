@@ -203,4 +203,17 @@ export const MIGRATIONS: readonly string[] = [
   ALTER TABLE operators ADD COLUMN role TEXT NOT NULL DEFAULT 'admin' CHECK (role IN ('admin', 'operator', 'viewer'));
   ALTER TABLE operators ADD COLUMN disabled BOOLEAN NOT NULL DEFAULT false;
   `,
+  // 3: fleet views (CONTRACT §16; SQLite's migration 9): every filter and sort of GET devices walks an index ordered
+  // by deviceId within its key; NULLS FIRST as SQLite orders them; the version expressions as postgres/device_views.ts
+  `
+  DROP INDEX devices_product_type;
+  DROP INDEX devices_firmware;
+  CREATE INDEX devices_product_type ON devices(product_type_id, device_id);
+  CREATE INDEX devices_firmware ON devices(firmware_id, device_id);
+  CREATE INDEX devices_last_logged_in ON devices(last_logged_in NULLS FIRST, device_id);
+  CREATE INDEX devices_updated ON devices(updated_at, device_id);
+  CREATE INDEX devices_created ON devices(created_at, device_id);
+  CREATE INDEX devices_app ON devices(((version_info::jsonb ->> 'app')) COLLATE "C" NULLS FIRST, device_id);
+  CREATE INDEX devices_os ON devices(((version_info::jsonb ->> 'os')) COLLATE "C" NULLS FIRST, device_id);
+  `,
 ];

@@ -7,6 +7,8 @@ import { checkIfMatch, etagOf } from "../rules/revisions.ts";
 import type { DeviceChanges, DevicePage, DeviceStore } from "../types/devices.ts";
 import type { IfMatch } from "../types/revisions.ts";
 import { type Db, firstMissingId, snapshot, sql, transaction } from "./open.ts";
+import { bulkDevices, namesOf, overviewOf, viewIds } from "./device_views.ts";
+import { isPlainView } from "../rules/device_views.ts";
 import { promised } from "./promised.ts";
 import { nextRevision } from "./revisions.ts";
 
@@ -85,6 +87,18 @@ function listDevices(db: Db, page: number, perPage: number, q?: string): DeviceP
   return { data: rows.map(toDevice), total };
 }
 
+/** The devices of the ids, in the ids' order. */
+function devicesInOrder(db: Db, ids: string[]): Device[] {
+  if (ids.length === 0) return [];
+  const rows = sql(db, `${SELECT_DEVICE} WHERE d.device_id IN (SELECT value FROM json_each(?))`)
+    .all(JSON.stringify(ids)) as unknown as DeviceRow[];
+  const byId = new Map(rows.map((r) => [r.device_id, r]));
+  return ids.flatMap((id) => {
+    const row = byId.get(id);
+    return row ? [toDevice(row)] : [];
+  });
+}
+
 /** The first module id of the list that is not a module of the product type (or any module when it is null). */
 function firstForeignModule(db: Db, productTypeId: string | null, moduleIds: string[]): string | null {
   if (moduleIds.length === 0) return null;
@@ -161,6 +175,15 @@ export function sqliteDevices(db: Db): DeviceStore {
   return promised<DeviceStore>({
     get: (deviceId) => getDevice(db, deviceId),
     list: (page, perPage, q) => snapshot(db, () => listDevices(db, page, perPage, q)),
+    view: (view, page, perPage, product, opts) =>
+      snapshot(db, () => {
+        if (isPlainView(view) && opts?.count !== false) return listDevices(db, page, perPage, view.filter.q?.trim());
+        const { ids, total } = viewIds(db, view, page, perPage, product, opts?.count !== false);
+        return { data: devicesInOrder(db, ids), total };
+      }),
+    bulk: (target, set, product) => bulkDevices(db, target, set, product),
+    overview: (product) => snapshot(db, () => overviewOf(db, product)),
+    names: () => snapshot(db, () => namesOf(db)),
     patch: (deviceId, changes, ifMatch) => patchDevice(db, deviceId, changes, ifMatch),
     remove: (deviceId, ifMatch) =>
       transaction(db, () => {

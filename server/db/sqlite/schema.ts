@@ -213,4 +213,17 @@ export const MIGRATIONS: readonly string[] = [
   ALTER TABLE operators ADD COLUMN role TEXT NOT NULL DEFAULT 'admin' CHECK (role IN ('admin', 'operator', 'viewer'));
   ALTER TABLE operators ADD COLUMN disabled INTEGER NOT NULL DEFAULT 0;
   `,
+  // 9: fleet views (CONTRACT §16): every filter and sort of GET devices walks an index ordered by deviceId within
+  // its key (the app and OS versions by the same expressions as server/db/sqlite/device_views.ts)
+  `
+  DROP INDEX devices_product_type;
+  DROP INDEX devices_firmware;
+  CREATE INDEX devices_product_type ON devices(product_type_id, device_id);
+  CREATE INDEX devices_firmware ON devices(firmware_id, device_id);
+  CREATE INDEX devices_last_logged_in ON devices(last_logged_in, device_id);
+  CREATE INDEX devices_updated ON devices(updated_at, device_id);
+  CREATE INDEX devices_created ON devices(created_at, device_id);
+  CREATE INDEX devices_app ON devices(json_extract(version_info, '$.app'), device_id);
+  CREATE INDEX devices_os ON devices(json_extract(version_info, '$.os'), device_id);
+  `,
 ];
