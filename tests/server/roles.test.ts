@@ -28,7 +28,8 @@ async function call(srv: TestServer, token: string, method: string, path: string
     body: body === undefined ? undefined : JSON.stringify(body),
   });
   const text = await res.text();
-  return { status: res.status, json: text ? JSON.parse(text) : null };
+  const isJson = res.headers.get("content-type")?.startsWith("application/json");
+  return { status: res.status, json: text && isJson ? JSON.parse(text) : null };
 }
 
 Deno.test("roles: every operator route × every role; admins manage operators", async (t) => {
