@@ -7,7 +7,10 @@ import { ErrorBody } from "./schemas/common.ts";
 import type {
   ChangePasswordBody,
   CheckinBody,
+  DeviceBulk,
   DeviceConfig,
+  DeviceCsvQuery,
+  DeviceListQuery,
   DevicePatch,
   DeviceTypePatch,
   ProductTypePatch,
@@ -198,9 +201,19 @@ export class ApiClient {
   }
 
   // Devices
-  listDevices(query: { page?: number; rowsPerPage?: number; q?: string } = {}) {
-    const { page, rowsPerPage, q } = query;
-    return this.call(routes.listDevices, { query: { page, rowsPerPage, q: q || undefined } });
+  /** One page of a fleet view (CONTRACT §16): paging, sort and filters; empty values are left out. */
+  listDevices(query: { [K in keyof DeviceListQuery]?: string | number } = {}) {
+    return this.call(routes.listDevices, { query: withoutEmpty(query) });
+  }
+  /** Every device of a view as CSV: the streamed answer (read its body). */
+  devicesCsv(query: { [K in keyof DeviceCsvQuery]?: string } = {}) {
+    return this.call(routes.devicesCsv, { query: withoutEmpty(query) });
+  }
+  bulkDevices(body: DeviceBulk) {
+    return this.call(routes.bulkDevices, { body });
+  }
+  overview() {
+    return this.call(routes.overview, {});
   }
   getDevice(deviceId: string) {
     return this.call(routes.getDevice, { params: { deviceId } });
@@ -340,6 +353,15 @@ export class DeviceClient {
 }
 
 /** A route's path under /api/v1 (no leading slash), its parameters encoded, with the query string. */
+/** The query without undefined, null or empty-string members. */
+function withoutEmpty<T extends Record<string, unknown>>(query: T): { [K in keyof T]?: QueryValue } {
+  const out: Record<string, QueryValue> = {};
+  for (const [k, v] of Object.entries(query)) {
+    if (v !== undefined && v !== null && v !== "") out[k] = v as QueryValue;
+  }
+  return out as { [K in keyof T]?: QueryValue };
+}
+
 function routePath(
   route: Route,
   params: Record<string, string> | undefined,
