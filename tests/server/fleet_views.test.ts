@@ -16,7 +16,7 @@ Deno.test("fleet views: filters, sort, CSV, bulk, overview, CLI", async (t) => {
   const ids = Array.from({ length: 30 }, (_, i) => `FV-${String(i).padStart(3, "0")}`);
   for (const [i, id] of ids.entries()) {
     await new DeviceClient(id, { baseUrl: srv.url, apiKey: DEVICE_API_KEY }).checkin({
-      versionInfo: { app: i % 3 === 0 ? "3.0" : "2.9", os: "os,\"quoted\"", channels: [] },
+      versionInfo: { app: i % 3 === 0 ? "3.0" : "2.9", os: 'os,"quoted"', channels: [] },
     });
   }
   const pt = await api.createProductType("Clinic");
@@ -107,7 +107,11 @@ Deno.test("fleet views: filters, sort, CSV, bulk, overview, CLI", async (t) => {
       { _id: null, name: null, devices: 20 },
       { _id: pt._id, name: "Clinic", devices: 10 },
     ]);
-    assert.deepEqual(o.firmwares, [{ _id: null, name: null, devices: 26 }, { _id: fw._id, name: "pinned.xz", devices: 4 }]);
+    assert.deepEqual(o.firmwares, [{ _id: null, name: null, devices: 26 }, {
+      _id: fw._id,
+      name: "pinned.xz",
+      devices: 4,
+    }]);
     assert.deepEqual(o.apps, [{ version: "2.9", devices: 20 }, { version: "3.0", devices: 10 }]);
   });
 

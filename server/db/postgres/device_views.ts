@@ -5,10 +5,10 @@ import { now } from "../clock.ts";
 import { InvalidError } from "../errors.ts";
 import { devicePatchWrites } from "../rules/devices.ts";
 import {
+  byDevicesThenKey,
   type DeviceView,
   firmwareCondition,
   firmwareInEffect,
-  byDevicesThenKey,
   groupSlices,
   noBulkDevice,
   productTypeCondition,
@@ -113,7 +113,9 @@ export async function viewIds(
   }
   const column = SORT_COLUMN[view.sort];
   // SQLite's order: NULLs first ascending, last descending (the indexes are built NULLS FIRST).
-  const nulls = view.sort === "lastLoggedIn" || view.sort === "app" ? (dir === "ASC" ? " NULLS FIRST" : " NULLS LAST") : "";
+  const nulls = view.sort === "lastLoggedIn" || view.sort === "app"
+    ? (dir === "ASC" ? " NULLS FIRST" : " NULLS LAST")
+    : "";
   const tie = view.sort === "deviceId" ? "" : `, d.device_id ${dir}`;
   const rows = await tx.unsafe(
     `SELECT d.device_id FROM devices d WHERE ${where} ORDER BY ${column} ${dir}${nulls}${tie}
@@ -212,7 +214,9 @@ export async function overviewOf(tx: Tx, product: string): Promise<Overview> {
     const id = firmwareInEffect(r.k as string | null, defaultFirmware);
     byFirmware.set(id, (byFirmware.get(id) ?? 0) + Number(r.n));
   }
-  const firmwareNames = new Map((await tx`SELECT id, name FROM firmwares`).map((f) => [f.id as string, f.name as string]));
+  const firmwareNames = new Map(
+    (await tx`SELECT id, name FROM firmwares`).map((f) => [f.id as string, f.name as string]),
+  );
   const firmwares = [...byFirmware].map(([id, n]) => ({
     _id: id,
     name: id === null ? null : firmwareNames.get(id) ?? id,

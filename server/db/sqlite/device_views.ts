@@ -6,10 +6,10 @@ import { now } from "../clock.ts";
 import { InvalidError } from "../errors.ts";
 import { devicePatchWrites } from "../rules/devices.ts";
 import {
+  byDevicesThenKey,
   type DeviceView,
   firmwareCondition,
   firmwareInEffect,
-  byDevicesThenKey,
   groupSlices,
   noBulkDevice,
   productTypeCondition,
@@ -123,7 +123,10 @@ export function viewIds(
   }
   const column = SORT_COLUMN[view.sort];
   const tie = view.sort === "deviceId" ? "" : `, d.device_id ${dir}`;
-  const rows = sql(db, `SELECT d.device_id FROM devices d WHERE ${where} ORDER BY ${column} ${dir}${tie} LIMIT ? OFFSET ?`)
+  const rows = sql(
+    db,
+    `SELECT d.device_id FROM devices d WHERE ${where} ORDER BY ${column} ${dir}${tie} LIMIT ? OFFSET ?`,
+  )
     .all(...args, perPage, offset) as { device_id: string }[];
   const ids = rows.map((r) => r.device_id);
   if (!count) return { ids, total: -1 };
@@ -248,6 +251,8 @@ export function overviewOf(db: Db, product: string): Overview {
 
 export function namesOf(db: Db) {
   const pairs = (table: string) =>
-    new Map((sql(db, `SELECT id, name FROM ${table}`).all() as { id: string; name: string }[]).map((r) => [r.id, r.name]));
+    new Map(
+      (sql(db, `SELECT id, name FROM ${table}`).all() as { id: string; name: string }[]).map((r) => [r.id, r.name]),
+    );
   return { productTypes: pairs("product_types"), firmwares: pairs("firmwares") };
 }

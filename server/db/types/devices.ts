@@ -28,7 +28,13 @@ export interface DeviceStore {
    * `product` names the managed device type (`jeecee_baby_<PRODUCT>`), whose default is the firmware in effect of
    * devices without a custom one. `count: false` skips the total (answered as -1) for export batches.
    */
-  view(view: DeviceView, page: number, perPage: number, product: string, opts?: { count?: boolean }): Promise<DevicePage>;
+  view(
+    view: DeviceView,
+    page: number,
+    perPage: number,
+    product: string,
+    opts?: { count?: boolean },
+  ): Promise<DevicePage>;
   /**
    * Applies `set` to the devices named (every one must exist) or matched by the filter, in ONE transaction, under the
    * rules of patch (a product type change clears the modules); answers how many devices changed. Any failure changes

@@ -1,15 +1,19 @@
 import { keepPreviousData, queryOptions, useMutation, useQueryClient } from "@tanstack/react-query";
 import { useCallback } from "react";
-import type { Device, DevicePatch } from "../../../../shared/schemas/mod.ts";
+import type { Device, DeviceBulk, DevicePatch, DeviceSort } from "../../../../shared/schemas/mod.ts";
 import { api } from "../../lib/api.ts";
+import { apiFilter, type DevicesFilterState, NO_FILTER } from "./urlState.ts";
 import { countDevices } from "./deviceCount.ts";
 
 export { MAX_COUNTED_DEVICES } from "./deviceCount.ts";
+export { devicesHref } from "./urlState.ts";
 
-export interface DeviceListParams {
+export interface DeviceListParams extends Partial<DevicesFilterState> {
   page: number;
   rowsPerPage: number;
   q: string;
+  sort?: DeviceSort;
+  order?: "asc" | "desc";
 }
 
 export const deviceKeys = {
@@ -21,12 +25,46 @@ export const deviceKeys = {
 };
 
 /** One server page of devices; the previous page stays visible while the next loads. */
-export const devicesQuery = ({ page, rowsPerPage, q }: DeviceListParams) =>
-  queryOptions({
-    queryKey: deviceKeys.list({ page, rowsPerPage, q }),
-    queryFn: () => api.listDevices({ page, rowsPerPage, q: q || undefined }),
+export const devicesQuery = (params: DeviceListParams) => {
+  const { page, rowsPerPage, sort = "deviceId", order = "asc" } = params;
+  const filter = apiFilter({ ...NO_FILTER, ...params });
+  return queryOptions({
+    queryKey: deviceKeys.list({ page, rowsPerPage, sort, order, ...NO_FILTER, ...filter }),
+    queryFn: () => api.listDevices({ page, rowsPerPage, sort, order, ...filter }),
     placeholderData: keepPreviousData,
   });
+};
+
+/** GET overview: fleet health from the server's count queries; refreshed with every device change. */
+export const overviewQuery = () =>
+  queryOptions({ queryKey: [...deviceKeys.all, "overview"] as const, queryFn: () => api.overview() });
+
+/** POST devices/bulk: one transaction; every list, detail and the overview are refreshed after it. */
+export function useBulkDevices() {
+  const qc = useQueryClient();
+  return useMutation({
+    mutationFn: (body: DeviceBulk) => api.bulkDevices(body),
+    onSuccess: () => void qc.invalidateQueries({ queryKey: deviceKeys.all }),
+  });
+}
+
+/** Downloads GET devices.csv for the view's filters and sort (the server streams it; the token goes in a header). */
+export async function downloadDevicesCsv(
+  filter: DevicesFilterState,
+  sort: DeviceSort,
+  order: "asc" | "desc",
+): Promise<void> {
+  const res = await api.devicesCsv({ ...apiFilter(filter), sort, order });
+  const blob = await res.blob();
+  const url = URL.createObjectURL(blob);
+  const a = document.createElement("a");
+  a.href = url;
+  a.download = "devices.csv";
+  document.body.append(a);
+  a.click();
+  a.remove();
+  setTimeout(() => URL.revokeObjectURL(url), 10_000);
+}
 
 /** Device detail refetches on opening. */
 export const deviceQuery = (id: string) =>
