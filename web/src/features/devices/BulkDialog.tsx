@@ -82,6 +82,7 @@ export default function BulkDialog({ selection, onDone }: {
   if (confirming) {
     return (
       <AppDialog
+        key="confirm"
         visible
         header={`Change ${devices}?`}
         onHide={() => setConfirming(false)}
@@ -111,6 +112,7 @@ export default function BulkDialog({ selection, onDone }: {
 
   return (
     <AppDialog
+      key="form"
       visible
       header={`Change ${devices}`}
       onHide={() => onDone(false)}

@@ -27,8 +27,8 @@ export default function SliceChart(
   };
   const summary = `${title}: ${slices.map((s) => `${s.label} ${s.devices}`).join(", ")}`;
   return (
-    <div className="overview-chart" role="img" aria-label={summary} data-testid={`chart-${type}`}>
-      <Chart type={type} data={data} options={options} style={{ height: "100%" }} />
+    <div className="overview-chart" data-testid={`chart-${type}`}>
+      <Chart type={type} data={data} options={options} ariaLabel={summary} style={{ height: "100%" }} />
     </div>
   );
 }
