@@ -56,6 +56,7 @@ const COLUMNS: DeviceColumn[] = [
     header: "Device ID",
     sort: "deviceId",
     nowrap: true,
+    width: "10rem",
     body: (d) => (
       <Link
         href={deviceHref(d.deviceId)}
