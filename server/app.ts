@@ -16,6 +16,7 @@ import { operatorsRoutes } from "./routes/operators.ts";
 import type { AppContext, AppEnv } from "./context.ts";
 import { ApiHttpError, errorCodeFor, fromStoreError, notFound } from "./errors.ts";
 import { compressJson } from "./lib/compress.ts";
+import { auditRoutes } from "./routes/audit.ts";
 import { authRoutes } from "./routes/auth.ts";
 import { deviceApiRoutes } from "./routes/device_api.ts";
 import { firmwaresRoutes } from "./routes/device_firmwares.ts";
@@ -66,6 +67,7 @@ export function createApp(ctx: AppContext) {
     .route("/", authRoutes(ctx))
     .route("/", operatorsRoutes(ctx))
     .route("/", fleetRoutes(ctx))
+    .route("/", auditRoutes(ctx))
     .route("/devices", devicesRoutes(ctx))
     .route("/device_types", deviceTypesRoutes(ctx))
     .route("/device_firmwares", firmwaresRoutes(ctx))

@@ -4,6 +4,16 @@ import type { Operator } from "../db/stores.ts";
 import { unauthorized } from "../errors.ts";
 import type { TokenClaims } from "../../shared/schemas/auth.ts";
 import { knownToken, readToken } from "./tokens.ts";
+import { clientAddress } from "./client_address.ts";
+import { runAs } from "../db/audit_context.ts";
+import type { AuditActor } from "../../shared/schemas/audit.ts";
+
+/** An operator as the actor of audit entries: id and e-mail. */
+export const operatorActor = (operator: Pick<Operator, "id" | "email">): AuditActor => ({
+  type: "operator",
+  id: operator.id,
+  name: operator.email,
+});
 
 /** Bearer token of the Authorization header, or null. */
 export function bearer(header: string | undefined): string | null {
@@ -31,7 +41,9 @@ export function requireOperator(ctx: AppContext): MiddlewareHandler<AppEnv> {
     if (!token) throw unauthorized();
     // A token verified before skips the HMAC: this is every request's path.
     const known = knownToken(ctx.secret, token);
-    c.set("operator", await admit(known !== undefined ? known : await readToken(ctx.secret, token)));
-    await next();
+    const operator = await admit(known !== undefined ? known : await readToken(ctx.secret, token));
+    c.set("operator", operator);
+    // Everything this request does is recorded in the audit trail as this operator's (server/db/audit_context.ts).
+    await runAs({ actor: operatorActor(operator), ip: clientAddress(c, ctx.config.trustProxy) }, next);
   };
 }

@@ -3,6 +3,7 @@
  * is chosen once at start by openStores() in mod.ts. A method that checks and then writes owns its transaction, so
  * no caller can interleave anything between the check and the write, whatever the engine.
  */
+import type { AuditStore } from "./types/audit.ts";
 import type { DemoStore } from "./types/demo.ts";
 import type { DeviceApiStore } from "./types/device_api.ts";
 import type { DeviceTypeStore } from "./types/device_types.ts";
@@ -24,6 +25,7 @@ export interface Stores {
   deviceApi: DeviceApiStore;
   demo: DemoStore;
   loginAttempts: LoginAttemptStore;
+  audit: AuditStore;
   system: SystemStore;
 }
 
@@ -32,6 +34,7 @@ export interface OpenStores extends Stores {
   close(): Promise<void>;
 }
 
+export type { AuditPage, AuditStore } from "./types/audit.ts";
 export type { DemoData, DemoDevice, DemoStore } from "./types/demo.ts";
 export type { DeviceApiStore, FirmwareRef } from "./types/device_api.ts";
 export type { DeviceTypeStore } from "./types/device_types.ts";

@@ -4,6 +4,9 @@ import { clientAddress } from "../auth/client_address.ts";
 import { dummyHash, hashPassword, HashQueueFullError } from "../auth/password.ts";
 import { checkPassword, type CheckResult, retryAfterSeconds, waitText } from "../auth/throttle.ts";
 import { issueToken } from "../auth/tokens.ts";
+import { operatorActor } from "../auth/middleware.ts";
+import { runAs } from "../db/audit_context.ts";
+import { operatorTarget } from "../db/rules/operators.ts";
 import type { AppContext, AppEnv } from "../context.ts";
 import { ApiHttpError, badRequest } from "../errors.ts";
 import { jsonBody } from "../validate.ts";
@@ -59,16 +62,37 @@ export function authRoutes(ctx: AppContext) {
         throw invalidCredentials();
       }
       const operator = await ctx.stores.operators.find(body.email);
+      const address = clientAddress(c, ctx.config.trustProxy);
       const result = await checkPassword(
         ctx.stores.loginAttempts,
-        { scope: "login", email: body.email, address: clientAddress(c, ctx.config.trustProxy) },
+        { scope: "login", email: body.email, address },
         body.password,
         async () => operator?.passwordHash ?? await dummyHash,
       );
       const refused = refusal(c, result, "Too many failed sign-ins for this e-mail address");
       if (refused) throw refused;
-      // A disabled account is refused like a wrong password: the answer tells a guesser nothing.
-      if (!operator || operator.disabled || result.kind !== "right") throw invalidCredentials();
+      // A disabled account is refused like a wrong password: the answer tells a guesser nothing. The trail records
+      // the e-mail tried, the account when there is one, and why, never the password (docs/DECISIONS.md).
+      if (!operator || operator.disabled || result.kind !== "right") {
+        const tried = body.email.trim();
+        await runAs(
+          { actor: { type: "operator", id: operator?.id ?? "", name: tried }, ip: address },
+          () =>
+            ctx.stores.audit.record({
+              action: "auth.sign_in_failed",
+              target: operator ? operatorTarget(operator) : null,
+              details: {
+                email: tried,
+                reason: !operator ? "unknown_email" : operator.disabled ? "disabled" : "wrong_password",
+              },
+            }),
+        );
+        throw invalidCredentials();
+      }
+      await runAs(
+        { actor: operatorActor(operator), ip: address },
+        () => ctx.stores.audit.record({ action: "auth.sign_in", target: operatorTarget(operator) }),
+      );
       const token = await issueToken(
         ctx.secret,
         operator.email,

@@ -3,6 +3,8 @@ import { Hono, type MiddlewareHandler } from "hono";
 import { DeviceId } from "../../shared/schemas/device.ts";
 import { CheckinBody } from "../../shared/schemas/device_api.ts";
 import { bearerMatches } from "../auth/bearer_match.ts";
+import { clientAddress } from "../auth/client_address.ts";
+import { runAs } from "../db/audit_context.ts";
 import type { AppContext, AppEnv } from "../context.ts";
 import { ApiHttpError, notFound, unauthorized } from "../errors.ts";
 import { etagMatches, parseRange } from "../lib/byte_range.ts";
@@ -39,7 +41,10 @@ export function deviceApiRoutes(ctx: AppContext) {
       const id = deviceId(c.req.param("deviceId"));
       const body = await jsonBody(c, CheckinBody);
       // The answer is exactly the state this check-in left: the store reads it in the check-in's transaction.
-      const answer = await deviceApi.checkin(id, body.versionInfo, product);
+      const answer = await runAs(
+        { actor: { type: "device", id, name: id }, ip: clientAddress(c, ctx.config.trustProxy) },
+        () => deviceApi.checkin(id, body.versionInfo, product),
+      );
       metrics.checkins.inc();
       return c.json(answer);
     })

@@ -3,6 +3,7 @@
  * parameters, query, body and answers. The client calls through it, the server's validation helpers
  * (server/route_table.ts) read it, and tests/server/route_table.test.ts checks it against the routes the app serves.
  */
+import { auditRoutes } from "./audit.ts";
 import { authRoutes } from "./auth.ts";
 import { deviceApiRoutes } from "./device_api.ts";
 import { deviceTypeRoutes } from "./device_types.ts";
@@ -26,6 +27,7 @@ export const routes = {
   ...deviceApiRoutes,
   ...metaRoutes,
   ...operatorRoutes,
+  ...auditRoutes,
 };
 
 export type Routes = typeof routes;

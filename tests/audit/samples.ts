@@ -207,6 +207,8 @@ export function samplesFor(s: Seed): Record<RouteName, Sample> {
       byId: { body: () => ({ password: "probe-pass-1" }) },
       json: { params: { id: s.viewerId }, base: () => Promise.resolve({ password: "audit-viewer-1" }) },
     },
+    listAudit: { probe: {} },
+    auditCsv: { probe: {} },
   };
 }
 

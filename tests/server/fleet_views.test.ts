@@ -60,6 +60,12 @@ Deno.test("fleet views: filters, sort, CSV, bulk, overview, CLI", async (t) => {
       await api.bulkDevices({ deviceIds: null, filter: { app: "3.0" }, set: { productTypeId: pt._id } }),
       { updated: 10 },
     );
+    // One audit entry per device changed, by the operator who made the change.
+    const audit = await srv.fetch("/api/v1/audit?action=device.bulk_update&rowsPerPage=100", { token: api.token });
+    const entries = (await audit.json()).data as { actor: { name: string }; target: { id: string } }[];
+    assert.equal(entries.length, 14);
+    assert.ok(entries.every((e) => e.actor.name === "admin@example.com"));
+    assert.equal(new Set(entries.map((e) => e.target.id)).size, 12, "FV-000 and FV-003 changed twice");
   });
 
   await t.step("GET devices: filters combine, sort with ties by deviceId, paging and totals", async () => {

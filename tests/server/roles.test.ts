@@ -28,7 +28,7 @@ async function call(srv: TestServer, token: string, method: string, path: string
     body: body === undefined ? undefined : JSON.stringify(body),
   });
   const text = await res.text();
-  const isJson = res.headers.get("content-type")?.startsWith("application/json");
+  const isJson = res.headers.get("content-type")?.includes("json");
   return { status: res.status, json: text && isJson ? JSON.parse(text) : null };
 }
 

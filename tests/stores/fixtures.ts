@@ -10,6 +10,8 @@ export interface ConformanceOptions {
   open(): Promise<OpenStores>;
   /** Another instance on the same database as `stores`: its own connection, as a second process has. */
   another(stores: OpenStores): Promise<OpenStores>;
+  /** Runs SQL on the database behind the stores' back (as someone with the database's file or password could). */
+  exec(stores: OpenStores, text: string): Promise<void>;
 }
 
 export const PRODUCT = "conformance";

@@ -14,7 +14,11 @@ async function openTemp(): Promise<OpenStores> {
   return stores;
 }
 
-storeConformance("PostgreSQL", { open: openTemp, another: (stores) => open(urls.get(stores)!) });
+storeConformance("PostgreSQL", {
+  open: openTemp,
+  another: (stores) => open(urls.get(stores)!),
+  exec: async (stores, text) => void await pgQuery(urls.get(stores)!, text),
+});
 
 Deno.test("PostgreSQL stores: a database from a newer release is refused and left untouched", async () => {
   const url = await testDatabaseUrl();

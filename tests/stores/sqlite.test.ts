@@ -26,6 +26,7 @@ async function openTemp(): Promise<OpenStores> {
 storeConformance("SQLite", {
   open: openTemp,
   another: (stores) => openStores({ engine: "sqlite", file: files.get(stores)! }),
+  exec: (stores, text) => Promise.resolve(runSql(files.get(stores)!, text)),
 });
 
 Deno.test("SQLite stores: a database from a newer release is refused and left untouched", async () => {

@@ -5,6 +5,8 @@ import { now } from "../clock.ts";
 import { firstPlaces, versionInfoJson } from "../rules/device_config.ts";
 import type { DeviceApiStore, FirmwareRef } from "../types/device_api.ts";
 import { read, type Sql, type Tx, unlocked } from "./open.ts";
+import { appendAudit } from "./audit.ts";
+import { deviceTarget } from "../rules/devices.ts";
 import {
   TREATMENT_CONTENT_JOIN,
   TREATMENT_ROW_COLUMNS,
@@ -13,14 +15,21 @@ import {
 } from "../rules/treatment_rows.ts";
 
 /** A check-in in one statement: creates the device, or sets only last_logged_in and version_info (see SQLite's). */
-export async function checkinDevice(tx: Tx, deviceId: string, versionInfo: VersionInfo, at: string = now()) {
-  await tx`INSERT INTO devices (device_id, created_at, updated_at, last_logged_in, version_info)
+export async function checkinDevice(
+  tx: Tx,
+  deviceId: string,
+  versionInfo: VersionInfo,
+  at: string = now(),
+): Promise<boolean> {
+  const [{ inserted }] = await tx`INSERT INTO devices (device_id, created_at, updated_at, last_logged_in, version_info)
     VALUES (${deviceId}, ${at}, ${at}, ${at}, ${versionInfoJson(versionInfo)})
     ON CONFLICT (device_id) DO UPDATE SET
       last_logged_in = excluded.last_logged_in,
       updated_at = CASE WHEN devices.version_info IS NOT DISTINCT FROM excluded.version_info THEN devices.updated_at
                         ELSE excluded.updated_at END,
-      version_info = excluded.version_info`;
+      version_info = excluded.version_info
+    RETURNING (xmax = 0) AS inserted`;
+  return inserted as boolean;
 }
 
 const FIRMWARE_COLUMNS = "f.id AS _id, f.name, f.size, f.sha256";
@@ -107,7 +116,9 @@ export function postgresDeviceApi(sql: Sql): DeviceApiStore {
           treatments: [],
           firmware: await applicableFirmware(tx, null, product),
         };
-        await checkinDevice(tx, deviceId, versionInfo);
+        if (await checkinDevice(tx, deviceId, versionInfo)) {
+          await appendAudit(tx, { action: "device.create", target: deviceTarget(deviceId), details: { versionInfo } });
+        }
         return config;
       }),
     config: (deviceId, product) => read(sql, (tx) => deviceConfig(tx, deviceId, product)),

@@ -4,7 +4,9 @@ import { deviceTypeName } from "../../../shared/schemas/device_type.ts";
 import { now } from "../clock.ts";
 import { InvalidError } from "../errors.ts";
 import { devicePatchWrites } from "../rules/devices.ts";
+import { appendAuditMany } from "./audit.ts";
 import {
+  auditEntries,
   byDevicesThenKey,
   type DeviceView,
   firmwareCondition,
@@ -18,7 +20,7 @@ import {
 import { likePattern } from "../rules/like.ts";
 import { firstMissingId, nextRevision, type Tx } from "./open.ts";
 
-/** The same expressions as the indexes of migration 3 (schema.ts), so the planner uses them. */
+/** The same expressions as the indexes of migration 4 (schema.ts), so the planner uses them. */
 const APP = `((d.version_info::jsonb ->> 'app') COLLATE "C")`;
 const OS = `((d.version_info::jsonb ->> 'os') COLLATE "C")`;
 
@@ -182,6 +184,8 @@ export async function bulkDevices(
   }
   await tx`UPDATE devices SET updated_at = ${now()}, revision = ${await nextRevision(tx)}
     WHERE device_id = ANY(${ids}::text[])`;
+  // One entry per device, as its own change would have, in the same transaction (the last writes).
+  await appendAuditMany(tx, auditEntries(ids, set));
   return { updated: ids.length, deviceIds: ids };
 }
 

@@ -1,11 +1,12 @@
 import type { Device, VersionInfo } from "../../../shared/schemas/device.ts";
 import { now } from "../clock.ts";
 import { NotFoundError } from "../errors.ts";
-import { devicePatchWrites, noDevice, patchedProductType } from "../rules/devices.ts";
+import { devicePatchWrites, deviceTarget, noDevice, patchedProductType } from "../rules/devices.ts";
 import { likePattern } from "../rules/like.ts";
 import { checkIfMatch, etagOf } from "../rules/revisions.ts";
 import type { DeviceChanges, DevicePage, DeviceStore } from "../types/devices.ts";
 import type { IfMatch } from "../types/revisions.ts";
+import { appendAudit } from "./audit.ts";
 import { existing, firstMissingId, nextRevision, read, type Sql, type Tx, write } from "./open.ts";
 import { bulkDevices, namesOf, overviewOf, viewIds } from "./device_views.ts";
 import { isPlainView } from "../rules/device_views.ts";
@@ -152,7 +153,9 @@ async function patchDevice(sql: Sql, deviceId: string, patch: DeviceChanges, ifM
       foreignModule: await firstForeignModule(tx, productTypeId, patch.moduleIds ?? []),
     });
     await updateDevice(tx, deviceId, changes);
-    return (await getDevice(tx, deviceId))!;
+    const saved = (await getDevice(tx, deviceId))!;
+    await appendAudit(tx, { action: "device.update", target: deviceTarget(deviceId), details: { changes: patch } });
+    return saved;
   });
 }
 
@@ -176,6 +179,7 @@ export function postgresDevices(sql: Sql): DeviceStore {
         if (!rows.length) throw new NotFoundError(noDevice(deviceId));
         checkIfMatch(ifMatch, etagOf(Number(rows[0].revision)), `Device ${deviceId}`);
         await tx`DELETE FROM devices WHERE device_id = ${deviceId}`;
+        await appendAudit(tx, { action: "device.delete", target: deviceTarget(deviceId) });
       }),
     version: async () => Number((await sql`SELECT value FROM change_counters WHERE name = 'devices'`)[0].value),
   };

@@ -3,6 +3,7 @@
  * database. See open.ts for the concurrency model.
  */
 import type { OpenStores } from "../stores.ts";
+import { postgresAudit } from "./audit.ts";
 import { postgresDemo } from "./demo.ts";
 import { postgresDeviceApi } from "./device_api.ts";
 import { postgresDeviceTypes } from "./device_types.ts";
@@ -49,6 +50,7 @@ export async function openPostgresStores(options: PostgresOptions): Promise<Open
     deviceApi: guarded(postgresDeviceApi(sql)),
     demo: guarded(postgresDemo(sql)),
     loginAttempts: guarded(postgresLoginAttempts(sql)),
+    audit: guarded(postgresAudit(sql)),
     system: guarded({
       ping: async () => {
         let timer: ReturnType<typeof setTimeout> | undefined;

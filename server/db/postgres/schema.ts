@@ -203,7 +203,37 @@ export const MIGRATIONS: readonly string[] = [
   ALTER TABLE operators ADD COLUMN role TEXT NOT NULL DEFAULT 'admin' CHECK (role IN ('admin', 'operator', 'viewer'));
   ALTER TABLE operators ADD COLUMN disabled BOOLEAN NOT NULL DEFAULT false;
   `,
-  // 3: fleet views (CONTRACT §16; SQLite's migration 9): every filter and sort of GET devices walks an index ordered
+  // 3: the audit trail (SQLite's migration 9)
+  `
+  CREATE TABLE audit_entries (
+    seq BIGINT PRIMARY KEY,
+    id TEXT COLLATE "C" NOT NULL UNIQUE,
+    at TEXT COLLATE "C" NOT NULL,
+    actor_type TEXT COLLATE "C" NOT NULL,
+    actor_id TEXT COLLATE "C" NOT NULL,
+    actor_name TEXT COLLATE "C" NOT NULL,
+    action TEXT COLLATE "C" NOT NULL,
+    target_type TEXT COLLATE "C",
+    target_id TEXT COLLATE "C",
+    target_name TEXT COLLATE "C",
+    details TEXT NOT NULL,
+    ip TEXT COLLATE "C",
+    hash TEXT COLLATE "C" NOT NULL
+  );
+  CREATE INDEX audit_entries_actor_id ON audit_entries(actor_id, seq);
+  CREATE INDEX audit_entries_actor_name ON audit_entries(actor_name, seq);
+  CREATE INDEX audit_entries_action ON audit_entries(action, seq);
+  CREATE INDEX audit_entries_target ON audit_entries(target_type, target_id, seq);
+  CREATE INDEX audit_entries_target_id ON audit_entries(target_id, seq);
+  CREATE INDEX audit_entries_at ON audit_entries(at);
+  CREATE TABLE audit_head (
+    one BOOLEAN PRIMARY KEY DEFAULT true CHECK (one),
+    seq BIGINT NOT NULL,
+    hash TEXT COLLATE "C" NOT NULL
+  );
+  INSERT INTO audit_head (one, seq, hash) VALUES (true, 0, '');
+  `,
+  // 4: fleet views (CONTRACT §16; SQLite's migration 10): every filter and sort of GET devices walks an index ordered
   // by deviceId within its key; NULLS FIRST as SQLite orders them; the version expressions as postgres/device_views.ts
   `
   DROP INDEX devices_product_type;

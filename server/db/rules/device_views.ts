@@ -2,7 +2,15 @@
  * Fleet views (CONTRACT §16), shared by every engine: what "the firmware in effect" is, what each filter means, and
  * the order of product types. Each engine turns these decisions into its own indexed SQL.
  */
-import type { DeviceFilter, DeviceSeen, DeviceSort, DeviceSortOrder } from "../../../shared/schemas/device.ts";
+import type {
+  DeviceBulkSet,
+  DeviceFilter,
+  DeviceSeen,
+  DeviceSort,
+  DeviceSortOrder,
+} from "../../../shared/schemas/device.ts";
+import type { NewAuditEntry } from "./audit.ts";
+import { deviceTarget } from "./devices.ts";
 
 /** A fleet view: a filter plus a sort. */
 export interface DeviceView {
@@ -116,3 +124,14 @@ export function byDevicesThenKey<T extends { devices: number }>(items: T[], key:
 
 /** Bulk change refusals. */
 export const noBulkDevice = (deviceId: string) => `deviceIds: no device with deviceId ${deviceId}.`;
+
+/** The audit entries of a bulk change: one `device.bulk_update` per device, with what was set and how many changed. */
+export function* auditEntries(deviceIds: readonly string[], set: DeviceBulkSet): Generator<NewAuditEntry> {
+  for (const id of deviceIds) {
+    yield {
+      action: "device.bulk_update",
+      target: deviceTarget(id),
+      details: { changes: set, devices: deviceIds.length },
+    };
+  }
+}

@@ -4,6 +4,9 @@ import type { DeviceChanges } from "../types/devices.ts";
 
 export const noDevice = (deviceId: string) => `No device with deviceId ${deviceId}.`;
 
+/** A device as the target of an audit entry. */
+export const deviceTarget = (deviceId: string) => ({ type: "device", id: deviceId, name: deviceId });
+
 /** What the engine found, inside the patch's transaction, about the ids the patch names. */
 export interface DevicePatchFacts {
   /** The patch's productTypeId is null, absent or a product type. */

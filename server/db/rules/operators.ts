@@ -13,3 +13,10 @@ export const noOperator = (id: string) => `No operator with id ${id}.`;
 export const revokes = (before: { role: Role; disabled: boolean }, patch: { role?: Role; disabled?: boolean }) =>
   (patch.disabled === true && !before.disabled) ||
   (patch.role !== undefined && ROLE_RANK[patch.role] < ROLE_RANK[before.role]);
+
+/** An operator as the target of an audit entry: id and e-mail. */
+export const operatorTarget = (operator: { id?: string; _id?: string; email: string }) => ({
+  type: "operator",
+  id: operator.id ?? operator._id ?? "",
+  name: operator.email,
+});

@@ -6,6 +6,8 @@ import { firstPlaces, versionInfoJson } from "../rules/device_config.ts";
 import type { DeviceApiStore, FirmwareRef } from "../types/device_api.ts";
 import { type Db, snapshot, sql, transaction } from "./open.ts";
 import { promised } from "./promised.ts";
+import { appendAudit } from "./audit.ts";
+import { deviceTarget } from "../rules/devices.ts";
 import {
   TREATMENT_CONTENT_JOIN,
   TREATMENT_ROW_COLUMNS,
@@ -19,7 +21,8 @@ import {
  * cannot undo an operator's concurrent change). `updated_at` moves only when the version info
  * actually changed: a device that merely checks in is not "updated".
  */
-export function checkinDevice(db: Db, deviceId: string, versionInfo: VersionInfo, at: string = now()): void {
+export function checkinDevice(db: Db, deviceId: string, versionInfo: VersionInfo, at: string = now()): boolean {
+  const known = sql(db, "SELECT 1 FROM devices WHERE device_id = ?").get(deviceId) !== undefined;
   sql(
     db,
     `INSERT INTO devices (device_id, created_at, updated_at, last_logged_in, version_info)
@@ -30,6 +33,7 @@ export function checkinDevice(db: Db, deviceId: string, versionInfo: VersionInfo
                          ELSE excluded.updated_at END,
        version_info = excluded.version_info`,
   ).run(deviceId, at, versionInfoJson(versionInfo));
+  return !known;
 }
 
 const FIRMWARE_COLUMNS = "f.id AS _id, f.name, f.size, f.sha256";
@@ -111,7 +115,10 @@ export function sqliteDeviceApi(db: Db): DeviceApiStore {
   return promised<DeviceApiStore>({
     checkin: (deviceId, versionInfo, product) =>
       transaction(db, () => {
-        checkinDevice(db, deviceId, versionInfo);
+        const created = checkinDevice(db, deviceId, versionInfo);
+        if (created) {
+          appendAudit(db, { action: "device.create", target: deviceTarget(deviceId), details: { versionInfo } });
+        }
         return deviceConfig(db, deviceId, product)!;
       }),
     config: (deviceId, product) => snapshot(db, () => deviceConfig(db, deviceId, product)),

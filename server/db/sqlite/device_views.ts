@@ -5,7 +5,9 @@ import { deviceTypeName } from "../../../shared/schemas/device_type.ts";
 import { now } from "../clock.ts";
 import { InvalidError } from "../errors.ts";
 import { devicePatchWrites } from "../rules/devices.ts";
+import { appendAuditMany } from "./audit.ts";
 import {
+  auditEntries,
   byDevicesThenKey,
   type DeviceView,
   firmwareCondition,
@@ -20,7 +22,7 @@ import { likePattern } from "../rules/like.ts";
 import { type Db, firstMissingId, sql, transaction } from "./open.ts";
 import { nextRevision } from "./revisions.ts";
 
-/** The same expressions as the indexes of migration 9 (schema.ts), so the planner uses them. */
+/** The same expressions as the indexes of migration 10 (schema.ts), so the planner uses them. */
 export const APP = "json_extract(d.version_info, '$.app')";
 export const OS = "json_extract(d.version_info, '$.os')";
 
@@ -194,6 +196,8 @@ export function bulkDevices(
       ).run(list, JSON.stringify(changes.additionalTreatmentIds));
     }
     sql(db, `UPDATE devices SET updated_at = ?, revision = ? WHERE ${IN}`).run(now(), nextRevision(db), list);
+    // One entry per device, as its own change would have, in the same transaction (the last writes).
+    appendAuditMany(db, auditEntries(ids, set));
     return { updated: ids.length, deviceIds: ids };
   });
 }

@@ -1,11 +1,12 @@
 import type { Device, VersionInfo } from "../../../shared/schemas/device.ts";
 import { now } from "../clock.ts";
 import { NotFoundError } from "../errors.ts";
-import { devicePatchWrites, noDevice, patchedProductType } from "../rules/devices.ts";
+import { devicePatchWrites, deviceTarget, noDevice, patchedProductType } from "../rules/devices.ts";
 import { likePattern } from "../rules/like.ts";
 import { checkIfMatch, etagOf } from "../rules/revisions.ts";
 import type { DeviceChanges, DevicePage, DeviceStore } from "../types/devices.ts";
 import type { IfMatch } from "../types/revisions.ts";
+import { appendAudit } from "./audit.ts";
 import { type Db, firstMissingId, snapshot, sql, transaction } from "./open.ts";
 import { bulkDevices, namesOf, overviewOf, viewIds } from "./device_views.ts";
 import { isPlainView } from "../rules/device_views.ts";
@@ -165,6 +166,7 @@ function patchDevice(db: Db, deviceId: string, patch: DeviceChanges, ifMatch?: I
       foreignModule: firstForeignModule(db, productTypeId, patch.moduleIds ?? []),
     });
     updateDevice(db, deviceId, changes);
+    appendAudit(db, { action: "device.update", target: deviceTarget(deviceId), details: { changes: patch } });
     return getDevice(db, deviceId)!;
   });
 }
@@ -189,6 +191,7 @@ export function sqliteDevices(db: Db): DeviceStore {
       transaction(db, () => {
         checkIfMatch(ifMatch, etagOfDevice(db, deviceId), `Device ${deviceId}`);
         sql(db, "DELETE FROM devices WHERE device_id = ?").run(deviceId);
+        appendAudit(db, { action: "device.delete", target: deviceTarget(deviceId) });
       }),
     version: () => (sql(db, DEVICES_VERSION).get() as { value: number }).value,
   });

@@ -4,6 +4,7 @@
  * treatment list is read in chunks on a connection of its own (treatments.ts).
  */
 import type { OpenStores } from "../stores.ts";
+import { sqliteAudit } from "./audit.ts";
 import { sqliteDemo } from "./demo.ts";
 import { sqliteDeviceApi } from "./device_api.ts";
 import { sqliteDeviceTypes } from "./device_types.ts";
@@ -29,6 +30,7 @@ export function openSqliteStores(file: string): OpenStores {
     deviceApi: fullDiskAware(sqliteDeviceApi(db)),
     demo: fullDiskAware(sqliteDemo(db)),
     loginAttempts: fullDiskAware(sqliteLoginAttempts(db)),
+    audit: fullDiskAware(sqliteAudit(db)),
     system: {
       ping: () => Promise.resolve(),
       sharedSecret: () => Promise.resolve(null),

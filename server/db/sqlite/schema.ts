@@ -213,7 +213,38 @@ export const MIGRATIONS: readonly string[] = [
   ALTER TABLE operators ADD COLUMN role TEXT NOT NULL DEFAULT 'admin' CHECK (role IN ('admin', 'operator', 'viewer'));
   ALTER TABLE operators ADD COLUMN disabled INTEGER NOT NULL DEFAULT 0;
   `,
-  // 9: fleet views (CONTRACT §16): every filter and sort of GET devices walks an index ordered by deviceId within
+  // 9: the audit trail (docs/DECISIONS.md, "Audit trail"): entries numbered 1, 2, 3, ... without gaps, each hashed
+  // over the one before; the head row holds the last number and hash (what the next append chains to, and the total).
+  `
+  CREATE TABLE audit_entries (
+    seq INTEGER PRIMARY KEY,
+    id TEXT NOT NULL UNIQUE,
+    at TEXT NOT NULL,
+    actor_type TEXT NOT NULL,
+    actor_id TEXT NOT NULL,
+    actor_name TEXT NOT NULL,
+    action TEXT NOT NULL,
+    target_type TEXT,
+    target_id TEXT,
+    target_name TEXT,
+    details TEXT NOT NULL,
+    ip TEXT,
+    hash TEXT NOT NULL
+  );
+  CREATE INDEX audit_entries_actor_id ON audit_entries(actor_id, seq);
+  CREATE INDEX audit_entries_actor_name ON audit_entries(actor_name, seq);
+  CREATE INDEX audit_entries_action ON audit_entries(action, seq);
+  CREATE INDEX audit_entries_target ON audit_entries(target_type, target_id, seq);
+  CREATE INDEX audit_entries_target_id ON audit_entries(target_id, seq);
+  CREATE INDEX audit_entries_at ON audit_entries(at);
+  CREATE TABLE audit_head (
+    one INTEGER PRIMARY KEY CHECK (one = 1),
+    seq INTEGER NOT NULL,
+    hash TEXT NOT NULL
+  );
+  INSERT INTO audit_head (one, seq, hash) VALUES (1, 0, '');
+  `,
+  // 10: fleet views (CONTRACT §16): every filter and sort of GET devices walks an index ordered by deviceId within
   // its key (the app and OS versions by the same expressions as server/db/sqlite/device_views.ts)
   `
   DROP INDEX devices_product_type;

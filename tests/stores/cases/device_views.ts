@@ -147,6 +147,14 @@ export function deviceViewCases(engine: string, options: ConformanceOptions) {
         PRODUCT,
       );
       assert.deepEqual(r, { updated: 2, deviceIds: ["d0", "d3"] });
+      // One audit entry per device, in the bulk's transaction; the refused bulks above left none.
+      const entries = (await stores.audit.list({ action: "device.bulk_update" }, 0, 100)).data;
+      assert.deepEqual(entries.map((e) => e.target?.id).sort(), ["d0", "d3"]);
+      assert.deepEqual(entries[0].details, {
+        changes: { productTypeId: alpha._id, additionalTreatmentIds: [tr.T2, tr.T1] },
+        devices: 2,
+      });
+      assert.equal((await stores.audit.verify()).firstBad, null);
       const after0 = (await devices.get("d0"))!;
       assert.equal(after0.productTypeId, alpha._id);
       assert.deepEqual(after0.moduleIds, [], "a product type change clears the modules");

@@ -1,0 +1,241 @@
+/**
+ * The engine-independent part of the audit trail: the canonical JSON an entry's hash covers, the hash, the shape of a
+ * new entry, and the filtered total policy (docs/DECISIONS.md, "Audit trail").
+ */
+import { createHash } from "node:crypto";
+import type { AuditAction, AuditEntry, AuditFilter, AuditTarget, JsonValue } from "../../../shared/schemas/audit.ts";
+import { newId } from "../../../shared/ids.ts";
+import { now } from "../clock.ts";
+import { currentAuditContext } from "../audit_context.ts";
+
+/** What a store method hands to the append function; the actor, ip, time, id and place come from elsewhere. */
+export interface NewAuditEntry {
+  action: AuditAction;
+  target: AuditTarget | null;
+  /** A JSON object: what changed (never a password or a secret). */
+  details?: Record<string, unknown>;
+}
+
+/** The hash of the entry before the first: the empty string. */
+export const GENESIS_HASH = "";
+
+/**
+ * Canonical JSON: JSON.stringify's text for strings and numbers, object keys sorted by UTF-16 code units (as
+ * Array.prototype.sort compares), recursively, no whitespace; members whose value is undefined are left out (as
+ * JSON.stringify does), so a value and its stored-and-read-back form have the same text.
+ */
+export function canonicalJson(value: unknown): string {
+  if (value === null || typeof value !== "object") {
+    const text = JSON.stringify(value);
+    return text === undefined ? "null" : text;
+  }
+  if (Array.isArray(value)) return `[${value.map((v) => canonicalJson(v === undefined ? null : v)).join(",")}]`;
+  const obj = value as Record<string, unknown>;
+  const keys = Object.keys(obj).filter((k) => obj[k] !== undefined).sort();
+  return `{${keys.map((k) => `${JSON.stringify(k)}:${canonicalJson(obj[k])}`).join(",")}}`;
+}
+
+/** The part of an entry its hash covers: everything but the hash. */
+export type HashedEntry = Omit<AuditEntry, "hash">;
+
+/** sha256 hex of (previous hash + canonical JSON of the entry without its hash). */
+export function entryHash(previousHash: string, entry: HashedEntry): string {
+  const { _id, seq, at, actor, action, target, details, ip } = entry;
+  return createHash("sha256")
+    .update(previousHash + canonicalJson({ _id, seq, at, actor, action, target, details, ip }), "utf8")
+    .digest("hex");
+}
+
+/** A JSON-safe copy of details (Dates as ISO text, undefined members dropped), so what is stored is what is hashed. */
+function jsonDetails(details: Record<string, unknown> | undefined): Record<string, JsonValue> {
+  return details ? JSON.parse(JSON.stringify(details)) : {};
+}
+
+/** The next entry of the chain after (seq, hash): actor and ip from the audit context, the time now. */
+export function nextEntry(previous: { seq: number; hash: string }, entry: NewAuditEntry): AuditEntry {
+  const { actor, ip } = currentAuditContext();
+  const hashed: HashedEntry = {
+    _id: newId(),
+    seq: previous.seq + 1,
+    at: now(),
+    actor: { type: actor.type, id: actor.id, name: actor.name },
+    action: entry.action,
+    target: entry.target ? { type: entry.target.type, id: entry.target.id, name: entry.target.name } : null,
+    details: jsonDetails(entry.details),
+    ip,
+  };
+  return { ...hashed, hash: entryHash(previous.hash, hashed) };
+}
+
+/**
+ * A filtered total is counted up to this many entries past the page; beyond it the answer's total is a lower bound
+ * (exact: false). The unfiltered total is a counter row, always exact.
+ */
+export const FILTERED_COUNT_LIMIT = 10_000;
+
+/** What verify found: how many entries it checked, and the first that does not match (null: the chain holds). */
+export interface AuditVerification {
+  checked: number;
+  firstBad: { seq: number; _id: string; reason: string } | null;
+}
+
+/** Checks one page of the chain in order, carrying the previous hash; answers the first mismatch. */
+export function verifyEntries(
+  previous: { seq: number; hash: string },
+  entries: AuditEntry[],
+): { last: { seq: number; hash: string }; bad: AuditVerification["firstBad"] } {
+  let last = previous;
+  for (const e of entries) {
+    if (e.seq !== last.seq + 1) {
+      return { last, bad: { seq: e.seq, _id: e._id, reason: `expected entry ${last.seq + 1} next, found ${e.seq}` } };
+    }
+    const { hash, ...rest } = e;
+    const expected = entryHash(last.hash, rest);
+    if (expected !== hash) {
+      return { last, bad: { seq: e.seq, _id: e._id, reason: `its hash is ${hash}, the chain gives ${expected}` } };
+    }
+    last = { seq: e.seq, hash };
+  }
+  return { last, bad: null };
+}
+
+/** One CSV field: quoted when needed; a leading =, +, -, @ is prefixed with ' so no spreadsheet runs it. */
+export function csvField(value: string | number | null): string {
+  if (value === null) return "";
+  let s = String(value);
+  if (typeof value === "string" && /^[=+\-@\t\r]/.test(s)) s = `'${s}`;
+  return /[",\r\n]/.test(s) ? `"${s.replaceAll('"', '""')}"` : s;
+}
+
+/** An entry as one CSV line (AUDIT_CSV_COLUMNS), CRLF-terminated. */
+export function csvLine(e: AuditEntry): string {
+  return [
+    e.seq,
+    e._id,
+    e.at,
+    e.actor.type,
+    e.actor.id,
+    e.actor.name,
+    e.action,
+    e.target?.type ?? null,
+    e.target?.id ?? null,
+    e.target?.name ?? null,
+    JSON.stringify(e.details),
+    e.ip,
+    e.hash,
+  ].map(csvField).join(",") + "\r\n";
+}
+
+/** Walks the whole chain through `after` in bounded batches (audit-verify; both engines). */
+export async function verifyChain(
+  after: (afterSeq: number, limit: number) => Promise<AuditEntry[]>,
+  count: () => Promise<number>,
+  batch = 2000,
+): Promise<AuditVerification> {
+  let last = { seq: 0, hash: GENESIS_HASH };
+  for (;;) {
+    const entries = await after(last.seq, batch);
+    if (entries.length === 0) break;
+    const result = verifyEntries(last, entries);
+    if (result.bad) return { checked: result.last.seq, firstBad: result.bad };
+    last = result.last;
+  }
+  // The newest entries removed: the chain that is left holds, but the head row counted more.
+  const n = await count();
+  if (n > last.seq) {
+    return {
+      checked: last.seq,
+      firstBad: { seq: last.seq + 1, _id: "(missing)", reason: `entries ${last.seq + 1} to ${n} are missing` },
+    };
+  }
+  return { checked: last.seq, firstBad: null };
+}
+
+/** Raw row of either engine (same column names). */
+export interface AuditRow {
+  seq: number;
+  id: string;
+  at: string;
+  actor_type: string;
+  actor_id: string;
+  actor_name: string;
+  action: string;
+  target_type: string | null;
+  target_id: string | null;
+  target_name: string | null;
+  details: string;
+  ip: string | null;
+  hash: string;
+}
+
+export const AUDIT_COLUMNS =
+  "seq, id, at, actor_type, actor_id, actor_name, action, target_type, target_id, target_name, details, ip, hash";
+
+export function entryFromRow(r: AuditRow): AuditEntry {
+  return {
+    _id: r.id,
+    seq: Number(r.seq),
+    at: r.at,
+    actor: { type: r.actor_type as AuditEntry["actor"]["type"], id: r.actor_id, name: r.actor_name },
+    action: r.action,
+    target: r.target_type === null ? null : { type: r.target_type, id: r.target_id ?? "", name: r.target_name ?? "" },
+    details: JSON.parse(r.details),
+    ip: r.ip,
+    hash: r.hash,
+  };
+}
+
+/** The row values of an entry, in AUDIT_COLUMNS order. */
+export function rowValues(e: AuditEntry): (string | number | null)[] {
+  return [
+    e.seq,
+    e._id,
+    e.at,
+    e.actor.type,
+    e.actor.id,
+    e.actor.name,
+    e.action,
+    e.target?.type ?? null,
+    e.target?.id ?? null,
+    e.target?.name ?? null,
+    JSON.stringify(e.details),
+    e.ip,
+    e.hash,
+  ];
+}
+
+/**
+ * The WHERE conditions of a filter, with `?` placeholders (each engine numbers them its own way), and their values.
+ * `actor` matches the actor's id or name.
+ */
+export function filterConditions(f: AuditFilter): { where: string[]; values: string[] } {
+  const where: string[] = [];
+  const values: string[] = [];
+  if (f.actor !== undefined) {
+    where.push("(actor_id = ? OR actor_name = ?)");
+    values.push(f.actor, f.actor);
+  }
+  if (f.action !== undefined) {
+    where.push("action = ?");
+    values.push(f.action);
+  }
+  if (f.targetType !== undefined) {
+    where.push("target_type = ?");
+    values.push(f.targetType);
+  }
+  if (f.targetId !== undefined) {
+    where.push("target_id = ?");
+    values.push(f.targetId);
+  }
+  if (f.from !== undefined) {
+    where.push("at >= ?");
+    values.push(f.from);
+  }
+  if (f.to !== undefined) {
+    where.push("at < ?");
+    values.push(f.to);
+  }
+  return { where, values };
+}
+
+export const isFiltered = (f: AuditFilter) => filterConditions(f).where.length > 0;
