@@ -98,7 +98,7 @@ Deno.test("fleet views: filters, sort, CSV, bulk, overview, CLI", async (t) => {
     assert.equal(lines.length, 1 + 10);
     assert.ok(lines[1].startsWith(`${ids[27]},Clinic,,0,0,`), lines[1]);
     assert.ok(lines[1].endsWith(`,3.0,"os,""quoted"""`), lines[1]);
-    assert.ok(lines.at(-1)!.startsWith(`${ids[0]},Clinic,pinned.xz,`), lines.at(-1));
+    assert.ok(lines.at(-1)!.startsWith(`${ids[0]},Clinic,pinned.xz,`), lines.at(-1)!);
     const all = await srv.fetch("/api/v1/devices.csv", { token: api.token });
     assert.equal((await all.text()).trimEnd().split("\r\n").length, 31);
     const bad = await srv.fetch("/api/v1/devices.csv?seen=soon", { token: api.token });
