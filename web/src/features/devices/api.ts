@@ -111,10 +111,13 @@ export type DeviceLoss = { kind: "productType" | "module"; id: string };
 export const devicesLosingQuery = (loss: DeviceLoss) =>
   queryOptions({
     queryKey: [...deviceKeys.all, "count", loss.kind, loss.id] as const,
-    queryFn: () =>
-      countDevices(
-        (d) => (loss.kind === "productType" ? d.productTypeId === loss.id : d.moduleIds.includes(loss.id)),
-        (page, rowsPerPage) => api.listDevices({ page, rowsPerPage }),
-      ),
+    queryFn: async () =>
+      loss.kind === "productType"
+        // One count query (GET devices takes productTypeId); modules have no filter: those are counted page by page.
+        ? (await api.listDevices({ productTypeId: loss.id, rowsPerPage: 1 })).total
+        : await countDevices(
+          (d) => (loss.kind === "productType" ? d.productTypeId === loss.id : d.moduleIds.includes(loss.id)),
+          (page, rowsPerPage) => api.listDevices({ page, rowsPerPage }),
+        ),
     staleTime: 0,
   });
