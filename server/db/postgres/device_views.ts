@@ -20,9 +20,9 @@ import {
 import { likePattern } from "../rules/like.ts";
 import { firstMissingId, nextRevision, type Tx } from "./open.ts";
 
-/** The same expressions as the indexes of migration 4 (schema.ts), so the planner uses them. */
-const APP = `((d.version_info::jsonb ->> 'app') COLLATE "C")`;
-const OS = `((d.version_info::jsonb ->> 'os') COLLATE "C")`;
+/** The versions as the generated columns of migration 4 (schema.ts), indexed (collation "C", as SQLite compares). */
+const APP = "d.app";
+const OS = "d.os";
 
 const SORT_COLUMN = {
   deviceId: "d.device_id",

@@ -233,17 +233,28 @@ export const MIGRATIONS: readonly string[] = [
   );
   INSERT INTO audit_head (one, seq, hash) VALUES (true, 0, '');
   `,
-  // 4: fleet views (CONTRACT §16; SQLite's migration 10): every filter and sort of GET devices walks an index ordered
-  // by deviceId within its key; NULLS FIRST as SQLite orders them; the version expressions as postgres/device_views.ts
+  // 4: fleet views (CONTRACT §16; SQLite's migration 10): the app and OS versions as (stored) columns, and an index
+  // per filter and sort, ordered by deviceId within its key, plus product type and firmware with each sort; NULLS
+  // FIRST as SQLite orders them
   `
   DROP INDEX devices_product_type;
   DROP INDEX devices_firmware;
+  ALTER TABLE devices ADD COLUMN app TEXT COLLATE "C" GENERATED ALWAYS AS (version_info::jsonb ->> 'app') STORED;
+  ALTER TABLE devices ADD COLUMN os TEXT COLLATE "C" GENERATED ALWAYS AS (version_info::jsonb ->> 'os') STORED;
   CREATE INDEX devices_product_type ON devices(product_type_id, device_id);
   CREATE INDEX devices_firmware ON devices(firmware_id, device_id);
   CREATE INDEX devices_last_logged_in ON devices(last_logged_in NULLS FIRST, device_id);
   CREATE INDEX devices_updated ON devices(updated_at, device_id);
   CREATE INDEX devices_created ON devices(created_at, device_id);
-  CREATE INDEX devices_app ON devices(((version_info::jsonb ->> 'app')) COLLATE "C" NULLS FIRST, device_id);
-  CREATE INDEX devices_os ON devices(((version_info::jsonb ->> 'os')) COLLATE "C" NULLS FIRST, device_id);
+  CREATE INDEX devices_app ON devices(app NULLS FIRST, os, device_id);
+  CREATE INDEX devices_os ON devices(os, device_id);
+  CREATE INDEX devices_product_type_seen ON devices(product_type_id, last_logged_in NULLS FIRST, device_id);
+  CREATE INDEX devices_product_type_updated ON devices(product_type_id, updated_at, device_id);
+  CREATE INDEX devices_product_type_created ON devices(product_type_id, created_at, device_id);
+  CREATE INDEX devices_product_type_app ON devices(product_type_id, app NULLS FIRST, device_id);
+  CREATE INDEX devices_firmware_seen ON devices(firmware_id, last_logged_in NULLS FIRST, device_id);
+  CREATE INDEX devices_firmware_updated ON devices(firmware_id, updated_at, device_id);
+  CREATE INDEX devices_firmware_created ON devices(firmware_id, created_at, device_id);
+  CREATE INDEX devices_firmware_app ON devices(firmware_id, app NULLS FIRST, device_id);
   `,
 ];

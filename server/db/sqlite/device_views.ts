@@ -22,9 +22,9 @@ import { likePattern } from "../rules/like.ts";
 import { type Db, firstMissingId, sql, transaction } from "./open.ts";
 import { nextRevision } from "./revisions.ts";
 
-/** The same expressions as the indexes of migration 10 (schema.ts), so the planner uses them. */
-export const APP = "json_extract(d.version_info, '$.app')";
-export const OS = "json_extract(d.version_info, '$.os')";
+/** The versions as the generated columns of migration 10 (schema.ts), indexed. */
+export const APP = "d.app";
+export const OS = "d.os";
 
 const SORT_COLUMN = {
   deviceId: "d.device_id",

@@ -244,17 +244,28 @@ export const MIGRATIONS: readonly string[] = [
   );
   INSERT INTO audit_head (one, seq, hash) VALUES (1, 0, '');
   `,
-  // 10: fleet views (CONTRACT §16): every filter and sort of GET devices walks an index ordered by deviceId within
-  // its key (the app and OS versions by the same expressions as server/db/sqlite/device_views.ts)
+  // 10: fleet views (CONTRACT §16): the app and OS versions as (virtual) columns, and an index per filter and sort of
+  // GET devices, ordered by deviceId within its key, plus product type and firmware with each sort (a filtered,
+  // sorted page is one index walk; its count one covering range)
   `
   DROP INDEX devices_product_type;
   DROP INDEX devices_firmware;
+  ALTER TABLE devices ADD COLUMN app TEXT GENERATED ALWAYS AS (json_extract(version_info, '$.app')) VIRTUAL;
+  ALTER TABLE devices ADD COLUMN os TEXT GENERATED ALWAYS AS (json_extract(version_info, '$.os')) VIRTUAL;
   CREATE INDEX devices_product_type ON devices(product_type_id, device_id);
   CREATE INDEX devices_firmware ON devices(firmware_id, device_id);
   CREATE INDEX devices_last_logged_in ON devices(last_logged_in, device_id);
   CREATE INDEX devices_updated ON devices(updated_at, device_id);
   CREATE INDEX devices_created ON devices(created_at, device_id);
-  CREATE INDEX devices_app ON devices(json_extract(version_info, '$.app'), device_id);
-  CREATE INDEX devices_os ON devices(json_extract(version_info, '$.os'), device_id);
+  CREATE INDEX devices_app ON devices(app, os, device_id);
+  CREATE INDEX devices_os ON devices(os, device_id);
+  CREATE INDEX devices_product_type_seen ON devices(product_type_id, last_logged_in, device_id);
+  CREATE INDEX devices_product_type_updated ON devices(product_type_id, updated_at, device_id);
+  CREATE INDEX devices_product_type_created ON devices(product_type_id, created_at, device_id);
+  CREATE INDEX devices_product_type_app ON devices(product_type_id, app, device_id);
+  CREATE INDEX devices_firmware_seen ON devices(firmware_id, last_logged_in, device_id);
+  CREATE INDEX devices_firmware_updated ON devices(firmware_id, updated_at, device_id);
+  CREATE INDEX devices_firmware_created ON devices(firmware_id, created_at, device_id);
+  CREATE INDEX devices_firmware_app ON devices(firmware_id, app, device_id);
   `,
 ];
