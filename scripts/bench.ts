@@ -37,7 +37,8 @@ if (Deno.args.includes("--fleet")) {
   const { benchFleet, fleetTable } = await import("./bench/fleet.ts");
   try {
     const n = quick ? 2_000 : 100_000;
-    console.log(fleetTable(await benchFleet(tmp, n, quick ? 50 : 1000, say), n));
+    const runs = Number(Deno.env.get("FLEET_RUNS") ?? (quick ? 50 : 1000));
+    console.log(fleetTable(await benchFleet(tmp, n, runs, say), n));
   } finally {
     await Deno.remove(tmp, { recursive: true }).catch(() => {});
   }
