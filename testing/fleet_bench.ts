@@ -19,7 +19,7 @@ const DAY = 86_400_000;
 function deviceRow(i: number, t0: number, refs: FleetRefs) {
   const id = `DEV-${String(i).padStart(6, "0")}`;
   const productType = i % 10 === 0 ? null : refs.productTypeIds[i % refs.productTypeIds.length];
-  const firmware = i % 50 === 0 ? refs.firmwareIds[i % refs.firmwareIds.length] : null;
+  const firmware = i % 50 === 0 && refs.firmwareIds.length ? refs.firmwareIds[i % refs.firmwareIds.length] : null;
   const info = JSON.stringify({ app: FLEET_APPS[i % FLEET_APPS.length], os: OSES[i % OSES.length], channels: [] });
   const seen = i % 20 === 0 ? null : new Date(t0 - ((i * 7919) % (30 * 24 * 60)) * 60_000).toISOString();
   const created = new Date(t0 - 90 * DAY + i * 1000).toISOString();

@@ -244,14 +244,26 @@ export const MIGRATIONS: readonly string[] = [
   );
   INSERT INTO audit_head (one, seq, hash) VALUES (1, 0, '');
   `,
-  // 10: fleet views (CONTRACT §16): the app and OS versions as (virtual) columns, and an index per filter and sort of
+  // 10: fleet views (CONTRACT §16): the app and OS versions as columns kept by triggers (an index on a virtual column
+  // does not cover: every count would parse the JSON of each row), and an index per filter and sort of
   // GET devices, ordered by deviceId within its key, plus product type and firmware with each sort (a filtered,
   // sorted page is one index walk; its count one covering range)
   `
   DROP INDEX devices_product_type;
   DROP INDEX devices_firmware;
-  ALTER TABLE devices ADD COLUMN app TEXT GENERATED ALWAYS AS (json_extract(version_info, '$.app')) VIRTUAL;
-  ALTER TABLE devices ADD COLUMN os TEXT GENERATED ALWAYS AS (json_extract(version_info, '$.os')) VIRTUAL;
+  ALTER TABLE devices ADD COLUMN app TEXT;
+  ALTER TABLE devices ADD COLUMN os TEXT;
+  UPDATE devices SET app = json_extract(version_info, '$.app'), os = json_extract(version_info, '$.os')
+    WHERE version_info IS NOT NULL;
+  CREATE TRIGGER devices_versions_insert AFTER INSERT ON devices WHEN NEW.version_info IS NOT NULL BEGIN
+    UPDATE devices SET app = json_extract(NEW.version_info, '$.app'), os = json_extract(NEW.version_info, '$.os')
+      WHERE device_id = NEW.device_id;
+  END;
+  CREATE TRIGGER devices_versions_update AFTER UPDATE OF version_info ON devices
+    WHEN NEW.version_info IS NOT OLD.version_info BEGIN
+    UPDATE devices SET app = json_extract(NEW.version_info, '$.app'), os = json_extract(NEW.version_info, '$.os')
+      WHERE device_id = NEW.device_id;
+  END;
   CREATE INDEX devices_product_type ON devices(product_type_id, device_id);
   CREATE INDEX devices_firmware ON devices(firmware_id, device_id);
   CREATE INDEX devices_last_logged_in ON devices(last_logged_in, device_id);
