@@ -11,6 +11,7 @@ import {
   type DeviceView,
   firmwareCondition,
   firmwareInEffect,
+  groupCounts,
   groupSlices,
   noBulkDevice,
   productTypeCondition,
@@ -86,13 +87,19 @@ export async function viewIds(
   const offset = page * perPage;
   const n = args.length;
   if (view.sort === "productType") {
-    const counts = new Map<string | null, number>();
-    for (
-      const r of await tx.unsafe(
-        `SELECT d.product_type_id AS k, count(*) AS n FROM devices d WHERE ${where} GROUP BY 1`,
-        args,
-      )
-    ) counts.set(r.k as string | null, Number(r.n));
+    // Unfiltered: the counts kept by triggers; else one grouped count under the filter.
+    const counts = where === "true"
+      ? groupCounts(
+        await tx`SELECT dim, key, n FROM device_group_counts WHERE dim = 'productType'` as unknown as {
+          dim: string;
+          key: string;
+          n: number;
+        }[],
+      ).productType
+      : new Map(
+        (await tx.unsafe(`SELECT d.product_type_id AS k, count(*) AS n FROM devices d WHERE ${where} GROUP BY 1`, args))
+          .map((r) => [r.k as string | null, Number(r.n)]),
+      );
     const types = await tx`SELECT id, name FROM product_types` as unknown as { id: string; name: string }[];
     const groups = productTypeOrder(types, view.order).map((key) => ({ key, count: counts.get(key) ?? 0 }));
     const total = groups.reduce((s, g) => s + g.count, 0);
@@ -201,12 +208,10 @@ export async function overviewOf(tx: Tx, product: string): Promise<Overview> {
   const never = await countWhere(tx, "d.last_logged_in IS NULL");
 
   const types = await tx`SELECT id, name FROM product_types` as unknown as { id: string; name: string }[];
-  const byType = new Map(
-    (await tx`SELECT product_type_id AS k, count(*) AS n FROM devices GROUP BY 1`).map((r) => [
-      r.k as string | null,
-      Number(r.n),
-    ]),
+  const groups = groupCounts(
+    await tx`SELECT dim, key, n FROM device_group_counts` as unknown as { dim: string; key: string; n: number }[],
   );
+  const byType = groups.productType;
   const typeNames = new Map(types.map((t) => [t.id, t.name]));
   const productTypes = productTypeOrder(types, "asc")
     .map((id) => ({ _id: id, name: id === null ? null : typeNames.get(id)!, devices: byType.get(id) ?? 0 }))
@@ -214,9 +219,9 @@ export async function overviewOf(tx: Tx, product: string): Promise<Overview> {
 
   const defaultFirmware = await defaultFirmwareOf(tx, product);
   const byFirmware = new Map<string | null, number>();
-  for (const r of await tx`SELECT firmware_id AS k, count(*) AS n FROM devices GROUP BY 1`) {
-    const id = firmwareInEffect(r.k as string | null, defaultFirmware);
-    byFirmware.set(id, (byFirmware.get(id) ?? 0) + Number(r.n));
+  for (const [custom, n] of groups.firmware) {
+    const id = firmwareInEffect(custom, defaultFirmware);
+    byFirmware.set(id, (byFirmware.get(id) ?? 0) + n);
   }
   const firmwareNames = new Map(
     (await tx`SELECT id, name FROM firmwares`).map((f) => [f.id as string, f.name as string]),
@@ -228,8 +233,7 @@ export async function overviewOf(tx: Tx, product: string): Promise<Overview> {
   }));
   byDevicesThenKey(firmwares, (f) => f._id);
 
-  const apps = (await tx.unsafe(`SELECT ${APP} AS v, count(*) AS n FROM devices d GROUP BY 1`))
-    .map((r) => ({ version: r.v as string | null, devices: Number(r.n) }));
+  const apps = [...groups.app].map(([version, n]) => ({ version, devices: n }));
   byDevicesThenKey(apps, (a) => a.version);
   return { devices: { total, seen24h, seen7d, never }, productTypes, firmwares, apps };
 }

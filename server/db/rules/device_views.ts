@@ -122,6 +122,24 @@ export function byDevicesThenKey<T extends { devices: number }>(items: T[], key:
   });
 }
 
+/**
+ * The rows of `device_group_counts` (kept by triggers on both engines: `'v:' || value` or `'none'` per dimension) as
+ * counts by value (null: none).
+ */
+export function groupCounts(rows: readonly { dim: string; key: string; n: number }[]) {
+  const out = {
+    productType: new Map<string | null, number>(),
+    firmware: new Map<string | null, number>(),
+    app: new Map<string | null, number>(),
+  };
+  for (const r of rows) {
+    const map = out[r.dim as keyof typeof out];
+    if (!map || Number(r.n) === 0) continue;
+    map.set(r.key === "none" ? null : r.key.slice(2), Number(r.n));
+  }
+  return out;
+}
+
 /** Bulk change refusals. */
 export const noBulkDevice = (deviceId: string) => `deviceIds: no device with deviceId ${deviceId}.`;
 

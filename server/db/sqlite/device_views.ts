@@ -12,6 +12,7 @@ import {
   type DeviceView,
   firmwareCondition,
   firmwareInEffect,
+  groupCounts,
   groupSlices,
   noBulkDevice,
   productTypeCondition,
@@ -104,11 +105,19 @@ export function viewIds(
   const dir = view.order === "desc" ? "DESC" : "ASC";
   const offset = page * perPage;
   if (view.sort === "productType") {
-    const counts = new Map<string | null, number>();
-    for (
-      const r of sql(db, `SELECT d.product_type_id AS k, COUNT(*) AS n FROM devices d WHERE ${where} GROUP BY 1`)
-        .all(...args) as { k: string | null; n: number }[]
-    ) counts.set(r.k, r.n);
+    // Unfiltered: the counts kept by triggers; else one grouped count under the filter.
+    const counts = where === "1"
+      ? groupCounts(
+        sql(db, "SELECT dim, key, n FROM device_group_counts WHERE dim = 'productType'").all() as {
+          dim: string;
+          key: string;
+          n: number;
+        }[],
+      ).productType
+      : new Map(
+        (sql(db, `SELECT d.product_type_id AS k, COUNT(*) AS n FROM devices d WHERE ${where} GROUP BY 1`)
+          .all(...args) as { k: string | null; n: number }[]).map((r) => [r.k, r.n]),
+      );
     const types = sql(db, "SELECT id, name FROM product_types").all() as { id: string; name: string }[];
     const groups = productTypeOrder(types, view.order).map((key) => ({ key, count: counts.get(key) ?? 0 }));
     const total = groups.reduce((n, g) => n + g.count, 0);
@@ -213,12 +222,10 @@ export function overviewOf(db: Db, product: string): Overview {
   const never = count(db, "d.last_logged_in IS NULL");
 
   const types = sql(db, "SELECT id, name FROM product_types").all() as { id: string; name: string }[];
-  const byType = new Map(
-    (sql(db, "SELECT d.product_type_id AS k, COUNT(*) AS n FROM devices d GROUP BY 1").all() as {
-      k: string | null;
-      n: number;
-    }[]).map((r) => [r.k, r.n]),
+  const groups = groupCounts(
+    sql(db, "SELECT dim, key, n FROM device_group_counts").all() as { dim: string; key: string; n: number }[],
   );
+  const byType = groups.productType;
   const typeNames = new Map(types.map((t) => [t.id, t.name]));
   const productTypes = productTypeOrder(types, "asc")
     .map((id) => ({ _id: id, name: id === null ? null : typeNames.get(id)!, devices: byType.get(id) ?? 0 }))
@@ -226,14 +233,9 @@ export function overviewOf(db: Db, product: string): Overview {
 
   const defaultFirmware = defaultFirmwareOf(db, product);
   const byFirmware = new Map<string | null, number>();
-  for (
-    const r of sql(db, "SELECT d.firmware_id AS k, COUNT(*) AS n FROM devices d GROUP BY 1").all() as {
-      k: string | null;
-      n: number;
-    }[]
-  ) {
-    const id = firmwareInEffect(r.k, defaultFirmware);
-    byFirmware.set(id, (byFirmware.get(id) ?? 0) + r.n);
+  for (const [custom, n] of groups.firmware) {
+    const id = firmwareInEffect(custom, defaultFirmware);
+    byFirmware.set(id, (byFirmware.get(id) ?? 0) + n);
   }
   const firmwareNames = new Map(
     (sql(db, "SELECT id, name FROM firmwares").all() as { id: string; name: string }[]).map((f) => [f.id, f.name]),
@@ -245,10 +247,7 @@ export function overviewOf(db: Db, product: string): Overview {
   }));
   byDevicesThenKey(firmwares, (f) => f._id);
 
-  const apps = (sql(db, `SELECT ${APP} AS v, COUNT(*) AS n FROM devices d GROUP BY 1`).all() as {
-    v: string | null;
-    n: number;
-  }[]).map((r) => ({ version: r.v, devices: r.n }));
+  const apps = [...groups.app].map(([version, n]) => ({ version, devices: n }));
   byDevicesThenKey(apps, (a) => a.version);
   return { devices: { total, seen24h, seen7d, never }, productTypes, firmwares, apps };
 }

@@ -171,5 +171,55 @@ export function deviceViewCases(engine: string, options: ConformanceOptions) {
       await devices.bulk({ filter: { firmware: "custom" } }, { firmware: null }, PRODUCT);
       assert.deepEqual(await ids({ firmware: "custom" }), []);
     });
+
+    await t.step(
+      "the overview's counts follow every kind of write (bulk, patch, check-in, deletes, cascades)",
+      async () => {
+        const counted = async () => {
+          const o = await devices.overview(PRODUCT);
+          return {
+            types: o.productTypes.map((x) => [x.name, x.devices] as const),
+            firmwares: o.firmwares,
+            apps: o.apps,
+          };
+        };
+        // The same numbers as counting the devices themselves.
+        const truth = async () => {
+          const all = (await devices.view({ filter: {}, sort: "deviceId", order: "asc" }, 0, 100, PRODUCT)).data;
+          const by = (f: (d: (typeof all)[number]) => string | null) => {
+            const m = new Map<string | null, number>();
+            for (const d of all) m.set(f(d), (m.get(f(d)) ?? 0) + 1);
+            return m;
+          };
+          return { types: by((d) => d.productTypeId), apps: by((d) => d.versionInfo?.app ?? null), n: all.length };
+        };
+        const check = async () => {
+          const c = await counted();
+          const want = await truth();
+          assert.deepEqual(
+            new Map(c.apps.map((a) => [a.version, a.devices])),
+            want.apps,
+          );
+          const names = new Map([[alpha._id, "Alpha"], [zeta._id, "Zeta"]]);
+          assert.deepEqual(
+            new Map(c.types.filter(([, n]) => n > 0)),
+            new Map([...want.types].map(([k, n]) => [k === null ? null : names.get(k) ?? k, n])),
+          );
+          assert.equal(c.firmwares.reduce((s, f) => s + f.devices, 0), want.n);
+        };
+        await check();
+        await devices.patch("d1", { productTypeId: null, firmware: fwPinned._id });
+        await check();
+        await checkin(stores, "d1", { app: "9.9", os: null, channels: [] });
+        await checkin(stores, "d9", { app: null, os: null, channels: [] });
+        await check();
+        await devices.remove("d2");
+        await check();
+        await stores.productTypes.remove(zeta._id);
+        await check();
+        const o = await devices.overview(PRODUCT);
+        assert.deepEqual(o.firmwares.find((f) => f._id === fwPinned._id)?.devices, 1);
+      },
+    );
   });
 }
