@@ -6,7 +6,7 @@
 import assert from "node:assert/strict";
 import { fileSource, makeXzFile } from "../../testing/files.ts";
 import { assertAccessible } from "./a11y.ts";
-import { checkInDevices, e2eTest, settled } from "./helpers.ts";
+import { assertEventually, checkInDevices, e2eTest, settled } from "./helpers.ts";
 
 const ids = Array.from({ length: 40 }, (_, i) => `fl-${String(i).padStart(3, "0")}`);
 
@@ -76,13 +76,18 @@ e2eTest("fleet views: sort, filters in the URL, columns, bulk change with confir
   const dialog = page.getByRole("dialog");
   await dialog.getByText("Change 40 devices").waitFor();
   await dialog.getByLabel("Product type").selectOption({ label: "Walker" });
+  // Dialog animations finish before axe measures colours (as the accessibility suite waits).
+  await page.waitForTimeout(350);
   await assertAccessible(page, "bulk change dialog");
   await dialog.getByRole("button", { name: "Review change" }).click();
   await dialog.getByText("Change 40 devices?").waitFor();
   await dialog.getByText("Product type: Walker").waitFor();
-  // A destructive confirmation opens with focus on Cancel.
+  // A confirmation of what devices run opens with focus on Cancel.
   await settled(page);
-  assert.equal(await page.evaluate(() => document.activeElement?.textContent?.trim()), "Cancel");
+  await assertEventually(async () =>
+    assert.equal(await page.evaluate(() => document.activeElement?.textContent?.trim()), "Cancel")
+  );
+  await page.waitForTimeout(350);
   await assertAccessible(page, "bulk change confirmation");
   await screenshot("fleet-02-bulk-confirm");
   await dialog.getByRole("button", { name: "Change 40 devices" }).click();
