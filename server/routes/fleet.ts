@@ -13,6 +13,17 @@ export function filterOf(query: Record<string, unknown>): DeviceFilter {
   return filter as DeviceFilter;
 }
 
+/**
+ * In DEVICE_AUTH=shared every device counts as accepted (CONTRACT §11): an admission filter of accepted is no filter,
+ * any other matches nothing (null).
+ */
+function sharedModeFilter(filter: DeviceFilter, ctx: AppContext): DeviceFilter | null {
+  if (ctx.config.DEVICE_AUTH === "token" || filter.admission === undefined) return filter;
+  if (filter.admission !== "accepted") return null;
+  const { admission: _, ...rest } = filter;
+  return rest;
+}
+
 /** Devices per export batch: memory stays flat whatever the fleet's size. */
 const CSV_BATCH = 1000;
 
@@ -23,7 +34,8 @@ export function fleetRoutes(ctx: AppContext) {
   return new Hono<AppEnv>()
     .get("/devices.csv", async (c) => {
       const { sort, order, ...rest } = queryOf(routes.devicesCsv, c);
-      const view: DeviceView = { filter: filterOf(rest), sort, order };
+      const filter = sharedModeFilter(filterOf(rest), ctx);
+      const view: DeviceView = { filter: filter ?? {}, sort, order };
       const names = await devices.names();
       const encoder = new TextEncoder();
       const line = (cells: (string | number | null)[]) => cells.map(csvCell).join(",") + "\r\n";
@@ -40,10 +52,12 @@ export function fleetRoutes(ctx: AppContext) {
           d.versionInfo?.os ?? null,
         ]);
       let page = 0;
-      let done = false;
+      // An admission filter that matches nothing in shared mode: the header row only.
+      let done = filter === null;
       const body = new ReadableStream<Uint8Array>({
         start(controller) {
           controller.enqueue(encoder.encode(line([...DEVICE_CSV_COLUMNS])));
+          if (done) controller.close();
         },
         async pull(controller) {
           if (done) return;
@@ -63,7 +77,9 @@ export function fleetRoutes(ctx: AppContext) {
     })
     .post("/devices/bulk", async (c) => {
       const { deviceIds, filter, set } = await bodyOf(routes.bulkDevices, c);
-      const target = deviceIds !== null ? { deviceIds } : { filter: filter! };
+      const shared = filter === null ? null : sharedModeFilter(filter, ctx);
+      if (filter !== null && shared === null) return c.json({ updated: 0 }, 200);
+      const target = deviceIds !== null ? { deviceIds } : { filter: shared! };
       const { updated } = await devices.bulk(target, set, product);
       return c.json({ updated }, 200);
     })

@@ -1,4 +1,5 @@
 import {
+  AdmissionSummary,
   Device,
   DeviceBulk,
   DeviceBulkResult,
@@ -7,6 +8,9 @@ import {
   DeviceListQuery,
   DevicePatch,
   Overview,
+  PreauthorizeBody,
+  PreauthorizeManyBody,
+  PreauthorizeManyResult,
 } from "../schemas/device.ts";
 import { DeviceIdParams } from "./params.ts";
 import { binary, empty, errors, etagHeader, ifMatch, json, noBody, route } from "./route.ts";
@@ -18,7 +22,7 @@ export const deviceRoutes = {
     path: "/devices",
     auth: "operator",
     summary: "One page of devices: sorted (ties by deviceId) and filtered by a part of the deviceId, product type, " +
-      "firmware in effect, app and OS version and last check-in (CONTRACT §16).",
+      "firmware in effect, app and OS version, last check-in (CONTRACT §16) and admission (§11).",
     query: DeviceListQuery,
     body: noBody,
     answers: { 200: json(DeviceList), ...errors(400, 401) },
@@ -84,5 +88,73 @@ export const deviceRoutes = {
     summary: "Fleet health from count queries: check-ins, devices per product type, firmware in effect, app version.",
     body: noBody,
     answers: { 200: json(Overview), ...errors(401) },
+  }),
+  // CONTRACT §11: device identity and admission.
+  preauthorizeDevice: route({
+    name: "preauthorizeDevice",
+    method: "POST",
+    path: "/devices",
+    auth: "operator",
+    role: "operator",
+    summary: "Pre-authorize a device: it is recorded as accepted without a token, so its first enrolment gets one " +
+      "without waiting for an operator. 409 when the deviceId is already known.",
+    body: json(PreauthorizeBody),
+    answers: { 201: json(Device, etagHeader), ...errors(400, 401, 409, 413, 415) },
+  }),
+  preauthorizeDevices: route({
+    name: "preauthorizeDevices",
+    method: "POST",
+    path: "/devices/preauthorize",
+    auth: "operator",
+    role: "operator",
+    summary: "Pre-authorize many devices at once (a factory's list), in one transaction: unknown ids are recorded as " +
+      "accepted without a token; known ones are left as they are and listed with their admission.",
+    body: json(PreauthorizeManyBody),
+    answers: { 200: json(PreauthorizeManyResult), ...errors(400, 401, 413, 415) },
+  }),
+  acceptDevice: route({
+    name: "acceptDevice",
+    method: "POST",
+    path: "/devices/:deviceId/accept",
+    auth: "operator",
+    role: "operator",
+    summary: "Accept a pending (or rejected) device: its next enrolment gets its token. 409 with DEVICE_AUTH=shared.",
+    params: DeviceIdParams,
+    body: noBody,
+    answers: { 200: json(Device, etagHeader), ...errors(400, 401, 404, 409) },
+  }),
+  rejectDevice: route({
+    name: "rejectDevice",
+    method: "POST",
+    path: "/devices/:deviceId/reject",
+    auth: "operator",
+    role: "operator",
+    summary: "Reject a device: its token stops working at once and its enrolments are refused (403). 409 with " +
+      "DEVICE_AUTH=shared.",
+    params: DeviceIdParams,
+    body: noBody,
+    answers: { 200: json(Device, etagHeader), ...errors(400, 401, 404, 409) },
+  }),
+  resetDeviceCredentials: route({
+    name: "resetDeviceCredentials",
+    method: "POST",
+    path: "/devices/:deviceId/reset_credentials",
+    auth: "operator",
+    role: "operator",
+    summary: "Forget a device's token: it stops working at once, and the device (if accepted) may enrol again for a " +
+      "new one. 409 with DEVICE_AUTH=shared.",
+    params: DeviceIdParams,
+    body: noBody,
+    answers: { 200: json(Device, etagHeader), ...errors(400, 401, 404, 409) },
+  }),
+  deviceAdmission: route({
+    name: "deviceAdmission",
+    method: "GET",
+    path: "/device_admission",
+    auth: "operator",
+    summary: "How devices authenticate here (DEVICE_AUTH, DEVICE_ADMISSION) and how many devices are pending, " +
+      "accepted and rejected.",
+    body: noBody,
+    answers: { 200: json(AdmissionSummary), ...errors(401) },
   }),
 };

@@ -65,9 +65,9 @@ e2eTest("fleet views: sort, filters in the URL, columns, bulk change with confir
   await page.getByLabel("Last check-in").selectOption({ label: "Within 24 hours" });
   await page.waitForURL(/seen=24h/);
   await page.getByText("40 devices match").waitFor();
-  await page.getByRole("checkbox", { name: "Select device fl-000" }).check();
-  await page.getByRole("checkbox", { name: "Select device fl-001" }).check();
-  await page.getByText("2 devices selected.").waitFor();
+  await page.getByRole("checkbox", { name: "Select fl-000" }).check();
+  await page.getByRole("checkbox", { name: "Select fl-001" }).check();
+  await page.getByText("2 selected").waitFor();
   await page.getByRole("checkbox", { name: "Select all devices on this page" }).check();
   await page.getByRole("button", { name: "Select all 40 matching" }).click();
   await page.getByText("All 40 matching devices selected.").waitFor();

@@ -21,7 +21,7 @@ import {
 import { likePattern } from "../rules/like.ts";
 import { firstMissingId, nextRevision, type Tx } from "./open.ts";
 
-/** The versions as the generated columns of migration 4 (schema.ts), indexed (collation "C", as SQLite compares). */
+/** The versions as the generated columns of migration 5 (schema.ts), indexed (collation "C", as SQLite compares). */
 const APP = "d.app";
 const OS = "d.os";
 
@@ -70,6 +70,7 @@ async function whereOf(tx: Tx, filter: DeviceFilter, product: string): Promise<{
     const since = seenSince(filter.seen);
     parts.push(since === null ? "d.last_logged_in IS NULL" : `d.last_logged_in >= ${p(since)}`);
   }
+  if (filter.admission !== undefined) parts.push(`d.admission = ${p(filter.admission)}`);
   return { where: parts.length ? parts.join(" AND ") : "true", args };
 }
 

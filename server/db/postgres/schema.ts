@@ -233,7 +233,16 @@ export const MIGRATIONS: readonly string[] = [
   );
   INSERT INTO audit_head (one, seq, hash) VALUES (true, 0, '');
   `,
-  // 4: fleet views (CONTRACT §16; SQLite's migration 10): the app and OS versions as (stored) columns, and an index
+  // 4: device identity and admission (CONTRACT §11; SQLite's migration 9): devices there before count as accepted
+  // without a token; token_hash is the sha256 (hex) of the device's token, never the token.
+  `
+  ALTER TABLE devices ADD COLUMN admission TEXT COLLATE "C" NOT NULL DEFAULT 'accepted'
+    CHECK (admission IN ('pending', 'accepted', 'rejected'));
+  ALTER TABLE devices ADD COLUMN token_hash TEXT COLLATE "C";
+  ALTER TABLE devices ADD COLUMN credentials_issued_at TEXT;
+  CREATE INDEX devices_admission ON devices(admission, device_id);
+  `,
+  // 5: fleet views (CONTRACT §16; SQLite's migration 11): the app and OS versions as (stored) columns, and an index
   // per filter and sort, ordered by deviceId within its key, plus product type and firmware with each sort; NULLS
   // FIRST as SQLite orders them
   `

@@ -23,7 +23,7 @@ import { likePattern } from "../rules/like.ts";
 import { type Db, firstMissingId, sql, transaction } from "./open.ts";
 import { nextRevision } from "./revisions.ts";
 
-/** The versions as the columns of migration 10 (schema.ts), kept from version_info by triggers, indexed. */
+/** The versions as the columns of migration 11 (schema.ts), kept from version_info by triggers, indexed. */
 export const APP = "d.app";
 export const OS = "d.os";
 
@@ -84,6 +84,10 @@ export function whereOf(db: Db, filter: DeviceFilter, product: string): { where:
       parts.push("d.last_logged_in >= ?");
       args.push(since);
     }
+  }
+  if (filter.admission !== undefined) {
+    parts.push("d.admission = ?");
+    args.push(filter.admission);
   }
   return { where: parts.length ? parts.join(" AND ") : "1", args };
 }

@@ -244,7 +244,17 @@ export const MIGRATIONS: readonly string[] = [
   );
   INSERT INTO audit_head (one, seq, hash) VALUES (1, 0, '');
   `,
-  // 10: fleet views (CONTRACT §16): the app and OS versions as columns kept by triggers (an index on a virtual column
+  // 10: device identity and admission (CONTRACT §11). Devices there before count as accepted without a token, so each
+  // one's first enrolment gets a token (docs/OPERATIONS.md, "From shared to token"). token_hash: the sha256 (hex) of
+  // the device's token, never the token; credentials_issued_at: when it was issued.
+  `
+  ALTER TABLE devices ADD COLUMN admission TEXT NOT NULL DEFAULT 'accepted'
+    CHECK (admission IN ('pending', 'accepted', 'rejected'));
+  ALTER TABLE devices ADD COLUMN token_hash TEXT;
+  ALTER TABLE devices ADD COLUMN credentials_issued_at TEXT;
+  CREATE INDEX devices_admission ON devices(admission, device_id);
+  `,
+  // 11: fleet views (CONTRACT §16): the app and OS versions as columns kept by triggers (an index on a virtual column
   // does not cover: every count would parse the JSON of each row), and an index per filter and sort of
   // GET devices, ordered by deviceId within its key, plus product type and firmware with each sort (a filtered,
   // sorted page is one index walk; its count one covering range)

@@ -16,6 +16,7 @@ import { useNotifyError } from "../../lib/notify.ts";
 import { useSession } from "../../lib/session.ts";
 import { firmwaresQuery } from "../firmwares/api.ts";
 import { productTypesQuery } from "../product_types/api.ts";
+import { AdmissionCell, AdmissionFilter, useAdmissionActions, useTokenMode } from "./Admission.tsx";
 import { devicesQuery, downloadDevicesCsv, overviewQuery } from "./api.ts";
 import { loadColumns, loadViews, saveColumns, type SavedView, saveViews } from "./savedViews.ts";
 import { deviceSelectionAtom, NO_SELECTION, selectionSize } from "./selection.ts";
@@ -303,7 +304,7 @@ export default function DevicesScreen() {
   const total = devices.data?.total ?? 0;
   const rows = devices.data?.data ?? [];
   const filterKey = JSON.stringify([state.q, ...FILTER_KEYS.map((k) => state[k])]);
-  const filtered = filterKey !== JSON.stringify(["", "", "", "", "", ""]);
+  const filtered = filterKey !== JSON.stringify(["", ...FILTER_KEYS.map(() => "")]);
 
   // The selection: devices picked on any page, or "all N matching"; a new filter starts a new one.
   const [selection, setSelection] = useAtom(deviceSelectionAtom);
@@ -324,6 +325,18 @@ export default function DevicesScreen() {
     });
   };
   const selected = selectionSize(selection);
+  // CONTRACT §11 (DEVICE_AUTH=token only): the admission filter with the pending count, an admission column, and
+  // accept/reject for the picked rows.
+  const { tokenMode, pending } = useTokenMode();
+  const admission = useAdmissionActions(() => setSelection(NO_SELECTION));
+  const shownColumns: DeviceColumn[] = tokenMode
+    ? [...columns, {
+      id: "admission",
+      header: "Admission",
+      width: "11.5rem",
+      body: (d) => <AdmissionCell device={d} ask={admission.ask} busy={admission.busy} />,
+    }]
+    : columns;
   const [bulkOpen, setBulkOpen] = useState(false);
   const [exporting, setExporting] = useState(false);
 
@@ -438,6 +451,16 @@ export default function DevicesScreen() {
           <option value="">Any time</option>
           {Object.entries(SEEN_LABELS).map(([k, label]) => <option key={k} value={k}>{label}</option>)}
         </FilterSelect>
+        {tokenMode && (
+          <div className="filter-field">
+            <span className="filter-label" aria-hidden="true">Admission</span>
+            <AdmissionFilter
+              value={state.admission || undefined}
+              pending={pending}
+              onChange={(next) => setFilter({ admission: next ?? "" })}
+            />
+          </div>
+        )}
         {filtered && (
           <Button
             label="Clear filters"
@@ -454,9 +477,7 @@ export default function DevicesScreen() {
       {selected > 0 && (
         <div className="selection-bar" role="status">
           <span>
-            {selection.kind === "matching"
-              ? `All ${selected} matching devices selected.`
-              : `${selected} device${selected === 1 ? "" : "s"} selected.`}
+            {selection.kind === "matching" ? `All ${selected} matching devices selected.` : `${selected} selected`}
           </span>
           {selection.kind === "ids" && total > selected && allOnPage && (
             <Button
@@ -467,6 +488,27 @@ export default function DevicesScreen() {
             />
           )}
           <Button label="Change selected…" icon="pi pi-pencil" size="small" onClick={() => setBulkOpen(true)} />
+          {tokenMode && selection.kind === "ids" && (
+            <>
+              <Button
+                label="Accept selected"
+                icon="pi pi-check"
+                size="small"
+                outlined
+                disabled={admission.busy}
+                onClick={() => admission.ask("accept", [...selection.ids])}
+              />
+              <Button
+                label="Reject selected"
+                icon="pi pi-ban"
+                size="small"
+                severity="danger"
+                outlined
+                disabled={admission.busy}
+                onClick={() => admission.ask("reject", [...selection.ids])}
+              />
+            </>
+          )}
           <Button label="Clear selection" text size="small" onClick={() => setSelection(NO_SELECTION)} />
         </div>
       )}
@@ -486,11 +528,11 @@ export default function DevicesScreen() {
               className={`p-datatable-table${devices.isPlaceholderData ? " stale-rows" : ""}`}
               aria-label="Devices"
               aria-busy={devices.isPending || devices.isPlaceholderData}
-              style={{ tableLayout: "fixed", minWidth: `${10 + columns.length * 9}rem` }}
+              style={{ tableLayout: "fixed", minWidth: `${10 + shownColumns.length * 9}rem` }}
             >
               <colgroup>
                 <col style={{ width: "3rem" }} />
-                {columns.map((c) => <col key={c.id} style={c.width ? { width: c.width } : undefined} />)}
+                {shownColumns.map((c) => <col key={c.id} style={c.width ? { width: c.width } : undefined} />)}
               </colgroup>
               <thead className="p-datatable-thead">
                 <tr>
@@ -503,7 +545,7 @@ export default function DevicesScreen() {
                       onChange={(e) => togglePage(e.target.checked)}
                     />
                   </th>
-                  {columns.map((c) => (
+                  {shownColumns.map((c) => (
                     <th key={c.id} scope="col" aria-sort={ariaSort(c)}>
                       <div className="p-column-header-content">
                         {c.sort
@@ -540,7 +582,7 @@ export default function DevicesScreen() {
                     (_, i) => (
                       <tr key={i} className={i % 2 ? "p-row-odd" : undefined}>
                         <td />
-                        {columns.map((c, j) => (
+                        {shownColumns.map((c, j) => (
                           <td key={c.id}>
                             <Skeleton width={skeletonWidth(i, j)} />
                           </td>
@@ -551,7 +593,7 @@ export default function DevicesScreen() {
                   : rows.length === 0
                   ? (
                     <tr className="p-datatable-emptymessage">
-                      <td colSpan={columns.length + 1}>No devices found.</td>
+                      <td colSpan={shownColumns.length + 1}>No devices found.</td>
                     </tr>
                   )
                   : rows.map((d, i) => (
@@ -565,12 +607,12 @@ export default function DevicesScreen() {
                       <td className="select-cell" onClick={(e) => e.stopPropagation()}>
                         <input
                           type="checkbox"
-                          aria-label={`Select device ${d.deviceId}`}
+                          aria-label={`Select ${d.deviceId}`}
                           checked={isPicked(d.deviceId)}
                           onChange={(e) => toggle(d.deviceId, e.target.checked)}
                         />
                       </td>
-                      {columns.map((c) => (
+                      {shownColumns.map((c) => (
                         <td key={c.id} className={c.nowrap ? "nowrap ellipsis" : undefined}>
                           {c.body(d, names)}
                         </td>
@@ -597,6 +639,7 @@ export default function DevicesScreen() {
           </div>
         </div>
       )}
+      {admission.dialog}
       {bulkOpen && (
         <Suspense fallback={null}>
           <BulkDialog

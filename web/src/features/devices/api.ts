@@ -121,3 +121,50 @@ export const devicesLosingQuery = (loss: DeviceLoss) =>
         ),
     staleTime: 0,
   });
+
+/** How devices authenticate (DEVICE_AUTH) and how many are pending, accepted and rejected (CONTRACT §11). */
+export const admissionQuery = () =>
+  queryOptions({
+    queryKey: [...deviceKeys.all, "admission"] as const,
+    queryFn: () => api.deviceAdmission(),
+  });
+
+export type AdmissionAction = "accept" | "reject" | "reset_credentials";
+
+/** What an admission action did to several devices: the devices as they now are, and the refusals. */
+export interface AdmissionOutcome {
+  done: Device[];
+  failed: { deviceId: string; error: unknown }[];
+}
+
+/**
+ * Accept, reject or reset the credentials of devices, one after another (each its own request: one refusal does not
+ * stop the others). The answers become the cached details; lists and counts are refreshed.
+ */
+export function useAdmitDevices() {
+  const qc = useQueryClient();
+  return useMutation({
+    mutationFn: async ({ action, deviceIds }: { action: AdmissionAction; deviceIds: string[] }) => {
+      const outcome: AdmissionOutcome = { done: [], failed: [] };
+      for (const deviceId of deviceIds) {
+        try {
+          outcome.done.push(
+            action === "accept"
+              ? await api.acceptDevice(deviceId)
+              : action === "reject"
+              ? await api.rejectDevice(deviceId)
+              : await api.resetDeviceCredentials(deviceId),
+          );
+        } catch (error) {
+          outcome.failed.push({ deviceId, error });
+        }
+      }
+      return outcome;
+    },
+    onSuccess: (outcome) => {
+      for (const device of outcome.done) qc.setQueryData(deviceKeys.detail(device.deviceId), device);
+      void qc.invalidateQueries({ queryKey: deviceKeys.lists() });
+      void qc.invalidateQueries({ queryKey: admissionQuery().queryKey });
+    },
+  });
+}

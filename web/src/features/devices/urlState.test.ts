@@ -22,12 +22,15 @@ describe("devices list URL state", () => {
       app: "2.0",
       os: "linux",
       seen: "7d",
+      admission: "pending",
     } as const;
     expect(readDevicesUrl(new URLSearchParams(devicesUrlQuery(state)))).toEqual(state);
   });
 
   it("ignores values outside the offered options", () => {
-    expect(readDevicesUrl(new URLSearchParams("page=-1&size=30&sort=colour&order=up&seen=1h"))).toEqual(DEFAULT);
+    expect(readDevicesUrl(new URLSearchParams("page=-1&size=30&sort=colour&order=up&seen=1h&admission=maybe"))).toEqual(
+      DEFAULT,
+    );
     expect(readDevicesUrl(new URLSearchParams("page=1.5&size=abc"))).toEqual(DEFAULT);
     expect(readDevicesUrl(new URLSearchParams(`q=${"x".repeat(300)}`)).q).toHaveLength(128);
   });

@@ -1,4 +1,6 @@
 import {
+  type Admission,
+  ADMISSIONS,
   DEFAULT_PAGE_SIZE,
   DEVICE_SEEN,
   DEVICE_SORTS,
@@ -15,6 +17,8 @@ export interface DevicesFilterState {
   app: string;
   os: string;
   seen: DeviceSeen | "";
+  /** CONTRACT §11 (DEVICE_AUTH=token): only devices of this admission state. */
+  admission: Admission | "";
 }
 
 export interface DevicesUrlState extends DevicesFilterState {
@@ -24,8 +28,16 @@ export interface DevicesUrlState extends DevicesFilterState {
   order: "asc" | "desc";
 }
 
-export const NO_FILTER: DevicesFilterState = { q: "", productTypeId: "", firmware: "", app: "", os: "", seen: "" };
-export const FILTER_KEYS = ["productTypeId", "firmware", "app", "os", "seen"] as const;
+export const NO_FILTER: DevicesFilterState = {
+  q: "",
+  productTypeId: "",
+  firmware: "",
+  app: "",
+  os: "",
+  seen: "",
+  admission: "",
+};
+export const FILTER_KEYS = ["productTypeId", "firmware", "app", "os", "seen", "admission"] as const;
 
 const text = (v: string | null, max: number) => (v ?? "").slice(0, max);
 
@@ -35,6 +47,7 @@ export function readDevicesUrl(params: URLSearchParams): DevicesUrlState {
   const size = Number(params.get("size"));
   const sort = params.get("sort") as DeviceSort;
   const seen = params.get("seen") as DeviceSeen;
+  const admission = params.get("admission") as Admission;
   return {
     page: Number.isInteger(page) && page >= 0 && page <= 1_000_000_000 ? page : 0,
     size: (PAGE_SIZES as readonly number[]).includes(size) ? size : DEFAULT_PAGE_SIZE,
@@ -46,6 +59,7 @@ export function readDevicesUrl(params: URLSearchParams): DevicesUrlState {
     app: text(params.get("app"), 200),
     os: text(params.get("os"), 200),
     seen: DEVICE_SEEN.includes(seen) ? seen : "",
+    admission: ADMISSIONS.includes(admission) ? admission : "",
   };
 }
 
@@ -80,5 +94,13 @@ export function devicesHref(filter: Partial<DevicesFilterState>): string {
 export function apiFilter(s: DevicesFilterState) {
   const out: Record<string, string> = {};
   for (const key of ["q", ...FILTER_KEYS] as const) if (s[key]) out[key] = s[key];
-  return out as { q?: string; productTypeId?: string; firmware?: string; app?: string; os?: string; seen?: DeviceSeen };
+  return out as {
+    q?: string;
+    productTypeId?: string;
+    firmware?: string;
+    app?: string;
+    os?: string;
+    seen?: DeviceSeen;
+    admission?: Admission;
+  };
 }
