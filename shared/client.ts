@@ -5,7 +5,6 @@
 import type * as z from "zod";
 import { ErrorBody } from "./schemas/common.ts";
 import type {
-  Admission,
   ChangePasswordBody,
   CheckinBody,
   DeviceBulk,
@@ -216,6 +215,7 @@ export class ApiClient {
   }
   overview() {
     return this.call(routes.overview, {});
+  }
   // Device identity and admission (CONTRACT §11)
   preauthorizeDevice(deviceId: string) {
     return this.call(routes.preauthorizeDevice, { body: { deviceId } });
