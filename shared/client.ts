@@ -15,6 +15,10 @@ import type {
   DeviceTypePatch,
   EnrollBody,
   ProductTypePatch,
+  RolloutAction,
+  RolloutCreate,
+  RolloutDeviceFilter,
+  StatusBody,
 } from "./schemas/mod.ts";
 import { type Answer, answerStatuses, fillPath, type Method, type Route, routes } from "./routes/mod.ts";
 import { collectChunks } from "./collect_chunks.ts";
@@ -310,6 +314,29 @@ export class ApiClient {
     return this.call(routes.deleteProductType, { params: { id }, headers: conditional(opts) });
   }
 
+  listRollouts() {
+    return this.call(routes.listRollouts, {});
+  }
+  getRollout(id: string) {
+    return this.call(routes.getRollout, { params: { id } });
+  }
+  createRollout(body: RolloutCreate) {
+    return this.call(routes.createRollout, { body });
+  }
+  rolloutDevices(id: string, query: { state?: RolloutDeviceFilter; page?: number; rowsPerPage?: number } = {}) {
+    return this.call(routes.rolloutDevices, { params: { id }, query });
+  }
+  rolloutHistory(id: string) {
+    return this.call(routes.rolloutHistory, { params: { id } });
+  }
+  rolloutTargets(productTypeId: string | null) {
+    return this.call(routes.rolloutTargets, { query: productTypeId === null ? {} : { productTypeId } });
+  }
+  /** start, pause, resume, advance, cancel or promote: the rollout as it now is. */
+  rolloutAction(id: string, action: RolloutAction) {
+    return this.call(ROLLOUT_ACTION_ROUTES[action], { params: { id } });
+  }
+
   /** Multipart upload of one field `file` to a path under /api/v1, with progress; streams, never buffers the file. */
   upload<T>(
     schema: z.ZodType<T>,
@@ -379,7 +406,20 @@ export class DeviceClient {
   firmware(headers: Record<string, string> = {}): Promise<Response> {
     return this.#api.call(routes.deviceFirmware, { params: { deviceId: this.deviceId }, headers });
   }
+  /** An update report (CONTRACT §13): 204, or 409 when the firmware is not the one the configuration names. */
+  async status(body: StatusBody): Promise<void> {
+    await this.#api.call(routes.deviceStatus, { params: { deviceId: this.deviceId }, body });
+  }
 }
+
+const ROLLOUT_ACTION_ROUTES = {
+  start: routes.startRollout,
+  pause: routes.pauseRollout,
+  resume: routes.resumeRollout,
+  advance: routes.advanceRollout,
+  cancel: routes.cancelRollout,
+  promote: routes.promoteRollout,
+} as const;
 
 /** A route's path under /api/v1 (no leading slash), its parameters encoded, with the query string. */
 /** The query without undefined, null or empty-string members. */

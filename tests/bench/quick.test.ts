@@ -31,6 +31,11 @@ Deno.test("deno task bench --quick measures every figure", async () => {
       "PostgreSQL: GET devices (5,000), last page",
       "PostgreSQL: device check-in, 20 concurrent devices",
       "PostgreSQL: import 200 × 10 × 4",
+      "SQLite: rollout of 2,000 devices: start",
+      "SQLite: status reports during the rollout",
+      "SQLite: GET rollouts/{id} with its counts at 2,000 devices",
+      "PostgreSQL, 2 replicas: status reports during the rollout",
+      "PostgreSQL, 2 replicas: GET rollouts/{id} with its counts at 2,000 devices",
     ]
   ) {
     const row = text.split("\n").find((line) => line.includes(figure));

@@ -21,7 +21,7 @@ import {
 import { likePattern } from "../rules/like.ts";
 import { firstMissingId, nextRevision, type Tx } from "./open.ts";
 
-/** The versions as the generated columns of migration 5 (schema.ts), indexed (collation "C", as SQLite compares). */
+/** The versions as the generated columns of migration 6 (schema.ts), indexed (collation "C", as SQLite compares). */
 const APP = "d.app";
 const OS = "d.os";
 

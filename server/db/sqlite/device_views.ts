@@ -23,7 +23,7 @@ import { likePattern } from "../rules/like.ts";
 import { type Db, firstMissingId, sql, transaction } from "./open.ts";
 import { nextRevision } from "./revisions.ts";
 
-/** The versions as the columns of migration 11 (schema.ts), kept from version_info by triggers, indexed. */
+/** The versions as the columns of migration 12 (schema.ts), kept from version_info by triggers, indexed. */
 export const APP = "d.app";
 export const OS = "d.os";
 
