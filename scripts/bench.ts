@@ -34,6 +34,19 @@ const dataDir = `${tmp}/data`;
 await Deno.mkdir(dataDir);
 const say = (s: string) => console.error(`[bench] ${s}`);
 
+// --fleet: only the fleet views (CONTRACT §16) on both engines, printed (docs/PERFORMANCE.md, "Fleet views").
+if (Deno.args.includes("--fleet")) {
+  const { benchFleet, fleetTable } = await import("./bench/fleet.ts");
+  try {
+    const n = quick ? 2_000 : 100_000;
+    const runs = Number(Deno.env.get("FLEET_RUNS") ?? (quick ? 50 : 1000));
+    console.log(fleetTable(await benchFleet(tmp, n, runs, say), n));
+  } finally {
+    await Deno.remove(tmp, { recursive: true }).catch(() => {});
+  }
+  Deno.exit(0);
+}
+
 // --engines: only the figures that compare the engines (SQLite and PostgreSQL), printed, nothing written.
 if (Deno.args.includes("--engines")) {
   try {

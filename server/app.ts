@@ -23,6 +23,7 @@ import { deviceApiRoutes } from "./routes/device_api.ts";
 import { firmwaresRoutes } from "./routes/device_firmwares.ts";
 import { deviceTypesRoutes } from "./routes/device_types.ts";
 import { admissionCounts, deviceAdmissionRoutes, devicesRoutes } from "./routes/devices.ts";
+import { fleetRoutes } from "./routes/fleet.ts";
 import { productTypesRoutes } from "./routes/product_types.ts";
 import { rolloutsRoutes } from "./routes/rollouts.ts";
 import { treatmentImagesRoutes } from "./routes/treatment_images.ts";
@@ -68,6 +69,7 @@ export function createApp(ctx: AppContext) {
     )
     .route("/", authRoutes(ctx))
     .route("/", operatorsRoutes(ctx))
+    .route("/", fleetRoutes(ctx))
     .route("/", rolloutsRoutes(ctx))
     .route("/", auditRoutes(ctx))
     .route("/api_tokens", apiTokensRoutes(ctx))

@@ -7,10 +7,12 @@ import { ErrorBody } from "./schemas/common.ts";
 import type { NewApiToken } from "./schemas/api_token.ts";
 import type { NewOperator, OperatorPatch } from "./schemas/operator.ts";
 import type {
-  Admission,
   ChangePasswordBody,
   CheckinBody,
+  DeviceBulk,
   DeviceConfig,
+  DeviceCsvQuery,
+  DeviceListQuery,
   DevicePatch,
   DeviceTypePatch,
   EnrollBody,
@@ -222,9 +224,19 @@ export class ApiClient {
   }
 
   // Devices
-  listDevices(query: { page?: number; rowsPerPage?: number; q?: string; admission?: Admission } = {}) {
-    const { page, rowsPerPage, q, admission } = query;
-    return this.call(routes.listDevices, { query: { page, rowsPerPage, q: q || undefined, admission } });
+  /** One page of a fleet view (CONTRACT §16): paging, sort and filters; empty values are left out. */
+  listDevices(query: { [K in keyof DeviceListQuery]?: string | number } = {}) {
+    return this.call(routes.listDevices, { query: withoutEmpty(query) });
+  }
+  /** Every device of a view as CSV: the streamed answer (read its body). */
+  devicesCsv(query: { [K in keyof DeviceCsvQuery]?: string } = {}) {
+    return this.call(routes.devicesCsv, { query: withoutEmpty(query) });
+  }
+  bulkDevices(body: DeviceBulk) {
+    return this.call(routes.bulkDevices, { body });
+  }
+  overview() {
+    return this.call(routes.overview, {});
   }
   // Device identity and admission (CONTRACT §11)
   preauthorizeDevice(deviceId: string) {
@@ -439,6 +451,15 @@ const ROLLOUT_ACTION_ROUTES = {
 } as const;
 
 /** A route's path under /api/v1 (no leading slash), its parameters encoded, with the query string. */
+/** The query without undefined, null or empty-string members. */
+function withoutEmpty<T extends Record<string, unknown>>(query: T): { [K in keyof T]?: QueryValue } {
+  const out: Record<string, QueryValue> = {};
+  for (const [k, v] of Object.entries(query)) {
+    if (v !== undefined && v !== null && v !== "") out[k] = v as QueryValue;
+  }
+  return out as { [K in keyof T]?: QueryValue };
+}
+
 function routePath(
   route: Route,
   params: Record<string, string> | undefined,

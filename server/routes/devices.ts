@@ -8,6 +8,7 @@ import type { AdmissionAction } from "../db/rules/admission.ts";
 import type { DeviceStore } from "../db/stores.ts";
 import { ReadCache } from "../lib/read_cache.ts";
 import { bodyOf, ifMatchOf, paramsOf, queryOf } from "../route_table.ts";
+import { filterOf } from "./fleet.ts";
 
 /**
  * CONTRACT §11: with DEVICE_AUTH=shared every device is "accepted" and holds no token of its own, whatever its row
@@ -42,6 +43,7 @@ export function deviceAdmissionRoutes(ctx: AppContext) {
 export function devicesRoutes(ctx: AppContext) {
   const { devices } = ctx.stores;
   const pages = new ReadCache(() => devices.version());
+  const product = ctx.config.PRODUCT;
   const view = deviceView(ctx);
   const tokens = ctx.config.DEVICE_AUTH === "token";
   const admit = (action: AdmissionAction) => async (deviceId: string) => {
@@ -56,17 +58,25 @@ export function devicesRoutes(ctx: AppContext) {
   const reset = admit("reset_credentials");
   return new Hono<AppEnv>()
     .get("/", async (c) => {
-      const { page, rowsPerPage, q, admission } = queryOf(routes.listDevices, c);
-      const search = q?.trim();
-      // Shared mode: every device is accepted, none pending or rejected.
-      const none = !tokens && admission !== undefined && admission !== "accepted";
-      const filter = tokens && admission ? { admission } : {};
-      const key = `${page}|${rowsPerPage}|${search ?? ""}|${none ? "none" : filter.admission ?? ""}`;
-      const json = await pages.get(key, async () => {
+      const { page, rowsPerPage, sort, order, ...rest } = queryOf(routes.listDevices, c);
+      const filter = filterOf(rest);
+      if (filter.q !== undefined) filter.q = filter.q.trim() || undefined;
+      if (filter.q === undefined) delete filter.q;
+      // Shared mode: every device is accepted, none pending or rejected (CONTRACT §11).
+      const none = !tokens && filter.admission !== undefined && filter.admission !== "accepted";
+      if (!tokens) delete filter.admission;
+      // The seen filter is relative to now: its key moves with the minute.
+      const minute = filter.seen && filter.seen !== "never" ? Math.floor(Date.now() / 60_000) : "";
+      const key = JSON.stringify([page, rowsPerPage, sort, order, filter, minute, none]);
+      const make = async () => {
         if (none) return { data: [], total: 0, page, per_page: rowsPerPage };
-        const { data, total } = await devices.list(page, rowsPerPage, search, filter);
+        const { data, total } = await devices.view({ filter, sort, order }, page, rowsPerPage, product);
         return { data: data.map(view), total, page, per_page: rowsPerPage };
-      });
+      };
+      // The cache is versioned by the devices' writes only: views that also depend on the default firmware or on
+      // product type names are made fresh.
+      const cacheable = filter.firmware === undefined && sort !== "productType";
+      const json = cacheable ? await pages.get(key, make) : JSON.stringify(await make());
       return c.body(json, 200, { "Content-Type": "application/json" });
     })
     .post("/", async (c) => {

@@ -1,15 +1,19 @@
 import {
   AdmissionSummary,
   Device,
+  DeviceBulk,
+  DeviceBulkResult,
+  DeviceCsvQuery,
   DeviceList,
   DeviceListQuery,
   DevicePatch,
+  Overview,
   PreauthorizeBody,
   PreauthorizeManyBody,
   PreauthorizeManyResult,
 } from "../schemas/device.ts";
 import { DeviceIdParams } from "./params.ts";
-import { empty, errors, etagHeader, ifMatch, json, noBody, route } from "./route.ts";
+import { binary, empty, errors, etagHeader, ifMatch, json, noBody, route } from "./route.ts";
 
 export const deviceRoutes = {
   listDevices: route({
@@ -17,7 +21,8 @@ export const deviceRoutes = {
     method: "GET",
     path: "/devices",
     auth: "operator",
-    summary: "One page of devices, optionally filtered by a case-insensitive part of the deviceId and by admission.",
+    summary: "One page of devices: sorted (ties by deviceId) and filtered by a part of the deviceId, product type, " +
+      "firmware in effect, app and OS version, last check-in (CONTRACT §16) and admission (§11).",
     query: DeviceListQuery,
     body: noBody,
     answers: { 200: json(DeviceList), ...errors(400, 401) },
@@ -55,6 +60,36 @@ export const deviceRoutes = {
     headers: ifMatch,
     body: noBody,
     answers: { 204: empty, ...errors(400, 401, 404, 412) },
+  }),
+  devicesCsv: route({
+    name: "devicesCsv",
+    method: "GET",
+    path: "/devices.csv",
+    auth: "operator",
+    summary: "Every device of a filtered, sorted view as CSV (streamed): SPEC's columns plus app and OS version.",
+    query: DeviceCsvQuery,
+    body: noBody,
+    answers: { 200: binary("text/csv"), ...errors(400, 401) },
+  }),
+  bulkDevices: route({
+    name: "bulkDevices",
+    method: "POST",
+    path: "/devices/bulk",
+    auth: "operator",
+    role: "operator",
+    summary: "Assign a product type, a custom firmware or additional treatments to many devices (named, or all that " +
+      "match a filter) in one transaction: any failure changes none.",
+    body: json(DeviceBulk),
+    answers: { 200: json(DeviceBulkResult), ...errors(400, 401, 403, 413, 415) },
+  }),
+  overview: route({
+    name: "overview",
+    method: "GET",
+    path: "/overview",
+    auth: "operator",
+    summary: "Fleet health from count queries: check-ins, devices per product type, firmware in effect, app version.",
+    body: noBody,
+    answers: { 200: json(Overview), ...errors(401) },
   }),
   // CONTRACT §11: device identity and admission.
   preauthorizeDevice: route({

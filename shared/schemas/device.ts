@@ -69,17 +69,114 @@ const intParam = (min: number, max: number) =>
     z.number().min(min, `must be at least ${min}`).max(max, `must be at most ${max}`),
   );
 
-export const DeviceListQuery = z.object({
-  page: intParam(0, 1_000_000_000).default(0),
-  rowsPerPage: intParam(1, 100).default(DEFAULT_PAGE_SIZE),
-  q: z.string().max(128, "is at most 128 characters").refine(
-    (s) => !hasControlChars(s),
-    "must not contain control characters",
-  ).optional(),
+const searchText = z.string().max(128, "is at most 128 characters").refine(
+  (s) => !hasControlChars(s),
+  "must not contain control characters",
+);
+const versionText = z.string().min(1, "must not be empty").max(200, "is at most 200 characters").refine(
+  (s) => !hasControlChars(s),
+  "must not contain control characters",
+);
+
+/** The sort keys of the devices list (CONTRACT §16); ties are broken by deviceId in the same direction. */
+export const DEVICE_SORTS = ["deviceId", "productType", "lastLoggedIn", "updatedAt", "createdAt", "app"] as const;
+export type DeviceSort = (typeof DEVICE_SORTS)[number];
+export const DeviceSortOrder = z.enum(["asc", "desc"]);
+export type DeviceSortOrder = z.infer<typeof DeviceSortOrder>;
+/** Last check-in within 24 hours, within 7 days, or never. */
+export const DEVICE_SEEN = ["24h", "7d", "never"] as const;
+export type DeviceSeen = (typeof DEVICE_SEEN)[number];
+
+/**
+ * Which devices a fleet view shows (CONTRACT §16), all combinable: `productTypeId` an id or `none`; `firmware` the
+ * firmware in effect: `custom` (a custom firmware is set), `default` (none is set: the device type's default applies)
+ * or a firmware id; `app` and `os` exact versions; `seen` the last check-in.
+ */
+export const DeviceFilter = z.strictObject({
+  q: searchText.optional(),
+  productTypeId: Id.optional(),
+  firmware: Id.optional(),
+  app: versionText.optional(),
+  os: versionText.optional(),
+  seen: z.enum(DEVICE_SEEN).optional(),
   /** CONTRACT §11: only the devices of this admission state. */
   admission: Admission.optional(),
 });
+export type DeviceFilter = z.infer<typeof DeviceFilter>;
+
+/** The members of DeviceFilter, in the order the console and the CLI show them. */
+export const DEVICE_FILTER_KEYS = ["q", "productTypeId", "firmware", "app", "os", "seen", "admission"] as const;
+
+export const DeviceListQuery = z.object({
+  page: intParam(0, 1_000_000_000).default(0),
+  rowsPerPage: intParam(1, 100).default(DEFAULT_PAGE_SIZE),
+  sort: z.enum(DEVICE_SORTS).default("deviceId"),
+  order: DeviceSortOrder.default("asc"),
+  ...DeviceFilter.shape,
+});
 export type DeviceListQuery = z.input<typeof DeviceListQuery>;
+
+/** GET devices.csv: the list's filters and sort, every matching device. */
+export const DeviceCsvQuery = z.object({
+  sort: z.enum(DEVICE_SORTS).default("deviceId"),
+  order: DeviceSortOrder.default("asc"),
+  ...DeviceFilter.shape,
+});
+export type DeviceCsvQuery = z.input<typeof DeviceCsvQuery>;
+
+/** What a bulk change sets on every device (the rules of PATCH devices; a product type change clears modules). */
+export const DeviceBulkSet = z.strictObject({
+  productTypeId: Id.nullable().optional(),
+  firmware: Id.nullable().optional(),
+  additionalTreatmentIds: uniqueIds(10_000).optional(),
+}).refine((s) => Object.keys(s).length > 0, "must set at least one of productTypeId, firmware, additionalTreatmentIds");
+export type DeviceBulkSet = z.infer<typeof DeviceBulkSet>;
+
+export const MAX_BULK_DEVICE_IDS = 10_000;
+
+/** POST devices/bulk: exactly one of deviceIds or filter names the devices. */
+export const DeviceBulk = z.strictObject({
+  deviceIds: z.array(DeviceId).min(1, "must name at least one device").max(
+    MAX_BULK_DEVICE_IDS,
+    `has more than ${MAX_BULK_DEVICE_IDS} entries`,
+  ).refine((ids) => new Set(ids).size === ids.length, "must not contain duplicates").nullable(),
+  filter: DeviceFilter.nullable(),
+  set: DeviceBulkSet,
+}).refine((b) => (b.deviceIds === null) !== (b.filter === null), {
+  message: "exactly one of deviceIds and filter must be given (the other null)",
+  path: ["deviceIds"],
+});
+export type DeviceBulk = z.infer<typeof DeviceBulk>;
+
+export const DeviceBulkResult = z.object({ updated: z.number().int() });
+export type DeviceBulkResult = z.infer<typeof DeviceBulkResult>;
+
+/** GET overview: fleet health from count queries (firmware in effect; `_id: null` for none). */
+export const Overview = z.object({
+  devices: z.object({
+    total: z.number().int(),
+    seen24h: z.number().int(),
+    seen7d: z.number().int(),
+    never: z.number().int(),
+  }),
+  productTypes: z.array(z.object({ _id: Id.nullable(), name: z.string().nullable(), devices: z.number().int() })),
+  firmwares: z.array(z.object({ _id: Id.nullable(), name: z.string().nullable(), devices: z.number().int() })),
+  apps: z.array(z.object({ version: z.string().nullable(), devices: z.number().int() })),
+});
+export type Overview = z.infer<typeof Overview>;
+
+/** The header row of GET devices.csv: SPEC's columns plus app and OS version. */
+export const DEVICE_CSV_COLUMNS = [
+  "deviceId",
+  "productType",
+  "customFirmware",
+  "additionalModules",
+  "additionalTreatments",
+  "lastLoggedIn",
+  "updatedAt",
+  "app",
+  "os",
+] as const;
 
 export const DevicePatch = z.strictObject({
   deviceId: DeviceId,

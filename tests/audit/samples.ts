@@ -115,6 +115,19 @@ export function samplesFor(s: Seed): Record<RouteName, Sample> {
       },
     },
     deleteDevice: { probe: { params: { deviceId: "dev-005" } }, byId: {} },
+    devicesCsv: { probe: {} },
+    overview: { probe: {} },
+    bulkDevices: {
+      probe: { body: json({ deviceIds: ["dev-005"], filter: null, set: { firmware: s.fwA._id } }) },
+      json: {
+        base: () =>
+          Promise.resolve({
+            deviceIds: ["dev-002", "dev-003"],
+            filter: null,
+            set: { productTypeId: s.ptId, firmware: s.fwA._id, additionalTreatmentIds: [s.treatmentIds[4]] },
+          }),
+      },
+    },
     preauthorizeDevice: {
       probe: { body: json({ deviceId: "probe-pre-1" }) },
       json: { base: () => Promise.resolve({ deviceId: "audit-pre-1" }) },

@@ -45,3 +45,20 @@ Deno.test("deno task bench --quick measures every figure", async () => {
   }
   assert.match(text, /non-2xx answers during load: 0/);
 });
+
+Deno.test("deno task bench --fleet --quick measures the fleet views on both engines", async () => {
+  const out = await new Deno.Command(Deno.execPath(), {
+    args: ["run", "-A", "scripts/bench.ts", "--fleet", "--quick"],
+    cwd: new URL("../../", import.meta.url).pathname,
+    env: { FLEET_RUNS: "10" },
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  const text = new TextDecoder().decode(out.stdout);
+  assert.equal(out.code, 0, `${text}\n${new TextDecoder().decode(out.stderr)}`);
+  for (const engine of ["SQLite", "PostgreSQL"]) {
+    for (const figure of ["product type, sorted by last check-in", "GET overview", "devices.csv read"]) {
+      assert.match(text, new RegExp(`\\| ${engine} \\| [^\\n]*${figure}`), `${engine}: ${figure}`);
+    }
+  }
+});

@@ -48,12 +48,14 @@ e2eTest("devices list: paging, page size, search, URL kept on reload and back", 
   await row1.getByText("Walker").waitFor();
   await row1.getByRole("img", { name: "Custom firmware set" }).waitFor();
   const cells = await row1.locator("td").allInnerTexts();
-  assert.equal(cells[3].trim(), "1");
-  assert.equal(cells[4].trim(), "-");
+  // The first cell is the row's selection checkbox.
+  assert.equal(cells[4].trim(), "1");
+  assert.equal(cells[5].trim(), "-");
+  assert.match(cells[3], /custom-1\.xz/, "the custom firmware's name");
   const row2 = await rows.filter({ hasText: "dev-002" }).locator("td").allInnerTexts();
-  assert.equal(row2[1].trim(), "-");
+  assert.equal(row2[2].trim(), "-");
   assert.equal(await rows.filter({ hasText: "dev-002" }).getByRole("img", { name: "Custom firmware set" }).count(), 0);
-  assert.match(cells[5], /\d{4}/, "last login is a date");
+  assert.match(cells[6], /\d{4}/, "last login is a date");
   await screenshot("devices-01-list");
 
   // Next page: the URL keeps it.

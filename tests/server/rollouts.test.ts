@@ -149,3 +149,29 @@ Deno.test("rollouts: 1 %, advance, a failure burst pauses it, resume, finish, pr
     await api.deleteFirmware(v3._id);
   });
 });
+
+Deno.test("rollouts with DEVICE_AUTH=token: devices report with their own tokens; another device's token is 401", async () => {
+  await using srv = await startServer({ env: { LOG_LEVEL: "quiet", DEVICE_AUTH: "token", DEVICE_ADMISSION: "auto" } });
+  const api = await srv.login();
+  const dir = await Deno.makeTempDir({ prefix: "rollouts-token-" });
+  const fw = await api.uploadFirmware(await fileSource(await makeXzFile(dir, "fw-tok-1.0.xz", "token")));
+  const tokens = new Map<string, string>();
+  const fleet = (report: boolean) =>
+    simulateFleet({ url: srv.url, key: DEVICE_API_KEY, devices: 20, auth: "token", tokens, report, concurrency: 4 });
+  assert.deepEqual((await fleet(false)).errors, {});
+  assert.equal(tokens.size, 20);
+  let r = await api.createRollout({ name: "tok", firmwareId: fw._id, productTypeId: null, stages: [100] });
+  r = await api.rolloutAction(r._id, "start");
+  const s = await fleet(true);
+  assert.deepEqual(s.errors, {});
+  assert.equal(s.installed, 20);
+  r = await api.getRollout(r._id);
+  assert.equal(r.state, "finished");
+  assert.equal(r.counts.installed, 20);
+
+  const report = (id: string, key: string) =>
+    new DeviceClient(id, { baseUrl: srv.url, apiKey: key }).status({ firmwareId: fw._id, state: "installed" });
+  await report("sim-1", tokens.get("sim-1")!);
+  await assert.rejects(report("sim-1", tokens.get("sim-2")!), (e: ApiError) => e.status === 401);
+  await assert.rejects(report("sim-1", DEVICE_API_KEY), (e: ApiError) => e.status === 401);
+});

@@ -100,9 +100,11 @@ Deno.test("route table helpers: parsed values, with the query defaults and trimm
     assert.equal(res.status, 200, `${method} ${path}: ${res.status}`);
     return await res.json();
   };
-  assert.deepEqual(await get("GET", "/devices"), { query: { page: 0, rowsPerPage: 25 } });
+  assert.deepEqual(await get("GET", "/devices"), {
+    query: { page: 0, rowsPerPage: 25, sort: "deviceId", order: "asc" },
+  });
   assert.deepEqual(await get("GET", "/devices?page=3&rowsPerPage=10&q=ab"), {
-    query: { page: 3, rowsPerPage: 10, q: "ab" },
+    query: { page: 3, rowsPerPage: 10, q: "ab", sort: "deviceId", order: "asc" },
   });
   assert.deepEqual(await get("GET", "/devices/dev%3A1"), { params: { deviceId: "dev:1" } });
   assert.deepEqual(await get("POST", "/product_types", { name: "  Spaced  " }), { body: { name: "Spaced" } });

@@ -11,6 +11,7 @@ import { demoCases } from "./cases/demo.ts";
 import { deviceApiCases } from "./cases/device_api.ts";
 import { deviceTypeCases } from "./cases/device_types.ts";
 import { deviceCases } from "./cases/devices.ts";
+import { deviceViewCases } from "./cases/device_views.ts";
 import { firmwareCases } from "./cases/firmwares.ts";
 import { loginAttemptCases } from "./cases/login_attempts.ts";
 import { operatorCases } from "./cases/operators.ts";
@@ -26,6 +27,7 @@ export function storeConformance(engine: string, options: ConformanceOptions): v
   for (
     const cases of [
       deviceCases,
+      deviceViewCases,
       productTypeCases,
       deviceTypeCases,
       firmwareCases,

@@ -1,6 +1,51 @@
-import { type Command, InvalidArgumentError } from "commander";
+import { type Command, InvalidArgumentError, Option } from "commander";
+import type { ApiClient } from "../../../shared/client.ts";
+import { DEVICE_SEEN, DEVICE_SORTS } from "../../../shared/schemas/device.ts";
+import { findFirmware } from "../../lib/lookup.ts";
 import { formatDate, orDash, printJson, printTable } from "../../lib/output.ts";
+import { RefusedError } from "../../lib/errors.ts";
 import { globals, signedInClient } from "../../lib/session.ts";
+
+interface ListOptions {
+  page?: number;
+  perPage?: number;
+  q?: string;
+  sort?: string;
+  order?: string;
+  productType?: string;
+  firmware?: string;
+  app?: string;
+  os?: string;
+  seen?: string;
+  csv?: boolean;
+}
+
+/** A product type by id or exact name (`none`: devices without one). */
+async function productTypeFilter(api: ApiClient, idOrName: string): Promise<string> {
+  if (idOrName === "none") return idOrName;
+  const types = await api.listProductTypes();
+  const byId = types.find((t) => t._id === idOrName);
+  if (byId) return byId._id;
+  const byName = types.filter((t) => t.name === idOrName);
+  if (byName.length === 1) return byName[0]._id;
+  throw new RefusedError(`No product type with id or name '${idOrName}' (see product-types list).`);
+}
+
+/** The view's filters and sort as the server takes them (names resolved to ids). */
+async function viewQuery(api: ApiClient, opts: ListOptions) {
+  return {
+    q: opts.q,
+    sort: opts.sort,
+    order: opts.order,
+    productTypeId: opts.productType === undefined ? undefined : await productTypeFilter(api, opts.productType),
+    firmware: opts.firmware === undefined || opts.firmware === "custom" || opts.firmware === "default"
+      ? opts.firmware
+      : (await findFirmware(api, opts.firmware))._id,
+    app: opts.app,
+    os: opts.os,
+    seen: opts.seen,
+  };
+}
 
 function wholeNumber(min: number, max: number) {
   return (value: string): number => {
@@ -14,21 +59,37 @@ function wholeNumber(min: number, max: number) {
 export function registerDevicesList(devices: Command): void {
   devices
     .command("list")
-    .description("list devices ordered by device id, one page at a time")
+    .description("list devices one page at a time (or every matching one as CSV), filtered and sorted")
     .option("--page <P>", "page number, from 0", wholeNumber(0, 1_000_000_000))
     .option("--per-page <N>", "devices per page, 1-100 (default 25)", wholeNumber(1, 100))
     .option("--q <text>", "only devices whose id contains this text (case-insensitive)")
+    .addOption(new Option("--sort <column>", "sort by this column (ties by device id)").choices([...DEVICE_SORTS]))
+    .addOption(new Option("--order <order>", "ascending or descending").choices(["asc", "desc"]))
+    .option("--product-type <id|name|none>", "only devices of this product type (none: without one)")
+    .option("--firmware <custom|default|id|name>", "only devices by firmware in effect (custom, default or a firmware)")
+    .option("--app <version>", "only devices reporting this app version")
+    .option("--os <version>", "only devices reporting this OS version")
+    .addOption(new Option("--seen <when>", "last check-in within 24 h, 7 days, or never").choices([...DEVICE_SEEN]))
+    .option("--csv", "print every matching device as CSV (not one page), streamed from the server")
     .addHelpText(
       "after",
       `
 Examples:
   $ deno task cli devices list --per-page 100 --page 2
-  $ deno task cli --json devices list --q ab12 | jq -r '.data[].deviceId'`,
+  $ deno task cli --json devices list --q ab12 | jq -r '.data[].deviceId'
+  $ deno task cli devices list --firmware fw-1.2.xz --seen 7d --sort lastLoggedIn --order desc
+  $ deno task cli devices list --product-type none --csv > unassigned.csv`,
     )
-    .action(async (opts: { page?: number; perPage?: number; q?: string }, cmd: Command) => {
+    .action(async (opts: ListOptions, cmd: Command) => {
       const g = globals(cmd);
       const api = await signedInClient(cmd);
-      const list = await api.listDevices({ page: opts.page, rowsPerPage: opts.perPage, q: opts.q });
+      const query = await viewQuery(api, opts);
+      if (opts.csv) {
+        const res = await api.devicesCsv(query);
+        await res.body!.pipeTo(Deno.stdout.writable, { preventClose: true });
+        return;
+      }
+      const list = await api.listDevices({ page: opts.page, rowsPerPage: opts.perPage, ...query });
       if (g.json) return printJson(list);
       const productTypes = new Map((await api.listProductTypes()).map((p) => [p._id, p.name]));
       const firmwares = new Map((await api.listFirmwares()).map((f) => [f._id, f.name]));

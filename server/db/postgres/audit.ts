@@ -110,3 +110,33 @@ export function postgresAudit(sql: Sql): AuditStore {
     verify: () => verifyChain(afterFn, count),
   };
 }
+
+/**
+ * Appends many entries, in order, in the caller's transaction (a bulk change: one entry per device): the head row
+ * locked once, the chain computed here, the rows inserted 500 per statement, the head written once.
+ */
+export async function appendAuditMany(tx: Tx, entries: Iterable<NewAuditEntry>): Promise<number> {
+  const [head] = await tx`SELECT seq, hash FROM audit_head FOR UPDATE`;
+  let previous = { seq: Number(head.seq), hash: head.hash as string };
+  let batch: (string | number | null)[][] = [];
+  let n = 0;
+  const flush = async () => {
+    if (!batch.length) return;
+    const width = batch[0].length;
+    const values = batch.map((_, r) =>
+      `(${Array.from({ length: width }, (_, c) => `$${r * width + c + 1}`).join(", ")})`
+    );
+    await tx.unsafe(`INSERT INTO audit_entries (${AUDIT_COLUMNS}) VALUES ${values.join(", ")}`, batch.flat());
+    batch = [];
+  };
+  for (const entry of entries) {
+    const e = nextEntry(previous, entry);
+    batch.push(rowValues(e));
+    previous = { seq: e.seq, hash: e.hash };
+    n++;
+    if (batch.length === 500) await flush();
+  }
+  await flush();
+  if (n) await tx`UPDATE audit_head SET seq = ${previous.seq}, hash = ${previous.hash}`;
+  return n;
+}

@@ -15,6 +15,8 @@ import type { DeviceChanges, DeviceFilter, DevicePage, DeviceStore } from "../ty
 import type { IfMatch } from "../types/revisions.ts";
 import { appendAudit } from "./audit.ts";
 import { existing, firstMissingId, nextRevision, read, type Sql, type Tx, write } from "./open.ts";
+import { bulkDevices, namesOf, overviewOf, viewIds } from "./device_views.ts";
+import { isPlainView } from "../rules/device_views.ts";
 
 interface DeviceRow {
   device_id: string;
@@ -111,6 +113,17 @@ async function listDevices(
     )
     : await tx.unsafe(`${SELECT_DEVICE} ORDER BY d.device_id LIMIT $1 OFFSET $2`, [perPage, offset]);
   return { data: (rows as unknown as DeviceRow[]).map(toDevice), total };
+}
+
+/** The devices of the ids, in the ids' order. */
+async function devicesInOrder(tx: Tx, ids: string[]): Promise<Device[]> {
+  if (ids.length === 0) return [];
+  const rows = await tx.unsafe(`${SELECT_DEVICE} WHERE d.device_id = ANY($1::text[])`, [ids]) as unknown as DeviceRow[];
+  const byId = new Map(rows.map((r) => [r.device_id, r]));
+  return ids.flatMap((id) => {
+    const row = byId.get(id);
+    return row ? [toDevice(row)] : [];
+  });
 }
 
 /** The first module id of the list that is not a module of the product type (or any module when it is null). */
@@ -232,6 +245,15 @@ export function postgresDevices(sql: Sql): DeviceStore {
   return {
     get: (deviceId) => getDevice(sql, deviceId),
     list: (page, perPage, q, filter) => read(sql, (tx) => listDevices(tx, page, perPage, q, filter)),
+    view: (view, page, perPage, product, opts) =>
+      read(sql, async (tx) => {
+        if (isPlainView(view) && opts?.count !== false) return listDevices(tx, page, perPage, view.filter.q?.trim());
+        const { ids, total } = await viewIds(tx, view, page, perPage, product, opts?.count !== false);
+        return { data: await devicesInOrder(tx, ids), total };
+      }),
+    bulk: (target, set, product) => write(sql, (tx) => bulkDevices(tx, target, set, product)),
+    overview: (product) => read(sql, (tx) => overviewOf(tx, product)),
+    names: () => read(sql, (tx) => namesOf(tx)),
     patch: (deviceId, changes, ifMatch) => patchDevice(sql, deviceId, changes, ifMatch),
     remove: (deviceId, ifMatch) =>
       write(sql, async (tx) => {

@@ -313,7 +313,77 @@ export const MIGRATIONS: readonly string[] = [
     PRIMARY KEY (rollout_id, at)
   );
   `,
-  // 6: API tokens (SQLite's migration 12): only the sha256 of each secret is kept; a token goes with its owner's row
+  // 6: fleet views (CONTRACT §16; SQLite's migration 12): the app and OS versions as (stored) columns, and an index
+  // per filter and sort, ordered by deviceId within its key, plus product type and firmware with each sort; NULLS
+  // FIRST as SQLite orders them
+  `
+  DROP INDEX devices_product_type;
+  DROP INDEX devices_firmware;
+  ALTER TABLE devices ADD COLUMN app TEXT COLLATE "C" GENERATED ALWAYS AS (version_info::jsonb ->> 'app') STORED;
+  ALTER TABLE devices ADD COLUMN os TEXT COLLATE "C" GENERATED ALWAYS AS (version_info::jsonb ->> 'os') STORED;
+  CREATE INDEX devices_product_type ON devices(product_type_id, device_id);
+  CREATE INDEX devices_firmware ON devices(firmware_id, device_id);
+  CREATE INDEX devices_last_logged_in ON devices(last_logged_in NULLS FIRST, device_id);
+  CREATE INDEX devices_updated ON devices(updated_at, device_id);
+  CREATE INDEX devices_created ON devices(created_at, device_id);
+  CREATE INDEX devices_app ON devices(app NULLS FIRST, os, device_id);
+  CREATE INDEX devices_os ON devices(os, device_id);
+  CREATE INDEX devices_product_type_seen ON devices(product_type_id, last_logged_in NULLS FIRST, device_id);
+  CREATE INDEX devices_product_type_updated ON devices(product_type_id, updated_at, device_id);
+  CREATE INDEX devices_product_type_created ON devices(product_type_id, created_at, device_id);
+  CREATE INDEX devices_product_type_app ON devices(product_type_id, app NULLS FIRST, device_id);
+  CREATE INDEX devices_firmware_seen ON devices(firmware_id, last_logged_in NULLS FIRST, device_id);
+  CREATE INDEX devices_firmware_updated ON devices(firmware_id, updated_at, device_id);
+  CREATE INDEX devices_firmware_created ON devices(firmware_id, created_at, device_id);
+  CREATE INDEX devices_firmware_app ON devices(firmware_id, app NULLS FIRST, device_id);
+  -- The overview's grouped counts, kept by statement triggers in the writing transaction; only groups whose count
+  -- moves are written (a check-in that changes no version locks no counter row)
+  CREATE TABLE device_group_counts (
+    dim TEXT COLLATE "C" NOT NULL,
+    key TEXT COLLATE "C" NOT NULL,
+    n BIGINT NOT NULL,
+    PRIMARY KEY (dim, key)
+  );
+  INSERT INTO device_group_counts (dim, key, n)
+    SELECT dim, key, count(*) FROM (SELECT g.dim, g.key FROM devices r, LATERAL (VALUES ('productType', COALESCE('v:' || r.product_type_id, 'none')),
+        ('firmware', COALESCE('v:' || r.firmware_id, 'none')), ('app', COALESCE('v:' || r.app, 'none'))) AS g(dim, key)) x GROUP BY 1, 2;
+  CREATE FUNCTION device_groups_inserted() RETURNS trigger LANGUAGE plpgsql AS $$
+  BEGIN
+    INSERT INTO device_group_counts (dim, key, n)
+      SELECT dim, key, count(*) FROM (SELECT g.dim, g.key FROM new_rows r, LATERAL (VALUES ('productType', COALESCE('v:' || r.product_type_id, 'none')),
+        ('firmware', COALESCE('v:' || r.firmware_id, 'none')), ('app', COALESCE('v:' || r.app, 'none'))) AS g(dim, key)) x GROUP BY 1, 2
+      ON CONFLICT (dim, key) DO UPDATE SET n = device_group_counts.n + excluded.n;
+    RETURN NULL;
+  END $$;
+  CREATE FUNCTION device_groups_deleted() RETURNS trigger LANGUAGE plpgsql AS $$
+  BEGIN
+    INSERT INTO device_group_counts (dim, key, n)
+      SELECT dim, key, -count(*) FROM (SELECT g.dim, g.key FROM old_rows r, LATERAL (VALUES ('productType', COALESCE('v:' || r.product_type_id, 'none')),
+        ('firmware', COALESCE('v:' || r.firmware_id, 'none')), ('app', COALESCE('v:' || r.app, 'none'))) AS g(dim, key)) x GROUP BY 1, 2
+      ON CONFLICT (dim, key) DO UPDATE SET n = device_group_counts.n + excluded.n;
+    RETURN NULL;
+  END $$;
+  CREATE FUNCTION device_groups_updated() RETURNS trigger LANGUAGE plpgsql AS $$
+  BEGIN
+    INSERT INTO device_group_counts (dim, key, n)
+      SELECT dim, key, sum(d) FROM (
+        SELECT x.dim, x.key, 1 AS d FROM (SELECT g.dim, g.key FROM new_rows r, LATERAL (VALUES ('productType', COALESCE('v:' || r.product_type_id, 'none')),
+        ('firmware', COALESCE('v:' || r.firmware_id, 'none')), ('app', COALESCE('v:' || r.app, 'none'))) AS g(dim, key)) x
+        UNION ALL
+        SELECT y.dim, y.key, -1 AS d FROM (SELECT g.dim, g.key FROM old_rows r, LATERAL (VALUES ('productType', COALESCE('v:' || r.product_type_id, 'none')),
+        ('firmware', COALESCE('v:' || r.firmware_id, 'none')), ('app', COALESCE('v:' || r.app, 'none'))) AS g(dim, key)) y
+      ) z GROUP BY 1, 2 HAVING sum(d) <> 0
+      ON CONFLICT (dim, key) DO UPDATE SET n = device_group_counts.n + excluded.n;
+    RETURN NULL;
+  END $$;
+  CREATE TRIGGER devices_groups_insert AFTER INSERT ON devices REFERENCING NEW TABLE AS new_rows
+    FOR EACH STATEMENT EXECUTE FUNCTION device_groups_inserted();
+  CREATE TRIGGER devices_groups_delete AFTER DELETE ON devices REFERENCING OLD TABLE AS old_rows
+    FOR EACH STATEMENT EXECUTE FUNCTION device_groups_deleted();
+  CREATE TRIGGER devices_groups_update AFTER UPDATE ON devices REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows
+    FOR EACH STATEMENT EXECUTE FUNCTION device_groups_updated();
+  `,
+  // 7: API tokens (SQLite's migration 13): only the sha256 of each secret is kept; a token goes with its owner's row
   `
   CREATE TABLE api_tokens (
     id TEXT COLLATE "C" PRIMARY KEY,

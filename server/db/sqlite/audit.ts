@@ -88,3 +88,22 @@ export function sqliteAudit(db: Db): AuditStore {
   });
   return { ...sync, verify: () => verifyChain(sync.after, sync.count) };
 }
+
+/**
+ * Appends many entries, in order, in the caller's transaction (a bulk change: one entry per device), with one read
+ * and one write of the head row.
+ */
+export function appendAuditMany(db: Db, entries: Iterable<NewAuditEntry>): number {
+  if (!db.isTransaction) throw new Error("appendAuditMany(): must run inside the transaction of the change");
+  let head = sql(db, "SELECT seq, hash FROM audit_head").get() as { seq: number; hash: string };
+  const insert = sql(db, INSERT);
+  let n = 0;
+  for (const entry of entries) {
+    const e = nextEntry(head, entry);
+    insert.run(...rowValues(e));
+    head = { seq: e.seq, hash: e.hash };
+    n++;
+  }
+  if (n) sql(db, "UPDATE audit_head SET seq = ?, hash = ?").run(head.seq, head.hash);
+  return n;
+}

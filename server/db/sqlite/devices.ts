@@ -15,6 +15,8 @@ import type { DeviceChanges, DeviceFilter, DevicePage, DeviceStore } from "../ty
 import type { IfMatch } from "../types/revisions.ts";
 import { appendAudit } from "./audit.ts";
 import { type Db, firstMissingId, snapshot, sql, transaction } from "./open.ts";
+import { bulkDevices, namesOf, overviewOf, viewIds } from "./device_views.ts";
+import { isPlainView } from "../rules/device_views.ts";
 import { promised } from "./promised.ts";
 import { nextRevision } from "./revisions.ts";
 
@@ -107,6 +109,18 @@ function listDevices(db: Db, page: number, perPage: number, q?: string, filter: 
   const rows = sql(db, `${SELECT_DEVICE} WHERE d.device_id IN (SELECT value FROM json_each(?)) ORDER BY d.device_id`)
     .all(JSON.stringify((ids as { device_id: string }[]).map((r) => r.device_id))) as unknown as DeviceRow[];
   return { data: rows.map(toDevice), total };
+}
+
+/** The devices of the ids, in the ids' order. */
+function devicesInOrder(db: Db, ids: string[]): Device[] {
+  if (ids.length === 0) return [];
+  const rows = sql(db, `${SELECT_DEVICE} WHERE d.device_id IN (SELECT value FROM json_each(?))`)
+    .all(JSON.stringify(ids)) as unknown as DeviceRow[];
+  const byId = new Map(rows.map((r) => [r.device_id, r]));
+  return ids.flatMap((id) => {
+    const row = byId.get(id);
+    return row ? [toDevice(row)] : [];
+  });
 }
 
 /** Records an unknown device as accepted without a token (a pre-authorization), in the caller's transaction. */
@@ -250,6 +264,15 @@ export function sqliteDevices(db: Db): DeviceStore {
   return promised<DeviceStore>({
     get: (deviceId) => getDevice(db, deviceId),
     list: (page, perPage, q, filter) => snapshot(db, () => listDevices(db, page, perPage, q, filter)),
+    view: (view, page, perPage, product, opts) =>
+      snapshot(db, () => {
+        if (isPlainView(view) && opts?.count !== false) return listDevices(db, page, perPage, view.filter.q?.trim());
+        const { ids, total } = viewIds(db, view, page, perPage, product, opts?.count !== false);
+        return { data: devicesInOrder(db, ids), total };
+      }),
+    bulk: (target, set, product) => bulkDevices(db, target, set, product),
+    overview: (product) => snapshot(db, () => overviewOf(db, product)),
+    names: () => snapshot(db, () => namesOf(db)),
     patch: (deviceId, changes, ifMatch) => patchDevice(db, deviceId, changes, ifMatch),
     remove: (deviceId, ifMatch) =>
       transaction(db, () => {

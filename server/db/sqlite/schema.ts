@@ -324,7 +324,94 @@ export const MIGRATIONS: readonly string[] = [
     PRIMARY KEY (rollout_id, at)
   ) WITHOUT ROWID;
   `,
-  // 12: API tokens (CONTRACT §12): only the sha256 of each secret is kept; a token goes with its owner's row
+  // 12: fleet views (CONTRACT §16): the app and OS versions as columns kept by triggers (an index on a virtual column
+  // does not cover: every count would parse the JSON of each row), and an index per filter and sort of
+  // GET devices, ordered by deviceId within its key, plus product type and firmware with each sort (a filtered,
+  // sorted page is one index walk; its count one covering range)
+  `
+  DROP INDEX devices_product_type;
+  DROP INDEX devices_firmware;
+  ALTER TABLE devices ADD COLUMN app TEXT;
+  ALTER TABLE devices ADD COLUMN os TEXT;
+  UPDATE devices SET app = json_extract(version_info, '$.app'), os = json_extract(version_info, '$.os')
+    WHERE version_info IS NOT NULL;
+  CREATE TRIGGER devices_versions_insert AFTER INSERT ON devices WHEN NEW.version_info IS NOT NULL BEGIN
+    UPDATE devices SET app = json_extract(NEW.version_info, '$.app'), os = json_extract(NEW.version_info, '$.os')
+      WHERE device_id = NEW.device_id;
+  END;
+  CREATE TRIGGER devices_versions_update AFTER UPDATE OF version_info ON devices
+    WHEN NEW.version_info IS NOT OLD.version_info BEGIN
+    UPDATE devices SET app = json_extract(NEW.version_info, '$.app'), os = json_extract(NEW.version_info, '$.os')
+      WHERE device_id = NEW.device_id;
+  END;
+  CREATE INDEX devices_product_type ON devices(product_type_id, device_id);
+  CREATE INDEX devices_firmware ON devices(firmware_id, device_id);
+  CREATE INDEX devices_last_logged_in ON devices(last_logged_in, device_id);
+  CREATE INDEX devices_updated ON devices(updated_at, device_id);
+  CREATE INDEX devices_created ON devices(created_at, device_id);
+  CREATE INDEX devices_app ON devices(app, os, device_id);
+  CREATE INDEX devices_os ON devices(os, device_id);
+  CREATE INDEX devices_product_type_seen ON devices(product_type_id, last_logged_in, device_id);
+  CREATE INDEX devices_product_type_updated ON devices(product_type_id, updated_at, device_id);
+  CREATE INDEX devices_product_type_created ON devices(product_type_id, created_at, device_id);
+  CREATE INDEX devices_product_type_app ON devices(product_type_id, app, device_id);
+  CREATE INDEX devices_firmware_seen ON devices(firmware_id, last_logged_in, device_id);
+  CREATE INDEX devices_firmware_updated ON devices(firmware_id, updated_at, device_id);
+  CREATE INDEX devices_firmware_created ON devices(firmware_id, created_at, device_id);
+  CREATE INDEX devices_firmware_app ON devices(firmware_id, app, device_id);
+  -- The overview's grouped counts, kept by triggers in the writing transaction (a few rows to read, not 100,000);
+  -- no OR IGNORE in the triggers: the outer statement's conflict policy would override it
+  CREATE TABLE device_group_counts (
+    dim TEXT NOT NULL,                        -- productType, firmware (custom) or app
+    key TEXT NOT NULL,                        -- 'v:' || value, or 'none'
+    n INTEGER NOT NULL,
+    PRIMARY KEY (dim, key)
+  ) WITHOUT ROWID;
+  INSERT INTO device_group_counts (dim, key, n)
+    SELECT 'productType', COALESCE('v:' || product_type_id, 'none'), COUNT(*) FROM devices GROUP BY 2;
+  INSERT INTO device_group_counts (dim, key, n)
+    SELECT 'firmware', COALESCE('v:' || firmware_id, 'none'), COUNT(*) FROM devices GROUP BY 2;
+  INSERT INTO device_group_counts (dim, key, n)
+    SELECT 'app', COALESCE('v:' || app, 'none'), COUNT(*) FROM devices GROUP BY 2;
+  CREATE TRIGGER devices_group_count_insert AFTER INSERT ON devices BEGIN
+    INSERT INTO device_group_counts (dim, key, n) SELECT 'productType', COALESCE('v:' || NEW.product_type_id, 'none'), 0
+      WHERE NOT EXISTS (SELECT 1 FROM device_group_counts WHERE dim = 'productType' AND key = COALESCE('v:' || NEW.product_type_id, 'none'));
+    UPDATE device_group_counts SET n = n + 1 WHERE dim = 'productType' AND key = COALESCE('v:' || NEW.product_type_id, 'none');
+    INSERT INTO device_group_counts (dim, key, n) SELECT 'firmware', COALESCE('v:' || NEW.firmware_id, 'none'), 0
+      WHERE NOT EXISTS (SELECT 1 FROM device_group_counts WHERE dim = 'firmware' AND key = COALESCE('v:' || NEW.firmware_id, 'none'));
+    UPDATE device_group_counts SET n = n + 1 WHERE dim = 'firmware' AND key = COALESCE('v:' || NEW.firmware_id, 'none');
+    INSERT INTO device_group_counts (dim, key, n) SELECT 'app', COALESCE('v:' || NEW.app, 'none'), 0
+      WHERE NOT EXISTS (SELECT 1 FROM device_group_counts WHERE dim = 'app' AND key = COALESCE('v:' || NEW.app, 'none'));
+    UPDATE device_group_counts SET n = n + 1 WHERE dim = 'app' AND key = COALESCE('v:' || NEW.app, 'none');
+  END;
+  CREATE TRIGGER devices_group_count_delete AFTER DELETE ON devices BEGIN
+    UPDATE device_group_counts SET n = n - 1 WHERE dim = 'productType' AND key = COALESCE('v:' || OLD.product_type_id, 'none');
+    UPDATE device_group_counts SET n = n - 1 WHERE dim = 'firmware' AND key = COALESCE('v:' || OLD.firmware_id, 'none');
+    UPDATE device_group_counts SET n = n - 1 WHERE dim = 'app' AND key = COALESCE('v:' || OLD.app, 'none');
+  END;
+  CREATE TRIGGER devices_productType_count_update AFTER UPDATE OF product_type_id ON devices
+    WHEN NEW.product_type_id IS NOT OLD.product_type_id BEGIN
+    UPDATE device_group_counts SET n = n - 1 WHERE dim = 'productType' AND key = COALESCE('v:' || OLD.product_type_id, 'none');
+    INSERT INTO device_group_counts (dim, key, n) SELECT 'productType', COALESCE('v:' || NEW.product_type_id, 'none'), 0
+      WHERE NOT EXISTS (SELECT 1 FROM device_group_counts WHERE dim = 'productType' AND key = COALESCE('v:' || NEW.product_type_id, 'none'));
+    UPDATE device_group_counts SET n = n + 1 WHERE dim = 'productType' AND key = COALESCE('v:' || NEW.product_type_id, 'none');
+  END;
+  CREATE TRIGGER devices_firmware_count_update AFTER UPDATE OF firmware_id ON devices
+    WHEN NEW.firmware_id IS NOT OLD.firmware_id BEGIN
+    UPDATE device_group_counts SET n = n - 1 WHERE dim = 'firmware' AND key = COALESCE('v:' || OLD.firmware_id, 'none');
+    INSERT INTO device_group_counts (dim, key, n) SELECT 'firmware', COALESCE('v:' || NEW.firmware_id, 'none'), 0
+      WHERE NOT EXISTS (SELECT 1 FROM device_group_counts WHERE dim = 'firmware' AND key = COALESCE('v:' || NEW.firmware_id, 'none'));
+    UPDATE device_group_counts SET n = n + 1 WHERE dim = 'firmware' AND key = COALESCE('v:' || NEW.firmware_id, 'none');
+  END;
+  CREATE TRIGGER devices_app_count_update AFTER UPDATE OF app ON devices
+    WHEN NEW.app IS NOT OLD.app BEGIN
+    UPDATE device_group_counts SET n = n - 1 WHERE dim = 'app' AND key = COALESCE('v:' || OLD.app, 'none');
+    INSERT INTO device_group_counts (dim, key, n) SELECT 'app', COALESCE('v:' || NEW.app, 'none'), 0
+      WHERE NOT EXISTS (SELECT 1 FROM device_group_counts WHERE dim = 'app' AND key = COALESCE('v:' || NEW.app, 'none'));
+    UPDATE device_group_counts SET n = n + 1 WHERE dim = 'app' AND key = COALESCE('v:' || NEW.app, 'none');
+  END;
+  `,
+  // 13: API tokens (CONTRACT §12): only the sha256 of each secret is kept; a token goes with its owner's row
   `
   CREATE TABLE api_tokens (
     id TEXT PRIMARY KEY,

@@ -1,5 +1,13 @@
-import type { Admission, Device, PreauthorizeManyResult } from "../../../shared/schemas/device.ts";
+import type {
+  Admission,
+  Device,
+  DeviceBulkSet,
+  DeviceFilter as FleetFilter,
+  Overview,
+  PreauthorizeManyResult,
+} from "../../../shared/schemas/device.ts";
 import type { AdmissionAction } from "../rules/admission.ts";
+import type { DeviceView } from "../rules/device_views.ts";
 import type { IfMatch } from "./revisions.ts";
 
 export interface DevicePage {
@@ -23,6 +31,32 @@ export interface DeviceStore {
    * are literal). A page beyond the end is empty with the real total.
    */
   list(page: number, perPage: number, q?: string, filter?: DeviceFilter): Promise<DevicePage>;
+  /**
+   * One page of a fleet view (CONTRACT §16): filters and sort served from indexes, ties broken by deviceId.
+   * `product` names the managed device type (`jeecee_baby_<PRODUCT>`), whose default is the firmware in effect of
+   * devices without a custom one. `count: false` skips the total (answered as -1) for export batches.
+   */
+  view(
+    view: DeviceView,
+    page: number,
+    perPage: number,
+    product: string,
+    opts?: { count?: boolean },
+  ): Promise<DevicePage>;
+  /**
+   * Applies `set` to the devices named (every one must exist) or matched by the filter, in ONE transaction, under the
+   * rules of patch (a product type change clears the modules); answers how many devices changed. Any failure changes
+   * none. Answers the ids changed too (for the audit trail).
+   */
+  bulk(
+    target: { deviceIds: string[] } | { filter: FleetFilter },
+    set: DeviceBulkSet,
+    product: string,
+  ): Promise<{ updated: number; deviceIds: string[] }>;
+  /** Fleet health from count queries (firmware in effect; `_id: null` for none). */
+  overview(product: string): Promise<Overview>;
+  /** Product type and firmware names by id (for the CSV export and the console's names). */
+  names(): Promise<{ productTypes: Map<string, string>; firmwares: Map<string, string> }>;
   /**
    * Checks every referenced id and writes the changes in one transaction, bumping updatedAt and the revision; answers
    * the device as saved. NotFoundError for an unknown device, then PreconditionFailedError when `ifMatch` does not

@@ -1,6 +1,7 @@
 import { Button } from "primereact/button";
 import { Toast, type ToastMessage as PrimeToastMessage } from "primereact/toast";
 import { useEffect, useRef } from "react";
+import { Link } from "wouter";
 import { registerToast, type ToastMessage } from "../lib/notify.ts";
 
 const ICONS: Record<ToastMessage["severity"], string> = {
@@ -9,6 +10,27 @@ const ICONS: Record<ToastMessage["severity"], string> = {
   warn: "pi pi-exclamation-triangle",
   error: "pi pi-times-circle",
 };
+
+/** PrimeReact's message layout (icon, summary, detail) with a link below the text; following it closes the toast. */
+function withLink(m: ToastMessage, close: (message: PrimeToastMessage) => void): PrimeToastMessage {
+  const message: PrimeToastMessage = {
+    severity: m.severity,
+    life: m.life,
+    summary: m.summary,
+    detail: m.detail,
+    content: () => (
+      <>
+        <i className={`p-toast-message-icon ${ICONS[m.severity]}`} aria-hidden="true" style={{ fontSize: "1.5rem" }} />
+        <div className="p-toast-message-text">
+          <span className="p-toast-summary">{m.summary}</span>
+          {m.detail && <div className="p-toast-detail">{m.detail}</div>}
+          <Link href={m.link!.href} className="toast-link" onClick={() => close(message)}>{m.link!.label}</Link>
+        </div>
+      </>
+    ),
+  };
+  return message;
+}
 
 /** PrimeReact's message layout (icon, summary, detail) with an Undo button below the text; `close` removes it. */
 function withUndo(m: ToastMessage, close: (message: PrimeToastMessage) => void): PrimeToastMessage {
@@ -46,7 +68,9 @@ export function Notifications() {
   const ref = useRef<Toast>(null);
   useEffect(() => {
     const close = (message: PrimeToastMessage) => ref.current?.remove(message);
-    registerToast((m) => ref.current?.show(m.undo ? withUndo(m, close) : m));
+    registerToast((m) =>
+      ref.current?.show(m.undo ? withUndo(m, close) : m.link ? withLink(m, close) : { ...m, link: undefined } as never)
+    );
     return () => registerToast(null);
   }, []);
   return <Toast ref={ref} position="bottom-right" />;

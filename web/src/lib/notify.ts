@@ -10,6 +10,8 @@ export interface ToastMessage {
   life?: number;
   /** Shows an Undo button; clicking it closes the toast and runs this. */
   undo?: () => void;
+  /** A link below the text (a refusal that names devices links to the list filtered to them). */
+  link?: { href: string; label: string };
 }
 
 /**
@@ -27,9 +29,15 @@ export function registerToast(fn: Show | null): void {
 }
 
 /** Every failed mutation shows a toast with the server's msg, in words ("Not saved" when nothing was sent). */
-export function useNotifyError(): (err: unknown) => void {
-  return useCallback((err: unknown) => {
-    show?.({ severity: "error", summary: "Error", detail: errorMessage(err), life: TOAST_LIFE.error });
+export function useNotifyError(): (err: unknown, link?: ToastMessage["link"]) => void {
+  return useCallback((err: unknown, link?: ToastMessage["link"]) => {
+    show?.({
+      severity: "error",
+      summary: "Error",
+      detail: errorMessage(err),
+      life: link ? TOAST_LIFE.conflict : TOAST_LIFE.error,
+      link,
+    });
   }, []);
 }
 

@@ -78,7 +78,7 @@ export function CreateTokenDialog(
     create.mutate({ name: trimmed, scopes, ...(expiresAt ? { expiresAt } : {}) }, {
       // The dialog itself says so (a toast would sit under its mask).
       onSuccess: setMade,
-      onError: notifyError,
+      onError: (err) => notifyError(err),
     });
   };
 

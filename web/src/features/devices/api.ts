@@ -1,17 +1,19 @@
 import { keepPreviousData, queryOptions, useMutation, useQueryClient } from "@tanstack/react-query";
 import { useCallback } from "react";
-import type { Admission, Device, DevicePatch } from "../../../../shared/schemas/mod.ts";
+import type { Device, DeviceBulk, DevicePatch, DeviceSort } from "../../../../shared/schemas/mod.ts";
 import { api } from "../../lib/api.ts";
+import { apiFilter, type DevicesFilterState, NO_FILTER } from "./urlState.ts";
 import { countDevices } from "./deviceCount.ts";
 
 export { MAX_COUNTED_DEVICES } from "./deviceCount.ts";
+export { devicesHref } from "./urlState.ts";
 
-export interface DeviceListParams {
+export interface DeviceListParams extends Partial<DevicesFilterState> {
   page: number;
   rowsPerPage: number;
   q: string;
-  /** CONTRACT §11: only devices of this admission state. */
-  admission?: Admission;
+  sort?: DeviceSort;
+  order?: "asc" | "desc";
 }
 
 export const deviceKeys = {
@@ -23,12 +25,46 @@ export const deviceKeys = {
 };
 
 /** One server page of devices; the previous page stays visible while the next loads. */
-export const devicesQuery = ({ page, rowsPerPage, q, admission }: DeviceListParams) =>
-  queryOptions({
-    queryKey: deviceKeys.list({ page, rowsPerPage, q, admission }),
-    queryFn: () => api.listDevices({ page, rowsPerPage, q: q || undefined, admission }),
+export const devicesQuery = (params: DeviceListParams) => {
+  const { page, rowsPerPage, sort = "deviceId", order = "asc" } = params;
+  const filter = apiFilter({ ...NO_FILTER, ...params });
+  return queryOptions({
+    queryKey: deviceKeys.list({ page, rowsPerPage, sort, order, ...NO_FILTER, ...filter }),
+    queryFn: () => api.listDevices({ page, rowsPerPage, sort, order, ...filter }),
     placeholderData: keepPreviousData,
   });
+};
+
+/** GET overview: fleet health from the server's count queries; refreshed with every device change. */
+export const overviewQuery = () =>
+  queryOptions({ queryKey: [...deviceKeys.all, "overview"] as const, queryFn: () => api.overview() });
+
+/** POST devices/bulk: one transaction; every list, detail and the overview are refreshed after it. */
+export function useBulkDevices() {
+  const qc = useQueryClient();
+  return useMutation({
+    mutationFn: (body: DeviceBulk) => api.bulkDevices(body),
+    onSuccess: () => void qc.invalidateQueries({ queryKey: deviceKeys.all }),
+  });
+}
+
+/** Downloads GET devices.csv for the view's filters and sort (the server streams it; the token goes in a header). */
+export async function downloadDevicesCsv(
+  filter: DevicesFilterState,
+  sort: DeviceSort,
+  order: "asc" | "desc",
+): Promise<void> {
+  const res = await api.devicesCsv({ ...apiFilter(filter), sort, order });
+  const blob = await res.blob();
+  const url = URL.createObjectURL(blob);
+  const a = document.createElement("a");
+  a.href = url;
+  a.download = "devices.csv";
+  document.body.append(a);
+  a.click();
+  a.remove();
+  setTimeout(() => URL.revokeObjectURL(url), 10_000);
+}
 
 /** Device detail refetches on opening. */
 export const deviceQuery = (id: string) =>
@@ -75,11 +111,14 @@ export type DeviceLoss = { kind: "productType" | "module"; id: string };
 export const devicesLosingQuery = (loss: DeviceLoss) =>
   queryOptions({
     queryKey: [...deviceKeys.all, "count", loss.kind, loss.id] as const,
-    queryFn: () =>
-      countDevices(
-        (d) => (loss.kind === "productType" ? d.productTypeId === loss.id : d.moduleIds.includes(loss.id)),
-        (page, rowsPerPage) => api.listDevices({ page, rowsPerPage }),
-      ),
+    queryFn: async () =>
+      loss.kind === "productType"
+        // One count query (GET devices takes productTypeId); modules have no filter: those are counted page by page.
+        ? (await api.listDevices({ productTypeId: loss.id, rowsPerPage: 1 })).total
+        : await countDevices(
+          (d) => (loss.kind === "productType" ? d.productTypeId === loss.id : d.moduleIds.includes(loss.id)),
+          (page, rowsPerPage) => api.listDevices({ page, rowsPerPage }),
+        ),
     staleTime: 0,
   });
 

@@ -1,36 +1,106 @@
-import { type Admission, ADMISSIONS, DEFAULT_PAGE_SIZE, PAGE_SIZES } from "../../../../shared/schemas/device.ts";
+import {
+  type Admission,
+  ADMISSIONS,
+  DEFAULT_PAGE_SIZE,
+  DEVICE_SEEN,
+  DEVICE_SORTS,
+  type DeviceSeen,
+  type DeviceSort,
+  PAGE_SIZES,
+} from "../../../../shared/schemas/device.ts";
 
-export interface DevicesUrlState {
-  page: number;
-  size: number;
+/** The filters of a fleet view (CONTRACT §16) as the URL keeps them; "" = not filtered. */
+export interface DevicesFilterState {
   q: string;
-  /** The admission filter (CONTRACT §11); absent: every device. */
-  admission?: Admission;
+  productTypeId: string;
+  firmware: string;
+  app: string;
+  os: string;
+  seen: DeviceSeen | "";
+  /** CONTRACT §11 (DEVICE_AUTH=token): only devices of this admission state. */
+  admission: Admission | "";
 }
 
-/** Reads page, size and search from the URL query; anything unreadable falls back to the default. */
+export interface DevicesUrlState extends DevicesFilterState {
+  page: number;
+  size: number;
+  sort: DeviceSort;
+  order: "asc" | "desc";
+}
+
+export const NO_FILTER: DevicesFilterState = {
+  q: "",
+  productTypeId: "",
+  firmware: "",
+  app: "",
+  os: "",
+  seen: "",
+  admission: "",
+};
+export const FILTER_KEYS = ["productTypeId", "firmware", "app", "os", "seen", "admission"] as const;
+
+const text = (v: string | null, max: number) => (v ?? "").slice(0, max);
+
+/** Reads the view from the URL query; anything unreadable falls back to the default. */
 export function readDevicesUrl(params: URLSearchParams): DevicesUrlState {
   const page = Number(params.get("page"));
   const size = Number(params.get("size"));
+  const sort = params.get("sort") as DeviceSort;
+  const seen = params.get("seen") as DeviceSeen;
+  const admission = params.get("admission") as Admission;
   return {
     page: Number.isInteger(page) && page >= 0 && page <= 1_000_000_000 ? page : 0,
     size: (PAGE_SIZES as readonly number[]).includes(size) ? size : DEFAULT_PAGE_SIZE,
-    q: (params.get("q") ?? "").slice(0, 128),
-    ...admissionOf(params.get("admission")),
+    q: text(params.get("q"), 128),
+    sort: DEVICE_SORTS.includes(sort) ? sort : "deviceId",
+    order: params.get("order") === "desc" ? "desc" : "asc",
+    productTypeId: text(params.get("productTypeId"), 128),
+    firmware: text(params.get("firmware"), 128),
+    app: text(params.get("app"), 200),
+    os: text(params.get("os"), 200),
+    seen: DEVICE_SEEN.includes(seen) ? seen : "",
+    admission: ADMISSIONS.includes(admission) ? admission : "",
   };
 }
 
-/** The URL query for a state; defaults are left out so the plain /devices stays plain. */
+/** The URL query for a view; defaults are left out so the plain /devices stays plain. */
 export function devicesUrlQuery(s: DevicesUrlState): string {
   const params = new URLSearchParams();
   if (s.q) params.set("q", s.q);
-  if (s.admission) params.set("admission", s.admission);
+  for (const key of FILTER_KEYS) if (s[key]) params.set(key, s[key]);
+  if (s.sort !== "deviceId") params.set("sort", s.sort);
+  if (s.order !== "asc") params.set("order", s.order);
   if (s.page) params.set("page", String(s.page));
   if (s.size !== DEFAULT_PAGE_SIZE) params.set("size", String(s.size));
   const qs = params.toString();
   return qs ? `?${qs}` : "";
 }
 
-function admissionOf(value: string | null): { admission?: Admission } {
-  return (ADMISSIONS as readonly string[]).includes(value ?? "") ? { admission: value as Admission } : {};
+/** A link to the devices list filtered so (refusals and overview slices link to the devices they count). */
+export function devicesHref(filter: Partial<DevicesFilterState>): string {
+  return `/devices${
+    devicesUrlQuery({
+      ...NO_FILTER,
+      ...filter,
+      page: 0,
+      size: DEFAULT_PAGE_SIZE,
+      sort: "deviceId",
+      order: "asc",
+    })
+  }`;
+}
+
+/** The filter members the API takes (empty ones left out). */
+export function apiFilter(s: DevicesFilterState) {
+  const out: Record<string, string> = {};
+  for (const key of ["q", ...FILTER_KEYS] as const) if (s[key]) out[key] = s[key];
+  return out as {
+    q?: string;
+    productTypeId?: string;
+    firmware?: string;
+    app?: string;
+    os?: string;
+    seen?: DeviceSeen;
+    admission?: Admission;
+  };
 }

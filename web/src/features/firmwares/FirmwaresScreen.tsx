@@ -19,6 +19,7 @@ import {
   useUploadFirmware,
 } from "./api.ts";
 import { FirmwareCard } from "./FirmwareCard.tsx";
+import { refusalLink } from "./refusal.ts";
 
 /** /device_firmwares: cards, upload dialog, set/unset default of the managed device type. */
 export default function FirmwaresScreen() {
@@ -40,9 +41,6 @@ export default function FirmwaresScreen() {
   const failed = firmwares.error ?? deviceTypes.error;
   const loaded = firmwares.data !== undefined && !failed;
 
-  const run = <T,>(promise: Promise<T>, done: string) =>
-    promise.then(() => notify(done), notifyError).finally(() => setConfirm(null));
-
   /** Sets (or with null unsets) the default on the version shown; if someone changed it meanwhile, says so. */
   const changeDefault = (defaultFirmware: string | null, done: string) => {
     if (!managed) return;
@@ -61,7 +59,12 @@ export default function FirmwaresScreen() {
       header: `Delete firmware ${f.name}?`,
       message: "Are you sure you want to delete this firmware?",
       destructive: true,
-      onAccept: () => run(remove.mutateAsync(f._id), "Firmware deleted"),
+      onAccept: () =>
+        remove.mutateAsync(f._id).then(() => notify("Firmware deleted"), (err) =>
+          notifyError(err, refusalLink(err, f._id)))
+          .finally(() =>
+            setConfirm(null)
+          ),
     });
 
   const askSetDefault = (f: Firmware) =>

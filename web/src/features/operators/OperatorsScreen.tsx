@@ -45,7 +45,7 @@ function OperatorsAdmin() {
   const changeRole = (o: OperatorAccount, next: Role) =>
     patch.mutate({ id: o._id, patch: { role: next } }, {
       onSuccess: (a) => notify("Role changed", `${a.email} is now ${a.role}.`),
-      onError: notifyError,
+      onError: (err) => notifyError(err),
     });
 
   const askToggle = (o: OperatorAccount) =>
@@ -136,7 +136,7 @@ function OperatorsAdmin() {
               setAdding(false);
               notify("Operator added", `${a.email} (${a.role})`);
             },
-            onError: notifyError,
+            onError: (err) => notifyError(err),
           })}
       />
       <ResetPasswordDialog
@@ -149,7 +149,7 @@ function OperatorsAdmin() {
               setResetting(null);
               notify("Password reset", `${a.email} signs in with the new password.`);
             },
-            onError: notifyError,
+            onError: (err) => notifyError(err),
           })}
       />
       <PendingConfirmDialog pending={confirm} busy={patch.isPending} onHide={() => setConfirm(null)} />

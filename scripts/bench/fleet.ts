@@ -1,0 +1,173 @@
+/**
+ * `deno task bench --fleet [--quick]`: the fleet views (CONTRACT §16) at 100,000 devices on both engines, measured at
+ * the store (what an uncached GET devices or GET overview costs; the HTTP layer adds its own ~0.1 ms): p50 and p99 of
+ * a filtered, sorted page (first 40 pages, picked at random, as bookmarked views open) for each kind of filter and
+ * sort, a deep page, and the overview's counts.
+ */
+import { openStores, type Stores } from "../../server/db/mod.ts";
+import { type DeviceView } from "../../server/db/rules/device_views.ts";
+import { xzBytes } from "../../testing/xz_fixtures.ts";
+import { startPostgres } from "../../testing/postgres.ts";
+import { type FleetRefs, seedFleetPostgres, seedFleetSqlite } from "../../testing/fleet_bench.ts";
+
+const PRODUCT = "bench";
+
+export interface FleetRow {
+  engine: string;
+  what: string;
+  p50: number;
+  p99: number;
+}
+
+async function refsOf(stores: Stores): Promise<FleetRefs> {
+  const productTypeIds: string[] = [];
+  for (const name of ["Clinic", "Home", "Sport", "Trial"]) {
+    productTypeIds.push((await stores.productTypes.create(name))._id);
+  }
+  const firmwareIds: string[] = [];
+  for (const name of ["fw-a.xz", "fw-b.xz", "fw-default.xz"]) {
+    const id = crypto.randomUUID();
+    const bytes = xzBytes(name);
+    await stores.firmwares.insert({
+      _id: id,
+      name,
+      size: bytes.byteLength,
+      sha256: "0".repeat(64),
+      createdAt: new Date().toISOString(),
+    });
+    firmwareIds.push(id);
+  }
+  await stores.deviceTypes.ensure(PRODUCT);
+  const managed = (await stores.deviceTypes.list()).find((t) => t.name === `jeecee_baby_${PRODUCT}`)!;
+  await stores.deviceTypes.setDefaultFirmware(managed._id, firmwareIds[2]);
+  return { productTypeIds, firmwareIds: firmwareIds.slice(0, 2) };
+}
+
+function percentile(sorted: number[], p: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))];
+}
+
+async function measure(runs: number, fn: (i: number) => Promise<unknown>): Promise<{ p50: number; p99: number }> {
+  for (let i = 0; i < 5; i++) await fn(i); // warm-up
+  const ms: number[] = [];
+  for (let i = 0; i < runs; i++) {
+    const t = performance.now();
+    await fn(i);
+    ms.push(performance.now() - t);
+  }
+  ms.sort((a, b) => a - b);
+  return { p50: percentile(ms, 0.5), p99: percentile(ms, 0.99) };
+}
+
+async function benchStores(engine: string, stores: Stores, refs: FleetRefs, n: number, runs: number) {
+  const rows: FleetRow[] = [];
+  const views: [string, DeviceView][] = [
+    ["product type, sorted by last check-in desc", {
+      filter: { productTypeId: refs.productTypeIds[1] },
+      sort: "lastLoggedIn",
+      order: "desc",
+    }],
+    ["firmware in effect (the default) + seen 7d, sorted by app", {
+      filter: { firmware: refs.firmwareIds.length ? "default" : "custom", seen: "7d" },
+      sort: "app",
+      order: "asc",
+    }],
+    ["custom firmware, sorted by updated desc", { filter: { firmware: "custom" }, sort: "updatedAt", order: "desc" }],
+    ["app + OS version, sorted by created", {
+      filter: { app: "2.4.1", os: "5.10.0" },
+      sort: "createdAt",
+      order: "asc",
+    }],
+    ["no filter, sorted by product type (name)", { filter: {}, sort: "productType", order: "asc" }],
+    ["never checked in, sorted by device id desc", { filter: { seen: "never" }, sort: "deviceId", order: "desc" }],
+  ];
+  let seed = 1;
+  const rand = () => (seed = (seed * 48271) % 2147483647) / 2147483647;
+  for (const [what, view] of views) {
+    const r = await measure(runs, () => stores.devices.view(view, Math.floor(rand() * 40), 25, PRODUCT));
+    rows.push({ engine, what: `GET devices: ${what}, page 0-39 of 25`, ...r });
+  }
+  const deep = await measure(Math.max(10, runs / 10), () =>
+    stores.devices.view(
+      { filter: { productTypeId: refs.productTypeIds[1] }, sort: "lastLoggedIn", order: "desc" },
+      Math.floor((n * 0.225) / 25) - 1,
+      25,
+      PRODUCT,
+    ));
+  rows.push({ engine, what: "GET devices: the same view, its last page (context)", ...deep });
+  const overview = await measure(runs, () => stores.devices.overview(PRODUCT));
+  rows.push({ engine, what: "GET overview (every count)", ...overview });
+  // devices.csv reads the view in batches of 1000 (server/routes/fleet.ts): the whole export, once.
+  const rss0 = Deno.memoryUsage().rss;
+  const t = performance.now();
+  let exported = 0;
+  for (let page = 0;; page++) {
+    const { data } = await stores.devices.view(
+      { filter: {}, sort: "lastLoggedIn", order: "desc" },
+      page,
+      1000,
+      PRODUCT,
+      { count: false },
+    );
+    exported += data.length;
+    if (data.length < 1000) break;
+  }
+  const exportMs = performance.now() - t;
+  const grew = (Deno.memoryUsage().rss - rss0) / 1024 ** 2;
+  rows.push({
+    engine,
+    what: `devices.csv read: all ${exported} devices by last check-in in batches of 1000 (total; RSS grew ${
+      grew.toFixed(1)
+    } MiB) (context)`,
+    p50: exportMs,
+    p99: exportMs,
+  });
+  return rows;
+}
+
+export async function benchFleet(tmp: string, n: number, runs: number, say: (s: string) => void): Promise<FleetRow[]> {
+  const rows: FleetRow[] = [];
+  {
+    say(`fleet views: SQLite, seeding ${n} devices`);
+    const file = `${tmp}/fleet.sqlite3`;
+    let opened = await openStores({ engine: "sqlite", file });
+    const refs = await refsOf(opened);
+    await opened.close();
+    seedFleetSqlite(file, n, refs);
+    opened = await openStores({ engine: "sqlite", file });
+    try {
+      rows.push(...await benchStores("SQLite", opened, refs, n, runs));
+    } finally {
+      await opened.close();
+    }
+  }
+  {
+    say(`fleet views: PostgreSQL, seeding ${n} devices`);
+    await using pg = await startPostgres();
+    const url = await pg.createDatabase();
+    let opened = await openStores({ engine: "postgres", url, poolSize: 4 });
+    const refs = await refsOf(opened);
+    await opened.close();
+    await seedFleetPostgres(url, n, refs);
+    opened = await openStores({ engine: "postgres", url, poolSize: 4 });
+    try {
+      rows.push(...await benchStores("PostgreSQL", opened, refs, n, runs));
+    } finally {
+      await opened.close();
+    }
+  }
+  return rows;
+}
+
+export function fleetTable(rows: FleetRow[], n: number): string {
+  const fmt = (ms: number) => `${ms.toFixed(2)} ms`;
+  return [
+    `| engine | at ${n.toLocaleString("en-US")} devices | p50 | p99 | goal p99 ≤ 10 ms |`,
+    "|---|---|---|---|---|",
+    ...rows.map((r) =>
+      `| ${r.engine} | ${r.what} | ${fmt(r.p50)} | ${fmt(r.p99)} | ${
+        r.what.includes("context") ? "-" : r.p99 <= 10 ? "yes" : "**no**"
+      } |`
+    ),
+  ].join("\n");
+}

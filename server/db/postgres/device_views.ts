@@ -1,0 +1,246 @@
+/** Fleet views on PostgreSQL (CONTRACT §16): the same decisions as SQLite's (rules/device_views.ts), its own SQL. */
+import type { DeviceBulkSet, DeviceFilter, Overview } from "../../../shared/schemas/device.ts";
+import { deviceTypeName } from "../../../shared/schemas/device_type.ts";
+import { now } from "../clock.ts";
+import { InvalidError } from "../errors.ts";
+import { devicePatchWrites } from "../rules/devices.ts";
+import { appendAuditMany } from "./audit.ts";
+import {
+  auditEntries,
+  byDevicesThenKey,
+  type DeviceView,
+  firmwareCondition,
+  firmwareInEffect,
+  groupCounts,
+  groupSlices,
+  noBulkDevice,
+  productTypeCondition,
+  productTypeOrder,
+  seenSince,
+} from "../rules/device_views.ts";
+import { likePattern } from "../rules/like.ts";
+import { firstMissingId, nextRevision, type Tx } from "./open.ts";
+
+/** The versions as the generated columns of migration 6 (schema.ts), indexed (collation "C", as SQLite compares). */
+const APP = "d.app";
+const OS = "d.os";
+
+const SORT_COLUMN = {
+  deviceId: "d.device_id",
+  productType: "d.product_type_id",
+  lastLoggedIn: "d.last_logged_in",
+  updatedAt: "d.updated_at",
+  createdAt: "d.created_at",
+  app: APP,
+} as const;
+
+type Arg = string | number | null;
+
+async function defaultFirmwareOf(tx: Tx, product: string): Promise<string | null> {
+  const rows = await tx`SELECT default_firmware FROM device_types WHERE name = ${deviceTypeName(product)}`;
+  return (rows[0]?.default_firmware as string | null | undefined) ?? null;
+}
+
+/** The WHERE clause of a filter; parameters numbered from $1 (`args` holds them). */
+async function whereOf(tx: Tx, filter: DeviceFilter, product: string): Promise<{ where: string; args: Arg[] }> {
+  const parts: string[] = [];
+  const args: Arg[] = [];
+  const p = (v: Arg) => {
+    args.push(v);
+    return `$${args.length}`;
+  };
+  const q = filter.q?.trim();
+  if (q) parts.push(`ascii_lower(d.device_id) LIKE ascii_lower(${p(likePattern(q))}) ESCAPE '\\'`);
+  if (filter.productTypeId !== undefined) {
+    const pt = productTypeCondition(filter.productTypeId);
+    parts.push(pt === null ? "d.product_type_id IS NULL" : `d.product_type_id = ${p(pt)}`);
+  }
+  if (filter.firmware !== undefined) {
+    const fw = firmwareCondition(filter.firmware, await defaultFirmwareOf(tx, product));
+    if (fw.kind === "custom") parts.push("d.firmware_id IS NOT NULL");
+    else if (fw.kind === "default") parts.push("d.firmware_id IS NULL");
+    else {
+      const id = p(fw.id);
+      parts.push(fw.orNoCustom ? `(d.firmware_id = ${id} OR d.firmware_id IS NULL)` : `d.firmware_id = ${id}`);
+    }
+  }
+  if (filter.app !== undefined) parts.push(`${APP} = ${p(filter.app)}`);
+  if (filter.os !== undefined) parts.push(`${OS} = ${p(filter.os)}`);
+  if (filter.seen !== undefined) {
+    const since = seenSince(filter.seen);
+    parts.push(since === null ? "d.last_logged_in IS NULL" : `d.last_logged_in >= ${p(since)}`);
+  }
+  if (filter.admission !== undefined) parts.push(`d.admission = ${p(filter.admission)}`);
+  return { where: parts.length ? parts.join(" AND ") : "true", args };
+}
+
+/** One page of a view's ids in order, and the total (-1 when not counted); see sqlite/device_views.ts. */
+export async function viewIds(
+  tx: Tx,
+  view: DeviceView,
+  page: number,
+  perPage: number,
+  product: string,
+  count = true,
+): Promise<{ ids: string[]; total: number }> {
+  const { where, args } = await whereOf(tx, view.filter, product);
+  const dir = view.order === "desc" ? "DESC" : "ASC";
+  const offset = page * perPage;
+  const n = args.length;
+  if (view.sort === "productType") {
+    // Unfiltered: the counts kept by triggers; else one grouped count under the filter.
+    const counts = where === "true"
+      ? groupCounts(
+        await tx`SELECT dim, key, n FROM device_group_counts WHERE dim = 'productType'` as unknown as {
+          dim: string;
+          key: string;
+          n: number;
+        }[],
+      ).productType
+      : new Map(
+        (await tx.unsafe(`SELECT d.product_type_id AS k, count(*) AS n FROM devices d WHERE ${where} GROUP BY 1`, args))
+          .map((r) => [r.k as string | null, Number(r.n)]),
+      );
+    const types = await tx`SELECT id, name FROM product_types` as unknown as { id: string; name: string }[];
+    const groups = productTypeOrder(types, view.order).map((key) => ({ key, count: counts.get(key) ?? 0 }));
+    const total = groups.reduce((s, g) => s + g.count, 0);
+    const ids: string[] = [];
+    for (const s of groupSlices(groups, offset, perPage)) {
+      const rows = s.key === null
+        ? await tx.unsafe(
+          `SELECT d.device_id FROM devices d WHERE ${where} AND d.product_type_id IS NULL
+           ORDER BY d.device_id ${dir} LIMIT $${n + 1} OFFSET $${n + 2}`,
+          [...args, s.limit, s.offset],
+        )
+        : await tx.unsafe(
+          `SELECT d.device_id FROM devices d WHERE ${where} AND d.product_type_id = $${n + 3}
+           ORDER BY d.device_id ${dir} LIMIT $${n + 1} OFFSET $${n + 2}`,
+          [...args, s.limit, s.offset, s.key],
+        );
+      ids.push(...rows.map((r) => r.device_id as string));
+    }
+    return { ids, total };
+  }
+  const column = SORT_COLUMN[view.sort];
+  // SQLite's order: NULLs first ascending, last descending (the indexes are built NULLS FIRST).
+  const nulls = view.sort === "lastLoggedIn" || view.sort === "app"
+    ? (dir === "ASC" ? " NULLS FIRST" : " NULLS LAST")
+    : "";
+  const tie = view.sort === "deviceId" ? "" : `, d.device_id ${dir}`;
+  const rows = await tx.unsafe(
+    `SELECT d.device_id FROM devices d WHERE ${where} ORDER BY ${column} ${dir}${nulls}${tie}
+     LIMIT $${n + 1} OFFSET $${n + 2}`,
+    [...args, perPage, offset],
+  );
+  const ids = rows.map((r) => r.device_id as string);
+  if (!count) return { ids, total: -1 };
+  const ends = ids.length < perPage && (ids.length > 0 || offset === 0);
+  const total = ends
+    ? offset + ids.length
+    : Number((await tx.unsafe(`SELECT count(*) AS n FROM devices d WHERE ${where}`, args))[0].n);
+  return { ids, total };
+}
+
+/** POST devices/bulk in the caller's write transaction; see sqlite/device_views.ts. */
+export async function bulkDevices(
+  tx: Tx,
+  target: { deviceIds: string[] } | { filter: DeviceFilter },
+  set: DeviceBulkSet,
+  product: string,
+): Promise<{ updated: number; deviceIds: string[] }> {
+  let ids: string[];
+  if ("deviceIds" in target) {
+    const found = new Set(
+      (await tx`SELECT device_id FROM devices WHERE device_id = ANY(${target.deviceIds}::text[]) FOR UPDATE`).map((r) =>
+        r.device_id as string
+      ),
+    );
+    const missing = target.deviceIds.find((id) => !found.has(id));
+    if (missing !== undefined) throw new InvalidError(noBulkDevice(missing));
+    ids = target.deviceIds;
+  } else {
+    const { where, args } = await whereOf(tx, target.filter, product);
+    ids = (await tx.unsafe(`SELECT d.device_id FROM devices d WHERE ${where} ORDER BY d.device_id FOR UPDATE`, args))
+      .map((r) => r.device_id as string);
+  }
+  const exists = async (table: "product_types" | "firmwares", id: string | null | undefined) =>
+    id == null || (await firstMissingId(tx, table, [id])) === null;
+  const changes = devicePatchWrites(set.productTypeId ?? null, set, {
+    productTypeExists: await exists("product_types", set.productTypeId),
+    firmwareExists: await exists("firmwares", set.firmware),
+    missingTreatment: await firstMissingId(tx, "treatments", set.additionalTreatmentIds ?? []),
+    missingModule: null,
+    foreignModule: null,
+  });
+  if (ids.length === 0) return { updated: 0, deviceIds: [] };
+  if (changes.productTypeId !== undefined) {
+    await tx`DELETE FROM device_modules WHERE device_id IN
+      (SELECT device_id FROM devices WHERE device_id = ANY(${ids}::text[])
+       AND product_type_id IS DISTINCT FROM ${changes.productTypeId})`;
+    await tx`UPDATE devices SET product_type_id = ${changes.productTypeId} WHERE device_id = ANY(${ids}::text[])`;
+  }
+  if (changes.firmware !== undefined) {
+    await tx`UPDATE devices SET firmware_id = ${changes.firmware} WHERE device_id = ANY(${ids}::text[])`;
+  }
+  if (changes.additionalTreatmentIds !== undefined) {
+    await tx`DELETE FROM device_treatments WHERE device_id = ANY(${ids}::text[])`;
+    if (changes.additionalTreatmentIds.length) {
+      await tx`INSERT INTO device_treatments (device_id, treatment_id, position)
+        SELECT d, t, n - 1 FROM unnest(${ids}::text[]) AS d,
+          unnest(${changes.additionalTreatmentIds}::text[]) WITH ORDINALITY AS u(t, n)`;
+    }
+  }
+  await tx`UPDATE devices SET updated_at = ${now()}, revision = ${await nextRevision(tx)}
+    WHERE device_id = ANY(${ids}::text[])`;
+  // One entry per device, as its own change would have, in the same transaction (the last writes).
+  await appendAuditMany(tx, auditEntries(ids, set));
+  return { updated: ids.length, deviceIds: ids };
+}
+
+const countWhere = async (tx: Tx, where: string, args: Arg[] = []) =>
+  Number((await tx.unsafe(`SELECT count(*) AS n FROM devices d WHERE ${where}`, args))[0].n);
+
+/** GET overview from count queries (the total from the device_count counter row). */
+export async function overviewOf(tx: Tx, product: string): Promise<Overview> {
+  const [{ value }] = await tx`SELECT value FROM change_counters WHERE name = 'device_count'`;
+  const total = Number(value);
+  const seen24h = await countWhere(tx, "d.last_logged_in >= $1", [seenSince("24h")!]);
+  const seen7d = await countWhere(tx, "d.last_logged_in >= $1", [seenSince("7d")!]);
+  const never = await countWhere(tx, "d.last_logged_in IS NULL");
+
+  const types = await tx`SELECT id, name FROM product_types` as unknown as { id: string; name: string }[];
+  const groups = groupCounts(
+    await tx`SELECT dim, key, n FROM device_group_counts` as unknown as { dim: string; key: string; n: number }[],
+  );
+  const byType = groups.productType;
+  const typeNames = new Map(types.map((t) => [t.id, t.name]));
+  const productTypes = productTypeOrder(types, "asc")
+    .map((id) => ({ _id: id, name: id === null ? null : typeNames.get(id)!, devices: byType.get(id) ?? 0 }))
+    .filter((t) => t._id !== null || t.devices > 0);
+
+  const defaultFirmware = await defaultFirmwareOf(tx, product);
+  const byFirmware = new Map<string | null, number>();
+  for (const [custom, n] of groups.firmware) {
+    const id = firmwareInEffect(custom, defaultFirmware);
+    byFirmware.set(id, (byFirmware.get(id) ?? 0) + n);
+  }
+  const firmwareNames = new Map(
+    (await tx`SELECT id, name FROM firmwares`).map((f) => [f.id as string, f.name as string]),
+  );
+  const firmwares = [...byFirmware].map(([id, n]) => ({
+    _id: id,
+    name: id === null ? null : firmwareNames.get(id) ?? id,
+    devices: n,
+  }));
+  byDevicesThenKey(firmwares, (f) => f._id);
+
+  const apps = [...groups.app].map(([version, n]) => ({ version, devices: n }));
+  byDevicesThenKey(apps, (a) => a.version);
+  return { devices: { total, seen24h, seen7d, never }, productTypes, firmwares, apps };
+}
+
+export async function namesOf(tx: Tx) {
+  const pairs = async (table: string) =>
+    new Map((await tx.unsafe(`SELECT id, name FROM ${table}`)).map((r) => [r.id as string, r.name as string]));
+  return { productTypes: await pairs("product_types"), firmwares: await pairs("firmwares") };
+}

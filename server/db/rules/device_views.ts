@@ -1,0 +1,155 @@
+/**
+ * Fleet views (CONTRACT §16), shared by every engine: what "the firmware in effect" is, what each filter means, and
+ * the order of product types. Each engine turns these decisions into its own indexed SQL.
+ */
+import type {
+  DeviceBulkSet,
+  DeviceFilter,
+  DeviceSeen,
+  DeviceSort,
+  DeviceSortOrder,
+} from "../../../shared/schemas/device.ts";
+import type { NewAuditEntry } from "./audit.ts";
+import { deviceTarget } from "./devices.ts";
+
+/** A fleet view: a filter plus a sort. */
+export interface DeviceView {
+  filter: DeviceFilter;
+  sort: DeviceSort;
+  order: DeviceSortOrder;
+}
+
+export const DEFAULT_VIEW: DeviceView = { filter: {}, sort: "deviceId", order: "asc" };
+
+/** True for the plain list (no filter but q, sorted by deviceId ascending): the engines' fastest path. */
+export const isPlainView = (v: DeviceView) =>
+  v.sort === "deviceId" && v.order === "asc" &&
+  Object.entries(v.filter).every(([k, value]) => k === "q" || value === undefined);
+
+/**
+ * THE definition of the firmware in effect (CONTRACT §6's config resolution): the device's custom firmware if set,
+ * else its device type's default, else none. Rollouts (§13) may add a step between the two; they extend this
+ * function and firmwareCondition() together.
+ */
+export function firmwareInEffect(customFirmwareId: string | null, defaultFirmwareId: string | null): string | null {
+  return customFirmwareId ?? defaultFirmwareId;
+}
+
+/**
+ * The `firmware` filter as a condition on the device's custom firmware column, given the managed device type's
+ * default: `custom` = a custom firmware is set; `default` = none is set (the default applies, whatever it is); a
+ * firmware id = that firmware is in effect: set as custom, or (when it is the default) no custom firmware set.
+ */
+export type FirmwareCondition =
+  | { kind: "custom" }
+  | { kind: "default" }
+  | { kind: "firmware"; id: string; orNoCustom: boolean };
+
+export function firmwareCondition(filter: string, defaultFirmwareId: string | null): FirmwareCondition {
+  if (filter === "custom") return { kind: "custom" };
+  if (filter === "default") return { kind: "default" };
+  return { kind: "firmware", id: filter, orNoCustom: firmwareInEffect(null, defaultFirmwareId) === filter };
+}
+
+/** The `productTypeId` filter: `none` = no product type. */
+export const productTypeCondition = (filter: string): string | null => filter === "none" ? null : filter;
+
+const HOUR = 3600_000;
+/** The `seen` filter: last check-in at or after `since`, or never (null). */
+export function seenSince(seen: DeviceSeen, now: Date = new Date()): string | null {
+  if (seen === "never") return null;
+  return new Date(now.getTime() - (seen === "24h" ? 24 : 7 * 24) * HOUR).toISOString();
+}
+
+/**
+ * Product types in the order `sort=productType` shows them: devices without one first, then by name (code-unit
+ * order), then id; `desc` reverses the whole list. null stands for "no product type".
+ */
+export function productTypeOrder(
+  types: readonly { id: string; name: string }[],
+  order: DeviceSortOrder,
+): (string | null)[] {
+  const sorted = [...types].sort((a, b) =>
+    a.name < b.name ? -1 : a.name > b.name ? 1 : a.id < b.id ? -1 : a.id > b.id ? 1 : 0
+  );
+  const ids: (string | null)[] = [null, ...sorted.map((t) => t.id)];
+  return order === "asc" ? ids : ids.reverse();
+}
+
+/**
+ * The slices of product-type groups (in productTypeOrder) that one page covers: for each, the group, how many of its
+ * devices to skip and how many to take (each group ordered by deviceId in the view's direction).
+ */
+export function groupSlices(
+  groups: readonly { key: string | null; count: number }[],
+  offset: number,
+  limit: number,
+): { key: string | null; offset: number; limit: number }[] {
+  const out: { key: string | null; offset: number; limit: number }[] = [];
+  let start = 0;
+  for (const g of groups) {
+    if (limit <= 0) break;
+    const end = start + g.count;
+    if (offset < end) {
+      const skip = Math.max(0, offset - start);
+      const take = Math.min(limit, g.count - skip);
+      if (take > 0) out.push({ key: g.key, offset: skip, limit: take });
+      offset += take;
+      limit -= take;
+    }
+    start = end;
+  }
+  return out;
+}
+
+/** The CSV of devices: RFC 4180 quoting, and a leading `'` for cells a spreadsheet would take for a formula. */
+export function csvCell(value: string | number | null): string {
+  if (value === null) return "";
+  let s = String(value);
+  if (typeof value === "string" && /^[=+\-@\t\r]/.test(s)) s = `'${s}`;
+  return /[",\r\n]/.test(s) ? `"${s.replaceAll('"', '""')}"` : s;
+}
+
+/** The overview's lists: most devices first, then by key (null first), the same on every engine. */
+export function byDevicesThenKey<T extends { devices: number }>(items: T[], key: (t: T) => string | null): T[] {
+  return items.sort((a, b) => {
+    if (a.devices !== b.devices) return b.devices - a.devices;
+    const ka = key(a), kb = key(b);
+    if (ka === kb) return 0;
+    if (ka === null) return -1;
+    if (kb === null) return 1;
+    return ka < kb ? -1 : 1;
+  });
+}
+
+/**
+ * The rows of `device_group_counts` (kept by triggers on both engines: `'v:' || value` or `'none'` per dimension) as
+ * counts by value (null: none).
+ */
+export function groupCounts(rows: readonly { dim: string; key: string; n: number }[]) {
+  const out = {
+    productType: new Map<string | null, number>(),
+    firmware: new Map<string | null, number>(),
+    app: new Map<string | null, number>(),
+  };
+  for (const r of rows) {
+    const map = out[r.dim as keyof typeof out];
+    if (!map || Number(r.n) === 0) continue;
+    map.set(r.key === "none" ? null : r.key.slice(2), Number(r.n));
+  }
+  return out;
+}
+
+/** Bulk change refusals. */
+export const noBulkDevice = (deviceId: string) => `deviceIds: no device with deviceId ${deviceId}.`;
+
+/** The audit entries of a bulk change: one `device.bulk_update` per device, with what was set and how many changed. */
+export function* auditEntries(deviceIds: readonly string[], set: DeviceBulkSet): Generator<NewAuditEntry> {
+  for (const id of deviceIds) {
+    yield {
+      action: "device.bulk_update",
+      target: deviceTarget(id),
+      details: { changes: set, devices: deviceIds.length },
+    };
+  }
+}

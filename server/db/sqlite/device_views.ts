@@ -1,0 +1,265 @@
+/** Fleet views on SQLite (CONTRACT §16): filtered, sorted pages, bulk changes and the overview's counts. */
+import type { SQLInputValue } from "node:sqlite";
+import type { DeviceBulkSet, DeviceFilter, Overview } from "../../../shared/schemas/device.ts";
+import { deviceTypeName } from "../../../shared/schemas/device_type.ts";
+import { now } from "../clock.ts";
+import { InvalidError } from "../errors.ts";
+import { devicePatchWrites } from "../rules/devices.ts";
+import { appendAuditMany } from "./audit.ts";
+import {
+  auditEntries,
+  byDevicesThenKey,
+  type DeviceView,
+  firmwareCondition,
+  firmwareInEffect,
+  groupCounts,
+  groupSlices,
+  noBulkDevice,
+  productTypeCondition,
+  productTypeOrder,
+  seenSince,
+} from "../rules/device_views.ts";
+import { likePattern } from "../rules/like.ts";
+import { type Db, firstMissingId, sql, transaction } from "./open.ts";
+import { nextRevision } from "./revisions.ts";
+
+/** The versions as the columns of migration 12 (schema.ts), kept from version_info by triggers, indexed. */
+export const APP = "d.app";
+export const OS = "d.os";
+
+const SORT_COLUMN = {
+  deviceId: "d.device_id",
+  productType: "d.product_type_id", // walked group by group in name order (listView)
+  lastLoggedIn: "d.last_logged_in",
+  updatedAt: "d.updated_at",
+  createdAt: "d.created_at",
+  app: APP,
+} as const;
+
+export function defaultFirmwareOf(db: Db, product: string): string | null {
+  const row = sql(db, "SELECT default_firmware FROM device_types WHERE name = ?").get(deviceTypeName(product)) as
+    | { default_firmware: string | null }
+    | undefined;
+  return row?.default_firmware ?? null;
+}
+
+/** The WHERE clause of a filter (always something: `1` for none). */
+export function whereOf(db: Db, filter: DeviceFilter, product: string): { where: string; args: SQLInputValue[] } {
+  const parts: string[] = [];
+  const args: SQLInputValue[] = [];
+  const q = filter.q?.trim();
+  if (q) {
+    parts.push("d.device_id LIKE ? ESCAPE '\\'");
+    args.push(likePattern(q));
+  }
+  if (filter.productTypeId !== undefined) {
+    const pt = productTypeCondition(filter.productTypeId);
+    if (pt === null) parts.push("d.product_type_id IS NULL");
+    else {
+      parts.push("d.product_type_id = ?");
+      args.push(pt);
+    }
+  }
+  if (filter.firmware !== undefined) {
+    const fw = firmwareCondition(filter.firmware, defaultFirmwareOf(db, product));
+    if (fw.kind === "custom") parts.push("d.firmware_id IS NOT NULL");
+    else if (fw.kind === "default") parts.push("d.firmware_id IS NULL");
+    else {
+      parts.push(fw.orNoCustom ? "(d.firmware_id = ? OR d.firmware_id IS NULL)" : "d.firmware_id = ?");
+      args.push(fw.id);
+    }
+  }
+  if (filter.app !== undefined) {
+    parts.push(`${APP} = ?`);
+    args.push(filter.app);
+  }
+  if (filter.os !== undefined) {
+    parts.push(`${OS} = ?`);
+    args.push(filter.os);
+  }
+  if (filter.seen !== undefined) {
+    const since = seenSince(filter.seen);
+    if (since === null) parts.push("d.last_logged_in IS NULL");
+    else {
+      parts.push("d.last_logged_in >= ?");
+      args.push(since);
+    }
+  }
+  if (filter.admission !== undefined) {
+    parts.push("d.admission = ?");
+    args.push(filter.admission);
+  }
+  return { where: parts.length ? parts.join(" AND ") : "1", args };
+}
+
+/**
+ * The device ids of one page of a view, in order, and the total (-1 when not counted). Every sort but productType is
+ * one index walk `ORDER BY <column>, device_id`; productType walks the product types in name order, counting each
+ * group once and reading only the groups the page covers (index (product_type_id, device_id)).
+ */
+export function viewIds(
+  db: Db,
+  view: DeviceView,
+  page: number,
+  perPage: number,
+  product: string,
+  count = true,
+): { ids: string[]; total: number } {
+  const { where, args } = whereOf(db, view.filter, product);
+  const dir = view.order === "desc" ? "DESC" : "ASC";
+  const offset = page * perPage;
+  if (view.sort === "productType") {
+    // Unfiltered: the counts kept by triggers; else one grouped count under the filter.
+    const counts = where === "1"
+      ? groupCounts(
+        sql(db, "SELECT dim, key, n FROM device_group_counts WHERE dim = 'productType'").all() as {
+          dim: string;
+          key: string;
+          n: number;
+        }[],
+      ).productType
+      : new Map(
+        (sql(db, `SELECT d.product_type_id AS k, COUNT(*) AS n FROM devices d WHERE ${where} GROUP BY 1`)
+          .all(...args) as { k: string | null; n: number }[]).map((r) => [r.k, r.n]),
+      );
+    const types = sql(db, "SELECT id, name FROM product_types").all() as { id: string; name: string }[];
+    const groups = productTypeOrder(types, view.order).map((key) => ({ key, count: counts.get(key) ?? 0 }));
+    const total = groups.reduce((n, g) => n + g.count, 0);
+    const ids: string[] = [];
+    for (const s of groupSlices(groups, offset, perPage)) {
+      const rows = sql(
+        db,
+        `SELECT d.device_id FROM devices d WHERE ${where} AND d.product_type_id IS ?
+         ORDER BY d.device_id ${dir} LIMIT ? OFFSET ?`,
+      ).all(...args, s.key, s.limit, s.offset) as { device_id: string }[];
+      ids.push(...rows.map((r) => r.device_id));
+    }
+    return { ids, total };
+  }
+  const column = SORT_COLUMN[view.sort];
+  const tie = view.sort === "deviceId" ? "" : `, d.device_id ${dir}`;
+  const rows = sql(
+    db,
+    `SELECT d.device_id FROM devices d WHERE ${where} ORDER BY ${column} ${dir}${tie} LIMIT ? OFFSET ?`,
+  )
+    .all(...args, perPage, offset) as { device_id: string }[];
+  const ids = rows.map((r) => r.device_id);
+  if (!count) return { ids, total: -1 };
+  const ends = ids.length < perPage && (ids.length > 0 || offset === 0);
+  const total = ends
+    ? offset + ids.length
+    : (sql(db, `SELECT COUNT(*) AS n FROM devices d WHERE ${where}`).get(...args) as { n: number }).n;
+  return { ids, total };
+}
+
+/** POST devices/bulk in one write transaction: checks like a patch, then set-based writes; any failure changes none. */
+export function bulkDevices(
+  db: Db,
+  target: { deviceIds: string[] } | { filter: DeviceFilter },
+  set: DeviceBulkSet,
+  product: string,
+): { updated: number; deviceIds: string[] } {
+  return transaction(db, () => {
+    let ids: string[];
+    if ("deviceIds" in target) {
+      const missing = sql(
+        db,
+        `SELECT j.value AS id FROM json_each(?) j LEFT JOIN devices d ON d.device_id = j.value
+         WHERE d.device_id IS NULL ORDER BY j.key LIMIT 1`,
+      ).get(JSON.stringify(target.deviceIds)) as { id: string } | undefined;
+      if (missing) throw new InvalidError(noBulkDevice(missing.id));
+      ids = target.deviceIds;
+    } else {
+      const { where, args } = whereOf(db, target.filter, product);
+      ids = (sql(db, `SELECT d.device_id FROM devices d WHERE ${where} ORDER BY d.device_id`).all(...args) as {
+        device_id: string;
+      }[]).map((r) => r.device_id);
+    }
+    const exists = (table: "product_types" | "firmwares", id: string | null | undefined) =>
+      id == null || firstMissingId(db, table, [id]) === null;
+    // The same checks as a patch (no moduleIds: a product type change clears them, below).
+    const changes = devicePatchWrites(set.productTypeId ?? null, set, {
+      productTypeExists: exists("product_types", set.productTypeId),
+      firmwareExists: exists("firmwares", set.firmware),
+      missingTreatment: firstMissingId(db, "treatments", set.additionalTreatmentIds ?? []),
+      missingModule: null,
+      foreignModule: null,
+    });
+    if (ids.length === 0) return { updated: 0, deviceIds: [] };
+    const list = JSON.stringify(ids);
+    const IN = "device_id IN (SELECT value FROM json_each(?))";
+    if (changes.productTypeId !== undefined) {
+      sql(
+        db,
+        `DELETE FROM device_modules WHERE device_id IN
+           (SELECT d.device_id FROM devices d WHERE d.device_id IN (SELECT value FROM json_each(?))
+            AND d.product_type_id IS NOT ?)`,
+      ).run(list, changes.productTypeId);
+      sql(db, `UPDATE devices SET product_type_id = ? WHERE ${IN}`).run(changes.productTypeId, list);
+    }
+    if (changes.firmware !== undefined) {
+      sql(db, `UPDATE devices SET firmware_id = ? WHERE ${IN}`).run(changes.firmware, list);
+    }
+    if (changes.additionalTreatmentIds !== undefined) {
+      sql(db, `DELETE FROM device_treatments WHERE ${IN}`).run(list);
+      sql(
+        db,
+        `INSERT INTO device_treatments (device_id, treatment_id, position)
+         SELECT d.value, t.value, t.key FROM json_each(?) d, json_each(?) t`,
+      ).run(list, JSON.stringify(changes.additionalTreatmentIds));
+    }
+    sql(db, `UPDATE devices SET updated_at = ?, revision = ? WHERE ${IN}`).run(now(), nextRevision(db), list);
+    // One entry per device, as its own change would have, in the same transaction (the last writes).
+    appendAuditMany(db, auditEntries(ids, set));
+    return { updated: ids.length, deviceIds: ids };
+  });
+}
+
+const count = (db: Db, where: string, ...args: SQLInputValue[]) =>
+  (sql(db, `SELECT COUNT(*) AS n FROM devices d WHERE ${where}`).get(...args) as { n: number }).n;
+
+/** GET overview from count queries, each served by an index. */
+export function overviewOf(db: Db, product: string): Overview {
+  const total = (sql(db, "SELECT COUNT(*) AS n FROM devices INDEXED BY devices_order").get() as { n: number }).n;
+  const seen24h = count(db, "d.last_logged_in >= ?", seenSince("24h")!);
+  const seen7d = count(db, "d.last_logged_in >= ?", seenSince("7d")!);
+  const never = count(db, "d.last_logged_in IS NULL");
+
+  const types = sql(db, "SELECT id, name FROM product_types").all() as { id: string; name: string }[];
+  const groups = groupCounts(
+    sql(db, "SELECT dim, key, n FROM device_group_counts").all() as { dim: string; key: string; n: number }[],
+  );
+  const byType = groups.productType;
+  const typeNames = new Map(types.map((t) => [t.id, t.name]));
+  const productTypes = productTypeOrder(types, "asc")
+    .map((id) => ({ _id: id, name: id === null ? null : typeNames.get(id)!, devices: byType.get(id) ?? 0 }))
+    .filter((t) => t._id !== null || t.devices > 0);
+
+  const defaultFirmware = defaultFirmwareOf(db, product);
+  const byFirmware = new Map<string | null, number>();
+  for (const [custom, n] of groups.firmware) {
+    const id = firmwareInEffect(custom, defaultFirmware);
+    byFirmware.set(id, (byFirmware.get(id) ?? 0) + n);
+  }
+  const firmwareNames = new Map(
+    (sql(db, "SELECT id, name FROM firmwares").all() as { id: string; name: string }[]).map((f) => [f.id, f.name]),
+  );
+  const firmwares = [...byFirmware].map(([id, n]) => ({
+    _id: id,
+    name: id === null ? null : firmwareNames.get(id) ?? id,
+    devices: n,
+  }));
+  byDevicesThenKey(firmwares, (f) => f._id);
+
+  const apps = [...groups.app].map(([version, n]) => ({ version, devices: n }));
+  byDevicesThenKey(apps, (a) => a.version);
+  return { devices: { total, seen24h, seen7d, never }, productTypes, firmwares, apps };
+}
+
+export function namesOf(db: Db) {
+  const pairs = (table: string) =>
+    new Map(
+      (sql(db, `SELECT id, name FROM ${table}`).all() as { id: string; name: string }[]).map((r) => [r.id, r.name]),
+    );
+  return { productTypes: pairs("product_types"), firmwares: pairs("firmwares") };
+}

@@ -1,0 +1,225 @@
+import assert from "node:assert/strict";
+import { InvalidError } from "../../../server/db/errors.ts";
+import { type DeviceView, firmwareInEffect } from "../../../server/db/rules/device_views.ts";
+import type { DeviceFilter, DeviceSort } from "../../../shared/schemas/device.ts";
+import {
+  addFirmware,
+  addProductType,
+  addTreatments,
+  checkin,
+  type ConformanceOptions,
+  MANAGED_TYPE,
+  PRODUCT,
+  rejectsWith,
+  storeTest,
+  tick,
+} from "../fixtures.ts";
+
+export function deviceViewCases(engine: string, options: ConformanceOptions) {
+  storeTest(engine, options, "device views: filters, sorts, bulk changes and the overview", async (stores, t) => {
+    const { devices } = stores;
+    await stores.deviceTypes.ensure(PRODUCT);
+    const managed = (await stores.deviceTypes.list()).find((d) => d.name === MANAGED_TYPE)!;
+    const fwDefault = await addFirmware(stores, "default.xz");
+    const fwPinned = await addFirmware(stores, "pinned.xz");
+    await stores.deviceTypes.setDefaultFirmware(managed._id, fwDefault._id);
+    const zeta = await addProductType(stores, "Zeta", [["z-opt", false, []]]);
+    const alpha = await addProductType(stores, "Alpha");
+    const tr = await addTreatments(stores, ["T1", "T2"]);
+    // d0..d5, checked in in this order, with apps 2.0 / 1.0 / none
+    const apps = ["2.0", "1.0", null, "1.0", "2.0", "1.0"];
+    for (let i = 0; i < apps.length; i++) {
+      await checkin(stores, `d${i}`, { app: apps[i], os: i % 2 ? "os-b" : "os-a", channels: [] });
+      await tick();
+    }
+    await devices.patch("d0", { productTypeId: zeta._id, moduleIds: [zeta.modules[0]._id] });
+    await devices.patch("d1", { productTypeId: alpha._id, firmware: fwPinned._id });
+    await devices.patch("d2", { productTypeId: zeta._id, firmware: fwDefault._id });
+    await devices.patch("d3", { productTypeId: alpha._id });
+
+    const ids = async (filter: DeviceFilter, sort: DeviceSort = "deviceId", order: "asc" | "desc" = "asc") =>
+      (await devices.view({ filter, sort, order }, 0, 100, PRODUCT)).data.map((d) => d.deviceId);
+
+    await t.step("firmware in effect: custom, else the default", () => {
+      assert.equal(firmwareInEffect("a", "b"), "a");
+      assert.equal(firmwareInEffect(null, "b"), "b");
+      assert.equal(firmwareInEffect(null, null), null);
+    });
+
+    await t.step("filters, each and combined", async () => {
+      assert.deepEqual(await ids({}), ["d0", "d1", "d2", "d3", "d4", "d5"]);
+      assert.deepEqual(await ids({ productTypeId: alpha._id }), ["d1", "d3"]);
+      assert.deepEqual(await ids({ productTypeId: "none" }), ["d4", "d5"]);
+      assert.deepEqual(await ids({ firmware: "custom" }), ["d1", "d2"]);
+      assert.deepEqual(await ids({ firmware: "default" }), ["d0", "d3", "d4", "d5"]);
+      // the default firmware is in effect where none is set and where it is set as custom
+      assert.deepEqual(await ids({ firmware: fwDefault._id }), ["d0", "d2", "d3", "d4", "d5"]);
+      assert.deepEqual(await ids({ firmware: fwPinned._id }), ["d1"]);
+      assert.deepEqual(await ids({ firmware: "nope" }), []);
+      assert.deepEqual(await ids({ app: "1.0" }), ["d1", "d3", "d5"]);
+      assert.deepEqual(await ids({ os: "os-a" }), ["d0", "d2", "d4"]);
+      assert.deepEqual(await ids({ seen: "24h" }), ["d0", "d1", "d2", "d3", "d4", "d5"]);
+      assert.deepEqual(await ids({ seen: "7d" }), ["d0", "d1", "d2", "d3", "d4", "d5"]);
+      assert.deepEqual(await ids({ seen: "never" }), []);
+      assert.deepEqual(await ids({ app: "1.0", productTypeId: alpha._id, firmware: "default" }), ["d3"]);
+      assert.deepEqual(await ids({ q: "D1" }), ["d1"]);
+    });
+
+    await t.step("sorts, ties broken by deviceId in the same direction", async () => {
+      assert.deepEqual(await ids({}, "deviceId", "desc"), ["d5", "d4", "d3", "d2", "d1", "d0"]);
+      assert.deepEqual(await ids({}, "lastLoggedIn"), ["d0", "d1", "d2", "d3", "d4", "d5"]);
+      assert.deepEqual(await ids({}, "createdAt", "desc"), ["d5", "d4", "d3", "d2", "d1", "d0"]);
+      assert.deepEqual(await ids({}, "app"), ["d2", "d1", "d3", "d5", "d0", "d4"]);
+      assert.deepEqual(await ids({}, "app", "desc"), ["d4", "d0", "d5", "d3", "d1", "d2"]);
+      // none first, then by name: Alpha (d1, d3), Zeta (d0, d2)
+      assert.deepEqual(await ids({}, "productType"), ["d4", "d5", "d1", "d3", "d0", "d2"]);
+      assert.deepEqual(await ids({}, "productType", "desc"), ["d2", "d0", "d3", "d1", "d5", "d4"]);
+      assert.deepEqual(await ids({ app: "1.0" }, "productType"), ["d5", "d1", "d3"]);
+      assert.deepEqual(await ids({}, "updatedAt"), ["d4", "d5", "d0", "d1", "d2", "d3"]);
+    });
+
+    await t.step("pages of every sort, with the total", async () => {
+      for (const sort of ["deviceId", "productType", "app", "lastLoggedIn"] as const) {
+        const view: DeviceView = { filter: {}, sort, order: "desc" };
+        const all = (await devices.view(view, 0, 100, PRODUCT)).data.map((d) => d.deviceId);
+        const pages: string[] = [];
+        for (let p = 0; p < 3; p++) {
+          const page = await devices.view(view, p, 2, PRODUCT);
+          assert.equal(page.total, 6, sort);
+          pages.push(...page.data.map((d) => d.deviceId));
+        }
+        assert.deepEqual(pages, all, sort);
+        assert.deepEqual(await devices.view(view, 7, 2, PRODUCT), { data: [], total: 6 });
+      }
+      const filtered = await devices.view({ filter: { app: "1.0" }, sort: "app", order: "asc" }, 0, 2, PRODUCT);
+      assert.equal(filtered.total, 3);
+    });
+
+    await t.step("the overview: counts by check-in, product type, firmware in effect and app", async () => {
+      const o = await devices.overview(PRODUCT);
+      assert.deepEqual(o.devices, { total: 6, seen24h: 6, seen7d: 6, never: 0 });
+      assert.deepEqual(o.productTypes, [
+        { _id: null, name: null, devices: 2 },
+        { _id: alpha._id, name: "Alpha", devices: 2 },
+        { _id: zeta._id, name: "Zeta", devices: 2 },
+      ]);
+      assert.deepEqual(o.firmwares, [
+        { _id: fwDefault._id, name: "default.xz", devices: 5 },
+        { _id: fwPinned._id, name: "pinned.xz", devices: 1 },
+      ]);
+      assert.deepEqual(o.apps, [
+        { version: "1.0", devices: 3 },
+        { version: "2.0", devices: 2 },
+        { version: null, devices: 1 },
+      ]);
+    });
+
+    await t.step("bulk: any failure changes none", async () => {
+      const before = await devices.view({ filter: {}, sort: "deviceId", order: "asc" }, 0, 100, PRODUCT);
+      await rejectsWith(
+        devices.bulk({ deviceIds: ["d0", "nope"] }, { firmware: null }, PRODUCT),
+        InvalidError,
+        "deviceIds: no device with deviceId nope.",
+      );
+      await rejectsWith(
+        devices.bulk({ deviceIds: ["d0"] }, { productTypeId: "pt-x" }, PRODUCT),
+        InvalidError,
+        "productTypeId: no product type with id pt-x.",
+      );
+      await rejectsWith(
+        devices.bulk({ filter: {} }, { firmware: "fw-x" }, PRODUCT),
+        InvalidError,
+        "firmware: no firmware with id fw-x.",
+      );
+      await rejectsWith(
+        devices.bulk({ filter: {} }, { additionalTreatmentIds: [tr.T1, "t-x"] }, PRODUCT),
+        InvalidError,
+        "additionalTreatmentIds: no treatment with id t-x.",
+      );
+      assert.deepEqual(await devices.view({ filter: {}, sort: "deviceId", order: "asc" }, 0, 100, PRODUCT), before);
+    });
+
+    await t.step("bulk by ids and by filter: the rules of patch, new etags", async () => {
+      const d0 = (await devices.get("d0"))!;
+      const r = await devices.bulk(
+        { deviceIds: ["d0", "d3"] },
+        { productTypeId: alpha._id, additionalTreatmentIds: [tr.T2, tr.T1] },
+        PRODUCT,
+      );
+      assert.deepEqual(r, { updated: 2, deviceIds: ["d0", "d3"] });
+      // One audit entry per device, in the bulk's transaction; the refused bulks above left none.
+      const entries = (await stores.audit.list({ action: "device.bulk_update" }, 0, 100)).data;
+      assert.deepEqual(entries.map((e) => e.target?.id).sort(), ["d0", "d3"]);
+      assert.deepEqual(entries[0].details, {
+        changes: { productTypeId: alpha._id, additionalTreatmentIds: [tr.T2, tr.T1] },
+        devices: 2,
+      });
+      assert.equal((await stores.audit.verify()).firstBad, null);
+      const after0 = (await devices.get("d0"))!;
+      assert.equal(after0.productTypeId, alpha._id);
+      assert.deepEqual(after0.moduleIds, [], "a product type change clears the modules");
+      assert.deepEqual(after0.additionalTreatmentIds, [tr.T2, tr.T1]);
+      assert.notEqual(after0.etag, d0.etag);
+      assert.ok(after0.updatedAt > d0.updatedAt);
+      const byFilter = await devices.bulk({ filter: { productTypeId: "none" } }, { firmware: fwPinned._id }, PRODUCT);
+      assert.deepEqual(byFilter, { updated: 2, deviceIds: ["d4", "d5"] });
+      assert.deepEqual(await ids({ firmware: fwPinned._id }), ["d1", "d4", "d5"]);
+      assert.deepEqual(await devices.bulk({ filter: { q: "zzz" } }, { firmware: null }, PRODUCT), {
+        updated: 0,
+        deviceIds: [],
+      });
+      await devices.bulk({ filter: { firmware: "custom" } }, { firmware: null }, PRODUCT);
+      assert.deepEqual(await ids({ firmware: "custom" }), []);
+    });
+
+    await t.step(
+      "the overview's counts follow every kind of write (bulk, patch, check-in, deletes, cascades)",
+      async () => {
+        const counted = async () => {
+          const o = await devices.overview(PRODUCT);
+          return {
+            types: o.productTypes.map((x) => [x.name, x.devices] as const),
+            firmwares: o.firmwares,
+            apps: o.apps,
+          };
+        };
+        // The same numbers as counting the devices themselves.
+        const truth = async () => {
+          const all = (await devices.view({ filter: {}, sort: "deviceId", order: "asc" }, 0, 100, PRODUCT)).data;
+          const by = (f: (d: (typeof all)[number]) => string | null) => {
+            const m = new Map<string | null, number>();
+            for (const d of all) m.set(f(d), (m.get(f(d)) ?? 0) + 1);
+            return m;
+          };
+          return { types: by((d) => d.productTypeId), apps: by((d) => d.versionInfo?.app ?? null), n: all.length };
+        };
+        const check = async () => {
+          const c = await counted();
+          const want = await truth();
+          assert.deepEqual(
+            new Map(c.apps.map((a) => [a.version, a.devices])),
+            want.apps,
+          );
+          const names = new Map([[alpha._id, "Alpha"], [zeta._id, "Zeta"]]);
+          assert.deepEqual(
+            new Map(c.types.filter(([, n]) => n > 0)),
+            new Map([...want.types].map(([k, n]) => [k === null ? null : names.get(k) ?? k, n])),
+          );
+          assert.equal(c.firmwares.reduce((s, f) => s + f.devices, 0), want.n);
+        };
+        await check();
+        await devices.patch("d1", { productTypeId: null, firmware: fwPinned._id });
+        await check();
+        await checkin(stores, "d1", { app: "9.9", os: null, channels: [] });
+        await checkin(stores, "d9", { app: null, os: null, channels: [] });
+        await check();
+        await devices.remove("d2");
+        await check();
+        await stores.productTypes.remove(zeta._id);
+        await check();
+        const o = await devices.overview(PRODUCT);
+        assert.deepEqual(o.firmwares.find((f) => f._id === fwPinned._id)?.devices, 1);
+      },
+    );
+  });
+}

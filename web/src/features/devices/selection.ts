@@ -1,0 +1,22 @@
+/**
+ * The devices list's selection, shared by every action on many devices (bulk changes here; admission's accept and
+ * reject): either devices picked by id, or every device matching a filter (the server applies the filter itself).
+ */
+import { atom } from "jotai";
+import type { DevicesFilterState } from "./urlState.ts";
+
+export type DeviceSelection =
+  | { kind: "ids"; ids: readonly string[] }
+  | { kind: "matching"; filter: DevicesFilterState; total: number };
+
+export const NO_SELECTION: DeviceSelection = { kind: "ids", ids: [] };
+
+export const deviceSelectionAtom = atom<DeviceSelection>(NO_SELECTION);
+
+/** How many devices a selection names. */
+export const selectionSize = (s: DeviceSelection) => (s.kind === "ids" ? s.ids.length : s.total);
+
+/** The POST devices/bulk target of a selection (exactly one of deviceIds and filter). */
+export function bulkTarget(s: DeviceSelection, apiFilter: (f: DevicesFilterState) => Record<string, string>) {
+  return s.kind === "ids" ? { deviceIds: [...s.ids], filter: null } : { deviceIds: null, filter: apiFilter(s.filter) };
+}
