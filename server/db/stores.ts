@@ -44,4 +44,10 @@ export type { AttemptKey, AttemptScope, LoginAttemptStore, Reservation } from ".
 export type { Operator, OperatorStore } from "./types/operators.ts";
 export type { ProductTypeStore, ProductTypeUpdate } from "./types/product_types.ts";
 export type { SystemStore } from "./types/system.ts";
-export type { ImportCounts, ImportedTreatment, TreatmentImage, TreatmentStore } from "./types/treatments.ts";
+export type {
+  ImportCounts,
+  ImportedTreatment,
+  ImportSource,
+  TreatmentImage,
+  TreatmentStore,
+} from "./types/treatments.ts";
