@@ -56,6 +56,7 @@ let openApi: Record<string, unknown> | undefined;
 
 export function createApp(ctx: AppContext) {
   const requireOp = requireOperator(ctx);
+  metrics.countAuditEntriesWith(() => ctx.stores.audit.count());
 
   const api = new Hono<AppEnv>()
     .use("*", compressJson())
