@@ -197,6 +197,16 @@ export class ApiClient {
     return this.call(routes.changePassword, { body });
   }
 
+  // Audit trail
+  /** One page of the audit trail, newest first; empty filters are left out. */
+  listAudit(query: AuditQuery = {}) {
+    return this.call(routes.listAudit, { query: auditQuery(query) });
+  }
+  /** The audit trail as CSV (same filters), streamed: the Response, its body not read yet. */
+  auditCsv(query: AuditFilters = {}): Promise<Response> {
+    return this.call(routes.auditCsv, { query: auditQuery(query) });
+  }
+
   // Devices
   listDevices(query: { page?: number; rowsPerPage?: number; q?: string } = {}) {
     const { page, rowsPerPage, q } = query;
@@ -337,6 +347,26 @@ export class DeviceClient {
   firmware(headers: Record<string, string> = {}): Promise<Response> {
     return this.#api.call(routes.deviceFirmware, { params: { deviceId: this.deviceId }, headers });
   }
+}
+
+/** The filters of GET audit and GET audit.csv as the client takes them (each one narrows; empty ones are ignored). */
+export interface AuditFilters {
+  actor?: string;
+  action?: string;
+  targetType?: string;
+  targetId?: string;
+  from?: string;
+  to?: string;
+}
+export interface AuditQuery extends AuditFilters {
+  page?: number;
+  rowsPerPage?: number;
+}
+
+function auditQuery(q: AuditQuery): Record<string, string | number | undefined> {
+  const out: Record<string, string | number | undefined> = {};
+  for (const [k, v] of Object.entries(q)) out[k] = v === "" || v === null ? undefined : v;
+  return out;
 }
 
 /** A route's path under /api/v1 (no leading slash), its parameters encoded, with the query string. */
