@@ -18,6 +18,7 @@ const NAV: { href: string; label: string; icon: string }[] = [
   { href: "/treatments", label: "Treatments", icon: "pi pi-heart" },
   { href: "/product_types", label: "Product types", icon: "pi pi-box" },
   { href: "/device_firmwares", label: "Device firmwares", icon: "pi pi-microchip" },
+  { href: "/audit", label: "Audit log", icon: "pi pi-history" },
 ];
 
 function isActive(location: string, href: string) {

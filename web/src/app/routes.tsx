@@ -14,6 +14,7 @@ const TreatmentScreen = lazy(() => import("../features/treatments/TreatmentScree
 const ProductTypesScreen = lazy(() => import("../features/product_types/ProductTypesScreen.tsx"));
 const ProductTypeScreen = lazy(() => import("../features/product_types/ProductTypeScreen.tsx"));
 const FirmwaresScreen = lazy(() => import("../features/firmwares/FirmwaresScreen.tsx"));
+const AuditLogScreen = lazy(() => import("../features/audit/AuditLogScreen.tsx"));
 
 /** The console's routes; a screen that throws, or an unknown path, shows the error page. */
 export function AppRoutes() {
@@ -33,6 +34,7 @@ export function AppRoutes() {
               <Route path="/product_types" component={ProductTypesScreen} />
               <Route path="/product_types/:productTypeId" component={ProductTypeScreen} />
               <Route path="/device_firmwares" component={FirmwaresScreen} />
+              <Route path="/audit" component={AuditLogScreen} />
               <Route>
                 <ErrorPage message="Not Found" />
               </Route>
