@@ -19,7 +19,9 @@ export const EMPTY_FILTERS = { actor: "", action: "", targetType: "", targetId: 
 
 const DAY = /^\d{4}-\d{2}-\d{2}$/;
 const day = (v: string | null) => (v && DAY.test(v) && !Number.isNaN(Date.parse(v)) ? v : "");
-const text = (v: string | null, max: number) => (v ?? "").replace(/[\u0000-\u001f\u007f]/g, "").slice(0, max);
+/** Printable text only (the API refuses control characters), at most `max` characters. */
+const text = (v: string | null, max: number) =>
+  Array.from(v ?? "").filter((ch) => ch >= " " && ch !== "\u007f").join("").slice(0, max);
 
 /** Reads the state from the URL query; anything unreadable falls back to the default. */
 export function readAuditUrl(params: URLSearchParams): AuditUrlState {
