@@ -31,6 +31,13 @@ Deno.test("deno task bench --quick measures every figure", async () => {
       "PostgreSQL: GET devices (5,000), last page",
       "PostgreSQL: device check-in, 20 concurrent devices",
       "PostgreSQL: import 200 × 10 × 4",
+      "SQLite: a device write without / with its audit entry",
+      "SQLite: PATCH device over HTTP (with its entry)",
+      "SQLite: GET audit at 5,000 entries, first / middle / last page",
+      "SQLite: GET audit filtered",
+      "PostgreSQL: a device write without / with its audit entry",
+      "PostgreSQL: GET audit at 5,000 entries, first / middle / last page",
+      "PostgreSQL: audit-verify of 5,000 entries",
     ]
   ) {
     const row = text.split("\n").find((line) => line.includes(figure));
