@@ -336,7 +336,9 @@ async function writeBlock(name: string, table: string, heading: string) {
   const cpu = (await Deno.readTextFile("/proc/cpuinfo")).match(/model name\s*:\s*(.*)/)?.[1] ?? "unknown CPU";
   const block = [
     `<!-- ${name}:start -->`,
-    `Measured ${new Date().toISOString().slice(0, 10)} by \`deno task bench --audit\` on ${navigator.hardwareConcurrency} cores`,
+    `Measured ${
+      new Date().toISOString().slice(0, 10)
+    } by \`deno task bench --audit\` on ${navigator.hardwareConcurrency} cores`,
     `(${cpu}), ${mib(Deno.systemMemoryInfo().total)} MiB RAM, Deno ${Deno.version.deno}.`,
     "",
     table,

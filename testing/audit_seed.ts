@@ -74,9 +74,10 @@ export async function seedAuditPostgres(url: string, n: number, opts: SeedOption
       let last = { seq: Number(h.seq), hash: h.hash as string };
       const all = entries(last, n, opts);
       for (;;) {
+        // next() by hand: a break out of for-of would close the generator.
         const batch: AuditEntry[] = [];
-        for (const e of all) {
-          batch.push(e);
+        for (let r = all.next(); !r.done; r = all.next()) {
+          batch.push(r.value);
           if (batch.length === 5000) break;
         }
         if (!batch.length) break;

@@ -4,6 +4,7 @@ import { AUDIT_CSV_COLUMNS } from "../../shared/schemas/audit.ts";
 import type { AppContext, AppEnv } from "../context.ts";
 import { csvLine } from "../db/rules/audit.ts";
 import { queryOf } from "../route_table.ts";
+import { ReadCache } from "../lib/read_cache.ts";
 import { collectChunks } from "../../shared/collect_chunks.ts";
 
 /**
@@ -28,11 +29,17 @@ const encoder = new TextEncoder();
 /** GET audit (a page, newest first) and GET audit.csv (every matching entry, streamed). Nothing edits an entry. */
 export function auditRoutes(ctx: AppContext) {
   const { audit } = ctx.stores;
+  // Pages as JSON, kept while the trail has as many entries (it only grows: a new entry is a new version).
+  const pages = new ReadCache(() => audit.count());
   return new Hono<AppEnv>()
     .get("/audit", async (c) => {
       const { page, rowsPerPage, ...filter } = queryOf(routes.listAudit, c);
-      const { data, total, exact } = await audit.list(filter, page, rowsPerPage);
-      return c.json({ data, total, exact, page, per_page: rowsPerPage });
+      const key = JSON.stringify([page, rowsPerPage, filter]);
+      const json = await pages.get(key, async () => {
+        const { data, total, exact } = await audit.list(filter, page, rowsPerPage);
+        return { data, total, exact, page, per_page: rowsPerPage };
+      });
+      return c.body(json, 200, { "Content-Type": "application/json" });
     })
     .get("/audit.csv", async (c) => {
       const filter = queryOf(routes.auditCsv, c);

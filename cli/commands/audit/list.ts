@@ -46,7 +46,7 @@ export function registerAuditList(audit: Command): void {
     .description("list audit trail entries, newest first, one page at a time (admins and operators)")
     .option("--page <P>", "page number, from 0", wholeNumber(0, 1_000_000_000))
     .option("--per-page <N>", "entries per page, 1-100 (default 25)", wholeNumber(1, 100))
-    .option("--actor <who>", "only entries by this actor (an operator's e-mail or id, a token's name, a device id)")
+    .option("--actor <who>", "only entries by this actor (an operator's e-mail, a token's name, a device id)")
     .option("--action <action>", "only this action, e.g. device.update", action)
     .option("--target-type <type>", "only entries about this kind of thing (device, firmware, product_type, ...)")
     .option("--target-id <id>", "only entries about the thing with this id")
