@@ -20,27 +20,29 @@ Deno.test("GET audit.csv of 100,000 entries: streamed with flat memory", async (
   assert.ok(total > ENTRIES);
 
   const pid = srv.process.pid;
-  // A first small answer sets the route up; then two whole exports, back to back, measured together.
-  await (await api.auditCsv({ action: "auth.sign_in", actor: "nobody" })).text();
+  // A first whole export sets the server up (the allocator's arenas, the driver's buffers: measured 45-120 MiB once);
+  // then two more, back to back, measured together: streamed, they add little; held whole, each would add its size.
+  const warm = await readCsv(await api.auditCsv());
   const before = memoryOf(pid).rss;
   resetPeak(pid);
   const first = await readCsv(await api.auditCsv());
   const second = await readCsv(await api.auditCsv());
   const peak = memoryOf(pid).peak;
   console.log(
-    `audit.csv: ${total} entries, ${(first.bytes / MiB).toFixed(0)} MiB, twice; server RSS before ` +
-      `${(before / MiB).toFixed(0)} MiB, peak while streaming ${(peak / MiB).toFixed(0)} MiB`,
+    `audit.csv: ${total} entries, ${(first.bytes / MiB).toFixed(0)} MiB, three times; server RSS after the first ` +
+      `${(before / MiB).toFixed(0)} MiB, peak during the next two ${(peak / MiB).toFixed(0)} MiB`,
   );
-  for (const csv of [first, second]) {
+  for (const csv of [warm, first, second]) {
     assert.match(csv.header, /^seq,_id,at,actor_type/);
     assert.equal(csv.lines, total + 1);
     assert.ok(csv.ordered, "entries are newest first");
     assert.equal(csv.lastSeq, 1);
   }
   assert.ok(first.bytes > 80 * MiB, `${first.bytes} bytes`);
-  // Memory does not grow with what is streamed: 200 MiB sent, the peak grows by less than one export's size (what
-  // the allocator keeps after the first export, measured 45-75 MiB, stays for the next: the second adds ~0-30).
-  assert.ok(peak - before < first.bytes, `the server's peak grew by ${((peak - before) / MiB).toFixed(0)} MiB`);
+  assert.ok(
+    peak - before < first.bytes / 2,
+    `the server's peak grew by ${((peak - before) / MiB).toFixed(0)} MiB over two exports`,
+  );
 });
 
 /** Reads a CSV answer as it comes: its size, its line count, whether seq goes down, the last seq. */
