@@ -233,4 +233,6 @@ export const MIGRATIONS: readonly string[] = [
   );
   INSERT INTO audit_head (one, seq, hash) VALUES (true, 0, '');
   `,
+  // 4: the audit actor filter matches the actor's name only (SQLite's migration 10)
+  `DROP INDEX IF EXISTS audit_entries_actor_id;`,
 ];

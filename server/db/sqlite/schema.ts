@@ -244,4 +244,6 @@ export const MIGRATIONS: readonly string[] = [
   );
   INSERT INTO audit_head (one, seq, hash) VALUES (1, 0, '');
   `,
+  // 10: the audit actor filter matches the actor's name only (docs/DECISIONS.md, "Audit trail"): the id index goes
+  `DROP INDEX IF EXISTS audit_entries_actor_id;`,
 ];
