@@ -219,6 +219,25 @@ Deno.test("audit trail over HTTP: entries for actions, none for refusals; filter
     }
   });
 
+  await t.step("refused requests (403, 409) leave no entry either", async () => {
+    await call(srv, admin, "POST", "/api/v1/operators", {
+      email: "reader@example.com",
+      role: "viewer",
+      password: "reader-pass-1",
+    });
+    const reader = (await signIn(srv, "reader@example.com", "reader-pass-1")).json.token;
+    await call(srv, admin, "POST", "/api/v1/product_types", { name: "Taken" });
+    const before = (await latest(srv, admin, 1))[0].seq;
+    const statuses = [
+      (await call(srv, reader, "PATCH", "/api/v1/devices/AUD-2", { deviceId: "AUD-2", firmware: null })).status,
+      (await call(srv, reader, "POST", "/api/v1/product_types", { name: "By a viewer" })).status,
+      (await call(srv, admin, "POST", "/api/v1/product_types", { name: "taken" })).status,
+      (await call(srv, admin, "POST", "/api/v1/operators", { email: "op@example.com", password: "x-pass-123" })).status,
+    ];
+    assert.deepEqual(statuses, [403, 403, 409, 409]);
+    assert.equal((await latest(srv, admin, 1))[0].seq, before);
+  });
+
   await t.step("GET audit: filters, paging, 400 for a bad filter; viewers 403", async () => {
     const all = await latest(srv, admin, 100);
     const page = await call(srv, admin, "GET", "/api/v1/audit?rowsPerPage=2&page=1");
