@@ -1,6 +1,7 @@
 /** The console CLI for release engineers: `deno task cli [--url URL] [--token TOKEN] [--json] <command>`. */
 import { Command } from "commander";
 import { registerAuditList } from "./commands/audit/list.ts";
+import { registerDevicesAdmission } from "./commands/devices/admission.ts";
 import { registerDevicesList } from "./commands/devices/list.ts";
 import { registerDevicesShow } from "./commands/devices/show.ts";
 import { registerFirmwareDelete } from "./commands/firmware/delete.ts";
@@ -52,9 +53,10 @@ Examples:
   registerTreatmentsList(treatments);
   registerTreatmentsImport(treatments);
 
-  const devices = group(program, "devices", "list and show devices", "devices show JB-000123");
+  const devices = group(program, "devices", "list, show and admit devices", "devices show JB-000123");
   registerDevicesList(devices);
   registerDevicesShow(devices);
+  registerDevicesAdmission(devices);
 
   const productTypes = group(program, "product-types", "list product types", "product-types list");
   registerProductTypesList(productTypes);

@@ -22,6 +22,7 @@ import {
 } from "./bench/steps.ts";
 import { benchPostgres, type PostgresFigures } from "./bench/postgres.ts";
 import { auditFailures, auditRows, benchAudit } from "./bench/audit.ts";
+import { benchDeviceAuth } from "./bench/device_auth.ts";
 import { fixed, kb, mib, ROOT, spawnServer } from "./bench/util.ts";
 
 const quick = Deno.args.includes("--quick");
@@ -114,14 +115,16 @@ try {
     say(`7. firmware of ${mib(size.firmware)} MiB in a bucket (s3rver): upload, download proxied and redirected`);
     const bucket = await benchBucket(tmp, size.firmware);
     const observabilityUs = observabilityMicros(quick ? 20_000 : 200_000);
-    results = { devices, treatments, web, checkin, firmware, bucket, observabilityUs };
+    say(`8. check-in with DEVICE_AUTH=token vs shared, ${size.checkins} devices`);
+    const deviceAuth = await benchDeviceAuth(tmp, size.seconds, size.checkins);
+    results = { devices, treatments, web, checkin, firmware, bucket, observabilityUs, deviceAuth };
   } finally {
     await srv.stop();
   }
   const pg = await benchPostgres(tmp, size, say);
   const audit = await benchAudit(tmp, size, say);
 
-  const { devices, treatments, web, checkin, firmware, bucket, observabilityUs } = results;
+  const { devices, treatments, web, checkin, firmware, bucket, observabilityUs, deviceAuth } = results;
   const ratio = (a: number, b: number) => b > 0 ? a / b : NaN;
   const rows: [string, string, string, string][] = [
     [
@@ -210,6 +213,14 @@ try {
       "-",
     ],
     [
+      `Device check-in with DEVICE_AUTH=token vs shared (${size.checkins} devices, one loop each)`,
+      `${fixed(deviceAuth.token.rps, 0)} / ${fixed(deviceAuth.shared.rps, 0)} req/s = ${
+        fixed(ratio(deviceAuth.token.rps, deviceAuth.shared.rps))
+      } (p99 ${deviceAuth.token.p99} / ${deviceAuth.shared.p99} ms)`,
+      "≥ 0.8×",
+      ok(ratio(deviceAuth.token.rps, deviceAuth.shared.rps) >= 0.8),
+    ],
+    [
       "Request id and metrics per request vs a GET devices request (1 / req/s of the middle page)",
       `${fixed(observabilityUs, 2)} µs / ${fixed(1e6 / devices.middle.rps, 1)} µs = ${
         fixed(ratio(observabilityUs, 1e6 / devices.middle.rps))
@@ -251,6 +262,7 @@ try {
   ].join("\n");
   console.log(table);
   const failures = devices.middle.non2xx + devices.last.non2xx + devices.search.non2xx + checkin.non2xx +
+    deviceAuth.shared.non2xx + deviceAuth.token.non2xx +
     firmware.checkinIdle.non2xx + firmware.checkinDuringUpload.non2xx +
     [pg.devices, pg.devicesLarge, pg.sqliteLarge].reduce(
       (n, d) => n + d.middle.non2xx + d.last.non2xx + d.search.non2xx,

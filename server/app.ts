@@ -21,7 +21,7 @@ import { authRoutes } from "./routes/auth.ts";
 import { deviceApiRoutes } from "./routes/device_api.ts";
 import { firmwaresRoutes } from "./routes/device_firmwares.ts";
 import { deviceTypesRoutes } from "./routes/device_types.ts";
-import { devicesRoutes } from "./routes/devices.ts";
+import { admissionCounts, deviceAdmissionRoutes, devicesRoutes } from "./routes/devices.ts";
 import { productTypesRoutes } from "./routes/product_types.ts";
 import { treatmentImagesRoutes } from "./routes/treatment_images.ts";
 import { treatmentSummariesRoutes } from "./routes/treatment_summaries.ts";
@@ -57,6 +57,7 @@ let openApi: Record<string, unknown> | undefined;
 export function createApp(ctx: AppContext) {
   const requireOp = requireOperator(ctx);
   metrics.countAuditEntriesWith(() => ctx.stores.audit.count());
+  metrics.countDevicesByAdmission(() => admissionCounts(ctx, ctx.stores.devices));
 
   const api = new Hono<AppEnv>()
     .use("*", compressJson())
@@ -68,6 +69,7 @@ export function createApp(ctx: AppContext) {
     .route("/", operatorsRoutes(ctx))
     .route("/", auditRoutes(ctx))
     .route("/devices", devicesRoutes(ctx))
+    .route("/device_admission", deviceAdmissionRoutes(ctx))
     .route("/device_types", deviceTypesRoutes(ctx))
     .route("/device_firmwares", firmwaresRoutes(ctx))
     .route("/treatments", treatmentsRoutes(ctx))

@@ -20,6 +20,15 @@ export const ConfigSchema = z.object({
   MAX_FIRMWARE_BYTES: int(1).default(1_073_741_824),
   MAX_IMPORT_BYTES: int(1).default(268_435_456),
   DEVICE_API_KEY: z.string().min(16, "must be at least 16 characters long").optional(),
+  /** CONTRACT §11: shared (one DEVICE_API_KEY for the fleet) or token (DEVICE_API_KEY enrols, each device its token). */
+  DEVICE_AUTH: z.enum(["shared", "token"], { message: "must be shared or token" }).default("shared"),
+  /** DEVICE_AUTH=token: an unknown device waits for an operator (manual) or gets its token at once (auto). */
+  DEVICE_ADMISSION: z.enum(["manual", "auto"], { message: "must be manual or auto" }).default("manual"),
+  /**
+   * DEVICE_AUTH=token: failed device authentications one address may make per minute before its device calls are
+   * refused with 429 (the wait doubles with each further minute of failures).
+   */
+  DEVICE_AUTH_MAX_FAILURES: int(1, 100_000).default(30),
   DEMO: z.enum(["0", "1", ""], { message: "must be 1 or 0" }).optional(),
   LOG_LEVEL: z.enum(["info", "quiet"], { message: "must be info or quiet" }).default("info"),
   LOG_FORMAT: z.enum(["text", "json"], { message: "must be text or json" }).default("text"),

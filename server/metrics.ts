@@ -1,7 +1,8 @@
 /**
  * The Prometheus series of GET /metrics (CONTRACT §14), in prom-client's default registry. Counted where the work
  * happens: requests in app.ts, uploads in lib/upload.ts, check-ins and firmware bytes in the routes, store errors in
- * app.onError. Audit entries are read from the database at each scrape. Devices by admission arrive with their issue (docs/DECISIONS.md, "Metrics").
+ * app.onError; devices by admission and audit entries are read from the database at each scrape (registered by
+ * app.ts; docs/DECISIONS.md, "Metrics").
  */
 import client from "prom-client";
 
@@ -29,6 +30,34 @@ export const uploadBytes = new client.Counter({
 export const checkins = new client.Counter({
   name: "console_device_checkins_total",
   help: "Device check-ins answered.",
+});
+
+export const enrolments = new client.Counter({
+  name: "console_device_enrolments_total",
+  help: "Device tokens issued by enrolment (DEVICE_AUTH=token).",
+});
+
+/**
+ * Devices by admission (CONTRACT §14), read from the database at each scrape (three count queries on an index) by
+ * the function the server registers at start.
+ */
+let admissionSource: (() => Promise<Record<string, number>>) | null = null;
+export function countDevicesByAdmission(source: () => Promise<Record<string, number>>) {
+  admissionSource = source;
+}
+new client.Gauge({
+  name: "console_devices",
+  help: "Devices by admission state (pending, accepted, rejected; all accepted with DEVICE_AUTH=shared).",
+  labelNames: ["admission"] as const,
+  async collect() {
+    if (!admissionSource) return;
+    try {
+      const counts = await admissionSource();
+      for (const [admission, n] of Object.entries(counts)) this.set({ admission }, n);
+    } catch {
+      // The database is down: the series keeps its last values; console_store_errors_total tells the rest.
+    }
+  },
 });
 
 export const firmwareBytesServed = new client.Counter({

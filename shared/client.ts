@@ -5,11 +5,13 @@
 import type * as z from "zod";
 import { ErrorBody } from "./schemas/common.ts";
 import type {
+  Admission,
   ChangePasswordBody,
   CheckinBody,
   DeviceConfig,
   DevicePatch,
   DeviceTypePatch,
+  EnrollBody,
   ProductTypePatch,
 } from "./schemas/mod.ts";
 import { type Answer, answerStatuses, fillPath, type Method, type Route, routes } from "./routes/mod.ts";
@@ -208,9 +210,28 @@ export class ApiClient {
   }
 
   // Devices
-  listDevices(query: { page?: number; rowsPerPage?: number; q?: string } = {}) {
-    const { page, rowsPerPage, q } = query;
-    return this.call(routes.listDevices, { query: { page, rowsPerPage, q: q || undefined } });
+  listDevices(query: { page?: number; rowsPerPage?: number; q?: string; admission?: Admission } = {}) {
+    const { page, rowsPerPage, q, admission } = query;
+    return this.call(routes.listDevices, { query: { page, rowsPerPage, q: q || undefined, admission } });
+  }
+  // Device identity and admission (CONTRACT §11)
+  preauthorizeDevice(deviceId: string) {
+    return this.call(routes.preauthorizeDevice, { body: { deviceId } });
+  }
+  preauthorizeDevices(deviceIds: string[]) {
+    return this.call(routes.preauthorizeDevices, { body: { deviceIds } });
+  }
+  acceptDevice(deviceId: string) {
+    return this.call(routes.acceptDevice, { params: { deviceId } });
+  }
+  rejectDevice(deviceId: string) {
+    return this.call(routes.rejectDevice, { params: { deviceId } });
+  }
+  resetDeviceCredentials(deviceId: string) {
+    return this.call(routes.resetDeviceCredentials, { params: { deviceId } });
+  }
+  deviceAdmission() {
+    return this.call(routes.deviceAdmission, {});
   }
   getDevice(deviceId: string) {
     return this.call(routes.getDevice, { params: { deviceId } });
@@ -331,8 +352,17 @@ export class ApiClient {
 /** The client a device uses (the device API under /api/v1/device/), authenticated with the fleet's DEVICE_API_KEY. */
 export class DeviceClient {
   #api: ApiClient;
-  constructor(readonly deviceId: string, opts: Omit<ClientOptions, "token"> & { apiKey: string }) {
-    this.#api = new ApiClient({ ...opts, token: () => opts.apiKey });
+  /**
+   * `apiKey`: the fleet's DEVICE_API_KEY (DEVICE_AUTH=shared), or with DEVICE_AUTH=token the enrolment key for
+   * enroll and the device's own token for the rest (a function, so it can change once the token is issued).
+   */
+  constructor(readonly deviceId: string, opts: Omit<ClientOptions, "token"> & { apiKey: string | (() => string) }) {
+    const key = opts.apiKey;
+    this.#api = new ApiClient({ ...opts, token: typeof key === "function" ? key : () => key });
+  }
+  /** CONTRACT §11: `{token}` (201, shown only this once) or `{status: "pending"}` (202). */
+  enroll(body: EnrollBody): Promise<{ token: string } | { status: "pending" }> {
+    return this.#api.call(routes.deviceEnroll, { params: { deviceId: this.deviceId }, body });
   }
   checkin(body: CheckinBody): Promise<DeviceConfig> {
     return this.#api.call(routes.deviceCheckin, { params: { deviceId: this.deviceId }, body });

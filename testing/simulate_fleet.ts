@@ -1,6 +1,9 @@
 /**
  * A simulated fleet against a running console's device API: each device checks in (`rounds` times) and, with
- * `download`, fetches the firmware its config names and verifies size and sha256. Failures are counted by kind, not
+ * `download`, fetches the firmware its config names and verifies size and sha256. With `auth: "token"` (CONTRACT §11)
+ * each device first enrols with `key` (the enrolment key), waits while it is pending (polling every `pollMs`, at most
+ * `waitMs`), then checks in with its own token; tokens given in `tokens` are used without enrolling, and the ones
+ * issued are added to it. Failures are counted by kind, not
  * thrown. The core of scripts/simulate-fleet.ts, tested by tests/device/simulate_fleet.test.ts.
  */
 import { createHash } from "node:crypto";
@@ -20,6 +23,14 @@ export interface FleetOptions {
   /** Device ids are `<prefix><n>` (default "sim-"). */
   prefix?: string;
   timeoutMs?: number;
+  /** How devices authenticate: the shared key (default) or enrolment and a token per device. */
+  auth?: "shared" | "token";
+  /** Token mode: how long a pending device keeps enrolling before it gives up (default 0: one attempt). */
+  waitMs?: number;
+  /** Token mode: the pause between two enrolments of a pending device (default 1000). */
+  pollMs?: number;
+  /** Token mode: deviceId -> token, used instead of enrolling; issued tokens are added. */
+  tokens?: Map<string, string>;
 }
 
 export interface FleetSummary {
@@ -27,6 +38,10 @@ export interface FleetSummary {
   requests: number;
   checkins: number;
   downloads: number;
+  /** Token mode: tokens issued to devices by this run. */
+  enrolled: number;
+  /** Token mode: devices still pending when they gave up waiting (not counted as errors). */
+  pending: number;
   /** Failed requests by kind: the HTTP status, FETCH_ERROR, TIMEOUT_ERROR, PARSING_ERROR or CHECKSUM. */
   errors: Record<string, number>;
   errorCount: number;
@@ -56,7 +71,8 @@ export async function simulateFleet(opts: FleetOptions): Promise<FleetSummary> {
   const latencies: number[] = [];
   const errors: Record<string, number> = {};
   let firstError: string | null = null;
-  let checkins = 0, downloads = 0, bytes = 0;
+  let checkins = 0, downloads = 0, bytes = 0, enrolled = 0, pending = 0;
+  const tokens = opts.tokens ?? new Map<string, string>();
 
   const fail = (kind: string, message: string) => {
     errors[kind] = (errors[kind] ?? 0) + 1;
@@ -75,12 +91,38 @@ export async function simulateFleet(opts: FleetOptions): Promise<FleetSummary> {
     }
   };
 
+  /** Token mode: enrols until a token is issued (true), or gives up (false: pending too long, or refused). */
+  async function enrol(id: string, device: DeviceClient): Promise<boolean> {
+    const until = performance.now() + (opts.waitMs ?? 0);
+    for (;;) {
+      const answer = await timed(() => device.enroll({ versionInfo: versionInfoFor(Number(id.slice(prefix.length))) }));
+      if (!answer) return false;
+      if ("token" in answer) {
+        tokens.set(id, answer.token);
+        enrolled++;
+        return true;
+      }
+      if (performance.now() >= until) {
+        pending++;
+        return false;
+      }
+      await new Promise((r) => setTimeout(r, opts.pollMs ?? 1000));
+    }
+  }
+
   async function runDevice(n: number) {
-    const device = new DeviceClient(`${prefix}${n}`, {
+    const id = `${prefix}${n}`;
+    const tokenMode = opts.auth === "token";
+    let enrolling = tokenMode && !tokens.has(id);
+    const device = new DeviceClient(id, {
       baseUrl: opts.url,
-      apiKey: opts.key,
+      apiKey: () => !tokenMode || enrolling ? opts.key : tokens.get(id)!,
       timeoutMs: opts.timeoutMs,
     });
+    if (enrolling) {
+      if (!await enrol(id, device)) return;
+      enrolling = false;
+    }
     let config: DeviceConfig | undefined;
     for (let r = 0; r < rounds; r++) {
       config = await timed(() => device.checkin({ versionInfo: versionInfoFor(n) }));
@@ -119,6 +161,8 @@ export async function simulateFleet(opts: FleetOptions): Promise<FleetSummary> {
     requests: latencies.length,
     checkins,
     downloads,
+    enrolled,
+    pending,
     errors,
     errorCount,
     firstError,
@@ -133,7 +177,8 @@ export function formatSummary(s: FleetSummary): string {
   const errs = s.errorCount ? Object.entries(s.errors).map(([k, n]) => `${k}: ${n}`).join(", ") : "none";
   return [
     `${s.devices} devices, ${s.requests} requests in ${s.seconds} s: ${s.requestsPerSecond} requests/s`,
-    `check-ins ${s.checkins}, firmware downloads ${s.downloads} (${s.bytes} bytes)`,
+    `check-ins ${s.checkins}, firmware downloads ${s.downloads} (${s.bytes} bytes)` +
+    (s.enrolled || s.pending ? `; tokens issued ${s.enrolled}, still pending ${s.pending}` : ""),
     `latency ms: p50 ${s.latencyMs.p50}, p95 ${s.latencyMs.p95}, p99 ${s.latencyMs.p99}, max ${s.latencyMs.max}`,
     `errors: ${errs}${s.firstError ? ` (first: ${s.firstError})` : ""}`,
   ].join("\n");

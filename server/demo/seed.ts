@@ -16,6 +16,15 @@ import { DEMO_FIRMWARES } from "./firmwares.ts";
 import { electrodePlacement, envelopeChart } from "./illustrations.ts";
 
 export const DEMO_DEVICE_COUNT = 300;
+
+/** With DEVICE_AUTH=token, a few new devices wait for an operator's admission (CONTRACT §11). */
+export const DEMO_PENDING_DEVICES = [
+  "JCB-NEW-00001",
+  "JCB-NEW-00002",
+  "JCB-NEW-00003",
+  "JCB-NEW-00004",
+  "JCB-NEW-00005",
+];
 const DAY = 86_400_000;
 
 export async function seedDemo(ctx: AppContext): Promise<void> {
@@ -35,10 +44,26 @@ export async function seedDemo(ctx: AppContext): Promise<void> {
     }
     const data = demoData(ctx.config.PRODUCT, firmwares, Date.now());
     await demo.seed(data);
+    if (ctx.config.DEVICE_AUTH === "token") {
+      // Enrolled as the fleet enrols (manual admission whatever DEVICE_ADMISSION says): pending, no token.
+      for (const [i, deviceId] of DEMO_PENDING_DEVICES.entries()) {
+        await ctx.stores.deviceApi.enroll(
+          deviceId,
+          {
+            app: "2.5.0",
+            os: `jeecee-os 5.11.${i}`,
+            channels: ["stim-a 1.3.0", "stim-b 1.3.0"],
+          },
+          "0".repeat(64),
+          false,
+        );
+      }
+    }
     const ms = (performance.now() - started).toFixed(0);
     ctx.log(
       `DEMO=1: added ${data.productTypes.length} product types, ${data.treatments.length} treatments, ` +
-        `${firmwares.length} firmwares and ${data.devices.length} devices in ${ms} ms.`,
+        `${firmwares.length} firmwares and ${data.devices.length} devices in ${ms} ms` +
+        (ctx.config.DEVICE_AUTH === "token" ? `, ${DEMO_PENDING_DEVICES.length} of them pending admission.` : "."),
     );
   } catch (err) {
     for (const f of firmwares) {

@@ -1,25 +1,69 @@
 import * as metrics from "../metrics.ts";
 import { Hono, type MiddlewareHandler } from "hono";
 import { DeviceId } from "../../shared/schemas/device.ts";
-import { CheckinBody } from "../../shared/schemas/device_api.ts";
+import { CheckinBody, EnrollBody } from "../../shared/schemas/device_api.ts";
 import { bearerMatches } from "../auth/bearer_match.ts";
 import { clientAddress } from "../auth/client_address.ts";
+import { DeviceAuthThrottle, deviceTokenHash, deviceTokenMatches, newDeviceToken } from "../auth/device_tokens.ts";
+import { bearer } from "../auth/middleware.ts";
+import { retryAfterSeconds, waitText } from "../auth/throttle.ts";
 import { runAs } from "../db/audit_context.ts";
 import type { AppContext, AppEnv } from "../context.ts";
-import { ApiHttpError, notFound, unauthorized } from "../errors.ts";
+import { ApiHttpError, conflict, forbidden, notFound, unauthorized } from "../errors.ts";
 import { etagMatches, parseRange } from "../lib/byte_range.ts";
 import { attachmentDisposition, openFirmwareFile } from "../lib/firmware_file.ts";
 import { jsonBody, parse } from "../validate.ts";
+
+const noKey = () =>
+  new ApiHttpError(503, "unavailable", "The device API is disabled: the server has no DEVICE_API_KEY.");
 
 /** DEVICE_API_KEY as a bearer token, compared in constant time; 503 when no key is configured. */
 function requireDeviceKey(ctx: AppContext): MiddlewareHandler<AppEnv> {
   const expected = ctx.config.DEVICE_API_KEY;
   return async (c, next) => {
-    if (!expected) {
-      throw new ApiHttpError(503, "unavailable", "The device API is disabled: the server has no DEVICE_API_KEY.");
-    }
+    if (!expected) throw noKey();
     if (!bearerMatches(c.req.header("authorization"), expected)) {
       throw unauthorized("A valid device API key is required (Authorization: Bearer <key>).");
+    }
+    await next();
+  };
+}
+
+/**
+ * DEVICE_AUTH=token (CONTRACT §11): `enroll` takes the enrolment key (DEVICE_API_KEY; 503 without one), every other
+ * call the device's own token, valid only on its own deviceId's paths. An address that fails too often waits (429)
+ * and is not checked meanwhile.
+ */
+function requireDeviceToken(ctx: AppContext): MiddlewareHandler<AppEnv> {
+  const throttle = new DeviceAuthThrottle(ctx.config.DEVICE_AUTH_MAX_FAILURES);
+  const enrolmentKey = ctx.config.DEVICE_API_KEY;
+  const { deviceApi } = ctx.stores;
+  return async (c, next) => {
+    const address = clientAddress(c, ctx.config.trustProxy);
+    const wait = throttle.waitMs(address);
+    if (wait > 0) {
+      c.header("Retry-After", String(retryAfterSeconds(wait)));
+      throw new ApiHttpError(
+        429,
+        "too_many_requests",
+        `Too many failed device authentications from this address; try again in ${waitText(wait)}.`,
+      );
+    }
+    const id = parse(DeviceId, c.req.param("deviceId") ?? "", "deviceId");
+    const enrolling = c.req.path.endsWith("/enroll");
+    if (enrolling) {
+      if (!enrolmentKey) throw noKey();
+      if (!bearerMatches(c.req.header("authorization"), enrolmentKey)) {
+        throttle.fail(address);
+        throw unauthorized("Enrolment needs the enrolment key (Authorization: Bearer <DEVICE_API_KEY>).");
+      }
+    } else {
+      const token = bearer(c.req.header("authorization"));
+      const held = token === null ? null : await deviceApi.credentials(id);
+      if (token === null || !deviceTokenMatches(token, held?.tokenHash ?? null)) {
+        throttle.fail(address);
+        throw unauthorized(`A valid token of device ${id} is required (Authorization: Bearer <device token>).`);
+      }
     }
     await next();
   };
@@ -34,16 +78,46 @@ export function deviceApiRoutes(ctx: AppContext) {
   const product = ctx.config.PRODUCT;
   const { deviceApi } = ctx.stores;
   const deviceId = (raw: string) => parse(DeviceId, raw, "deviceId");
+  const tokens = ctx.config.DEVICE_AUTH === "token";
+  const auto = ctx.config.DEVICE_ADMISSION === "auto";
 
   return new Hono<AppEnv>()
-    .use("*", requireDeviceKey(ctx))
+    // Shared mode exactly as before (every path behind the key); token mode needs the path's deviceId.
+    .use(tokens ? "/:deviceId/*" : "*", tokens ? requireDeviceToken(ctx) : requireDeviceKey(ctx))
+    .post("/:deviceId/enroll", async (c) => {
+      const id = deviceId(c.req.param("deviceId"));
+      const body = await jsonBody(c, EnrollBody);
+      if (!tokens) {
+        throw conflict("Enrolment is off: this server runs with DEVICE_AUTH=shared (check in with the API key).");
+      }
+      const token = newDeviceToken();
+      const as = { actor: { type: "device" as const, id, name: id }, ip: clientAddress(c, ctx.config.trustProxy) };
+      const outcome = await runAs(as, () => deviceApi.enroll(id, body.versionInfo, deviceTokenHash(token), auto));
+      switch (outcome) {
+        case "pending":
+          return c.json({ status: "pending" as const }, 202);
+        case "issued":
+          metrics.enrolments.inc();
+          return c.json({ token }, 201, { "Cache-Control": "no-store" });
+        case "rejected":
+          throw forbidden(`Device ${id} was rejected by an operator; it cannot enrol.`);
+        case "has_token":
+          throw conflict(
+            `Device ${id} already holds a token; an operator must reset its credentials before it can enrol again.`,
+          );
+      }
+    })
     .post("/:deviceId/checkin", async (c) => {
       const id = deviceId(c.req.param("deviceId"));
       const body = await jsonBody(c, CheckinBody);
       // The answer is exactly the state this check-in left: the store reads it in the check-in's transaction.
+      const as = { actor: { type: "device" as const, id, name: id }, ip: clientAddress(c, ctx.config.trustProxy) };
       const answer = await runAs(
-        { actor: { type: "device", id, name: id }, ip: clientAddress(c, ctx.config.trustProxy) },
-        () => deviceApi.checkin(id, body.versionInfo, product),
+        as,
+        () =>
+          tokens
+            ? deviceApi.checkinKnown(id, body.versionInfo, product)
+            : deviceApi.checkin(id, body.versionInfo, product),
       );
       metrics.checkins.inc();
       return c.json(answer);

@@ -2,28 +2,102 @@ import { Hono } from "hono";
 import { routes } from "../../shared/routes/mod.ts";
 import type { AppContext, AppEnv } from "../context.ts";
 import { noDevice } from "../db/rules/devices.ts";
-import { badRequest, notFound } from "../errors.ts";
+import { badRequest, conflict, notFound } from "../errors.ts";
+import type { Admission, AdmissionSummary, Device } from "../../shared/schemas/device.ts";
+import type { AdmissionAction } from "../db/rules/admission.ts";
+import type { DeviceStore } from "../db/stores.ts";
 import { ReadCache } from "../lib/read_cache.ts";
 import { bodyOf, ifMatchOf, paramsOf, queryOf } from "../route_table.ts";
 
-/** Operator routes for devices (devices are created by the device API check-in). */
+/**
+ * CONTRACT §11: with DEVICE_AUTH=shared every device is "accepted" and holds no token of its own, whatever its row
+ * says (a server switched back from token mode keeps the rows for a later switch).
+ */
+export function deviceView(ctx: AppContext): (device: Device) => Device {
+  return ctx.config.DEVICE_AUTH === "token"
+    ? (device) => device
+    : (device) => ({ ...device, admission: "accepted", credentialsIssuedAt: null });
+}
+
+/** Devices by admission as the API shows them (all accepted with DEVICE_AUTH=shared). */
+export async function admissionCounts(ctx: AppContext, devices: DeviceStore): Promise<Record<Admission, number>> {
+  const counts = await devices.admissionCounts();
+  if (ctx.config.DEVICE_AUTH === "token") return counts;
+  return { pending: 0, accepted: counts.pending + counts.accepted + counts.rejected, rejected: 0 };
+}
+
+/** GET device_admission: the mode and the counts (the console's admission filter shows the pending count). */
+export function deviceAdmissionRoutes(ctx: AppContext) {
+  return new Hono<AppEnv>().get("/", async (c) => {
+    const summary: AdmissionSummary = {
+      auth: ctx.config.DEVICE_AUTH,
+      admission: ctx.config.DEVICE_ADMISSION,
+      counts: await admissionCounts(ctx, ctx.stores.devices),
+    };
+    return c.json(summary);
+  });
+}
+
+/** Operator routes for devices (devices are created by the device API check-in, enrolment or pre-authorization). */
 export function devicesRoutes(ctx: AppContext) {
   const { devices } = ctx.stores;
   const pages = new ReadCache(() => devices.version());
+  const view = deviceView(ctx);
+  const tokens = ctx.config.DEVICE_AUTH === "token";
+  const admit = (action: AdmissionAction) => async (deviceId: string) => {
+    if (!tokens) {
+      if (!(await devices.get(deviceId))) throw notFound(noDevice(deviceId));
+      throw conflict("Device admission is off: this server runs with DEVICE_AUTH=shared (docs/OPERATIONS.md).");
+    }
+    return await devices.admit(deviceId, action);
+  };
+  const accept = admit("accept");
+  const reject = admit("reject");
+  const reset = admit("reset_credentials");
   return new Hono<AppEnv>()
     .get("/", async (c) => {
-      const { page, rowsPerPage, q } = queryOf(routes.listDevices, c);
+      const { page, rowsPerPage, q, admission } = queryOf(routes.listDevices, c);
       const search = q?.trim();
-      const json = await pages.get(`${page}|${rowsPerPage}|${search ?? ""}`, async () => {
-        const { data, total } = await devices.list(page, rowsPerPage, search);
-        return { data, total, page, per_page: rowsPerPage };
+      // Shared mode: every device is accepted, none pending or rejected.
+      const none = !tokens && admission !== undefined && admission !== "accepted";
+      const filter = tokens && admission ? { admission } : {};
+      const key = `${page}|${rowsPerPage}|${search ?? ""}|${none ? "none" : filter.admission ?? ""}`;
+      const json = await pages.get(key, async () => {
+        if (none) return { data: [], total: 0, page, per_page: rowsPerPage };
+        const { data, total } = await devices.list(page, rowsPerPage, search, filter);
+        return { data: data.map(view), total, page, per_page: rowsPerPage };
       });
       return c.body(json, 200, { "Content-Type": "application/json" });
     })
+    .post("/", async (c) => {
+      const { deviceId } = await bodyOf(routes.preauthorizeDevice, c);
+      const device = view(await devices.preauthorize(deviceId));
+      return c.json(device, 201, { ETag: device.etag });
+    })
+    .post("/preauthorize", async (c) => {
+      const { deviceIds } = await bodyOf(routes.preauthorizeDevices, c);
+      const result = await devices.preauthorizeMany(deviceIds);
+      return c.json(
+        tokens ? result : { ...result, existing: result.existing.map((e) => ({ ...e, admission: "accepted" })) },
+      );
+    })
+    .post("/:deviceId/accept", async (c) => {
+      const device = await accept(paramsOf(routes.acceptDevice, c).deviceId);
+      return c.json(device, 200, { ETag: device.etag });
+    })
+    .post("/:deviceId/reject", async (c) => {
+      const device = await reject(paramsOf(routes.rejectDevice, c).deviceId);
+      return c.json(device, 200, { ETag: device.etag });
+    })
+    .post("/:deviceId/reset_credentials", async (c) => {
+      const device = await reset(paramsOf(routes.resetDeviceCredentials, c).deviceId);
+      return c.json(device, 200, { ETag: device.etag });
+    })
     .get("/:deviceId", async (c) => {
       const { deviceId } = paramsOf(routes.getDevice, c);
-      const device = await devices.get(deviceId);
-      if (!device) throw notFound(noDevice(deviceId));
+      const found = await devices.get(deviceId);
+      if (!found) throw notFound(noDevice(deviceId));
+      const device = view(found);
       return c.json(device, 200, { ETag: device.etag });
     })
     .patch("/:deviceId", async (c) => {
@@ -33,7 +107,7 @@ export function devicesRoutes(ctx: AppContext) {
       if (bodyId !== deviceId) {
         throw badRequest(`deviceId: the body's deviceId ${bodyId} differs from the path's ${deviceId}.`);
       }
-      const device = await devices.patch(deviceId, changes, ifMatch);
+      const device = view(await devices.patch(deviceId, changes, ifMatch));
       return c.json(device, 200, { ETag: device.etag });
     })
     .delete("/:deviceId", async (c) => {

@@ -1,9 +1,30 @@
-import { CheckinBody, DeviceConfig } from "../schemas/device_api.ts";
+import { CheckinBody, DeviceConfig, EnrollBody, EnrollPending, EnrollToken } from "../schemas/device_api.ts";
 import { DeviceIdParams } from "./params.ts";
 import { binary, empty, errors, json, noBody, route } from "./route.ts";
 
-/** What the fleet calls, with the DEVICE_API_KEY; 503 when the server has no key. */
+/**
+ * What the fleet calls: with DEVICE_AUTH=shared the DEVICE_API_KEY, with DEVICE_AUTH=token the device's own token
+ * (enroll: the enrolment key, CONTRACT §11); 503 when the server has no key; 429 while an address that failed to
+ * authenticate too often waits (token mode).
+ */
 export const deviceApiRoutes = {
+  deviceEnroll: route({
+    name: "deviceEnroll",
+    method: "POST",
+    path: "/device/:deviceId/enroll",
+    auth: "device",
+    summary: "DEVICE_AUTH=token: a device enrols with the enrolment key. 202 while it waits for an operator " +
+      "(DEVICE_ADMISSION=manual), 201 with its own token (shown only once) when accepted, pre-authorized or " +
+      "DEVICE_ADMISSION=auto; 403 rejected; 409 it already holds a token (an operator must reset its credentials); " +
+      "409 with DEVICE_AUTH=shared (enrolment is off).",
+    params: DeviceIdParams,
+    body: json(EnrollBody),
+    answers: {
+      201: json(EnrollToken),
+      202: json(EnrollPending),
+      ...errors(400, 401, 403, 409, 413, 415, 429, 503),
+    },
+  }),
   deviceCheckin: route({
     name: "deviceCheckin",
     method: "POST",
@@ -12,7 +33,7 @@ export const deviceApiRoutes = {
     summary: "A device reports its versions (an unknown device is created) and gets its configuration.",
     params: DeviceIdParams,
     body: json(CheckinBody),
-    answers: { 200: json(DeviceConfig), ...errors(400, 401, 413, 415, 503) },
+    answers: { 200: json(DeviceConfig), ...errors(400, 401, 413, 415, 429, 503) },
   }),
   deviceConfig: route({
     name: "deviceConfig",
@@ -22,7 +43,7 @@ export const deviceApiRoutes = {
     summary: "A checked-in device's configuration: product type, modules, treatments, firmware.",
     params: DeviceIdParams,
     body: noBody,
-    answers: { 200: json(DeviceConfig), ...errors(400, 401, 404, 503) },
+    answers: { 200: json(DeviceConfig), ...errors(400, 401, 404, 429, 503) },
   }),
   deviceFirmware: route({
     name: "deviceFirmware",
@@ -38,7 +59,7 @@ export const deviceApiRoutes = {
       206: binary("application/x-xz"),
       302: empty,
       304: empty,
-      ...errors(400, 401, 404, 416, 503),
+      ...errors(400, 401, 404, 416, 429, 503),
     },
   }),
   deviceFirmwareHead: route({
@@ -58,6 +79,7 @@ export const deviceApiRoutes = {
       401: empty,
       404: empty,
       416: empty,
+      429: empty,
       503: empty,
     },
   }),

@@ -1,4 +1,13 @@
-import { Device, DeviceList, DeviceListQuery, DevicePatch } from "../schemas/device.ts";
+import {
+  AdmissionSummary,
+  Device,
+  DeviceList,
+  DeviceListQuery,
+  DevicePatch,
+  PreauthorizeBody,
+  PreauthorizeManyBody,
+  PreauthorizeManyResult,
+} from "../schemas/device.ts";
 import { DeviceIdParams } from "./params.ts";
 import { empty, errors, etagHeader, ifMatch, json, noBody, route } from "./route.ts";
 
@@ -8,7 +17,7 @@ export const deviceRoutes = {
     method: "GET",
     path: "/devices",
     auth: "operator",
-    summary: "One page of devices, optionally filtered by a case-insensitive part of the deviceId.",
+    summary: "One page of devices, optionally filtered by a case-insensitive part of the deviceId and by admission.",
     query: DeviceListQuery,
     body: noBody,
     answers: { 200: json(DeviceList), ...errors(400, 401) },
@@ -44,5 +53,73 @@ export const deviceRoutes = {
     headers: ifMatch,
     body: noBody,
     answers: { 204: empty, ...errors(400, 401, 404, 412) },
+  }),
+  // CONTRACT §11: device identity and admission.
+  preauthorizeDevice: route({
+    name: "preauthorizeDevice",
+    method: "POST",
+    path: "/devices",
+    auth: "operator",
+    role: "operator",
+    summary: "Pre-authorize a device: it is recorded as accepted without a token, so its first enrolment gets one " +
+      "without waiting for an operator. 409 when the deviceId is already known.",
+    body: json(PreauthorizeBody),
+    answers: { 201: json(Device, etagHeader), ...errors(400, 401, 409, 413, 415) },
+  }),
+  preauthorizeDevices: route({
+    name: "preauthorizeDevices",
+    method: "POST",
+    path: "/devices/preauthorize",
+    auth: "operator",
+    role: "operator",
+    summary: "Pre-authorize many devices at once (a factory's list), in one transaction: unknown ids are recorded as " +
+      "accepted without a token; known ones are left as they are and listed with their admission.",
+    body: json(PreauthorizeManyBody),
+    answers: { 200: json(PreauthorizeManyResult), ...errors(400, 401, 413, 415) },
+  }),
+  acceptDevice: route({
+    name: "acceptDevice",
+    method: "POST",
+    path: "/devices/:deviceId/accept",
+    auth: "operator",
+    role: "operator",
+    summary: "Accept a pending (or rejected) device: its next enrolment gets its token. 409 with DEVICE_AUTH=shared.",
+    params: DeviceIdParams,
+    body: noBody,
+    answers: { 200: json(Device, etagHeader), ...errors(400, 401, 404, 409) },
+  }),
+  rejectDevice: route({
+    name: "rejectDevice",
+    method: "POST",
+    path: "/devices/:deviceId/reject",
+    auth: "operator",
+    role: "operator",
+    summary: "Reject a device: its token stops working at once and its enrolments are refused (403). 409 with " +
+      "DEVICE_AUTH=shared.",
+    params: DeviceIdParams,
+    body: noBody,
+    answers: { 200: json(Device, etagHeader), ...errors(400, 401, 404, 409) },
+  }),
+  resetDeviceCredentials: route({
+    name: "resetDeviceCredentials",
+    method: "POST",
+    path: "/devices/:deviceId/reset_credentials",
+    auth: "operator",
+    role: "operator",
+    summary: "Forget a device's token: it stops working at once, and the device (if accepted) may enrol again for a " +
+      "new one. 409 with DEVICE_AUTH=shared.",
+    params: DeviceIdParams,
+    body: noBody,
+    answers: { 200: json(Device, etagHeader), ...errors(400, 401, 404, 409) },
+  }),
+  deviceAdmission: route({
+    name: "deviceAdmission",
+    method: "GET",
+    path: "/device_admission",
+    auth: "operator",
+    summary: "How devices authenticate here (DEVICE_AUTH, DEVICE_ADMISSION) and how many devices are pending, " +
+      "accepted and rejected.",
+    body: noBody,
+    answers: { 200: json(AdmissionSummary), ...errors(401) },
   }),
 };

@@ -15,6 +15,11 @@ export const VersionInfo = z.strictObject({
 });
 export type VersionInfo = z.infer<typeof VersionInfo>;
 
+/** CONTRACT §11: where a device stands with the console (always "accepted" with DEVICE_AUTH=shared). */
+export const ADMISSIONS = ["pending", "accepted", "rejected"] as const;
+export const Admission = z.enum(ADMISSIONS, { message: "must be pending, accepted or rejected" });
+export type Admission = z.infer<typeof Admission>;
+
 export const Device = z.object({
   deviceId: DeviceId,
   productTypeId: Id.nullable(),
@@ -26,6 +31,10 @@ export const Device = z.object({
   lastLoggedIn: Timestamp.nullable(),
   versionInfo: VersionInfo.nullable(),
   etag: Etag,
+  /** CONTRACT §11 (DEVICE_AUTH=token): pending, accepted or rejected; "accepted" with DEVICE_AUTH=shared. */
+  admission: Admission,
+  /** When the device's current token was issued; null while it holds none (always null with DEVICE_AUTH=shared). */
+  credentialsIssuedAt: Timestamp.nullable(),
 });
 export type Device = z.infer<typeof Device>;
 
@@ -52,6 +61,8 @@ export const DeviceListQuery = z.object({
     (s) => !hasControlChars(s),
     "must not contain control characters",
   ).optional(),
+  /** CONTRACT §11: only the devices of this admission state. */
+  admission: Admission.optional(),
 });
 export type DeviceListQuery = z.input<typeof DeviceListQuery>;
 
@@ -63,3 +74,28 @@ export const DevicePatch = z.strictObject({
   additionalTreatmentIds: uniqueIds(10_000).optional(),
 });
 export type DevicePatch = z.infer<typeof DevicePatch>;
+
+/** CONTRACT §11: pre-authorize one device (it may enrol and get its token without waiting for an operator). */
+export const PreauthorizeBody = z.strictObject({ deviceId: DeviceId });
+export type PreauthorizeBody = z.infer<typeof PreauthorizeBody>;
+
+/** Pre-authorize many devices at once (a factory's list of ids), in one transaction. */
+export const PreauthorizeManyBody = z.strictObject({
+  deviceIds: z.array(DeviceId).min(1, "must name at least one device").max(100_000, "is at most 100000 ids"),
+});
+export type PreauthorizeManyBody = z.infer<typeof PreauthorizeManyBody>;
+
+/** What a bulk pre-authorization did: ids created as accepted; ids already known (left as they were). */
+export const PreauthorizeManyResult = z.object({
+  created: z.array(DeviceId),
+  existing: z.array(z.object({ deviceId: DeviceId, admission: Admission })),
+});
+export type PreauthorizeManyResult = z.infer<typeof PreauthorizeManyResult>;
+
+/** GET device_admission: how devices authenticate on this server and how many wait for an operator. */
+export const AdmissionSummary = z.object({
+  auth: z.enum(["shared", "token"]),
+  admission: z.enum(["manual", "auto"]),
+  counts: z.object({ pending: z.number().int(), accepted: z.number().int(), rejected: z.number().int() }),
+});
+export type AdmissionSummary = z.infer<typeof AdmissionSummary>;

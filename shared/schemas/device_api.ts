@@ -6,6 +6,16 @@ import { Treatment } from "./treatment.ts";
 export const CheckinBody = z.strictObject({ versionInfo: VersionInfo });
 export type CheckinBody = z.infer<typeof CheckinBody>;
 
+/** CONTRACT §11: a device enrols with the factory's enrolment key (DEVICE_AUTH=token). */
+export const EnrollBody = z.strictObject({ versionInfo: VersionInfo });
+export type EnrollBody = z.infer<typeof EnrollBody>;
+
+/** 202: the device waits for an operator to accept it. */
+export const EnrollPending = z.object({ status: z.literal("pending") });
+/** 201: the device's own token, shown only this once. */
+export const EnrollToken = z.object({ token: z.string() });
+export type EnrollToken = z.infer<typeof EnrollToken>;
+
 export const DeviceConfig = z.object({
   deviceId: z.string(),
   productType: z.object({ _id: Id, name: z.string(), theme: z.record(z.string(), z.unknown()) }).nullable(),

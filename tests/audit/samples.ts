@@ -115,6 +115,18 @@ export function samplesFor(s: Seed): Record<RouteName, Sample> {
       },
     },
     deleteDevice: { probe: { params: { deviceId: "dev-005" } }, byId: {} },
+    preauthorizeDevice: {
+      probe: { body: json({ deviceId: "probe-pre-1" }) },
+      json: { base: () => Promise.resolve({ deviceId: "audit-pre-1" }) },
+    },
+    preauthorizeDevices: {
+      probe: { body: json({ deviceIds: ["probe-pre-2", "probe-pre-3"] }) },
+      json: { base: () => Promise.resolve({ deviceIds: ["audit-pre-2", "audit-pre-3"] }) },
+    },
+    acceptDevice: { probe: { params: { deviceId: "dev-001" } }, byId: {} },
+    rejectDevice: { probe: { params: { deviceId: "dev-001" } }, byId: {} },
+    resetDeviceCredentials: { probe: { params: { deviceId: "dev-001" } }, byId: {} },
+    deviceAdmission: { probe: {} },
     listDeviceTypes: { probe: {} },
     getDeviceType: { probe: { params: { id: s.dtId } }, byId: {} },
     patchDeviceType: {
@@ -170,6 +182,15 @@ export function samplesFor(s: Seed): Record<RouteName, Sample> {
         params: { deviceId: "dev-003" },
         base: () => Promise.resolve({ versionInfo: { app: "1.0.0", os: "linux", channels: ["a", "b"] } }),
         echo: async () => (await send(s.srv, "GET", "/api/v1/devices/dev-003", { token: s.token })).json,
+      },
+    },
+    deviceEnroll: {
+      probe: { params: byDeviceId, body: json({ versionInfo: { app: "9.9.9", os: "hacked", channels: [] } }) },
+      // With DEVICE_AUTH=shared (the audit's server) enrolment is off: a well-formed request is 409 whatever the id.
+      byId: { body: () => ({ versionInfo: { app: "1", os: "1", channels: [] } }), creates: true },
+      json: {
+        params: { deviceId: "dev-enrol" },
+        base: () => Promise.resolve({ versionInfo: { app: "1.0.0", os: "linux", channels: ["a"] } }),
       },
     },
     deviceConfig: { probe: { params: byDeviceId }, byId: {} },

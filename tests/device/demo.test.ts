@@ -133,3 +133,16 @@ Deno.test("DEMO=1 fills an empty database, once, with data that shows through th
     assert.match(again.output(), /already holds data/);
   });
 });
+
+Deno.test("DEMO=1 with DEVICE_AUTH=token (deno task demo): a few devices wait for admission", async () => {
+  await using srv = await startServer({ env: { DEMO: "1", DEVICE_AUTH: "token" } });
+  const api = await srv.login();
+  const pending = await api.listDevices({ admission: "pending" });
+  assert.equal(pending.total, 5);
+  assert.ok(pending.data.every((d) => d.deviceId.startsWith("JCB-NEW-") && d.credentialsIssuedAt === null));
+  const all = await api.deviceAdmission();
+  assert.deepEqual(all.counts.pending, 5);
+  assert.ok(all.counts.accepted >= 300);
+  const task = JSON.parse(await Deno.readTextFile(new URL("../../deno.json", import.meta.url))).tasks.demo;
+  assert.match(task, /DEVICE_AUTH=token/);
+});

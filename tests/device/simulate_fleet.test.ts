@@ -74,3 +74,77 @@ Deno.test("simulate-fleet checks devices in and verifies their firmware download
 
   await Deno.remove(dir, { recursive: true });
 });
+
+Deno.test("simulate-fleet in token mode: enrol, wait while pending, then check in with the token", async (t) => {
+  await using srv = await startServer({ env: { LOG_LEVEL: "quiet", DEVICE_AUTH: "token" } });
+  const api = await srv.login();
+
+  await t.step("pending devices give up after their wait; accepted ones get a token and check in", async () => {
+    const tokens = new Map<string, string>();
+    const first = await simulateFleet({ url: srv.url, key: DEVICE_API_KEY, devices: 4, auth: "token", tokens });
+    assert.deepEqual([first.errors, first.pending, first.enrolled, first.checkins], [{}, 4, 0, 0]);
+    assert.equal((await api.listDevices({ admission: "pending" })).total, 4);
+    // Accepted while they wait: they enrol again, get their token and check in.
+    const waiting = simulateFleet({
+      url: srv.url,
+      key: DEVICE_API_KEY,
+      devices: 4,
+      auth: "token",
+      tokens,
+      waitMs: 20_000,
+      pollMs: 100,
+    });
+    await new Promise((r) => setTimeout(r, 300));
+    for (let n = 0; n < 4; n++) await api.acceptDevice(`sim-${n}`);
+    const second = await waiting;
+    assert.deepEqual([second.errors, second.pending, second.enrolled, second.checkins], [{}, 0, 4, 4]);
+    assert.equal(tokens.size, 4);
+    assert.ok((await api.getDevice("sim-2")).lastLoggedIn);
+    // Known tokens: no enrolment, straight to check-in.
+    const third = await simulateFleet({ url: srv.url, key: DEVICE_API_KEY, devices: 4, auth: "token", tokens });
+    assert.deepEqual([third.errors, third.enrolled, third.checkins, third.requests], [{}, 0, 4, 4]);
+  });
+
+  await t.step("the script keeps tokens in a file between runs (mode 0600)", async () => {
+    await srv.fetch("/api/v1/devices/preauthorize", {
+      method: "POST",
+      token: api.token,
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ deviceIds: ["f-0", "f-1"] }),
+    }).then((r) => r.body?.cancel());
+    const file = `${await Deno.makeTempDir()}/tokens.json`;
+    const run = () =>
+      new Deno.Command(Deno.execPath(), {
+        args: [
+          "run",
+          "-A",
+          `${ROOT}scripts/simulate-fleet.ts`,
+          "--url",
+          srv.url,
+          "--key",
+          DEVICE_API_KEY,
+          "--devices",
+          "2",
+          "--prefix",
+          "f-",
+          "--auth",
+          "token",
+          "--tokens",
+          file,
+          "--json",
+        ],
+        cwd: ROOT,
+        stdout: "piped",
+        stderr: "piped",
+      }).output();
+    const dec = (b: Uint8Array) => new TextDecoder().decode(b);
+    const first = await run();
+    assert.equal(first.code, 0, dec(first.stderr) + dec(first.stdout));
+    assert.deepEqual(JSON.parse(dec(first.stdout)).enrolled, 2);
+    assert.equal((await Deno.stat(file)).mode! & 0o777, 0o600);
+    const second = await run();
+    assert.equal(second.code, 0, dec(second.stderr) + dec(second.stdout));
+    const s = JSON.parse(dec(second.stdout));
+    assert.deepEqual([s.enrolled, s.checkins], [0, 2]);
+  });
+});

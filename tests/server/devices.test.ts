@@ -57,6 +57,8 @@ Deno.test("GET devices: paging, sizes, ordering and q search", async (t) => {
       lastLoggedIn: d.lastLoggedIn,
       versionInfo: VERSION,
       etag: d.etag,
+      admission: "accepted",
+      credentialsIssuedAt: null,
     });
     assert.ok(d.lastLoggedIn && !Number.isNaN(Date.parse(d.lastLoggedIn)));
   });

@@ -2,6 +2,7 @@
  * The store conformance suite: every store method and rule, written against the interfaces only, so each engine
  * runs the same cases (see sqlite.test.ts). Registers Deno tests; call it from an engine's test file.
  */
+import { admissionCases } from "./cases/admission.ts";
 import { auditCases } from "./cases/audit.ts";
 import { changeCounterCases } from "./cases/change_counter.ts";
 import { concurrencyCases } from "./cases/concurrency.ts";
@@ -34,6 +35,7 @@ export function storeConformance(engine: string, options: ConformanceOptions): v
       concurrencyCases,
       demoCases,
       loginAttemptCases,
+      admissionCases,
       auditCases,
     ]
   ) cases(engine, options);

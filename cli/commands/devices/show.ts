@@ -32,6 +32,8 @@ export function registerDevicesShow(devices: Command): void {
         ],
         ["Custom firmware", firmware ? `${firmware.name} (${firmware._id})` : orDash(device.firmware)],
         ["Last logged in", formatDate(device.lastLoggedIn)],
+        ["Admission", device.admission],
+        ["Credentials issued", formatDate(device.credentialsIssuedAt)],
         ["Version app", orDash(device.versionInfo?.app)],
         ["Version OS", orDash(device.versionInfo?.os)],
         ["Version channels", device.versionInfo?.channels.join(" / ") || "-"],

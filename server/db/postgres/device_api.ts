@@ -2,11 +2,14 @@ import type { VersionInfo } from "../../../shared/schemas/device.ts";
 import type { DeviceConfig } from "../../../shared/schemas/device_api.ts";
 import { deviceTypeName } from "../../../shared/schemas/device_type.ts";
 import { now } from "../clock.ts";
+import type { Admission } from "../../../shared/schemas/device.ts";
+import { NotFoundError } from "../errors.ts";
+import { enrollAuditDetails, enrollStep, outcomeOf } from "../rules/admission.ts";
+import { deviceTarget, noDevice } from "../rules/devices.ts";
 import { firstPlaces, versionInfoJson } from "../rules/device_config.ts";
 import type { DeviceApiStore, FirmwareRef } from "../types/device_api.ts";
-import { read, type Sql, type Tx, unlocked } from "./open.ts";
+import { nextRevision, read, type Sql, type Tx, unlocked, write } from "./open.ts";
 import { appendAudit } from "./audit.ts";
-import { deviceTarget } from "../rules/devices.ts";
 import {
   TREATMENT_CONTENT_JOIN,
   TREATMENT_ROW_COLUMNS,
@@ -100,6 +103,43 @@ async function deviceConfig(tx: Tx, deviceId: string, product: string): Promise<
   };
 }
 
+function enroll(sql: Sql, deviceId: string, versionInfo: VersionInfo, tokenHash: string, auto: boolean) {
+  return write(sql, async (tx) => {
+    const rows = await tx`SELECT admission, token_hash FROM devices WHERE device_id = ${deviceId} FOR UPDATE`;
+    const row = rows[0] as { admission: Admission; token_hash: string | null } | undefined;
+    const step = enrollStep(row ? { admission: row.admission, hasToken: row.token_hash !== null } : null, auto);
+    const at = now();
+    const info = versionInfoJson(versionInfo);
+    switch (step) {
+      case "create_pending":
+      case "create_issue": {
+        const issued = step === "create_issue";
+        // A check-in of the shared mode cannot race this one (the modes do not mix on one server); another
+        // enrolment of the same id waits on the write lock.
+        await tx`INSERT INTO devices (device_id, created_at, updated_at, version_info, admission, token_hash,
+            credentials_issued_at)
+          VALUES (${deviceId}, ${at}, ${at}, ${info}, ${issued ? "accepted" : "pending"}, ${issued ? tokenHash : null},
+            ${issued ? at : null})`;
+        break;
+      }
+      case "pending":
+        await tx`UPDATE devices SET
+            updated_at = CASE WHEN version_info IS NOT DISTINCT FROM ${info} THEN updated_at ELSE ${at} END,
+            version_info = ${info}
+          WHERE device_id = ${deviceId}`;
+        break;
+      case "issue":
+        await tx`UPDATE devices SET admission = 'accepted', token_hash = ${tokenHash}, credentials_issued_at = ${at},
+            updated_at = ${at}, version_info = ${info}, revision = ${await nextRevision(tx)}
+          WHERE device_id = ${deviceId}`;
+        break;
+    }
+    const details = enrollAuditDetails(step, row?.admission ?? null);
+    if (details) await appendAudit(tx, { action: "device.enroll", target: deviceTarget(deviceId), details });
+    return outcomeOf(step);
+  });
+}
+
 export function postgresDeviceApi(sql: Sql): DeviceApiStore {
   return {
     // One transaction without the write lock: one upsert of its own row checks nothing first, so a check-in never
@@ -121,6 +161,24 @@ export function postgresDeviceApi(sql: Sql): DeviceApiStore {
         }
         return config;
       }),
+    // Token mode: the row must be there (its token was just checked); an update of its own row, without the write lock.
+    checkinKnown: (deviceId, versionInfo, product) =>
+      unlocked(sql, async (tx) => {
+        const config = await deviceConfig(tx, deviceId, product);
+        const at = now();
+        const info = versionInfoJson(versionInfo);
+        const updated = await tx`UPDATE devices SET last_logged_in = ${at},
+            updated_at = CASE WHEN version_info IS NOT DISTINCT FROM ${info} THEN updated_at ELSE ${at} END,
+            version_info = ${info}
+          WHERE device_id = ${deviceId}`;
+        if (!config || updated.count === 0) throw new NotFoundError(noDevice(deviceId));
+        return config;
+      }),
+    credentials: async (deviceId) => {
+      const rows = await sql`SELECT admission, token_hash FROM devices WHERE device_id = ${deviceId}`;
+      return rows.length ? { admission: rows[0].admission, tokenHash: rows[0].token_hash } : null;
+    },
+    enroll: (deviceId, versionInfo, tokenHash, auto) => enroll(sql, deviceId, versionInfo, tokenHash, auto),
     config: (deviceId, product) => read(sql, (tx) => deviceConfig(tx, deviceId, product)),
     firmware: (deviceId, product) => read(sql, (tx) => deviceFirmware(tx, deviceId, product)),
   };

@@ -1,10 +1,11 @@
-import type { Device, VersionInfo } from "../../../shared/schemas/device.ts";
+import type { Admission, Device, PreauthorizeManyResult, VersionInfo } from "../../../shared/schemas/device.ts";
+import { type AdmissionAction, admissionAuditAction, afterAction, alreadyKnown } from "../rules/admission.ts";
 import { now } from "../clock.ts";
 import { NotFoundError } from "../errors.ts";
 import { devicePatchWrites, deviceTarget, noDevice, patchedProductType } from "../rules/devices.ts";
 import { likePattern } from "../rules/like.ts";
 import { checkIfMatch, etagOf } from "../rules/revisions.ts";
-import type { DeviceChanges, DevicePage, DeviceStore } from "../types/devices.ts";
+import type { DeviceChanges, DeviceFilter, DevicePage, DeviceStore } from "../types/devices.ts";
 import type { IfMatch } from "../types/revisions.ts";
 import { appendAudit } from "./audit.ts";
 import { existing, firstMissingId, nextRevision, read, type Sql, type Tx, write } from "./open.ts";
@@ -18,13 +19,15 @@ interface DeviceRow {
   last_logged_in: string | null;
   version_info: string | null;
   revision: number;
+  admission: Admission;
+  credentials_issued_at: string | null;
   module_ids: string[];
   treatment_ids: string[];
 }
 
 const SELECT_DEVICE = `
   SELECT d.device_id, d.product_type_id, d.firmware_id, d.created_at, d.updated_at, d.last_logged_in, d.version_info,
-    d.revision,
+    d.revision, d.admission, d.credentials_issued_at,
     ARRAY(SELECT m.module_id FROM device_modules m WHERE m.device_id = d.device_id ORDER BY m.position) AS module_ids,
     ARRAY(SELECT t.treatment_id FROM device_treatments t WHERE t.device_id = d.device_id ORDER BY t.position)
       AS treatment_ids
@@ -42,6 +45,8 @@ function toDevice(row: DeviceRow): Device {
     lastLoggedIn: row.last_logged_in,
     versionInfo: row.version_info === null ? null : JSON.parse(row.version_info) as VersionInfo,
     etag: etagOf(Number(row.revision)),
+    admission: row.admission,
+    credentialsIssuedAt: row.credentials_issued_at,
   };
 }
 
@@ -56,22 +61,34 @@ export async function getDevice(tx: Tx, deviceId: string, lock = false): Promise
  * One page ordered by deviceId. Without q the total is the device_count counter row (moved by triggers with every
  * insert and delete), so a page costs an index walk of `offset + perPage` entries, not a count of the table.
  */
-async function listDevices(tx: Tx, page: number, perPage: number, q?: string): Promise<DevicePage> {
+async function listDevices(
+  tx: Tx,
+  page: number,
+  perPage: number,
+  q?: string,
+  filter: DeviceFilter = {},
+): Promise<DevicePage> {
   const offset = page * perPage;
-  if (q) {
-    const pattern = likePattern(q);
+  if (q || filter.admission) {
+    const where: string[] = [];
+    const args: string[] = [];
+    if (q) {
+      args.push(likePattern(q));
+      where.push(`ascii_lower(d.device_id) LIKE ascii_lower($${args.length}) ESCAPE '\\'`);
+    }
+    if (filter.admission) {
+      args.push(filter.admission);
+      where.push(`d.admission = $${args.length}`);
+    }
+    const cond = where.join(" AND ");
     const rows = await tx.unsafe(
-      `${SELECT_DEVICE} WHERE ascii_lower(d.device_id) LIKE ascii_lower($1) ESCAPE '\\' ORDER BY d.device_id
-       LIMIT $2 OFFSET $3`,
-      [pattern, perPage, offset],
+      `${SELECT_DEVICE} WHERE ${cond} ORDER BY d.device_id LIMIT $${args.length + 1} OFFSET $${args.length + 2}`,
+      [...args, perPage, offset],
     ) as unknown as DeviceRow[];
     const ends = rows.length < perPage && (rows.length > 0 || offset === 0);
-    const total = ends ? offset + rows.length : Number(
-      (await tx.unsafe(
-        `SELECT count(*) AS total FROM devices WHERE ascii_lower(device_id) LIKE ascii_lower($1) ESCAPE '\\'`,
-        [pattern],
-      ))[0].total,
-    );
+    const total = ends
+      ? offset + rows.length
+      : Number((await tx.unsafe(`SELECT count(*) AS total FROM devices d WHERE ${cond}`, args))[0].total);
     return { data: rows.map(toDevice), total };
   }
   const [{ value }] = await tx`SELECT value FROM change_counters WHERE name = 'device_count'`;
@@ -146,10 +163,67 @@ async function patchDevice(sql: Sql, deviceId: string, patch: DeviceChanges, ifM
   });
 }
 
+async function insertPreauthorized(tx: Tx, deviceId: string, at: string) {
+  await tx`INSERT INTO devices (device_id, created_at, updated_at, admission) VALUES (${deviceId}, ${at}, ${at}, 'accepted')`;
+}
+
+function preauthorizeMany(sql: Sql, deviceIds: string[]): Promise<PreauthorizeManyResult> {
+  return write(sql, async (tx) => {
+    const ids = [...new Set(deviceIds)];
+    const known = new Map<string, Admission>();
+    for (const r of await tx`SELECT device_id, admission FROM devices WHERE device_id = ANY(${ids}::text[])`) {
+      known.set(r.device_id, r.admission);
+    }
+    const created = ids.filter((id) => !known.has(id));
+    if (created.length) {
+      const at = now();
+      await tx`INSERT INTO devices (device_id, created_at, updated_at, admission)
+        SELECT u, ${at}, ${at}, 'accepted' FROM unnest(${created}::text[]) AS u`;
+      for (const deviceId of created) {
+        await appendAudit(tx, { action: "device.preauthorize", target: deviceTarget(deviceId) });
+      }
+    }
+    return {
+      created,
+      existing: ids.filter((id) => known.has(id)).map((deviceId) => ({ deviceId, admission: known.get(deviceId)! })),
+    };
+  });
+}
+
+function admitDevice(sql: Sql, deviceId: string, action: AdmissionAction): Promise<Device> {
+  return write(sql, async (tx) => {
+    const rows = await tx`SELECT admission, token_hash FROM devices WHERE device_id = ${deviceId} FOR UPDATE`;
+    if (!rows.length) throw new NotFoundError(noDevice(deviceId));
+    const next = afterAction({ admission: rows[0].admission, hasToken: rows[0].token_hash !== null }, action);
+    await tx`UPDATE devices SET admission = ${next.admission}, updated_at = ${now()},
+        revision = ${await nextRevision(tx)},
+        token_hash = CASE WHEN ${next.keepToken} THEN token_hash END,
+        credentials_issued_at = CASE WHEN ${next.keepToken} THEN credentials_issued_at END
+      WHERE device_id = ${deviceId}`;
+    await appendAudit(tx, {
+      action: admissionAuditAction(action),
+      target: deviceTarget(deviceId),
+      details: { from: rows[0].admission, to: next.admission, hadToken: rows[0].token_hash !== null },
+    });
+    return (await getDevice(tx, deviceId))!;
+  });
+}
+
+function admissionCounts(sql: Sql): Promise<Record<Admission, number>> {
+  return read(sql, async (tx) => {
+    const counts: Record<Admission, number> = { pending: 0, accepted: 0, rejected: 0 };
+    for (const admission of Object.keys(counts) as Admission[]) {
+      const [{ n }] = await tx`SELECT count(*) AS n FROM devices WHERE admission = ${admission}`;
+      counts[admission] = Number(n);
+    }
+    return counts;
+  });
+}
+
 export function postgresDevices(sql: Sql): DeviceStore {
   return {
     get: (deviceId) => getDevice(sql, deviceId),
-    list: (page, perPage, q) => read(sql, (tx) => listDevices(tx, page, perPage, q)),
+    list: (page, perPage, q, filter) => read(sql, (tx) => listDevices(tx, page, perPage, q, filter)),
     patch: (deviceId, changes, ifMatch) => patchDevice(sql, deviceId, changes, ifMatch),
     remove: (deviceId, ifMatch) =>
       write(sql, async (tx) => {
@@ -160,5 +234,16 @@ export function postgresDevices(sql: Sql): DeviceStore {
         await appendAudit(tx, { action: "device.delete", target: deviceTarget(deviceId) });
       }),
     version: async () => Number((await sql`SELECT value FROM change_counters WHERE name = 'devices'`)[0].value),
+    preauthorize: (deviceId) =>
+      write(sql, async (tx) => {
+        const rows = await tx`SELECT admission FROM devices WHERE device_id = ${deviceId}`;
+        if (rows.length) throw alreadyKnown(deviceId, rows[0].admission);
+        await insertPreauthorized(tx, deviceId, now());
+        await appendAudit(tx, { action: "device.preauthorize", target: deviceTarget(deviceId) });
+        return (await getDevice(tx, deviceId))!;
+      }),
+    preauthorizeMany: (deviceIds) => preauthorizeMany(sql, deviceIds),
+    admit: (deviceId, action) => admitDevice(sql, deviceId, action),
+    admissionCounts: () => admissionCounts(sql),
   };
 }

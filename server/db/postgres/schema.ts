@@ -233,6 +233,15 @@ export const MIGRATIONS: readonly string[] = [
   );
   INSERT INTO audit_head (one, seq, hash) VALUES (true, 0, '');
   `,
-  // 4: the audit actor filter matches the actor's name only (SQLite's migration 10)
+  // 4: device identity and admission (CONTRACT §11; SQLite's migration 9): devices there before count as accepted
+  // without a token; token_hash is the sha256 (hex) of the device's token, never the token.
+  `
+  ALTER TABLE devices ADD COLUMN admission TEXT COLLATE "C" NOT NULL DEFAULT 'accepted'
+    CHECK (admission IN ('pending', 'accepted', 'rejected'));
+  ALTER TABLE devices ADD COLUMN token_hash TEXT COLLATE "C";
+  ALTER TABLE devices ADD COLUMN credentials_issued_at TEXT;
+  CREATE INDEX devices_admission ON devices(admission, device_id);
+  `,
+  // 5: the audit actor filter matches the actor's name only (SQLite's migration 11)
   `DROP INDEX IF EXISTS audit_entries_actor_id;`,
 ];

@@ -2,12 +2,16 @@ import type { VersionInfo } from "../../../shared/schemas/device.ts";
 import type { DeviceConfig } from "../../../shared/schemas/device_api.ts";
 import { deviceTypeName } from "../../../shared/schemas/device_type.ts";
 import { now } from "../clock.ts";
+import type { Admission } from "../../../shared/schemas/device.ts";
+import { NotFoundError } from "../errors.ts";
+import { enrollAuditDetails, enrollStep, outcomeOf } from "../rules/admission.ts";
+import { deviceTarget, noDevice } from "../rules/devices.ts";
+import { nextRevision } from "./revisions.ts";
 import { firstPlaces, versionInfoJson } from "../rules/device_config.ts";
 import type { DeviceApiStore, FirmwareRef } from "../types/device_api.ts";
 import { type Db, snapshot, sql, transaction } from "./open.ts";
 import { promised } from "./promised.ts";
 import { appendAudit } from "./audit.ts";
-import { deviceTarget } from "../rules/devices.ts";
 import {
   TREATMENT_CONTENT_JOIN,
   TREATMENT_ROW_COLUMNS,
@@ -111,6 +115,58 @@ function deviceConfig(db: Db, deviceId: string, product: string): DeviceConfig |
   return { deviceId, productType, modules, treatments, firmware: applicableFirmware(db, device.firmware_id, product) };
 }
 
+/** A check-in of a device that must exist (DEVICE_AUTH=token): sets only last_logged_in and version_info. */
+function checkinKnownDevice(db: Db, deviceId: string, versionInfo: VersionInfo, at: string = now()): boolean {
+  const { changes } = sql(
+    db,
+    `UPDATE devices SET last_logged_in = ?1,
+       updated_at = CASE WHEN version_info IS ?3 THEN updated_at ELSE ?1 END,
+       version_info = ?3
+     WHERE device_id = ?2`,
+  ).run(at, deviceId, versionInfoJson(versionInfo));
+  return Number(changes) > 0;
+}
+
+function enroll(db: Db, deviceId: string, versionInfo: VersionInfo, tokenHash: string, auto: boolean) {
+  return transaction(db, () => {
+    const row = sql(db, "SELECT admission, token_hash FROM devices WHERE device_id = ?").get(deviceId) as
+      | { admission: Admission; token_hash: string | null }
+      | undefined;
+    const step = enrollStep(row ? { admission: row.admission, hasToken: row.token_hash !== null } : null, auto);
+    const at = now();
+    const info = versionInfoJson(versionInfo);
+    switch (step) {
+      case "create_pending":
+      case "create_issue": {
+        const issued = step === "create_issue";
+        sql(
+          db,
+          `INSERT INTO devices (device_id, created_at, updated_at, version_info, admission, token_hash,
+             credentials_issued_at) VALUES (?1, ?2, ?2, ?3, ?4, ?5, ?6)`,
+        ).run(deviceId, at, info, issued ? "accepted" : "pending", issued ? tokenHash : null, issued ? at : null);
+        break;
+      }
+      case "pending":
+        sql(
+          db,
+          `UPDATE devices SET updated_at = CASE WHEN version_info IS ?1 THEN updated_at ELSE ?2 END, version_info = ?1
+           WHERE device_id = ?3`,
+        ).run(info, at, deviceId);
+        break;
+      case "issue":
+        sql(
+          db,
+          `UPDATE devices SET admission = 'accepted', token_hash = ?1, credentials_issued_at = ?2, updated_at = ?2,
+             version_info = ?3, revision = ?4 WHERE device_id = ?5`,
+        ).run(tokenHash, at, info, nextRevision(db), deviceId);
+        break;
+    }
+    const details = enrollAuditDetails(step, row?.admission ?? null);
+    if (details) appendAudit(db, { action: "device.enroll", target: deviceTarget(deviceId), details });
+    return outcomeOf(step);
+  });
+}
+
 export function sqliteDeviceApi(db: Db): DeviceApiStore {
   return promised<DeviceApiStore>({
     checkin: (deviceId, versionInfo, product) =>
@@ -121,6 +177,18 @@ export function sqliteDeviceApi(db: Db): DeviceApiStore {
         }
         return deviceConfig(db, deviceId, product)!;
       }),
+    checkinKnown: (deviceId, versionInfo, product) =>
+      transaction(db, () => {
+        if (!checkinKnownDevice(db, deviceId, versionInfo)) throw new NotFoundError(noDevice(deviceId));
+        return deviceConfig(db, deviceId, product)!;
+      }),
+    credentials: (deviceId) => {
+      const row = sql(db, "SELECT admission, token_hash FROM devices WHERE device_id = ?").get(deviceId) as
+        | { admission: Admission; token_hash: string | null }
+        | undefined;
+      return row ? { admission: row.admission, tokenHash: row.token_hash } : null;
+    },
+    enroll: (deviceId, versionInfo, tokenHash, auto) => enroll(db, deviceId, versionInfo, tokenHash, auto),
     config: (deviceId, product) => snapshot(db, () => deviceConfig(db, deviceId, product)),
     firmware: (deviceId, product) => snapshot(db, () => deviceFirmware(db, deviceId, product)),
   });

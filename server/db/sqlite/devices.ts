@@ -1,10 +1,11 @@
-import type { Device, VersionInfo } from "../../../shared/schemas/device.ts";
+import type { Admission, Device, PreauthorizeManyResult, VersionInfo } from "../../../shared/schemas/device.ts";
+import { type AdmissionAction, admissionAuditAction, afterAction, alreadyKnown } from "../rules/admission.ts";
 import { now } from "../clock.ts";
 import { NotFoundError } from "../errors.ts";
 import { devicePatchWrites, deviceTarget, noDevice, patchedProductType } from "../rules/devices.ts";
 import { likePattern } from "../rules/like.ts";
 import { checkIfMatch, etagOf } from "../rules/revisions.ts";
-import type { DeviceChanges, DevicePage, DeviceStore } from "../types/devices.ts";
+import type { DeviceChanges, DeviceFilter, DevicePage, DeviceStore } from "../types/devices.ts";
 import type { IfMatch } from "../types/revisions.ts";
 import { appendAudit } from "./audit.ts";
 import { type Db, firstMissingId, snapshot, sql, transaction } from "./open.ts";
@@ -20,6 +21,8 @@ interface DeviceRow {
   last_logged_in: string | null;
   version_info: string | null;
   revision: number;
+  admission: Admission;
+  credentials_issued_at: string | null;
   module_ids: string;
   treatment_ids: string;
 }
@@ -27,7 +30,7 @@ interface DeviceRow {
 /** The device columns plus its module and treatment ids (in list order) as JSON arrays: one row per device. */
 const SELECT_DEVICE = `
   SELECT d.device_id, d.product_type_id, d.firmware_id, d.created_at, d.updated_at, d.last_logged_in, d.version_info,
-    d.revision,
+    d.revision, d.admission, d.credentials_issued_at,
     (SELECT json_group_array(m.module_id ORDER BY m.position) FROM device_modules m WHERE m.device_id = d.device_id)
       AS module_ids,
     (SELECT json_group_array(t.treatment_id ORDER BY t.position) FROM device_treatments t WHERE t.device_id = d.device_id)
@@ -46,6 +49,8 @@ function toDevice(row: DeviceRow): Device {
     lastLoggedIn: row.last_logged_in,
     versionInfo: row.version_info === null ? null : JSON.parse(row.version_info) as VersionInfo,
     etag: etagOf(row.revision),
+    admission: row.admission,
+    credentialsIssuedAt: row.credentials_issued_at,
   };
 }
 
@@ -55,20 +60,30 @@ function getDevice(db: Db, deviceId: string): Device | null {
 }
 
 /**
- * One page ordered by deviceId; `q` filters by case-insensitive substring (device ids are ASCII, LIKE folds ASCII).
- * With q, the COUNT is skipped when the page itself shows where the list ends (a partial or empty first page).
+ * One page ordered by deviceId; `q` filters by case-insensitive substring (device ids are ASCII, LIKE folds ASCII),
+ * `filter.admission` by admission state (an index of its own). With a filter, the COUNT is skipped when the page
+ * itself shows where the list ends (a partial or empty first page).
  */
-function listDevices(db: Db, page: number, perPage: number, q?: string): DevicePage {
+function listDevices(db: Db, page: number, perPage: number, q?: string, filter: DeviceFilter = {}): DevicePage {
   const offset = page * perPage;
-  if (q) {
-    const pattern = likePattern(q);
-    const rows = sql(db, `${SELECT_DEVICE} WHERE d.device_id LIKE ? ESCAPE '\\' ORDER BY d.device_id LIMIT ? OFFSET ?`)
-      .all(pattern, perPage, offset) as unknown as DeviceRow[];
+  if (q || filter.admission) {
+    const where: string[] = [];
+    const args: (string | number)[] = [];
+    if (q) {
+      where.push("d.device_id LIKE ? ESCAPE '\\'");
+      args.push(likePattern(q));
+    }
+    if (filter.admission) {
+      where.push("d.admission = ?");
+      args.push(filter.admission);
+    }
+    const cond = where.join(" AND ");
+    const rows = sql(db, `${SELECT_DEVICE} WHERE ${cond} ORDER BY d.device_id LIMIT ? OFFSET ?`)
+      .all(...args, perPage, offset) as unknown as DeviceRow[];
     const ends = rows.length < perPage && (rows.length > 0 || offset === 0);
-    const total = ends ? offset + rows.length : (sql(
-      db,
-      "SELECT COUNT(*) AS total FROM devices INDEXED BY devices_order WHERE device_id LIKE ? ESCAPE '\\'",
-    ).get(pattern) as { total: number }).total;
+    const total = ends
+      ? offset + rows.length
+      : (sql(db, `SELECT COUNT(*) AS total FROM devices d WHERE ${cond}`).get(...args) as { total: number }).total;
     return { data: rows.map(toDevice), total };
   }
   const total = (sql(db, "SELECT COUNT(*) AS total FROM devices INDEXED BY devices_order").get() as { total: number })
@@ -84,6 +99,70 @@ function listDevices(db: Db, page: number, perPage: number, q?: string): DeviceP
   const rows = sql(db, `${SELECT_DEVICE} WHERE d.device_id IN (SELECT value FROM json_each(?)) ORDER BY d.device_id`)
     .all(JSON.stringify((ids as { device_id: string }[]).map((r) => r.device_id))) as unknown as DeviceRow[];
   return { data: rows.map(toDevice), total };
+}
+
+/** Records an unknown device as accepted without a token (a pre-authorization), in the caller's transaction. */
+function insertPreauthorized(db: Db, deviceId: string, at: string): void {
+  sql(
+    db,
+    `INSERT INTO devices (device_id, created_at, updated_at, admission) VALUES (?1, ?2, ?2, 'accepted')`,
+  ).run(deviceId, at);
+}
+
+function preauthorizeMany(db: Db, deviceIds: string[]): PreauthorizeManyResult {
+  return transaction(db, () => {
+    const at = now();
+    const result: PreauthorizeManyResult = { created: [], existing: [] };
+    const seen = new Set<string>();
+    for (const deviceId of deviceIds) {
+      if (seen.has(deviceId)) continue;
+      seen.add(deviceId);
+      const row = sql(db, "SELECT admission FROM devices WHERE device_id = ?").get(deviceId) as
+        | { admission: Admission }
+        | undefined;
+      if (row) result.existing.push({ deviceId, admission: row.admission });
+      else {
+        insertPreauthorized(db, deviceId, at);
+        result.created.push(deviceId);
+        appendAudit(db, { action: "device.preauthorize", target: deviceTarget(deviceId) });
+      }
+    }
+    return result;
+  });
+}
+
+function admitDevice(db: Db, deviceId: string, action: AdmissionAction): Device {
+  return transaction(db, () => {
+    const row = sql(db, "SELECT admission, token_hash FROM devices WHERE device_id = ?").get(deviceId) as
+      | { admission: Admission; token_hash: string | null }
+      | undefined;
+    if (!row) throw new NotFoundError(noDevice(deviceId));
+    const next = afterAction({ admission: row.admission, hasToken: row.token_hash !== null }, action);
+    sql(
+      db,
+      `UPDATE devices SET admission = ?, updated_at = ?, revision = ?,
+         token_hash = CASE WHEN ? THEN token_hash END,
+         credentials_issued_at = CASE WHEN ? THEN credentials_issued_at END
+       WHERE device_id = ?`,
+    ).run(next.admission, now(), nextRevision(db), next.keepToken ? 1 : 0, next.keepToken ? 1 : 0, deviceId);
+    appendAudit(db, {
+      action: admissionAuditAction(action),
+      target: deviceTarget(deviceId),
+      details: { from: row.admission, to: next.admission, hadToken: row.token_hash !== null },
+    });
+    return getDevice(db, deviceId)!;
+  });
+}
+
+function admissionCounts(db: Db): Record<Admission, number> {
+  const counts: Record<Admission, number> = { pending: 0, accepted: 0, rejected: 0 };
+  for (const admission of Object.keys(counts) as Admission[]) {
+    counts[admission] = (sql(
+      db,
+      "SELECT COUNT(*) AS n FROM devices INDEXED BY devices_admission WHERE admission = ?",
+    ).get(admission) as { n: number }).n;
+  }
+  return counts;
 }
 
 /** The first module id of the list that is not a module of the product type (or any module when it is null). */
@@ -162,7 +241,7 @@ const DEVICES_VERSION = "SELECT value FROM change_counters WHERE name = 'devices
 export function sqliteDevices(db: Db): DeviceStore {
   return promised<DeviceStore>({
     get: (deviceId) => getDevice(db, deviceId),
-    list: (page, perPage, q) => snapshot(db, () => listDevices(db, page, perPage, q)),
+    list: (page, perPage, q, filter) => snapshot(db, () => listDevices(db, page, perPage, q, filter)),
     patch: (deviceId, changes, ifMatch) => patchDevice(db, deviceId, changes, ifMatch),
     remove: (deviceId, ifMatch) =>
       transaction(db, () => {
@@ -171,5 +250,18 @@ export function sqliteDevices(db: Db): DeviceStore {
         appendAudit(db, { action: "device.delete", target: deviceTarget(deviceId) });
       }),
     version: () => (sql(db, DEVICES_VERSION).get() as { value: number }).value,
+    preauthorize: (deviceId) =>
+      transaction(db, () => {
+        const row = sql(db, "SELECT admission FROM devices WHERE device_id = ?").get(deviceId) as
+          | { admission: Admission }
+          | undefined;
+        if (row) throw alreadyKnown(deviceId, row.admission);
+        insertPreauthorized(db, deviceId, now());
+        appendAudit(db, { action: "device.preauthorize", target: deviceTarget(deviceId) });
+        return getDevice(db, deviceId)!;
+      }),
+    preauthorizeMany: (deviceIds) => preauthorizeMany(db, deviceIds),
+    admit: (deviceId, action) => admitDevice(db, deviceId, action),
+    admissionCounts: () => snapshot(db, () => admissionCounts(db)),
   });
 }

@@ -244,6 +244,16 @@ export const MIGRATIONS: readonly string[] = [
   );
   INSERT INTO audit_head (one, seq, hash) VALUES (1, 0, '');
   `,
-  // 10: the audit actor filter matches the actor's name only (docs/DECISIONS.md, "Audit trail"): the id index goes
+  // 10: device identity and admission (CONTRACT §11). Devices there before count as accepted without a token, so each
+  // one's first enrolment gets a token (docs/OPERATIONS.md, "From shared to token"). token_hash: the sha256 (hex) of
+  // the device's token, never the token; credentials_issued_at: when it was issued.
+  `
+  ALTER TABLE devices ADD COLUMN admission TEXT NOT NULL DEFAULT 'accepted'
+    CHECK (admission IN ('pending', 'accepted', 'rejected'));
+  ALTER TABLE devices ADD COLUMN token_hash TEXT;
+  ALTER TABLE devices ADD COLUMN credentials_issued_at TEXT;
+  CREATE INDEX devices_admission ON devices(admission, device_id);
+  `,
+  // 11: the audit actor filter matches the actor's name only (docs/DECISIONS.md, "Audit trail"): the id index goes
   `DROP INDEX IF EXISTS audit_entries_actor_id;`,
 ];

@@ -1,5 +1,7 @@
 import type { VersionInfo } from "../../../shared/schemas/device.ts";
 import type { DeviceConfig } from "../../../shared/schemas/device_api.ts";
+import type { Admission } from "../../../shared/schemas/device.ts";
+import type { EnrollOutcome } from "../rules/admission.ts";
 
 export type FirmwareRef = NonNullable<DeviceConfig["firmware"]>;
 
@@ -13,6 +15,22 @@ export interface DeviceApiStore {
    * moves only when the version info changed) and answers the configuration it left, in the same transaction.
    */
   checkin(deviceId: string, versionInfo: VersionInfo, product: string): Promise<DeviceConfig>;
+  /**
+   * DEVICE_AUTH=token's check-in: like checkin, but never creates a device (only an enrolled one has a token);
+   * NotFoundError when the device is gone (deleted since its token was checked).
+   */
+  checkinKnown(deviceId: string, versionInfo: VersionInfo, product: string): Promise<DeviceConfig>;
+  /**
+   * The device's admission and the sha256 (hex) of its token, or null when unknown: one lookup by primary key, the
+   * only read on a token-authenticated device call (the HTTP side compares the hashes in constant time).
+   */
+  credentials(deviceId: string): Promise<{ admission: Admission; tokenHash: string | null } | null>;
+  /**
+   * An enrolment (CONTRACT §11) in one transaction, decided by rules/admission.ts: records an unknown device (pending,
+   * or accepted with `auto`), records the version info, and stores `tokenHash` as the device's token when one is
+   * issued ("issued"); "rejected" and "has_token" change nothing.
+   */
+  enroll(deviceId: string, versionInfo: VersionInfo, tokenHash: string, auto: boolean): Promise<EnrollOutcome>;
   /** The device's configuration (rules/device_config.ts), or null when the device is unknown. */
   config(deviceId: string, product: string): Promise<DeviceConfig | null>;
   /** The firmware that applies (custom, else the managed type's default, else null); undefined for an unknown device. */

@@ -1,4 +1,5 @@
-import type { Device } from "../../../shared/schemas/device.ts";
+import type { Admission, Device, PreauthorizeManyResult } from "../../../shared/schemas/device.ts";
+import type { AdmissionAction } from "../rules/admission.ts";
 import type { IfMatch } from "./revisions.ts";
 
 export interface DevicePage {
@@ -21,7 +22,7 @@ export interface DeviceStore {
    * One page ordered by deviceId; `q` keeps the devices whose id contains it (ASCII case folded; `%`, `_` and `\`
    * are literal). A page beyond the end is empty with the real total.
    */
-  list(page: number, perPage: number, q?: string): Promise<DevicePage>;
+  list(page: number, perPage: number, q?: string, filter?: DeviceFilter): Promise<DevicePage>;
   /**
    * Checks every referenced id and writes the changes in one transaction, bumping updatedAt and the revision; answers
    * the device as saved. NotFoundError for an unknown device, then PreconditionFailedError when `ifMatch` does not
@@ -41,4 +42,20 @@ export interface DeviceStore {
    * SQLite: a counter row bumped by triggers. PostgreSQL: the same row bumped by statement-level triggers.
    */
   version(): Promise<number>;
+  /** CONTRACT §11: records an unknown device as accepted without a token; ConflictError when it is known. */
+  preauthorize(deviceId: string): Promise<Device>;
+  /** Pre-authorizes the unknown ones of `deviceIds` in one transaction; the known ones are left as they are. */
+  preauthorizeMany(deviceIds: string[]): Promise<PreauthorizeManyResult>;
+  /**
+   * Accept, reject or reset the credentials of a device (rules/admission.ts), moving its revision; answers the device
+   * as saved. NotFoundError when unknown.
+   */
+  admit(deviceId: string, action: AdmissionAction): Promise<Device>;
+  /** How many devices are in each admission state (count queries on an index). */
+  admissionCounts(): Promise<Record<Admission, number>>;
+}
+
+/** Filters of the device list beyond `q` (CONTRACT §11's admission). */
+export interface DeviceFilter {
+  admission?: Admission;
 }

@@ -97,6 +97,8 @@ export function demoCases(engine: string, options: ConformanceOptions) {
         lastLoggedIn: "2025-03-05T00:00:00.000Z",
         versionInfo: { ...INFO, app: "2" },
         etag: configured.etag,
+        admission: "accepted",
+        credentialsIssuedAt: null,
       });
       assert.equal((await stores.deviceTypes.list())[0].defaultFirmware, stable._id);
       assert.deepEqual((await stores.deviceApi.firmware("plain", PRODUCT))?._id, stable._id);

@@ -35,6 +35,8 @@ export function deviceApiCases(engine: string, options: ConformanceOptions) {
         lastLoggedIn: d.createdAt,
         versionInfo: INFO,
         etag: d.etag,
+        admission: "accepted",
+        credentialsIssuedAt: null,
       });
       assert.equal(await deviceApi.firmware("dev", PRODUCT), null);
     });

@@ -10,6 +10,7 @@ import { FirmwareCard } from "./FirmwareCard.tsx";
 import { ModulesCard } from "./ModulesCard.tsx";
 import { ProductTypeCard } from "./ProductTypeCard.tsx";
 import { useDeviceSave } from "./useDeviceSave.ts";
+import { AdmissionCard, useTokenMode } from "./Admission.tsx";
 
 function decode(segment: string | undefined): string {
   try {
@@ -29,6 +30,7 @@ export default function DeviceScreen() {
     throwOnError: (_err, query) => query.state.data === undefined,
   });
   const { save, busy } = useDeviceSave(deviceId);
+  const { tokenMode } = useTokenMode();
 
   const d = device.data;
   return (
@@ -54,6 +56,7 @@ export default function DeviceScreen() {
           </div>
           <div className="detail-column">
             <DeviceInfoCard device={d} />
+            {tokenMode && <AdmissionCard device={d} />}
             <AdditionalTreatmentsCard device={d} busy={busy} save={save} />
           </div>
         </div>

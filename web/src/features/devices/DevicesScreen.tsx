@@ -13,6 +13,7 @@ import { formatDateTime } from "../../lib/format.ts";
 import { productTypesQuery } from "../product_types/api.ts";
 import { devicesQuery } from "./api.ts";
 import { devicesUrlQuery, type DevicesUrlState, readDevicesUrl } from "./urlState.ts";
+import { AdmissionCell, AdmissionFilter, SelectionBar, useAdmissionActions, useTokenMode } from "./Admission.tsx";
 
 export const deviceHref = (id: string) => `/devices/${encodeURIComponent(id)}`;
 const countOrDash = (n: number) => (n > 0 ? String(n) : "-");
@@ -88,7 +89,39 @@ export default function DevicesScreen() {
     return () => clearTimeout(timer);
   }, [text]);
 
-  const devices = useQuery(devicesQuery({ page: state.page, rowsPerPage: state.size, q: state.q }));
+  const devices = useQuery(
+    devicesQuery({ page: state.page, rowsPerPage: state.size, q: state.q, admission: state.admission }),
+  );
+  // CONTRACT §11 (DEVICE_AUTH=token only): the admission filter, a selection column and an admission column.
+  const { tokenMode, pending } = useTokenMode();
+  const [selected, setSelected] = useState<string[]>([]);
+  const admission = useAdmissionActions(() => setSelected([]));
+  const columns = useMemo<DeviceColumn[]>(() =>
+    tokenMode
+      ? [
+        {
+          header: "Select",
+          width: "4.5rem",
+          body: (d) => (
+            <span className="select-cell" onClick={(e) => e.stopPropagation()}>
+              <input
+                type="checkbox"
+                aria-label={`Select ${d.deviceId}`}
+                checked={selected.includes(d.deviceId)}
+                onChange={(e) =>
+                  setSelected((s) => e.target.checked ? [...s, d.deviceId] : s.filter((id) => id !== d.deviceId))}
+              />
+            </span>
+          ),
+        },
+        ...COLUMNS,
+        {
+          header: "Admission",
+          width: "11.5rem",
+          body: (d) => <AdmissionCell device={d} ask={admission.ask} busy={admission.busy} />,
+        },
+      ]
+      : COLUMNS, [tokenMode, selected, admission.ask, admission.busy]);
   const productTypes = useQuery(productTypesQuery());
   const typeNames = useMemo(
     () => new Map((productTypes.data ?? []).map((t) => [t._id, t.name])),
@@ -130,7 +163,23 @@ export default function DevicesScreen() {
             style={{ width: "20rem" }}
           />
         </IconField>
+        {tokenMode && (
+          <AdmissionFilter
+            value={state.admission}
+            pending={pending}
+            onChange={(next) => go({ ...state, admission: next, page: 0 })}
+          />
+        )}
       </div>
+      {tokenMode && (
+        <SelectionBar
+          selected={selected}
+          ask={admission.ask}
+          busy={admission.busy}
+          onClear={() => setSelected([])}
+        />
+      )}
+      {admission.dialog}
       <LoadState
         fetching={devices.isFetching || productTypes.isFetching}
         error={failed}
@@ -147,14 +196,14 @@ export default function DevicesScreen() {
               className={`p-datatable-table${devices.isPlaceholderData ? " stale-rows" : ""}`}
               aria-label="Devices"
               aria-busy={devices.isPending || devices.isPlaceholderData}
-              style={{ tableLayout: "fixed", minWidth: "74rem" }}
+              style={{ tableLayout: "fixed", minWidth: tokenMode ? "90rem" : "74rem" }}
             >
               <colgroup>
-                {COLUMNS.map((c) => <col key={c.header} style={c.width ? { width: c.width } : undefined} />)}
+                {columns.map((c) => <col key={c.header} style={c.width ? { width: c.width } : undefined} />)}
               </colgroup>
               <thead className="p-datatable-thead">
                 <tr>
-                  {COLUMNS.map((c) => (
+                  {columns.map((c) => (
                     <th key={c.header} scope="col">
                       <div className="p-column-header-content">
                         <span className="p-column-title">{c.header}</span>
@@ -170,7 +219,7 @@ export default function DevicesScreen() {
                     { length: state.size },
                     (_, i) => (
                       <tr key={i} className={i % 2 ? "p-row-odd" : undefined}>
-                        {COLUMNS.map((c, j) => (
+                        {columns.map((c, j) => (
                           <td key={c.header}>
                             <Skeleton width={skeletonWidth(i, j)} />
                           </td>
@@ -181,7 +230,7 @@ export default function DevicesScreen() {
                   : rows.length === 0
                   ? (
                     <tr className="p-datatable-emptymessage">
-                      <td colSpan={COLUMNS.length}>No devices found.</td>
+                      <td colSpan={columns.length}>No devices found.</td>
                     </tr>
                   )
                   : rows.map((d, i) => (
@@ -191,7 +240,7 @@ export default function DevicesScreen() {
                       className={(state.page * state.size + i) % 2 ? "p-row-odd" : undefined}
                       onClick={() => navigate(deviceHref(d.deviceId))}
                     >
-                      {COLUMNS.map((c) => (
+                      {columns.map((c) => (
                         <td key={c.header} className={c.nowrap ? "nowrap ellipsis" : undefined}>
                           {c.body(d, typeNames)}
                         </td>

@@ -1,6 +1,6 @@
 import { keepPreviousData, queryOptions, useMutation, useQueryClient } from "@tanstack/react-query";
 import { useCallback } from "react";
-import type { Device, DevicePatch } from "../../../../shared/schemas/mod.ts";
+import type { Admission, Device, DevicePatch } from "../../../../shared/schemas/mod.ts";
 import { api } from "../../lib/api.ts";
 import { countDevices } from "./deviceCount.ts";
 
@@ -10,6 +10,8 @@ export interface DeviceListParams {
   page: number;
   rowsPerPage: number;
   q: string;
+  /** CONTRACT §11: only devices of this admission state. */
+  admission?: Admission;
 }
 
 export const deviceKeys = {
@@ -21,10 +23,10 @@ export const deviceKeys = {
 };
 
 /** One server page of devices; the previous page stays visible while the next loads. */
-export const devicesQuery = ({ page, rowsPerPage, q }: DeviceListParams) =>
+export const devicesQuery = ({ page, rowsPerPage, q, admission }: DeviceListParams) =>
   queryOptions({
-    queryKey: deviceKeys.list({ page, rowsPerPage, q }),
-    queryFn: () => api.listDevices({ page, rowsPerPage, q: q || undefined }),
+    queryKey: deviceKeys.list({ page, rowsPerPage, q, admission }),
+    queryFn: () => api.listDevices({ page, rowsPerPage, q: q || undefined, admission }),
     placeholderData: keepPreviousData,
   });
 
@@ -80,3 +82,50 @@ export const devicesLosingQuery = (loss: DeviceLoss) =>
       ),
     staleTime: 0,
   });
+
+/** How devices authenticate (DEVICE_AUTH) and how many are pending, accepted and rejected (CONTRACT §11). */
+export const admissionQuery = () =>
+  queryOptions({
+    queryKey: [...deviceKeys.all, "admission"] as const,
+    queryFn: () => api.deviceAdmission(),
+  });
+
+export type AdmissionAction = "accept" | "reject" | "reset_credentials";
+
+/** What an admission action did to several devices: the devices as they now are, and the refusals. */
+export interface AdmissionOutcome {
+  done: Device[];
+  failed: { deviceId: string; error: unknown }[];
+}
+
+/**
+ * Accept, reject or reset the credentials of devices, one after another (each its own request: one refusal does not
+ * stop the others). The answers become the cached details; lists and counts are refreshed.
+ */
+export function useAdmitDevices() {
+  const qc = useQueryClient();
+  return useMutation({
+    mutationFn: async ({ action, deviceIds }: { action: AdmissionAction; deviceIds: string[] }) => {
+      const outcome: AdmissionOutcome = { done: [], failed: [] };
+      for (const deviceId of deviceIds) {
+        try {
+          outcome.done.push(
+            action === "accept"
+              ? await api.acceptDevice(deviceId)
+              : action === "reject"
+              ? await api.rejectDevice(deviceId)
+              : await api.resetDeviceCredentials(deviceId),
+          );
+        } catch (error) {
+          outcome.failed.push({ deviceId, error });
+        }
+      }
+      return outcome;
+    },
+    onSuccess: (outcome) => {
+      for (const device of outcome.done) qc.setQueryData(deviceKeys.detail(device.deviceId), device);
+      void qc.invalidateQueries({ queryKey: deviceKeys.lists() });
+      void qc.invalidateQueries({ queryKey: admissionQuery().queryKey });
+    },
+  });
+}

@@ -14,6 +14,8 @@ const device = (i: number, productTypeId: string | null): Device => ({
   lastLoggedIn: null,
   versionInfo: null,
   etag: `"${i}"`,
+  admission: "accepted",
+  credentialsIssuedAt: null,
 });
 
 function fleet(size: number) {

@@ -17,4 +17,11 @@ describe("devices list URL state", () => {
     expect(readDevicesUrl(new URLSearchParams("page=1.5&size=abc"))).toEqual({ page: 0, size: 25, q: "" });
     expect(readDevicesUrl(new URLSearchParams(`q=${"x".repeat(300)}`)).q).toHaveLength(128);
   });
+
+  it("round-trips the admission filter and ignores unknown states", () => {
+    const query = devicesUrlQuery({ page: 0, size: 25, q: "", admission: "pending" });
+    expect(query).toBe("?admission=pending");
+    expect(readDevicesUrl(new URLSearchParams(query))).toEqual({ page: 0, size: 25, q: "", admission: "pending" });
+    expect(readDevicesUrl(new URLSearchParams("admission=waiting"))).toEqual({ page: 0, size: 25, q: "" });
+  });
 });
