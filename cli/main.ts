@@ -11,6 +11,7 @@ import { registerFirmwareUnsetDefault } from "./commands/firmware/unset_default.
 import { registerFirmwareUpload } from "./commands/firmware/upload.ts";
 import { registerLogin } from "./commands/login.ts";
 import { registerProductTypesList } from "./commands/product_types/list.ts";
+import { registerRollouts } from "./commands/rollouts/rollouts.ts";
 import { registerTreatmentsImport } from "./commands/treatments/import.ts";
 import { registerTreatmentsList } from "./commands/treatments/list.ts";
 import { handleError } from "./lib/errors.ts";
@@ -68,6 +69,13 @@ Examples:
     "audit list --target-type device --target-id JB-000123",
   );
   registerAuditList(audit);
+  const rollouts = group(
+    program,
+    "rollouts",
+    "ship a firmware in stages: create, list, show (--wait), start, pause, resume, advance, cancel, promote",
+    "rollouts show <id> --wait",
+  );
+  registerRollouts(rollouts);
 
   return program;
 }

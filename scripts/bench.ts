@@ -23,6 +23,7 @@ import {
 import { benchPostgres, type PostgresFigures } from "./bench/postgres.ts";
 import { auditFailures, auditRows, benchAudit } from "./bench/audit.ts";
 import { benchDeviceAuth } from "./bench/device_auth.ts";
+import { benchRollouts, rolloutRows } from "./bench/rollouts.ts";
 import { fixed, kb, mib, ROOT, spawnServer } from "./bench/util.ts";
 
 const quick = Deno.args.includes("--quick");
@@ -88,6 +89,27 @@ if (Deno.args.includes("--audit")) {
   Deno.exit();
 }
 
+// --rollouts: only the staged-rollout figures (SQLite, then PostgreSQL with two replicas), printed, nothing written.
+if (Deno.args.includes("--rollouts")) {
+  try {
+    const engines = (Deno.env.get("BENCH_ENGINES") ?? "sqlite,postgres").split(",") as ("sqlite" | "postgres")[];
+    const figures = [];
+    for (const engine of engines) figures.push(await benchRollouts(engine, tmp, size, say));
+    console.log(
+      [
+        "| figure | result | goal | met |",
+        "|---|---|---|---|",
+        ...rolloutRows(figures).map((r) => `| ${r.join(" | ")} |`),
+      ]
+        .join("\n"),
+    );
+    if (figures.some((f) => f.reports.failed > 0 || f.get.non2xx > 0)) Deno.exitCode = 1;
+  } finally {
+    await Deno.remove(tmp, { recursive: true }).catch(() => {});
+  }
+  Deno.exit();
+}
+
 try {
   say(`seeding ${size.devices} devices`);
   seedDevices(dataDir, size.devices);
@@ -123,6 +145,8 @@ try {
   }
   const pg = await benchPostgres(tmp, size, say);
   const audit = await benchAudit(tmp, size, say);
+  say(`8. staged rollout of ${size.devices} devices: status reports, GET rollouts/{id}`);
+  const rollouts = [await benchRollouts("sqlite", tmp, size, say), await benchRollouts("postgres", tmp, size, say)];
 
   const { devices, treatments, web, checkin, firmware, bucket, observabilityUs, deviceAuth } = results;
   const ratio = (a: number, b: number) => b > 0 ? a / b : NaN;
@@ -254,6 +278,7 @@ try {
     ],
     ...pgRows(pg),
     ...auditRows(audit),
+    ...rolloutRows(rollouts),
   ];
   const table = [
     "| figure | result | goal | met |",
@@ -267,7 +292,8 @@ try {
     [pg.devices, pg.devicesLarge, pg.sqliteLarge].reduce(
       (n, d) => n + d.middle.non2xx + d.last.non2xx + d.search.non2xx,
       0,
-    ) + pg.checkin.non2xx + auditFailures(audit);
+    ) + pg.checkin.non2xx + rollouts.reduce((n, f) => n + f.reports.failed + f.get.non2xx, 0) +
+    auditFailures(audit);
 
   console.log(`\nnon-2xx answers during load: ${failures}`);
   if (failures > 0) Deno.exitCode = 1;

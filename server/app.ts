@@ -23,6 +23,7 @@ import { firmwaresRoutes } from "./routes/device_firmwares.ts";
 import { deviceTypesRoutes } from "./routes/device_types.ts";
 import { admissionCounts, deviceAdmissionRoutes, devicesRoutes } from "./routes/devices.ts";
 import { productTypesRoutes } from "./routes/product_types.ts";
+import { rolloutsRoutes } from "./routes/rollouts.ts";
 import { treatmentImagesRoutes } from "./routes/treatment_images.ts";
 import { treatmentSummariesRoutes } from "./routes/treatment_summaries.ts";
 import { treatmentsRoutes } from "./routes/treatments.ts";
@@ -67,6 +68,7 @@ export function createApp(ctx: AppContext) {
     )
     .route("/", authRoutes(ctx))
     .route("/", operatorsRoutes(ctx))
+    .route("/", rolloutsRoutes(ctx))
     .route("/", auditRoutes(ctx))
     .route("/devices", devicesRoutes(ctx))
     .route("/device_admission", deviceAdmissionRoutes(ctx))

@@ -60,6 +60,12 @@ new client.Gauge({
   },
 });
 
+export const statusReports = new client.Counter({
+  name: "console_device_status_reports_total",
+  help: "Device update reports recorded, by state.",
+  labelNames: ["state"] as const,
+});
+
 export const firmwareBytesServed = new client.Counter({
   name: "console_firmware_bytes_served_total",
   help: "Firmware bytes sent to devices and operators by the console (not those a presigned URL serves).",

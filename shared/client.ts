@@ -13,6 +13,10 @@ import type {
   DeviceTypePatch,
   EnrollBody,
   ProductTypePatch,
+  RolloutAction,
+  RolloutCreate,
+  RolloutDeviceFilter,
+  StatusBody,
 } from "./schemas/mod.ts";
 import { type Answer, answerStatuses, fillPath, type Method, type Route, routes } from "./routes/mod.ts";
 import { collectChunks } from "./collect_chunks.ts";
@@ -308,6 +312,29 @@ export class ApiClient {
     return this.call(routes.deleteProductType, { params: { id }, headers: conditional(opts) });
   }
 
+  listRollouts() {
+    return this.call(routes.listRollouts, {});
+  }
+  getRollout(id: string) {
+    return this.call(routes.getRollout, { params: { id } });
+  }
+  createRollout(body: RolloutCreate) {
+    return this.call(routes.createRollout, { body });
+  }
+  rolloutDevices(id: string, query: { state?: RolloutDeviceFilter; page?: number; rowsPerPage?: number } = {}) {
+    return this.call(routes.rolloutDevices, { params: { id }, query });
+  }
+  rolloutHistory(id: string) {
+    return this.call(routes.rolloutHistory, { params: { id } });
+  }
+  rolloutTargets(productTypeId: string | null) {
+    return this.call(routes.rolloutTargets, { query: productTypeId === null ? {} : { productTypeId } });
+  }
+  /** start, pause, resume, advance, cancel or promote: the rollout as it now is. */
+  rolloutAction(id: string, action: RolloutAction) {
+    return this.call(ROLLOUT_ACTION_ROUTES[action], { params: { id } });
+  }
+
   /** Multipart upload of one field `file` to a path under /api/v1, with progress; streams, never buffers the file. */
   upload<T>(
     schema: z.ZodType<T>,
@@ -377,6 +404,10 @@ export class DeviceClient {
   firmware(headers: Record<string, string> = {}): Promise<Response> {
     return this.#api.call(routes.deviceFirmware, { params: { deviceId: this.deviceId }, headers });
   }
+  /** An update report (CONTRACT §13): 204, or 409 when the firmware is not the one the configuration names. */
+  async status(body: StatusBody): Promise<void> {
+    await this.#api.call(routes.deviceStatus, { params: { deviceId: this.deviceId }, body });
+  }
 }
 
 /** The filters of GET audit and GET audit.csv as the client takes them (each one narrows; empty ones are ignored). */
@@ -398,6 +429,14 @@ function auditQuery(q: AuditQuery): Record<string, string | number | undefined> 
   for (const [k, v] of Object.entries(q)) out[k] = v === "" || v === null ? undefined : v;
   return out;
 }
+const ROLLOUT_ACTION_ROUTES = {
+  start: routes.startRollout,
+  pause: routes.pauseRollout,
+  resume: routes.resumeRollout,
+  advance: routes.advanceRollout,
+  cancel: routes.cancelRollout,
+  promote: routes.promoteRollout,
+} as const;
 
 /** A route's path under /api/v1 (no leading slash), its parameters encoded, with the query string. */
 function routePath(

@@ -3,8 +3,9 @@
  * `download`, fetches the firmware its config names and verifies size and sha256. With `auth: "token"` (CONTRACT §11)
  * each device first enrols with `key` (the enrolment key), waits while it is pending (polling every `pollMs`, at most
  * `waitMs`), then checks in with its own token; tokens given in `tokens` are used without enrolling, and the ones
- * issued are added to it. Failures are counted by kind, not
- * thrown. The core of scripts/simulate-fleet.ts, tested by tests/device/simulate_fleet.test.ts.
+ * issued are added to it. With `report`, a device whose config
+ * names a firmware it has not installed yet reports downloading -> installing -> installed (or failed, for the share
+ * `failRate` of devices, chosen by a stable hash of device and firmware). Failures are counted by kind, not thrown. The core of scripts/simulate-fleet.ts, tested by tests/device/simulate_fleet.test.ts.
  */
 import { createHash } from "node:crypto";
 import { ApiError, DeviceClient } from "../shared/client.ts";
@@ -31,6 +32,21 @@ export interface FleetOptions {
   pollMs?: number;
   /** Token mode: deviceId -> token, used instead of enrolling; issued tokens are added. */
   tokens?: Map<string, string>;
+  /** Report update progress (CONTRACT §13) for a firmware not installed yet. */
+  report?: boolean;
+  /** With `report`, the share (0-1) of devices whose installation fails (stable per device and firmware). */
+  failRate?: number;
+  /** The firmware each device has installed or failed (device id -> firmware id): carried from run to run. */
+  installed?: Map<string, string>;
+  /** Device numbers from `first` (default 0): devices first .. first + devices - 1. */
+  first?: number;
+}
+
+/** Whether a simulated device fails to install a firmware: a stable share `rate` of devices per firmware. */
+export function failsToInstall(deviceId: string, firmwareId: string, rate: number): boolean {
+  if (rate <= 0) return false;
+  const digest = createHash("sha256").update(`fail:${deviceId}:${firmwareId}`).digest();
+  return digest.readUInt32BE(0) / 2 ** 32 < rate;
 }
 
 export interface FleetSummary {
@@ -42,6 +58,10 @@ export interface FleetSummary {
   enrolled: number;
   /** Token mode: devices still pending when they gave up waiting (not counted as errors). */
   pending: number;
+  /** Status reports sent, and the installations reported installed and failed. */
+  reports: number;
+  installed: number;
+  failed: number;
   /** Failed requests by kind: the HTTP status, FETCH_ERROR, TIMEOUT_ERROR, PARSING_ERROR or CHECKSUM. */
   errors: Record<string, number>;
   errorCount: number;
@@ -72,7 +92,9 @@ export async function simulateFleet(opts: FleetOptions): Promise<FleetSummary> {
   const errors: Record<string, number> = {};
   let firstError: string | null = null;
   let checkins = 0, downloads = 0, bytes = 0, enrolled = 0, pending = 0;
+  let reports = 0, installedCount = 0, failedCount = 0;
   const tokens = opts.tokens ?? new Map<string, string>();
+  const installed = opts.installed ?? new Map<string, string>();
 
   const fail = (kind: string, message: string) => {
     errors[kind] = (errors[kind] ?? 0) + 1;
@@ -129,7 +151,34 @@ export async function simulateFleet(opts: FleetOptions): Promise<FleetSummary> {
       if (config) checkins++;
     }
     const firmware = config?.firmware;
-    if (!opts.download || !firmware) return;
+    if (!firmware) return;
+    const reporting = opts.report && installed.get(id) !== firmware._id;
+    const report = async (body: Parameters<DeviceClient["status"]>[0]) => {
+      const ok = await timed(async () => {
+        await device.status(body);
+        return true;
+      });
+      if (ok) reports++;
+      return ok === true;
+    };
+    if (reporting && !await report({ firmwareId: firmware._id, state: "downloading", progress: 0 })) return;
+    if (opts.download) await download(device, firmware);
+    if (!reporting) return;
+    if (!await report({ firmwareId: firmware._id, state: "installing", progress: 50 })) return;
+    const fails = failsToInstall(id, firmware._id, opts.failRate ?? 0);
+    const done = await report(
+      fails
+        ? { firmwareId: firmware._id, state: "failed", message: `Simulated failure: ${firmware.name} did not verify.` }
+        : { firmwareId: firmware._id, state: "installed", progress: 100 },
+    );
+    if (!done) return;
+    installed.set(id, firmware._id);
+    if (fails) failedCount++;
+    else installedCount++;
+  }
+
+  async function download(device: DeviceClient, firmware: NonNullable<DeviceConfig["firmware"]>) {
+    const n = device.deviceId;
     await timed(async () => {
       const res = await device.firmware();
       const hash = createHash("sha256");
@@ -140,7 +189,7 @@ export async function simulateFleet(opts: FleetOptions): Promise<FleetSummary> {
       }
       bytes += size;
       if (size !== firmware.size || hash.digest("hex") !== firmware.sha256) {
-        fail("CHECKSUM", `${prefix}${n}: firmware ${firmware.name} arrived with the wrong size or sha256.`);
+        fail("CHECKSUM", `${n}: firmware ${firmware.name} arrived with the wrong size or sha256.`);
       } else downloads++;
     });
   }
@@ -148,7 +197,7 @@ export async function simulateFleet(opts: FleetOptions): Promise<FleetSummary> {
   let next = 0;
   const started = performance.now();
   await Promise.all(Array.from({ length: concurrency }, async () => {
-    while (next < opts.devices) await runDevice(next++);
+    while (next < opts.devices) await runDevice((opts.first ?? 0) + next++);
   }));
   const seconds = (performance.now() - started) / 1000;
 
@@ -163,6 +212,9 @@ export async function simulateFleet(opts: FleetOptions): Promise<FleetSummary> {
     downloads,
     enrolled,
     pending,
+    reports,
+    installed: installedCount,
+    failed: failedCount,
     errors,
     errorCount,
     firstError,
@@ -179,6 +231,7 @@ export function formatSummary(s: FleetSummary): string {
     `${s.devices} devices, ${s.requests} requests in ${s.seconds} s: ${s.requestsPerSecond} requests/s`,
     `check-ins ${s.checkins}, firmware downloads ${s.downloads} (${s.bytes} bytes)` +
     (s.enrolled || s.pending ? `; tokens issued ${s.enrolled}, still pending ${s.pending}` : ""),
+    ...(s.reports ? [`status reports ${s.reports}: ${s.installed} installed, ${s.failed} failed`] : []),
     `latency ms: p50 ${s.latencyMs.p50}, p95 ${s.latencyMs.p95}, p99 ${s.latencyMs.p99}, max ${s.latencyMs.max}`,
     `errors: ${errs}${s.firstError ? ` (first: ${s.firstError})` : ""}`,
   ].join("\n");

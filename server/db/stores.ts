@@ -12,6 +12,7 @@ import type { FirmwareStore } from "./types/firmwares.ts";
 import type { LoginAttemptStore } from "./types/login_attempts.ts";
 import type { OperatorStore } from "./types/operators.ts";
 import type { ProductTypeStore } from "./types/product_types.ts";
+import type { RolloutStore } from "./types/rollouts.ts";
 import type { SystemStore } from "./types/system.ts";
 import type { TreatmentStore } from "./types/treatments.ts";
 
@@ -27,6 +28,7 @@ export interface Stores {
   loginAttempts: LoginAttemptStore;
   audit: AuditStore;
   system: SystemStore;
+  rollouts: RolloutStore;
 }
 
 /** Stores as opened: close() once, when nothing uses them any more. */
@@ -43,6 +45,7 @@ export type { FirmwareStore } from "./types/firmwares.ts";
 export type { AttemptKey, AttemptScope, LoginAttemptStore, Reservation } from "./types/login_attempts.ts";
 export type { Operator, OperatorStore } from "./types/operators.ts";
 export type { ProductTypeStore, ProductTypeUpdate } from "./types/product_types.ts";
+export type { RolloutActor, RolloutStore } from "./types/rollouts.ts";
 export type { SystemStore } from "./types/system.ts";
 export type {
   ImportCounts,

@@ -2,6 +2,7 @@ import * as metrics from "../metrics.ts";
 import { Hono, type MiddlewareHandler } from "hono";
 import { DeviceId } from "../../shared/schemas/device.ts";
 import { CheckinBody, EnrollBody } from "../../shared/schemas/device_api.ts";
+import { StatusBody } from "../../shared/schemas/rollout.ts";
 import { bearerMatches } from "../auth/bearer_match.ts";
 import { clientAddress } from "../auth/client_address.ts";
 import { DeviceAuthThrottle, deviceTokenHash, deviceTokenMatches, newDeviceToken } from "../auth/device_tokens.ts";
@@ -127,6 +128,13 @@ export function deviceApiRoutes(ctx: AppContext) {
       const config = await deviceApi.config(id, product);
       if (!config) throw unknownDevice(id);
       return c.json(config);
+    })
+    .post("/:deviceId/status", async (c) => {
+      const id = deviceId(c.req.param("deviceId"));
+      const body = await jsonBody(c, StatusBody);
+      await deviceApi.status(id, body, product);
+      metrics.statusReports.labels({ state: body.state }).inc();
+      return c.body(null, 204);
     })
     .get("/:deviceId/firmware", async (c) => {
       const id = deviceId(c.req.param("deviceId"));

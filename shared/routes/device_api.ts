@@ -1,4 +1,5 @@
 import { CheckinBody, DeviceConfig, EnrollBody, EnrollPending, EnrollToken } from "../schemas/device_api.ts";
+import { StatusBody } from "../schemas/rollout.ts";
 import { DeviceIdParams } from "./params.ts";
 import { binary, empty, errors, json, noBody, route } from "./route.ts";
 
@@ -44,6 +45,16 @@ export const deviceApiRoutes = {
     params: DeviceIdParams,
     body: noBody,
     answers: { 200: json(DeviceConfig), ...errors(400, 401, 404, 429, 503) },
+  }),
+  deviceStatus: route({
+    name: "deviceStatus",
+    method: "POST",
+    path: "/device/:deviceId/status",
+    auth: "device",
+    summary: "A device reports its update's progress for the firmware its configuration names (409 for another one).",
+    params: DeviceIdParams,
+    body: json(StatusBody),
+    answers: { 204: empty, ...errors(400, 401, 404, 409, 413, 415, 503) },
   }),
   deviceFirmware: route({
     name: "deviceFirmware",

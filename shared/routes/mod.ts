@@ -13,6 +13,7 @@ import { metaRoutes } from "./meta.ts";
 import { operatorRoutes } from "./operators.ts";
 import { productTypeRoutes } from "./product_types.ts";
 import type { Route } from "./route.ts";
+import { rolloutRoutes } from "./rollouts.ts";
 import { treatmentRoutes } from "./treatments.ts";
 
 export * from "./route.ts";
@@ -27,6 +28,7 @@ export const routes = {
   ...deviceApiRoutes,
   ...metaRoutes,
   ...operatorRoutes,
+  ...rolloutRoutes,
   ...auditRoutes,
 };
 

@@ -42,6 +42,16 @@ export const AUDIT_ACTIONS = [
   "firmware.delete",
   // Imports
   "treatments.import",
+  // Staged rollouts (CONTRACT §13); the automatic steps are the system's, with the report that led to them
+  "rollout.create",
+  "rollout.start",
+  "rollout.pause",
+  "rollout.resume",
+  "rollout.advance",
+  "rollout.cancel",
+  "rollout.promote",
+  "rollout.auto_advance",
+  "rollout.auto_pause",
 ] as const;
 
 export const AuditAction = z.enum(AUDIT_ACTIONS);

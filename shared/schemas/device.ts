@@ -19,6 +19,19 @@ export type VersionInfo = z.infer<typeof VersionInfo>;
 export const ADMISSIONS = ["pending", "accepted", "rejected"] as const;
 export const Admission = z.enum(ADMISSIONS, { message: "must be pending, accepted or rejected" });
 export type Admission = z.infer<typeof Admission>;
+export const UPDATE_STATES = ["downloading", "installing", "installed", "failed"] as const;
+export const UpdateState = z.enum(UPDATE_STATES);
+export type UpdateState = z.infer<typeof UpdateState>;
+
+/** A device's latest report (Device.update). */
+export const DeviceUpdate = z.object({
+  firmwareId: Id,
+  state: UpdateState,
+  progress: z.number().int().nullable(),
+  message: z.string().nullable(),
+  at: Timestamp,
+});
+export type DeviceUpdate = z.infer<typeof DeviceUpdate>;
 
 export const Device = z.object({
   deviceId: DeviceId,
@@ -30,6 +43,8 @@ export const Device = z.object({
   updatedAt: Timestamp,
   lastLoggedIn: Timestamp.nullable(),
   versionInfo: VersionInfo.nullable(),
+  /** The device's latest update report (CONTRACT §13), null before its first. */
+  update: DeviceUpdate.nullable(),
   etag: Etag,
   /** CONTRACT §11 (DEVICE_AUTH=token): pending, accepted or rejected; "accepted" with DEVICE_AUTH=shared. */
   admission: Admission,

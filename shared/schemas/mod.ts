@@ -6,3 +6,4 @@ export * from "./firmware.ts";
 export * from "./treatment.ts";
 export * from "./product_type.ts";
 export * from "./device_api.ts";
+export * from "./rollout.ts";

@@ -21,6 +21,7 @@ const fakeSeed = {
   fwA: { _id: "fwA", name: "fw-a.xz" },
   fwB: { _id: "fwB", name: "fw-b.xz" },
   dtId: "dt",
+  rolloutId: "r",
   devices: [],
 } as unknown as Seed;
 

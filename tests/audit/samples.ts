@@ -210,6 +210,51 @@ export function samplesFor(s: Seed): Record<RouteName, Sample> {
       byId: { body: () => ({ role: "viewer" }) },
       json: { params: { id: s.viewerId }, base: () => Promise.resolve({ role: "viewer", disabled: false }) },
     },
+    deviceStatus: {
+      probe: { params: byDeviceId, body: json({ firmwareId: s.fwB._id, state: "failed", message: "probe" }) },
+      byId: { body: () => ({ firmwareId: s.fwB._id, state: "installed" }) },
+      json: {
+        params: { deviceId: "dev-003" },
+        base: () => Promise.resolve({ firmwareId: s.fwB._id, state: "installing", progress: 50, message: "ok" }),
+        echo: async () => {
+          const d = (await send(s.srv, "GET", "/api/v1/devices/dev-003", { token: s.token })).json as {
+            update: Record<string, unknown>;
+          };
+          return {
+            firmwareId: d.update.firmwareId,
+            state: d.update.state,
+            progress: d.update.progress,
+            message: d.update.message,
+          };
+        },
+      },
+    },
+    listRollouts: { probe: {} },
+    createRollout: {
+      probe: { body: json({ name: "Auth bypass", firmwareId: s.fwB._id, productTypeId: null }) },
+      json: {
+        base: () =>
+          Promise.resolve({
+            name: "Audit rollout",
+            firmwareId: s.fwB._id,
+            productTypeId: s.ptId,
+            stages: [10, 100],
+            failureThreshold: 5,
+            autoAdvance: true,
+          }),
+        echo: self,
+      },
+    },
+    getRollout: { probe: { params: { id: s.rolloutId } }, byId: {} },
+    rolloutDevices: { probe: { params: { id: s.rolloutId } }, byId: {} },
+    rolloutHistory: { probe: { params: { id: s.rolloutId } }, byId: {} },
+    rolloutTargets: { probe: {} },
+    startRollout: { probe: { params: { id: s.rolloutId } }, byId: {} },
+    pauseRollout: { probe: { params: { id: s.rolloutId } }, byId: {} },
+    resumeRollout: { probe: { params: { id: s.rolloutId } }, byId: {} },
+    advanceRollout: { probe: { params: { id: s.rolloutId } }, byId: {} },
+    cancelRollout: { probe: { params: { id: s.rolloutId } }, byId: {} },
+    promoteRollout: { probe: { params: { id: s.rolloutId } }, byId: {} },
     resetOperatorPassword: {
       probe: { params: { id: s.viewerId }, body: json({ password: "probe-pass-1" }) },
       byId: { body: () => ({ password: "probe-pass-1" }) },

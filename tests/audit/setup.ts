@@ -125,6 +125,8 @@ export interface Seed {
   devices: string[];
   /** A viewer account the operator routes' samples change (never the admin the audit signs in as). */
   viewerId: string;
+  /** A draft rollout of fwB to every device (the action routes' probes would start or cancel it). */
+  rolloutId: string;
 }
 
 async function seed(srv: TestServer): Promise<Seed> {
@@ -179,10 +181,15 @@ async function seed(srv: TestServer): Promise<Seed> {
     additionalTreatmentIds: [treatmentIds[3]],
   });
 
+  const rollout = await api.call(routes.createRollout, {
+    body: { name: "Audit draft", firmwareId: fwB._id, productTypeId: null },
+  });
+
   return {
     srv,
     api,
     token: api.token,
+    rolloutId: rollout._id,
     tmp,
     treatmentIds,
     imageId,

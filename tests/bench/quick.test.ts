@@ -38,6 +38,11 @@ Deno.test("deno task bench --quick measures every figure", async () => {
       "PostgreSQL: a device write without / with its audit entry",
       "PostgreSQL: GET audit at 5,000 entries, first / middle / last page",
       "PostgreSQL: audit-verify of 5,000 entries",
+      "SQLite: rollout of 2,000 devices: start",
+      "SQLite: status reports during the rollout",
+      "SQLite: GET rollouts/{id} with its counts at 2,000 devices",
+      "PostgreSQL, 2 replicas: status reports during the rollout",
+      "PostgreSQL, 2 replicas: GET rollouts/{id} with its counts at 2,000 devices",
     ]
   ) {
     const row = text.split("\n").find((line) => line.includes(figure));

@@ -18,6 +18,8 @@ const COMMANDS = [
   ["devices", "show"],
   ["product-types"],
   ["product-types", "list"],
+  ["rollouts"],
+  ...["create", "list", "show", "start", "pause", "resume", "advance", "cancel", "promote"].map((c) => ["rollouts", c]),
 ];
 
 Deno.test("CLI --help on every command: exit 0, usage and an example on stdout", async () => {

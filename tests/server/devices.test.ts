@@ -56,6 +56,7 @@ Deno.test("GET devices: paging, sizes, ordering and q search", async (t) => {
       updatedAt: d.updatedAt,
       lastLoggedIn: d.lastLoggedIn,
       versionInfo: VERSION,
+      update: null,
       etag: d.etag,
       admission: "accepted",
       credentialsIssuedAt: null,

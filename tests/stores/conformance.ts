@@ -15,6 +15,7 @@ import { loginAttemptCases } from "./cases/login_attempts.ts";
 import { operatorCases } from "./cases/operators.ts";
 import { productTypeCases } from "./cases/product_types.ts";
 import { revisionCases } from "./cases/revisions.ts";
+import { rolloutCases } from "./cases/rollouts.ts";
 import { treatmentCases } from "./cases/treatments.ts";
 import type { ConformanceOptions } from "./fixtures.ts";
 
@@ -36,6 +37,7 @@ export function storeConformance(engine: string, options: ConformanceOptions): v
       demoCases,
       loginAttemptCases,
       admissionCases,
+      rolloutCases,
       auditCases,
     ]
   ) cases(engine, options);

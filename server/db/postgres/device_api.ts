@@ -3,12 +3,14 @@ import type { DeviceConfig } from "../../../shared/schemas/device_api.ts";
 import { deviceTypeName } from "../../../shared/schemas/device_type.ts";
 import { now } from "../clock.ts";
 import type { Admission } from "../../../shared/schemas/device.ts";
-import { NotFoundError } from "../errors.ts";
 import { enrollAuditDetails, enrollStep, outcomeOf } from "../rules/admission.ts";
 import { deviceTarget, noDevice } from "../rules/devices.ts";
 import { firstPlaces, versionInfoJson } from "../rules/device_config.ts";
 import type { DeviceApiStore, FirmwareRef } from "../types/device_api.ts";
 import { nextRevision, read, type Sql, type Tx, unlocked, write } from "./open.ts";
+import { ConflictError, NotFoundError } from "../errors.ts";
+import { deviceUpdateOf, statusMismatch, unknownDevice } from "../rules/rollouts.ts";
+import { joinRollouts, offeredByRollout, type OfferedFirmware, recordInRollout } from "./rollouts.ts";
 import { appendAudit } from "./audit.ts";
 import {
   TREATMENT_CONTENT_JOIN,
@@ -49,15 +51,34 @@ async function applicableFirmware(tx: Tx, customFirmwareId: string | null, produ
   return { _id: r._id, name: r.name, size: Number(r.size), sha256: r.sha256 } as FirmwareRef;
 }
 
+interface DeviceKeys {
+  device_id: string;
+  product_type_id: string | null;
+  firmware_id: string | null;
+}
+
+/** See SQLite's resolveFirmware: custom, else a rollout's, else the managed type's default. */
+async function resolveFirmware(
+  tx: Tx,
+  device: DeviceKeys,
+  product: string,
+): Promise<OfferedFirmware | { rolloutId: null; firmware: FirmwareRef | null }> {
+  if (device.firmware_id === null) {
+    const offered = await offeredByRollout(tx, device.device_id, device.product_type_id);
+    if (offered) return offered;
+  }
+  return { rolloutId: null, firmware: await applicableFirmware(tx, device.firmware_id, product) };
+}
+
 async function deviceFirmware(tx: Tx, deviceId: string, product: string): Promise<FirmwareRef | null | undefined> {
-  const rows = await tx`SELECT firmware_id FROM devices WHERE device_id = ${deviceId}`;
-  return rows.length ? await applicableFirmware(tx, rows[0].firmware_id, product) : undefined;
+  const rows = await tx`SELECT device_id, product_type_id, firmware_id FROM devices WHERE device_id = ${deviceId}`;
+  return rows.length ? (await resolveFirmware(tx, rows[0] as unknown as DeviceKeys, product)).firmware : undefined;
 }
 
 async function deviceConfig(tx: Tx, deviceId: string, product: string): Promise<DeviceConfig | null> {
-  const devices = await tx`SELECT product_type_id, firmware_id FROM devices WHERE device_id = ${deviceId}`;
+  const devices = await tx`SELECT device_id, product_type_id, firmware_id FROM devices WHERE device_id = ${deviceId}`;
   if (!devices.length) return null;
-  const device = devices[0] as { product_type_id: string | null; firmware_id: string | null };
+  const device = devices[0] as unknown as DeviceKeys;
 
   let productType: DeviceConfig["productType"] = null;
   let modules: DeviceConfig["modules"] = [];
@@ -99,7 +120,7 @@ async function deviceConfig(tx: Tx, deviceId: string, product: string): Promise<
     productType,
     modules,
     treatments,
-    firmware: await applicableFirmware(tx, device.firmware_id, product),
+    firmware: (await resolveFirmware(tx, device, product)).firmware,
   };
 }
 
@@ -147,23 +168,31 @@ export function postgresDeviceApi(sql: Sql): DeviceApiStore {
     // just before the commit: the upsert's triggers lock the devices change counter row until the commit, and every
     // check-in needs that lock, so it is held for one statement, not for the reads too. What the check-in writes
     // (lastLoggedIn, versionInfo) is not part of the configuration, so the answer is the one it leaves.
-    checkin: (deviceId, versionInfo, product) =>
-      unlocked(sql, async (tx) => {
+    checkin: async (deviceId, versionInfo, product) => {
+      const config = await unlocked(sql, async (tx) => {
         const config = await deviceConfig(tx, deviceId, product) ?? {
           deviceId,
           productType: null,
           modules: [],
           treatments: [],
-          firmware: await applicableFirmware(tx, null, product),
+          firmware:
+            (await resolveFirmware(tx, { device_id: deviceId, product_type_id: null, firmware_id: null }, product))
+              .firmware,
         };
         if (await checkinDevice(tx, deviceId, versionInfo)) {
           await appendAudit(tx, { action: "device.create", target: deviceTarget(deviceId), details: { versionInfo } });
         }
         return config;
-      }),
+      });
+      // Joining the rollouts of its scope (counts only: config resolution needs no row) in a transaction of its own,
+      // after the check-in's: the check-in holds the devices change counter, a status report holds a rollout's row
+      // then the counter; taking a rollout's row here would order the two the other way round.
+      await joinRollouts(sql, deviceId);
+      return config;
+    },
     // Token mode: the row must be there (its token was just checked); an update of its own row, without the write lock.
-    checkinKnown: (deviceId, versionInfo, product) =>
-      unlocked(sql, async (tx) => {
+    checkinKnown: async (deviceId, versionInfo, product) => {
+      const config = await unlocked(sql, async (tx) => {
         const config = await deviceConfig(tx, deviceId, product);
         const at = now();
         const info = versionInfoJson(versionInfo);
@@ -173,7 +202,10 @@ export function postgresDeviceApi(sql: Sql): DeviceApiStore {
           WHERE device_id = ${deviceId}`;
         if (!config || updated.count === 0) throw new NotFoundError(noDevice(deviceId));
         return config;
-      }),
+      });
+      await joinRollouts(sql, deviceId);
+      return config;
+    },
     credentials: async (deviceId) => {
       const rows = await sql`SELECT admission, token_hash FROM devices WHERE device_id = ${deviceId}`;
       return rows.length ? { admission: rows[0].admission, tokenHash: rows[0].token_hash } : null;
@@ -181,5 +213,22 @@ export function postgresDeviceApi(sql: Sql): DeviceApiStore {
     enroll: (deviceId, versionInfo, tokenHash, auto) => enroll(sql, deviceId, versionInfo, tokenHash, auto),
     config: (deviceId, product) => read(sql, (tx) => deviceConfig(tx, deviceId, product)),
     firmware: (deviceId, product) => read(sql, (tx) => deviceFirmware(tx, deviceId, product)),
+    // Without the write lock (see rollouts.ts): the device's row is locked first (one report per device at a time),
+    // then the rollout's row and the devices change counter by recordInRollout's last statement.
+    status: (deviceId, report, product) =>
+      unlocked(sql, async (tx) => {
+        const rows = await tx`SELECT device_id, product_type_id, firmware_id FROM devices WHERE device_id = ${deviceId}
+          FOR NO KEY UPDATE`;
+        if (!rows.length) throw new NotFoundError(unknownDevice(deviceId));
+        const { rolloutId, firmware } = await resolveFirmware(tx, rows[0] as unknown as DeviceKeys, product);
+        if (firmware?._id !== report.firmwareId) {
+          throw new ConflictError(statusMismatch(deviceId, report.firmwareId, firmware?._id ?? null));
+        }
+        const at = now();
+        const update = deviceUpdateOf(report, at);
+        // The device's own row last (its trigger locks the devices change counter until the commit).
+        if (rolloutId) await recordInRollout(tx, rolloutId, deviceId, update, at, JSON.stringify(update));
+        else await tx`UPDATE devices SET update_status = ${JSON.stringify(update)} WHERE device_id = ${deviceId}`;
+      }),
   };
 }

@@ -1,4 +1,10 @@
-import type { Admission, Device, PreauthorizeManyResult, VersionInfo } from "../../../shared/schemas/device.ts";
+import type {
+  Admission,
+  Device,
+  DeviceUpdate,
+  PreauthorizeManyResult,
+  VersionInfo,
+} from "../../../shared/schemas/device.ts";
 import { type AdmissionAction, admissionAuditAction, afterAction, alreadyKnown } from "../rules/admission.ts";
 import { now } from "../clock.ts";
 import { NotFoundError } from "../errors.ts";
@@ -18,6 +24,7 @@ interface DeviceRow {
   updated_at: string;
   last_logged_in: string | null;
   version_info: string | null;
+  update_status: string | null;
   revision: number;
   admission: Admission;
   credentials_issued_at: string | null;
@@ -27,7 +34,7 @@ interface DeviceRow {
 
 const SELECT_DEVICE = `
   SELECT d.device_id, d.product_type_id, d.firmware_id, d.created_at, d.updated_at, d.last_logged_in, d.version_info,
-    d.revision, d.admission, d.credentials_issued_at,
+    d.update_status, d.revision, d.admission, d.credentials_issued_at,
     ARRAY(SELECT m.module_id FROM device_modules m WHERE m.device_id = d.device_id ORDER BY m.position) AS module_ids,
     ARRAY(SELECT t.treatment_id FROM device_treatments t WHERE t.device_id = d.device_id ORDER BY t.position)
       AS treatment_ids
@@ -44,6 +51,7 @@ function toDevice(row: DeviceRow): Device {
     updatedAt: row.updated_at,
     lastLoggedIn: row.last_logged_in,
     versionInfo: row.version_info === null ? null : JSON.parse(row.version_info) as VersionInfo,
+    update: row.update_status === null ? null : JSON.parse(row.update_status) as DeviceUpdate,
     etag: etagOf(Number(row.revision)),
     admission: row.admission,
     credentialsIssuedAt: row.credentials_issued_at,

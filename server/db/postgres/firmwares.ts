@@ -52,7 +52,13 @@ export function postgresFirmwares(sql: Sql): FirmwareStore {
         if (!firmware) throw new NotFoundError(noFirmware(id));
         const types = await tx`SELECT name FROM device_types WHERE default_firmware = ${id} ORDER BY name`;
         const [{ n }] = await tx`SELECT count(*) AS n FROM devices WHERE firmware_id = ${id}`;
-        const use = { defaultOf: types.map((t) => t.name as string), devices: Number(n) };
+        const rollouts = await tx`SELECT name FROM rollouts WHERE firmware_id = ${id}
+          AND state IN ('draft', 'running', 'paused') ORDER BY name`;
+        const use = {
+          defaultOf: types.map((t) => t.name as string),
+          devices: Number(n),
+          rollouts: rollouts.map((r) => r.name as string),
+        };
         if (isInUse(use)) throw new ConflictError(firmwareInUse(firmware.name, use));
         await tx`DELETE FROM firmwares WHERE id = ${id}`;
         await appendAudit(tx, firmwareEntry("firmware.delete", firmware));

@@ -13,6 +13,7 @@ import { postgresLoginAttempts } from "./login_attempts.ts";
 import { connect, exclusive, guarded, isUnavailable, migrate, type PostgresOptions, unavailable } from "./open.ts";
 import { postgresOperators } from "./operators.ts";
 import { postgresProductTypes } from "./product_types.ts";
+import { postgresRollouts } from "./rollouts.ts";
 import { postgresTreatments } from "./treatments.ts";
 
 /** How long a health check waits for the database's answer. */
@@ -50,6 +51,7 @@ export async function openPostgresStores(options: PostgresOptions): Promise<Open
     deviceApi: guarded(postgresDeviceApi(sql)),
     demo: guarded(postgresDemo(sql)),
     loginAttempts: guarded(postgresLoginAttempts(sql)),
+    rollouts: guarded(postgresRollouts(sql)),
     audit: guarded(postgresAudit(sql)),
     system: guarded({
       ping: async () => {

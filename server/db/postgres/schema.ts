@@ -233,7 +233,7 @@ export const MIGRATIONS: readonly string[] = [
   );
   INSERT INTO audit_head (one, seq, hash) VALUES (true, 0, '');
   `,
-  // 4: device identity and admission (CONTRACT §11; SQLite's migration 9): devices there before count as accepted
+  // 4: device identity and admission (CONTRACT §11; SQLite's migration 10): devices there before count as accepted
   // without a token; token_hash is the sha256 (hex) of the device's token, never the token.
   `
   ALTER TABLE devices ADD COLUMN admission TEXT COLLATE "C" NOT NULL DEFAULT 'accepted'
@@ -242,6 +242,77 @@ export const MIGRATIONS: readonly string[] = [
   ALTER TABLE devices ADD COLUMN credentials_issued_at TEXT;
   CREATE INDEX devices_admission ON devices(admission, device_id);
   `,
-  // 5: the audit actor filter matches the actor's name only (SQLite's migration 11)
+  // 5: update status and staged rollouts (SQLite's migration 11)
+  `
+  ALTER TABLE devices ADD COLUMN update_status TEXT;
+
+  CREATE TABLE rollouts (
+    id TEXT COLLATE "C" PRIMARY KEY,
+    name TEXT NOT NULL,
+    firmware_id TEXT COLLATE "C" NOT NULL,
+    product_type_id TEXT COLLATE "C",
+    stages TEXT NOT NULL,
+    failure_threshold DOUBLE PRECISION NOT NULL,
+    auto_advance BOOLEAN NOT NULL,
+    state TEXT COLLATE "C" NOT NULL CHECK (state IN ('draft', 'running', 'paused', 'finished', 'cancelled')),
+    stage INTEGER NOT NULL DEFAULT -1,
+    stage_percent DOUBLE PRECISION NOT NULL DEFAULT 0,
+    paused_reason TEXT,
+    targeted BIGINT NOT NULL DEFAULT 0,
+    in_stage BIGINT NOT NULL DEFAULT 0,
+    downloading BIGINT NOT NULL DEFAULT 0,
+    installing BIGINT NOT NULL DEFAULT 0,
+    installed BIGINT NOT NULL DEFAULT 0,
+    failed BIGINT NOT NULL DEFAULT 0,
+    failed_accepted BIGINT NOT NULL DEFAULT 0,
+    created_at TEXT COLLATE "C" NOT NULL,
+    updated_at TEXT COLLATE "C" NOT NULL,
+    created_by TEXT NOT NULL
+  );
+  CREATE INDEX rollouts_newest ON rollouts(created_at DESC, id DESC);
+  CREATE INDEX rollouts_state ON rollouts(state, product_type_id);
+  CREATE INDEX rollouts_firmware ON rollouts(firmware_id);
+
+  CREATE TABLE rollout_devices (
+    rollout_id TEXT COLLATE "C" NOT NULL REFERENCES rollouts(id) ON DELETE CASCADE,
+    device_id TEXT COLLATE "C" NOT NULL REFERENCES devices(device_id) ON DELETE CASCADE,
+    bucket DOUBLE PRECISION NOT NULL,
+    state TEXT COLLATE "C",
+    progress INTEGER,
+    message TEXT,
+    at TEXT COLLATE "C",
+    PRIMARY KEY (rollout_id, device_id)
+  );
+  CREATE INDEX rollout_devices_bucket ON rollout_devices(rollout_id, bucket);
+  CREATE INDEX rollout_devices_state ON rollout_devices(rollout_id, state, device_id);
+  CREATE INDEX rollout_devices_device ON rollout_devices(device_id);
+  CREATE FUNCTION rollout_devices_deleted() RETURNS trigger LANGUAGE plpgsql AS $$
+  BEGIN
+    UPDATE rollouts SET
+      targeted = targeted - 1,
+      in_stage = in_stage - (OLD.bucket < stage_percent)::int,
+      downloading = downloading - (OLD.state IS NOT DISTINCT FROM 'downloading')::int,
+      installing = installing - (OLD.state IS NOT DISTINCT FROM 'installing')::int,
+      installed = installed - (OLD.state IS NOT DISTINCT FROM 'installed')::int,
+      failed = failed - (OLD.state IS NOT DISTINCT FROM 'failed')::int
+    WHERE id = OLD.rollout_id;
+    RETURN NULL;
+  END $$;
+  CREATE TRIGGER rollout_devices_deleted AFTER DELETE ON rollout_devices
+    FOR EACH ROW EXECUTE FUNCTION rollout_devices_deleted();
+
+  CREATE TABLE rollout_history (
+    rollout_id TEXT COLLATE "C" NOT NULL REFERENCES rollouts(id) ON DELETE CASCADE,
+    at TEXT COLLATE "C" NOT NULL,
+    stage INTEGER NOT NULL,
+    in_stage BIGINT NOT NULL,
+    downloading BIGINT NOT NULL,
+    installing BIGINT NOT NULL,
+    installed BIGINT NOT NULL,
+    failed BIGINT NOT NULL,
+    PRIMARY KEY (rollout_id, at)
+  );
+  `,
+  // 6: the audit actor filter matches the actor's name only (SQLite's migration 12)
   `DROP INDEX IF EXISTS audit_entries_actor_id;`,
 ];

@@ -3,13 +3,15 @@ import type { DeviceConfig } from "../../../shared/schemas/device_api.ts";
 import { deviceTypeName } from "../../../shared/schemas/device_type.ts";
 import { now } from "../clock.ts";
 import type { Admission } from "../../../shared/schemas/device.ts";
-import { NotFoundError } from "../errors.ts";
 import { enrollAuditDetails, enrollStep, outcomeOf } from "../rules/admission.ts";
 import { deviceTarget, noDevice } from "../rules/devices.ts";
 import { nextRevision } from "./revisions.ts";
 import { firstPlaces, versionInfoJson } from "../rules/device_config.ts";
 import type { DeviceApiStore, FirmwareRef } from "../types/device_api.ts";
 import { type Db, snapshot, sql, transaction } from "./open.ts";
+import { ConflictError, NotFoundError } from "../errors.ts";
+import { deviceUpdateOf, statusMismatch, unknownDevice } from "../rules/rollouts.ts";
+import { joinRollouts, offeredByRollout, type OfferedFirmware, recordInRollout } from "./rollouts.ts";
 import { promised } from "./promised.ts";
 import { appendAudit } from "./audit.ts";
 import {
@@ -42,6 +44,28 @@ export function checkinDevice(db: Db, deviceId: string, versionInfo: VersionInfo
 
 const FIRMWARE_COLUMNS = "f.id AS _id, f.name, f.size, f.sha256";
 
+interface DeviceKeys {
+  device_id: string;
+  product_type_id: string | null;
+  firmware_id: string | null;
+}
+
+/**
+ * The firmware that applies to a device (CONTRACT §13): its custom firmware, else the one a rollout offers it, else
+ * the managed type's default; with the rollout that offers it, if one does.
+ */
+function resolveFirmware(
+  db: Db,
+  device: DeviceKeys,
+  product: string,
+): OfferedFirmware | { rolloutId: null; firmware: FirmwareRef | null } {
+  if (device.firmware_id === null) {
+    const offered = offeredByRollout(db, device.device_id, device.product_type_id);
+    if (offered) return offered;
+  }
+  return { rolloutId: null, firmware: applicableFirmware(db, device.firmware_id, product) };
+}
+
 /** The firmware that applies given a device's custom firmware id: that one, else the managed type's default. */
 function applicableFirmware(db: Db, customFirmwareId: string | null, product: string): FirmwareRef | null {
   const row = customFirmwareId
@@ -56,10 +80,10 @@ function applicableFirmware(db: Db, customFirmwareId: string | null, product: st
 
 /** The firmware that applies to a device, or undefined when the device does not exist. */
 function deviceFirmware(db: Db, deviceId: string, product: string): FirmwareRef | null | undefined {
-  const device = sql(db, "SELECT firmware_id FROM devices WHERE device_id = ?").get(deviceId) as
-    | { firmware_id: string | null }
-    | undefined;
-  return device ? applicableFirmware(db, device.firmware_id, product) : undefined;
+  const device = sql(db, "SELECT device_id, product_type_id, firmware_id FROM devices WHERE device_id = ?").get(
+    deviceId,
+  ) as DeviceKeys | undefined;
+  return device ? resolveFirmware(db, device, product).firmware : undefined;
 }
 
 /**
@@ -68,9 +92,9 @@ function deviceFirmware(db: Db, deviceId: string, product: string): FirmwareRef 
  * Treatments: see firstPlaces().
  */
 function deviceConfig(db: Db, deviceId: string, product: string): DeviceConfig | null {
-  const device = sql(db, "SELECT product_type_id, firmware_id FROM devices WHERE device_id = ?").get(deviceId) as
-    | { product_type_id: string | null; firmware_id: string | null }
-    | undefined;
+  const device = sql(db, "SELECT device_id, product_type_id, firmware_id FROM devices WHERE device_id = ?").get(
+    deviceId,
+  ) as DeviceKeys | undefined;
   if (!device) return null;
 
   let productType: DeviceConfig["productType"] = null;
@@ -112,7 +136,7 @@ function deviceConfig(db: Db, deviceId: string, product: string): DeviceConfig |
     ).all(deviceId) as unknown as TreatmentRow[],
   );
   const treatments = firstPlaces(treatmentRows, (row) => row.id).map(treatmentFromRow);
-  return { deviceId, productType, modules, treatments, firmware: applicableFirmware(db, device.firmware_id, product) };
+  return { deviceId, productType, modules, treatments, firmware: resolveFirmware(db, device, product).firmware };
 }
 
 /** A check-in of a device that must exist (DEVICE_AUTH=token): sets only last_logged_in and version_info. */
@@ -175,11 +199,13 @@ export function sqliteDeviceApi(db: Db): DeviceApiStore {
         if (created) {
           appendAudit(db, { action: "device.create", target: deviceTarget(deviceId), details: { versionInfo } });
         }
+        joinRollouts(db, deviceId);
         return deviceConfig(db, deviceId, product)!;
       }),
     checkinKnown: (deviceId, versionInfo, product) =>
       transaction(db, () => {
         if (!checkinKnownDevice(db, deviceId, versionInfo)) throw new NotFoundError(noDevice(deviceId));
+        joinRollouts(db, deviceId);
         return deviceConfig(db, deviceId, product)!;
       }),
     credentials: (deviceId) => {
@@ -191,5 +217,20 @@ export function sqliteDeviceApi(db: Db): DeviceApiStore {
     enroll: (deviceId, versionInfo, tokenHash, auto) => enroll(db, deviceId, versionInfo, tokenHash, auto),
     config: (deviceId, product) => snapshot(db, () => deviceConfig(db, deviceId, product)),
     firmware: (deviceId, product) => snapshot(db, () => deviceFirmware(db, deviceId, product)),
+    status: (deviceId, report, product) =>
+      transaction(db, () => {
+        const device = sql(db, "SELECT device_id, product_type_id, firmware_id FROM devices WHERE device_id = ?").get(
+          deviceId,
+        ) as DeviceKeys | undefined;
+        if (!device) throw new NotFoundError(unknownDevice(deviceId));
+        const { rolloutId, firmware } = resolveFirmware(db, device, product);
+        if (firmware?._id !== report.firmwareId) {
+          throw new ConflictError(statusMismatch(deviceId, report.firmwareId, firmware?._id ?? null));
+        }
+        const at = now();
+        const update = deviceUpdateOf(report, at);
+        sql(db, "UPDATE devices SET update_status = ? WHERE device_id = ?").run(JSON.stringify(update), deviceId);
+        if (rolloutId) recordInRollout(db, rolloutId, deviceId, update, at);
+      }),
   });
 }

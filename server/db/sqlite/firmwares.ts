@@ -37,7 +37,11 @@ function firmwareUse(db: Db, id: string): FirmwareUse {
     name: string;
   }[];
   const { n } = sql(db, "SELECT COUNT(*) AS n FROM devices WHERE firmware_id = ?").get(id) as { n: number };
-  return { defaultOf: types.map((t) => t.name), devices: n };
+  const rollouts = sql(
+    db,
+    "SELECT name FROM rollouts WHERE firmware_id = ? AND state IN ('draft', 'running', 'paused') ORDER BY name",
+  ).all(id) as { name: string }[];
+  return { defaultOf: types.map((t) => t.name), devices: n, rollouts: rollouts.map((r) => r.name) };
 }
 
 export function sqliteFirmwares(db: Db): FirmwareStore {

@@ -15,6 +15,7 @@ import { fullDiskAware } from "./full_disk.ts";
 import { openDatabase } from "./open.ts";
 import { sqliteOperators } from "./operators.ts";
 import { sqliteProductTypes } from "./product_types.ts";
+import { sqliteRollouts } from "./rollouts.ts";
 import { sqliteTreatments } from "./treatments.ts";
 
 /** Opens the database file (creating and migrating it as needed); NewerSchemaError leaves it untouched. */
@@ -30,6 +31,7 @@ export function openSqliteStores(file: string): OpenStores {
     deviceApi: fullDiskAware(sqliteDeviceApi(db)),
     demo: fullDiskAware(sqliteDemo(db)),
     loginAttempts: fullDiskAware(sqliteLoginAttempts(db)),
+    rollouts: fullDiskAware(sqliteRollouts(db)),
     audit: fullDiskAware(sqliteAudit(db)),
     system: {
       ping: () => Promise.resolve(),

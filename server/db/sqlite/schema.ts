@@ -254,6 +254,76 @@ export const MIGRATIONS: readonly string[] = [
   ALTER TABLE devices ADD COLUMN credentials_issued_at TEXT;
   CREATE INDEX devices_admission ON devices(admission, device_id);
   `,
-  // 11: the audit actor filter matches the actor's name only (docs/DECISIONS.md, "Audit trail"): the id index goes
+  // 11: update status and staged rollouts (CONTRACT §13): a device's latest report; rollouts with their counts kept
+  // incrementally (so reading one never counts its devices); one row per targeted device with its stable bucket and
+  // its state in that rollout; the counts per minute for the chart. A device deleted takes its rows and its share of
+  // the counts with it (trigger).
+  `
+  ALTER TABLE devices ADD COLUMN update_status TEXT;   -- JSON DeviceUpdate or NULL
+
+  CREATE TABLE rollouts (
+    id TEXT PRIMARY KEY,
+    name TEXT NOT NULL,
+    firmware_id TEXT NOT NULL,                -- no foreign key: a finished rollout's firmware may be deleted
+    product_type_id TEXT,                     -- NULL: every device
+    stages TEXT NOT NULL,                     -- JSON number[]
+    failure_threshold REAL NOT NULL,
+    auto_advance INTEGER NOT NULL,
+    state TEXT NOT NULL CHECK (state IN ('draft', 'running', 'paused', 'finished', 'cancelled')),
+    stage INTEGER NOT NULL DEFAULT -1,
+    stage_percent REAL NOT NULL DEFAULT 0,    -- stages[stage], 0 before the start
+    paused_reason TEXT,
+    targeted INTEGER NOT NULL DEFAULT 0,
+    in_stage INTEGER NOT NULL DEFAULT 0,
+    downloading INTEGER NOT NULL DEFAULT 0,
+    installing INTEGER NOT NULL DEFAULT 0,
+    installed INTEGER NOT NULL DEFAULT 0,
+    failed INTEGER NOT NULL DEFAULT 0,
+    failed_accepted INTEGER NOT NULL DEFAULT 0,
+    created_at TEXT NOT NULL,
+    updated_at TEXT NOT NULL,
+    created_by TEXT NOT NULL
+  );
+  CREATE INDEX rollouts_newest ON rollouts(created_at DESC, id DESC);
+  CREATE INDEX rollouts_state ON rollouts(state, product_type_id);
+  CREATE INDEX rollouts_firmware ON rollouts(firmware_id);
+
+  CREATE TABLE rollout_devices (
+    rollout_id TEXT NOT NULL REFERENCES rollouts(id) ON DELETE CASCADE,
+    device_id TEXT NOT NULL REFERENCES devices(device_id) ON DELETE CASCADE,
+    bucket REAL NOT NULL,
+    state TEXT,                               -- NULL: no report yet
+    progress INTEGER,
+    message TEXT,
+    at TEXT,
+    PRIMARY KEY (rollout_id, device_id)
+  ) WITHOUT ROWID;
+  CREATE INDEX rollout_devices_bucket ON rollout_devices(rollout_id, bucket);
+  CREATE INDEX rollout_devices_state ON rollout_devices(rollout_id, state, device_id);
+  CREATE INDEX rollout_devices_device ON rollout_devices(device_id);
+  CREATE TRIGGER rollout_devices_deleted AFTER DELETE ON rollout_devices BEGIN
+    UPDATE rollouts SET
+      targeted = targeted - 1,
+      in_stage = in_stage - (OLD.bucket < stage_percent),
+      downloading = downloading - (OLD.state IS 'downloading'),
+      installing = installing - (OLD.state IS 'installing'),
+      installed = installed - (OLD.state IS 'installed'),
+      failed = failed - (OLD.state IS 'failed')
+    WHERE id = OLD.rollout_id;
+  END;
+
+  CREATE TABLE rollout_history (
+    rollout_id TEXT NOT NULL REFERENCES rollouts(id) ON DELETE CASCADE,
+    at TEXT NOT NULL,                         -- the minute
+    stage INTEGER NOT NULL,
+    in_stage INTEGER NOT NULL,
+    downloading INTEGER NOT NULL,
+    installing INTEGER NOT NULL,
+    installed INTEGER NOT NULL,
+    failed INTEGER NOT NULL,
+    PRIMARY KEY (rollout_id, at)
+  ) WITHOUT ROWID;
+  `,
+  // 12: the audit actor filter matches the actor's name only (docs/DECISIONS.md, "Audit trail"): the id index goes
   `DROP INDEX IF EXISTS audit_entries_actor_id;`,
 ];

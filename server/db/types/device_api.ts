@@ -2,6 +2,7 @@ import type { VersionInfo } from "../../../shared/schemas/device.ts";
 import type { DeviceConfig } from "../../../shared/schemas/device_api.ts";
 import type { Admission } from "../../../shared/schemas/device.ts";
 import type { EnrollOutcome } from "../rules/admission.ts";
+import type { StatusBody } from "../../../shared/schemas/rollout.ts";
 
 export type FirmwareRef = NonNullable<DeviceConfig["firmware"]>;
 
@@ -35,4 +36,10 @@ export interface DeviceApiStore {
   config(deviceId: string, product: string): Promise<DeviceConfig | null>;
   /** The firmware that applies (custom, else the managed type's default, else null); undefined for an unknown device. */
   firmware(deviceId: string, product: string): Promise<FirmwareRef | null | undefined>;
+  /**
+   * Records an update report (CONTRACT §13) as the device's `update` and, when a rollout offers the firmware, in that
+   * rollout's counts, then lets the rollout pause, advance or finish, all in one transaction: NotFoundError for an
+   * unknown device, ConflictError when the firmware is not the one the device's configuration names.
+   */
+  status(deviceId: string, report: StatusBody, product: string): Promise<void>;
 }

@@ -96,6 +96,7 @@ export function demoCases(engine: string, options: ConformanceOptions) {
         updatedAt: "2025-03-03T00:00:00.000Z",
         lastLoggedIn: "2025-03-05T00:00:00.000Z",
         versionInfo: { ...INFO, app: "2" },
+        update: null,
         etag: configured.etag,
         admission: "accepted",
         credentialsIssuedAt: null,

@@ -34,6 +34,7 @@ export function deviceApiCases(engine: string, options: ConformanceOptions) {
         updatedAt: d.createdAt,
         lastLoggedIn: d.createdAt,
         versionInfo: INFO,
+        update: null,
         etag: d.etag,
         admission: "accepted",
         credentialsIssuedAt: null,

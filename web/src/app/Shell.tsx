@@ -19,6 +19,7 @@ const NAV: { href: string; label: string; icon: string }[] = [
   { href: "/product_types", label: "Product types", icon: "pi pi-box" },
   { href: "/device_firmwares", label: "Device firmwares", icon: "pi pi-microchip" },
   { href: "/audit", label: "Audit log", icon: "pi pi-history" },
+  { href: "/rollouts", label: "Rollouts", icon: "pi pi-send" },
 ];
 
 function isActive(location: string, href: string) {

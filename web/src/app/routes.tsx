@@ -15,6 +15,8 @@ const ProductTypesScreen = lazy(() => import("../features/product_types/ProductT
 const ProductTypeScreen = lazy(() => import("../features/product_types/ProductTypeScreen.tsx"));
 const FirmwaresScreen = lazy(() => import("../features/firmwares/FirmwaresScreen.tsx"));
 const AuditLogScreen = lazy(() => import("../features/audit/AuditLogScreen.tsx"));
+const RolloutsScreen = lazy(() => import("../features/rollouts/RolloutsScreen.tsx"));
+const RolloutScreen = lazy(() => import("../features/rollouts/RolloutScreen.tsx"));
 
 /** The console's routes; a screen that throws, or an unknown path, shows the error page. */
 export function AppRoutes() {
@@ -35,6 +37,8 @@ export function AppRoutes() {
               <Route path="/product_types/:productTypeId" component={ProductTypeScreen} />
               <Route path="/device_firmwares" component={FirmwaresScreen} />
               <Route path="/audit" component={AuditLogScreen} />
+              <Route path="/rollouts" component={RolloutsScreen} />
+              <Route path="/rollouts/:rolloutId" component={RolloutScreen} />
               <Route>
                 <ErrorPage message="Not Found" />
               </Route>

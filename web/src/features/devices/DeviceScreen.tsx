@@ -9,6 +9,7 @@ import { DeviceInfoCard } from "./DeviceInfoCard.tsx";
 import { FirmwareCard } from "./FirmwareCard.tsx";
 import { ModulesCard } from "./ModulesCard.tsx";
 import { ProductTypeCard } from "./ProductTypeCard.tsx";
+import { UpdateStatusCard } from "./UpdateStatusCard.tsx";
 import { useDeviceSave } from "./useDeviceSave.ts";
 import { AdmissionCard, useTokenMode } from "./Admission.tsx";
 
@@ -57,6 +58,7 @@ export default function DeviceScreen() {
           <div className="detail-column">
             <DeviceInfoCard device={d} />
             {tokenMode && <AdmissionCard device={d} />}
+            <UpdateStatusCard device={d} />
             <AdditionalTreatmentsCard device={d} busy={busy} save={save} />
           </div>
         </div>

@@ -13,6 +13,7 @@ const device = (i: number, productTypeId: string | null): Device => ({
   updatedAt: "2026-01-01T00:00:00.000Z",
   lastLoggedIn: null,
   versionInfo: null,
+  update: null,
   etag: `"${i}"`,
   admission: "accepted",
   credentialsIssuedAt: null,
