@@ -1,5 +1,6 @@
 /** The console CLI for release engineers: `deno task cli [--url URL] [--token TOKEN] [--json] <command>`. */
 import { Command } from "commander";
+import { registerAuditList } from "./commands/audit/list.ts";
 import { registerDevicesAdmission } from "./commands/devices/admission.ts";
 import { registerDevicesList } from "./commands/devices/list.ts";
 import { registerDevicesShow } from "./commands/devices/show.ts";
@@ -64,6 +65,13 @@ Examples:
   const productTypes = group(program, "product-types", "list product types", "product-types list");
   registerProductTypesList(productTypes);
 
+  const audit = group(
+    program,
+    "audit",
+    "read the audit trail",
+    "audit list --target-type device --target-id JB-000123",
+  );
+  registerAuditList(audit);
   const rollouts = group(
     program,
     "rollouts",

@@ -2,7 +2,8 @@
  * `deno task bench [--quick]`: the figures of docs/PERFORMANCE.md, each as a ratio to a bare baseline
  * measured in the same run on the same machine. --quick runs every step on tiny sizes in seconds (it is part
  * of `deno task test` so the bench cannot rot) and writes nothing; the full run rewrites the results block
- * of docs/PERFORMANCE.md. --engines runs only the rows comparing SQLite and PostgreSQL (and prints them).
+ * of docs/PERFORMANCE.md. --engines runs only the rows comparing SQLite and PostgreSQL (and prints them). --audit runs
+ * only the audit trail's rows (both engines) and rewrites their own block of docs/PERFORMANCE.md.
  */
 import { observabilityMicros } from "./bench/observability.ts";
 import { benchBucket } from "./bench/bucket.ts";
@@ -20,14 +21,33 @@ import {
   serverEnv,
 } from "./bench/steps.ts";
 import { benchPostgres, type PostgresFigures } from "./bench/postgres.ts";
+import { auditFailures, auditRows, benchAudit } from "./bench/audit.ts";
 import { benchDeviceAuth } from "./bench/device_auth.ts";
 import { benchRollouts, rolloutRows } from "./bench/rollouts.ts";
 import { fixed, kb, mib, ROOT, spawnServer } from "./bench/util.ts";
 
 const quick = Deno.args.includes("--quick");
 const size = quick
-  ? { devices: 2_000, devicesLarge: 5_000, treatments: 200, firmware: 16 * 1024 ** 2, seconds: 1, checkins: 20 }
-  : { devices: 100_000, devicesLarge: 1_000_000, treatments: 10_000, firmware: 1024 ** 3, seconds: 10, checkins: 200 };
+  ? {
+    devices: 2_000,
+    devicesLarge: 5_000,
+    treatments: 200,
+    firmware: 16 * 1024 ** 2,
+    seconds: 1,
+    checkins: 20,
+    audit: 5_000,
+    auditWrites: 200,
+  }
+  : {
+    devices: 100_000,
+    devicesLarge: 1_000_000,
+    treatments: 10_000,
+    firmware: 1024 ** 3,
+    seconds: 10,
+    checkins: 200,
+    audit: 1_000_000,
+    auditWrites: 5_000,
+  };
 
 const tmp = await Deno.makeTempDir({ dir: quick ? undefined : ROOT, prefix: ".bench-" });
 const dataDir = `${tmp}/data`;
@@ -60,6 +80,26 @@ if (Deno.args.includes("--engines")) {
     await Deno.remove(tmp, { recursive: true }).catch(() => {});
   }
   Deno.exit(0);
+}
+
+// --audit: only the audit trail's figures, on both engines; the full run writes them into their own block.
+if (Deno.args.includes("--audit")) {
+  try {
+    const audit = await benchAudit(tmp, size, say);
+    const table = [
+      "| figure | result | goal | met |",
+      "|---|---|---|---|",
+      ...auditRows(audit).map((r) => `| ${r.join(" | ")} |`),
+    ].join("\n");
+    console.log(table);
+    const failures = auditFailures(audit);
+    console.log(`\nnon-2xx answers during load: ${failures}`);
+    if (failures > 0) Deno.exitCode = 1;
+    if (!quick) await writeBlock("bench-audit", table, "Audit trail (deno task bench --audit)");
+  } finally {
+    await Deno.remove(tmp, { recursive: true }).catch(() => {});
+  }
+  Deno.exit();
 }
 
 // --rollouts: only the staged-rollout figures (SQLite, then PostgreSQL with two replicas), printed, nothing written.
@@ -117,6 +157,7 @@ try {
     await srv.stop();
   }
   const pg = await benchPostgres(tmp, size, say);
+  const audit = await benchAudit(tmp, size, say);
   say(`8. staged rollout of ${size.devices} devices: status reports, GET rollouts/{id}`);
   const rollouts = [await benchRollouts("sqlite", tmp, size, say), await benchRollouts("postgres", tmp, size, say)];
 
@@ -249,6 +290,7 @@ try {
       "-",
     ],
     ...pgRows(pg),
+    ...auditRows(audit),
     ...rolloutRows(rollouts),
   ];
   const table = [
@@ -263,7 +305,8 @@ try {
     [pg.devices, pg.devicesLarge, pg.sqliteLarge].reduce(
       (n, d) => n + d.middle.non2xx + d.last.non2xx + d.search.non2xx,
       0,
-    ) + pg.checkin.non2xx + rollouts.reduce((n, f) => n + f.reports.failed + f.get.non2xx, 0);
+    ) + pg.checkin.non2xx + rollouts.reduce((n, f) => n + f.reports.failed + f.get.non2xx, 0) +
+    auditFailures(audit);
 
   console.log(`\nnon-2xx answers during load: ${failures}`);
   if (failures > 0) Deno.exitCode = 1;
@@ -337,4 +380,25 @@ function pgRows(pg: PostgresFigures): [string, string, string, string][] {
       "-",
     ],
   ];
+}
+
+/** Rewrites the `<!-- name:start -->` ... `<!-- name:end -->` block of docs/PERFORMANCE.md (appended with a heading). */
+async function writeBlock(name: string, table: string, heading: string) {
+  const cpu = (await Deno.readTextFile("/proc/cpuinfo")).match(/model name\s*:\s*(.*)/)?.[1] ?? "unknown CPU";
+  const block = [
+    `<!-- ${name}:start -->`,
+    `Measured ${
+      new Date().toISOString().slice(0, 10)
+    } by \`deno task bench --audit\` on ${navigator.hardwareConcurrency} cores`,
+    `(${cpu}), ${mib(Deno.systemMemoryInfo().total)} MiB RAM, Deno ${Deno.version.deno}.`,
+    "",
+    table,
+    `<!-- ${name}:end -->`,
+  ].join("\n");
+  const path = `${ROOT}docs/PERFORMANCE.md`;
+  let doc = await Deno.readTextFile(path).catch(() => "");
+  const re = new RegExp(`<!-- ${name}:start -->[\\s\\S]*<!-- ${name}:end -->`);
+  doc = re.test(doc) ? doc.replace(re, block) : `${doc.trimEnd()}\n\n## ${heading}\n\n${block}\n`;
+  await Deno.writeTextFile(path, doc);
+  say(`results written to ${path}`);
 }

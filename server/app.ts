@@ -59,6 +59,7 @@ let openApi: Record<string, unknown> | undefined;
 
 export function createApp(ctx: AppContext) {
   const requireOp = requireOperator(ctx);
+  metrics.countAuditEntriesWith(() => ctx.stores.audit.count());
   metrics.countDevicesByAdmission(() => admissionCounts(ctx, ctx.stores.devices));
 
   const api = new Hono<AppEnv>()

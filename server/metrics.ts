@@ -1,8 +1,8 @@
 /**
  * The Prometheus series of GET /metrics (CONTRACT §14), in prom-client's default registry. Counted where the work
  * happens: requests in app.ts, uploads in lib/upload.ts, check-ins and firmware bytes in the routes, store errors in
- * app.onError; devices by admission read at each scrape (registered by app.ts). Audit entries arrive with their issue
- * (docs/DECISIONS.md, "Metrics").
+ * app.onError; devices by admission and audit entries are read from the database at each scrape (registered by
+ * app.ts; docs/DECISIONS.md, "Metrics").
  */
 import client from "prom-client";
 
@@ -81,6 +81,25 @@ export const storeErrors = new client.Counter({
   name: "console_store_errors_total",
   help: "Requests that failed in a store: the database or the firmware files (unreachable, full, or an error).",
   labelNames: ["store", "kind"] as const,
+});
+
+/** Where the audit entry count is read at each scrape (set once by the app: the database's counter row). */
+let auditCount: (() => Promise<number>) | null = null;
+export const countAuditEntriesWith = (count: () => Promise<number>) => void (auditCount = count);
+
+export const auditEntries = new client.Counter({
+  name: "console_audit_entries_total",
+  help: "Entries in the audit trail: the database's count, the same on every replica (entries are never removed).",
+  async collect() {
+    if (!auditCount) return;
+    try {
+      const n = await auditCount();
+      this.reset();
+      this.inc(n);
+    } catch {
+      // The database cannot be reached: the last value stands (console_store_errors_total tells why).
+    }
+  },
 });
 
 export const metricsText = () => client.register.metrics();

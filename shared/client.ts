@@ -223,6 +223,16 @@ export class ApiClient {
     return this.call(routes.resetOperatorPassword, { params: { id }, body: { password } });
   }
 
+  // Audit trail
+  /** One page of the audit trail, newest first; empty filters are left out. */
+  listAudit(query: AuditQuery = {}) {
+    return this.call(routes.listAudit, { query: auditQuery(query) });
+  }
+  /** The audit trail as CSV (same filters), streamed: the Response, its body not read yet. */
+  auditCsv(query: AuditFilters = {}): Promise<Response> {
+    return this.call(routes.auditCsv, { query: auditQuery(query) });
+  }
+
   // Devices
   /** One page of a fleet view (CONTRACT §16): paging, sort and filters; empty values are left out. */
   listDevices(query: { [K in keyof DeviceListQuery]?: string | number } = {}) {
@@ -441,6 +451,25 @@ export class DeviceClient {
   }
 }
 
+/** The filters of GET audit and GET audit.csv as the client takes them (each one narrows; empty ones are ignored). */
+export interface AuditFilters {
+  actor?: string;
+  action?: string;
+  targetType?: string;
+  targetId?: string;
+  from?: string;
+  to?: string;
+}
+export interface AuditQuery extends AuditFilters {
+  page?: number;
+  rowsPerPage?: number;
+}
+
+function auditQuery(q: AuditQuery): Record<string, string | number | undefined> {
+  const out: Record<string, string | number | undefined> = {};
+  for (const [k, v] of Object.entries(q)) out[k] = v === "" || v === null ? undefined : v;
+  return out;
+}
 const ROLLOUT_ACTION_ROUTES = {
   start: routes.startRollout,
   pause: routes.pauseRollout,

@@ -50,4 +50,10 @@ export type { Operator, OperatorStore } from "./types/operators.ts";
 export type { ProductTypeStore, ProductTypeUpdate } from "./types/product_types.ts";
 export type { RolloutActor, RolloutStore } from "./types/rollouts.ts";
 export type { SystemStore } from "./types/system.ts";
-export type { ImportCounts, ImportedTreatment, TreatmentImage, TreatmentStore } from "./types/treatments.ts";
+export type {
+  ImportCounts,
+  ImportedTreatment,
+  ImportSource,
+  TreatmentImage,
+  TreatmentStore,
+} from "./types/treatments.ts";

@@ -36,7 +36,11 @@ export function treatmentsRoutes(ctx: AppContext) {
       });
       try {
         // The file is read and validated whole first (in a worker); then the store writes it, visible all at once.
-        const result = await treatments.import(await readImportFileOffThread(file.sink.path));
+        const result = await treatments.import(await readImportFileOffThread(file.sink.path), {
+          name: file.name,
+          size: file.size,
+          sha256: file.sha256,
+        });
         ctx.log(`Imported treatments from ${file.name}: ${result.created} created, ${result.updated} updated.`);
         return c.json(result);
       } finally {

@@ -9,7 +9,7 @@ export const auditRoutes = {
     auth: "operator",
     role: "operator",
     summary:
-      "One page of the audit trail, newest first, optionally filtered by actor (id or name), action, target type " +
+      "One page of the audit trail, newest first, optionally filtered by actor (an e-mail, a token's name, a deviceId), action, target type " +
       "and id, and time (from inclusive, to exclusive). Admins and operators.",
     query: AuditListQuery,
     body: noBody,

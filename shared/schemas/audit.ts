@@ -122,7 +122,7 @@ const Instant = z.string().max(40).refine((s) => /^\d{4}-\d{2}-\d{2}(T[\d:.]+(Z|
 
 /** The filters of GET audit and GET audit.csv (each one narrows; `from` inclusive, `to` exclusive). */
 export const AuditFilterQuery = z.object({
-  /** The actor's id or name (an operator's e-mail, a token's name, a deviceId), exactly. */
+  /** The actor's name exactly: an operator's e-mail, a token's name, a deviceId, "system". */
   actor: text(320).optional(),
   action: AuditAction.optional(),
   targetType: text(64).optional(),

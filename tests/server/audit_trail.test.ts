@@ -5,6 +5,9 @@
 import assert from "node:assert/strict";
 import type { AuditEntry, AuditList } from "../../shared/schemas/audit.ts";
 import { runSql } from "../../testing/sqlite_file.ts";
+import { bytesSource } from "../../testing/files.ts";
+import { generateTreatments, makeImportDb } from "../../testing/import_db.ts";
+import { xzBytes } from "../../testing/xz_fixtures.ts";
 import { pgQuery } from "../../testing/postgres.ts";
 import { ADMIN_EMAIL, ADMIN_PASSWORD, DEVICE_API_KEY, startServer, type TestServer } from "../../testing/server.ts";
 
@@ -40,6 +43,11 @@ async function latest(srv: TestServer, token: string, n = 100, query = ""): Prom
   const r = await call(srv, token, "GET", `/api/v1/audit?rowsPerPage=${n}${query}`);
   assert.equal(r.status, 200, r.text);
   return (r.json as AuditList).data;
+}
+
+async function sha256Hex(bytes: Uint8Array<ArrayBuffer>): Promise<string> {
+  const digest = await crypto.subtle.digest("SHA-256", bytes);
+  return Array.from(new Uint8Array(digest), (b) => b.toString(16).padStart(2, "0")).join("");
 }
 
 /** Runs `deno task audit-verify` against the server's database. */
@@ -126,6 +134,107 @@ Deno.test("audit trail over HTTP: entries for actions, none for refusals; filter
       (await call(srv, admin, "DELETE", "/api/v1/devices/NOPE")).status,
     ];
     assert.deepEqual(statuses, [400, 404, 412, 404]);
+    assert.equal((await latest(srv, admin, 1))[0].seq, before);
+  });
+
+  await t.step("operators, passwords, product types, device types, firmwares, imports", async () => {
+    const api = await srv.login();
+    const before = (await latest(srv, admin, 1))[0].seq;
+    const created = await call(srv, admin, "POST", "/api/v1/operators", {
+      email: "op@example.com",
+      password: "op-pass-123",
+    });
+    assert.equal(created.status, 201);
+    const opId = created.json._id;
+    await call(srv, admin, "PATCH", `/api/v1/operators/${opId}`, { role: "viewer" });
+    await call(srv, admin, "POST", `/api/v1/operators/${opId}/reset_password`, { password: "op-pass-456" });
+    const op = (await signIn(srv, "op@example.com", "op-pass-456")).json.token;
+    assert.equal(
+      (await call(srv, op, "POST", "/api/v1/change_password", {
+        old_password: "op-pass-456",
+        new_password: "op-pass-789",
+      })).status,
+      200,
+    );
+    const pt = await api.createProductType("Audited type");
+    const saved = await api.patchProductType({
+      _id: pt._id,
+      name: "Audited type 2",
+      modules: [{ name: "M1", isDefault: false, treatmentIds: [] }],
+    });
+    await api.deleteProductType(pt._id);
+    const fw = await api.uploadFirmware(bytesSource("audited.xz", xzBytes("audited firmware")));
+    const [type] = await api.listDeviceTypes();
+    await api.patchDeviceType({ _id: type._id, defaultFirmware: fw._id });
+    await api.patchDeviceType({ _id: type._id, defaultFirmware: null });
+    await api.deleteFirmware(fw._id);
+    const file = `${srv.dataDir}/audited.sqlite3`;
+    makeImportDb(file, generateTreatments(3, { phases: 1, channels: 1, namePrefix: "Audited" }));
+    const bytes = await Deno.readFile(file);
+    await api.importTreatments(bytesSource("audited.sqlite3", bytes));
+
+    const entries = (await latest(srv, admin, 100)).filter((e) => e.seq > before).reverse();
+    const opTarget = { type: "operator", id: opId, name: "op@example.com" };
+    const summary = entries.map((e) => [e.action, e.actor.name, e.target]);
+    assert.deepEqual(summary, [
+      ["operator.create", ADMIN_EMAIL, opTarget],
+      ["operator.update", ADMIN_EMAIL, opTarget],
+      ["operator.reset_password", ADMIN_EMAIL, opTarget],
+      ["auth.sign_in", "op@example.com", opTarget],
+      ["auth.password_change", "op@example.com", opTarget],
+      ["product_type.create", ADMIN_EMAIL, { type: "product_type", id: pt._id, name: "Audited type" }],
+      ["product_type.update", ADMIN_EMAIL, { type: "product_type", id: pt._id, name: "Audited type 2" }],
+      ["product_type.delete", ADMIN_EMAIL, { type: "product_type", id: pt._id, name: "Audited type 2" }],
+      ["firmware.upload", ADMIN_EMAIL, { type: "firmware", id: fw._id, name: "audited.xz" }],
+      ["device_type.update", ADMIN_EMAIL, { type: "device_type", id: type._id, name: type.name }],
+      ["device_type.update", ADMIN_EMAIL, { type: "device_type", id: type._id, name: type.name }],
+      ["firmware.delete", ADMIN_EMAIL, { type: "firmware", id: fw._id, name: "audited.xz" }],
+      ["treatments.import", ADMIN_EMAIL, {
+        type: "treatments",
+        id: await sha256Hex(bytes),
+        name: "audited.sqlite3",
+      }],
+    ]);
+    const byAction = Object.fromEntries(entries.map((e) => [e.action, e.details]));
+    assert.deepEqual(byAction["operator.create"], { role: "operator" });
+    assert.deepEqual(byAction["operator.update"], {
+      changes: { role: "viewer" },
+      before: { role: "operator", disabled: false },
+    });
+    assert.deepEqual(byAction["firmware.upload"], { size: fw.size, sha256: fw.sha256 });
+    assert.deepEqual(byAction["treatments.import"], {
+      imported: 3,
+      created: 3,
+      updated: 0,
+      file: { name: "audited.sqlite3", size: bytes.byteLength, sha256: await sha256Hex(bytes) },
+    });
+    const ptUpdate = byAction["product_type.update"] as { changes: { modules: unknown[] }; before: unknown };
+    assert.deepEqual(ptUpdate.before, { name: "Audited type", modules: [] });
+    assert.equal(ptUpdate.changes.modules.length, 1);
+    assert.equal(saved.modules.length, 1);
+    for (const e of entries) {
+      for (const secret of ["op-pass-123", "op-pass-456", "op-pass-789"]) {
+        assert.ok(!JSON.stringify(e).includes(secret), `${e.action} holds a password`);
+      }
+    }
+  });
+
+  await t.step("refused requests (403, 409) leave no entry either", async () => {
+    await call(srv, admin, "POST", "/api/v1/operators", {
+      email: "reader@example.com",
+      role: "viewer",
+      password: "reader-pass-1",
+    });
+    const reader = (await signIn(srv, "reader@example.com", "reader-pass-1")).json.token;
+    await call(srv, admin, "POST", "/api/v1/product_types", { name: "Taken" });
+    const before = (await latest(srv, admin, 1))[0].seq;
+    const statuses = [
+      (await call(srv, reader, "PATCH", "/api/v1/devices/AUD-2", { deviceId: "AUD-2", firmware: null })).status,
+      (await call(srv, reader, "POST", "/api/v1/product_types", { name: "By a viewer" })).status,
+      (await call(srv, admin, "POST", "/api/v1/product_types", { name: "taken" })).status,
+      (await call(srv, admin, "POST", "/api/v1/operators", { email: "op@example.com", password: "x-pass-123" })).status,
+    ];
+    assert.deepEqual(statuses, [403, 403, 409, 409]);
     assert.equal((await latest(srv, admin, 1))[0].seq, before);
   });
 

@@ -36,6 +36,7 @@ Deno.test("GET /metrics: the token is required; the series count what the server
   const file = await srv.fetch(`/api/v1/device_firmwares/${fw._id}/file`, { token: api.token });
   assert.equal((await file.arrayBuffer()).byteLength, 4096);
 
+  const trail = await (await srv.fetch("/api/v1/audit?rowsPerPage=1", { token: api.token })).json();
   const res = await srv.fetch("/metrics", { token: METRICS_TOKEN });
   assert.equal(res.status, 200);
   assert.match(res.headers.get("content-type")!, /^text\/plain; version=0\.0\.4/);
@@ -51,6 +52,9 @@ Deno.test("GET /metrics: the token is required; the series count what the server
   assert.ok(value('console_upload_bytes_total{kind="firmware"}') > 4096);
   assert.equal(value('console_firmware_bytes_served_total{to="operators"}'), 4096);
   assert.match(text, /^console_process_resident_memory_bytes \d+/m);
+  // The bootstrap admin, the managed device type, the sign-in, the upload and three new devices.
+  assert.equal(value("console_audit_entries_total"), trail.total);
+  assert.equal(trail.total, 7);
   // Every series the Grafana dashboard in docs/ queries exists.
   const dashboard = await Deno.readTextFile(new URL("../../docs/grafana-dashboard.json", import.meta.url));
   const queried = new Set([...dashboard.matchAll(/console_[a-z0-9_]+/g)].map((m) => m[0].replace(/_bucket$/, "")));

@@ -5,6 +5,7 @@ import { noDefaultFirmware, noDeviceType } from "../rules/device_types.ts";
 import { checkIfMatch, etagOf } from "../rules/revisions.ts";
 import type { DeviceTypeStore } from "../types/device_types.ts";
 import { firstMissingId, nextRevision, type Sql, type Tx, write } from "./open.ts";
+import { appendAudit } from "./audit.ts";
 
 // deno-lint-ignore no-explicit-any
 const toDeviceType = (r: any): DeviceType => ({
@@ -28,9 +29,17 @@ export function postgresDeviceTypes(sql: Sql): DeviceTypeStore {
       (await sql`SELECT id, name, default_firmware, revision FROM device_types ORDER BY name`).map(toDeviceType),
     get: (id) => getDeviceType(sql, id),
     ensure: async (product) => {
-      await write(sql, (tx) =>
-        tx`INSERT INTO device_types (id, name) VALUES (${newId()}, ${deviceTypeName(product)})
-          ON CONFLICT (name) DO NOTHING`);
+      await write(sql, async (tx) => {
+        const name = deviceTypeName(product);
+        const rows = await tx`INSERT INTO device_types (id, name) VALUES (${newId()}, ${name})
+          ON CONFLICT (name) DO NOTHING RETURNING id`;
+        if (rows.length) {
+          await appendAudit(tx, {
+            action: "device_type.create",
+            target: { type: "device_type", id: rows[0].id, name },
+          });
+        }
+      });
     },
     setDefaultFirmware: (id, firmwareId, ifMatch) =>
       write(sql, async (tx) => {
@@ -42,7 +51,13 @@ export function postgresDeviceTypes(sql: Sql): DeviceTypeStore {
         }
         await tx`UPDATE device_types SET default_firmware = ${firmwareId}, revision = ${await nextRevision(tx)}
           WHERE id = ${id}`;
-        return (await getDeviceType(tx, id))!;
+        const after = (await getDeviceType(tx, id))!;
+        await appendAudit(tx, {
+          action: "device_type.update",
+          target: { type: "device_type", id, name: current.name },
+          details: { defaultFirmware: firmwareId, before: { defaultFirmware: current.defaultFirmware } },
+        });
+        return after;
       }),
   };
 }

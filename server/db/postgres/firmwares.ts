@@ -1,6 +1,7 @@
 import type { Firmware } from "../../../shared/schemas/firmware.ts";
 import { ConflictError, NotFoundError } from "../errors.ts";
-import { firmwareInUse, firmwareNameTaken, isInUse, noFirmware } from "../rules/firmwares.ts";
+import { firmwareEntry, firmwareInUse, firmwareNameTaken, isInUse, noFirmware } from "../rules/firmwares.ts";
+import { appendAudit } from "./audit.ts";
 import type { FirmwareStore } from "../types/firmwares.ts";
 import { isUniqueViolation, type Sql, type Tx, write } from "./open.ts";
 
@@ -43,6 +44,7 @@ export function postgresFirmwares(sql: Sql): FirmwareStore {
           if (isUniqueViolation(err)) throw new ConflictError(firmwareNameTaken(f.name));
           throw err;
         }
+        await appendAudit(tx, firmwareEntry("firmware.upload", f));
       }),
     remove: (id) =>
       write(sql, async (tx) => {
@@ -59,6 +61,7 @@ export function postgresFirmwares(sql: Sql): FirmwareStore {
         };
         if (isInUse(use)) throw new ConflictError(firmwareInUse(firmware.name, use));
         await tx`DELETE FROM firmwares WHERE id = ${id}`;
+        await appendAudit(tx, firmwareEntry("firmware.delete", firmware));
         return firmware;
       }),
   };

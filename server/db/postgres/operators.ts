@@ -2,7 +2,8 @@ import type { OperatorAccount, Role } from "../../../shared/schemas/operator.ts"
 import { newId } from "../../../shared/ids.ts";
 import { now } from "../clock.ts";
 import { ConflictError, NotFoundError } from "../errors.ts";
-import { emailKey, LAST_ADMIN, noOperator, revokes } from "../rules/operators.ts";
+import { emailKey, LAST_ADMIN, noOperator, operatorTarget, revokes } from "../rules/operators.ts";
+import { appendAudit } from "./audit.ts";
 import type { Operator, OperatorStore } from "../types/operators.ts";
 import { isUniqueViolation, type Sql, type Tx, write } from "./open.ts";
 
@@ -47,7 +48,9 @@ async function insertOperator(tx: Tx, email: string, passwordHash: string, role:
     if (isUniqueViolation(err)) throw new ConflictError(`Operator ${email.trim()} exists already.`);
     throw err;
   }
-  return (await account(tx, id))!;
+  const added = (await account(tx, id))!;
+  await appendAudit(tx, { action: "operator.create", target: operatorTarget(added), details: { role } });
+  return added;
 }
 
 export function postgresOperators(sql: Sql): OperatorStore {
@@ -84,20 +87,34 @@ export function postgresOperators(sql: Sql): OperatorStore {
         await tx`UPDATE operators SET role = ${role}, disabled = ${disabled},
           password_version = password_version + ${revokes(before, patch) ? 1 : 0}, updated_at = ${now()}
           WHERE id = ${id}`;
-        return (await account(tx, id))!;
+        const after = (await account(tx, id))!;
+        await appendAudit(tx, {
+          action: "operator.update",
+          target: operatorTarget(after),
+          details: { changes: patch, before: { role: before.role, disabled: before.disabled } },
+        });
+        return after;
       }),
     resetPassword: (id, passwordHash) =>
       write(sql, async (tx) => {
         const r = await tx`UPDATE operators SET password_hash = ${passwordHash},
           password_version = password_version + 1, updated_at = ${now()} WHERE id = ${id}`;
         if (r.count === 0) throw new NotFoundError(noOperator(id));
-        return (await account(tx, id))!;
+        const after = (await account(tx, id))!;
+        await appendAudit(tx, { action: "operator.reset_password", target: operatorTarget(after) });
+        return after;
       }),
     setPassword: (email, passwordHash) =>
       write(sql, async (tx) => {
         const r = await tx`UPDATE operators SET password_hash = ${passwordHash},
-          password_version = password_version + 1, updated_at = ${now()} WHERE email_key = ${emailKey(email)}`;
-        return r.count > 0;
+          password_version = password_version + 1, updated_at = ${now()} WHERE email_key = ${emailKey(email)}
+          RETURNING id, email`;
+        if (r.count === 0) return false;
+        await appendAudit(tx, {
+          action: "auth.password_change",
+          target: operatorTarget(r[0] as { id: string; email: string }),
+        });
+        return true;
       }),
   };
 }

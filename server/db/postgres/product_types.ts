@@ -2,7 +2,15 @@ import type { Module, ProductType, Theme } from "../../../shared/schemas/product
 import { newId } from "../../../shared/ids.ts";
 import { now } from "../clock.ts";
 import { ConflictError, NotFoundError } from "../errors.ts";
-import { checkModuleList, nameKey, noProductType, productTypeNameTaken } from "../rules/product_types.ts";
+import {
+  checkModuleList,
+  nameKey,
+  noProductType,
+  productTypeNameTaken,
+  productTypeTarget,
+  productTypeUpdateDetails,
+} from "../rules/product_types.ts";
+import { appendAudit } from "./audit.ts";
 import { checkIfMatch, etagOf } from "../rules/revisions.ts";
 import type { ProductTypeStore, ProductTypeUpdate } from "../types/product_types.ts";
 import type { IfMatch } from "../types/revisions.ts";
@@ -127,11 +135,23 @@ export function postgresProductTypes(sql: Sql): ProductTypeStore {
   return {
     list: () => read(sql, listProductTypes),
     get: (id) => read(sql, (tx) => getProductType(tx, id)),
-    create: (name) => write(sql, async (tx) => (await getProductType(tx, await createProductType(tx, name)))!),
+    create: (name) =>
+      write(sql, async (tx) => {
+        const created = (await getProductType(tx, await createProductType(tx, name)))!;
+        await appendAudit(tx, { action: "product_type.create", target: productTypeTarget(created._id, created.name) });
+        return created;
+      }),
     update: (id, update, ifMatch) =>
       write(sql, async (tx) => {
+        const before = await getProductType(tx, id);
         await updateProductType(tx, id, update, ifMatch);
-        return (await getProductType(tx, id))!;
+        const after = (await getProductType(tx, id))!;
+        await appendAudit(tx, {
+          action: "product_type.update",
+          target: productTypeTarget(id, after.name),
+          details: productTypeUpdateDetails(update, before),
+        });
+        return after;
       }),
     remove: (id, ifMatch) =>
       write(sql, async (tx) => {
@@ -141,6 +161,7 @@ export function postgresProductTypes(sql: Sql): ProductTypeStore {
         await tx`UPDATE devices SET updated_at = ${now()}, revision = ${await nextRevision(tx)}
           WHERE product_type_id = ${id}`;
         await tx`DELETE FROM product_types WHERE id = ${id}`;
+        await appendAudit(tx, { action: "product_type.delete", target: productTypeTarget(id, rows[0].name) });
       }),
   };
 }

@@ -397,4 +397,6 @@ export const MIGRATIONS: readonly string[] = [
   );
   CREATE INDEX api_tokens_owner ON api_tokens(owner_id, created_at);
   `,
+  // 8: the audit actor filter matches the actor's name only (SQLite's migration 14)
+  `DROP INDEX IF EXISTS audit_entries_actor_id;`,
 ];

@@ -8,7 +8,9 @@ import {
 import type { TreatmentSummary } from "../../../shared/schemas/treatment.ts";
 import { newId } from "../../../shared/ids.ts";
 import { now } from "../clock.ts";
-import type { ImportCounts, ImportedTreatment, TreatmentStore } from "../types/treatments.ts";
+import type { ImportCounts, ImportedTreatment, ImportSource, TreatmentStore } from "../types/treatments.ts";
+import { importEntry } from "../rules/treatment_rows.ts";
+import { appendAudit } from "./audit.ts";
 import { read, type Sql, type Tx, write, WRITE_LOCK } from "./open.ts";
 
 /** The Treatment JSON of `t` and `p`, concatenated so the stored JSON texts are copied, never parsed. */
@@ -89,8 +91,16 @@ async function drawIds(tx: Tx, table: "treatment_phases" | "treatment_image_data
  * write lock for the publish only (a few statements over arrays: match names, replace images, update and insert).
  * Readers are never blocked (MVCC); other writers wait for the publish only.
  */
-async function importTreatments(sql: Sql, treatments: readonly ImportedTreatment[]): Promise<ImportCounts> {
-  return await sql.begin((tx) => importIn(tx, treatments)) as ImportCounts;
+async function importTreatments(
+  sql: Sql,
+  treatments: readonly ImportedTreatment[],
+  source?: ImportSource,
+): Promise<ImportCounts> {
+  return await sql.begin(async (tx) => {
+    const counts = await importIn(tx, treatments);
+    await appendAudit(tx, importEntry(counts, source));
+    return counts;
+  }) as ImportCounts;
 }
 
 export async function importIn(tx: Tx, treatments: readonly ImportedTreatment[]): Promise<ImportCounts> {
@@ -261,6 +271,6 @@ export function postgresTreatments(sql: Sql, streams: Sql = sql): TreatmentStore
         return a.count + b.count;
       }),
     listJsonChunks: () => listJsonChunks(streams),
-    import: (treatments) => importTreatments(sql, treatments),
+    import: (treatments, source) => importTreatments(sql, treatments, source),
   };
 }

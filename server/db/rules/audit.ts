@@ -206,14 +206,15 @@ export function rowValues(e: AuditEntry): (string | number | null)[] {
 
 /**
  * The WHERE conditions of a filter, with `?` placeholders (each engine numbers them its own way), and their values.
- * `actor` matches the actor's id or name.
+ * `actor` matches the actor's name (an operator's e-mail, a token's name, a deviceId, "system"): one index walked in
+ * seq order (an OR with the id made SQLite sort every match: 9 s for a page of one operator's 200,000 entries).
  */
 export function filterConditions(f: AuditFilter): { where: string[]; values: string[] } {
   const where: string[] = [];
   const values: string[] = [];
   if (f.actor !== undefined) {
-    where.push("(actor_id = ? OR actor_name = ?)");
-    values.push(f.actor, f.actor);
+    where.push("actor_name = ?");
+    values.push(f.actor);
   }
   if (f.action !== undefined) {
     where.push("action = ?");

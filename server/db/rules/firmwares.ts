@@ -31,3 +31,13 @@ export function firmwareInUse(name: string, use: FirmwareUse): string {
   }
   return `Firmware ${name} cannot be deleted: ${reasons.join(" and ")}.`;
 }
+
+/** The audit entry of a firmware's upload or deletion: name, size and sha256 of its bytes. */
+export const firmwareEntry = (
+  action: "firmware.upload" | "firmware.delete",
+  f: { _id: string; name: string; size: number; sha256: string },
+) => ({
+  action,
+  target: { type: "firmware", id: f._id, name: f.name },
+  details: { size: f.size, sha256: f.sha256 },
+});

@@ -33,3 +33,15 @@ export function checkModuleList(modules: readonly ModuleInput[], facts: ModuleLi
     if (missing !== null) throw new InvalidError(`modules.${i}.treatmentIds: no treatment with id ${missing}.`);
   });
 }
+
+/** A product type as the target of an audit entry. */
+export const productTypeTarget = (id: string, name: string) => ({ type: "product_type", id, name });
+
+/** The details of a product type update's entry: what was sent, and the name and modules it replaced. */
+export const productTypeUpdateDetails = (
+  update: { name: string; theme?: unknown; modules: unknown[] },
+  before: { name: string; modules: { _id: string; name: string }[] } | null,
+) => ({
+  changes: update,
+  before: before ? { name: before.name, modules: before.modules.map((m) => ({ _id: m._id, name: m.name })) } : null,
+});

@@ -48,3 +48,13 @@ export function idsInNameOrder(treatments: readonly ImportedTreatment[]): string
   byName.forEach((position, k) => out[position] = ids[k]);
   return out;
 }
+
+/** The audit entry of an import: its counts, and the file's name, size and sha256 when it came from one. */
+export const importEntry = (
+  counts: { imported: number; created: number; updated: number },
+  source?: { name: string; size: number; sha256: string },
+) => ({
+  action: "treatments.import" as const,
+  target: source ? { type: "treatments", id: source.sha256, name: source.name } : null,
+  details: { ...counts, file: source ? { name: source.name, size: source.size, sha256: source.sha256 } : null },
+});

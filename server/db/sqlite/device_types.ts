@@ -6,6 +6,7 @@ import { checkIfMatch, etagOf } from "../rules/revisions.ts";
 import type { DeviceTypeStore } from "../types/device_types.ts";
 import { type Db, firstMissingId, sql, transaction } from "./open.ts";
 import { promised } from "./promised.ts";
+import { appendAudit } from "./audit.ts";
 import { nextRevision } from "./revisions.ts";
 
 interface DeviceTypeRow {
@@ -36,10 +37,16 @@ export function sqliteDeviceTypes(db: Db): DeviceTypeStore {
       return (rows as unknown as DeviceTypeRow[]).map(toDeviceType);
     },
     get: (id) => getDeviceType(db, id),
-    ensure: (product) => {
-      sql(db, "INSERT INTO device_types (id, name) VALUES (?, ?) ON CONFLICT(name) DO NOTHING")
-        .run(newId(), deviceTypeName(product));
-    },
+    ensure: (product) =>
+      transaction(db, () => {
+        const id = newId();
+        const name = deviceTypeName(product);
+        const r = sql(db, "INSERT INTO device_types (id, name) VALUES (?, ?) ON CONFLICT(name) DO NOTHING").run(
+          id,
+          name,
+        );
+        if (r.changes > 0) appendAudit(db, { action: "device_type.create", target: { type: "device_type", id, name } });
+      }),
     setDefaultFirmware: (id, firmwareId, ifMatch) =>
       transaction(db, () => {
         const current = getDeviceType(db, id);
@@ -50,6 +57,11 @@ export function sqliteDeviceTypes(db: Db): DeviceTypeStore {
         }
         sql(db, "UPDATE device_types SET default_firmware = ?, revision = ? WHERE id = ?")
           .run(firmwareId, nextRevision(db), id);
+        appendAudit(db, {
+          action: "device_type.update",
+          target: { type: "device_type", id, name: current.name },
+          details: { defaultFirmware: firmwareId, before: { defaultFirmware: current.defaultFirmware } },
+        });
         return getDeviceType(db, id)!;
       }),
   });

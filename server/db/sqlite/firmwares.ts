@@ -1,6 +1,14 @@
 import type { Firmware } from "../../../shared/schemas/firmware.ts";
 import { ConflictError, NotFoundError } from "../errors.ts";
-import { firmwareInUse, firmwareNameTaken, type FirmwareUse, isInUse, noFirmware } from "../rules/firmwares.ts";
+import {
+  firmwareEntry,
+  firmwareInUse,
+  firmwareNameTaken,
+  type FirmwareUse,
+  isInUse,
+  noFirmware,
+} from "../rules/firmwares.ts";
+import { appendAudit } from "./audit.ts";
 import type { FirmwareStore } from "../types/firmwares.ts";
 import { type Db, isUniqueViolation, sql, transaction } from "./open.ts";
 import { promised } from "./promised.ts";
@@ -53,15 +61,17 @@ export function sqliteFirmwares(db: Db): FirmwareStore {
       return row ? toFirmware(row as unknown as FirmwareRow) : null;
     },
     ids: () => (sql(db, "SELECT id FROM firmwares").all() as { id: string }[]).map((r) => r.id),
-    insert: (f) => {
-      try {
-        sql(db, `INSERT INTO firmwares (${COLUMNS}) VALUES (?, ?, ?, ?, ?)`)
-          .run(f._id, f.name, f.size, f.sha256, f.createdAt);
-      } catch (err) {
-        if (isUniqueViolation(err)) throw new ConflictError(firmwareNameTaken(f.name));
-        throw err;
-      }
-    },
+    insert: (f) =>
+      transaction(db, () => {
+        try {
+          sql(db, `INSERT INTO firmwares (${COLUMNS}) VALUES (?, ?, ?, ?, ?)`)
+            .run(f._id, f.name, f.size, f.sha256, f.createdAt);
+        } catch (err) {
+          if (isUniqueViolation(err)) throw new ConflictError(firmwareNameTaken(f.name));
+          throw err;
+        }
+        appendAudit(db, firmwareEntry("firmware.upload", f));
+      }),
     remove: (id) =>
       transaction(db, () => {
         const firmware = getFirmware(db, id);
@@ -69,6 +79,7 @@ export function sqliteFirmwares(db: Db): FirmwareStore {
         const use = firmwareUse(db, id);
         if (isInUse(use)) throw new ConflictError(firmwareInUse(firmware.name, use));
         sql(db, "DELETE FROM firmwares WHERE id = ?").run(id);
+        appendAudit(db, firmwareEntry("firmware.delete", firmware));
         return firmware;
       }),
   });

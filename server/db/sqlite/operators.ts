@@ -2,7 +2,8 @@ import type { OperatorAccount, Role } from "../../../shared/schemas/operator.ts"
 import { newId } from "../../../shared/ids.ts";
 import { now } from "../clock.ts";
 import { ConflictError, NotFoundError } from "../errors.ts";
-import { emailKey, LAST_ADMIN, noOperator, revokes } from "../rules/operators.ts";
+import { emailKey, LAST_ADMIN, noOperator, operatorTarget, revokes } from "../rules/operators.ts";
+import { appendAudit } from "./audit.ts";
 import type { Operator, OperatorStore } from "../types/operators.ts";
 import { type Db, isUniqueViolation, sql, transaction } from "./open.ts";
 import { promised } from "./promised.ts";
@@ -41,7 +42,9 @@ function insertOperator(db: Db, email: string, passwordHash: string, role: Role)
     if (isUniqueViolation(err)) throw new ConflictError(`Operator ${email.trim()} exists already.`);
     throw err;
   }
-  return account(db, id)!;
+  const added = account(db, id)!;
+  appendAudit(db, { action: "operator.create", target: operatorTarget(added), details: { role } });
+  return added;
 }
 
 function updateOperator(db: Db, id: string, patch: { role?: Role; disabled?: boolean }): OperatorAccount {
@@ -60,7 +63,13 @@ function updateOperator(db: Db, id: string, patch: { role?: Role; disabled?: boo
       `UPDATE operators SET role = ?, disabled = ?, password_version = password_version + ?, updated_at = ?
        WHERE id = ?`,
     ).run(role, disabled ? 1 : 0, revokes(before, patch) ? 1 : 0, now(), id);
-    return account(db, id)!;
+    const after = account(db, id)!;
+    appendAudit(db, {
+      action: "operator.update",
+      target: operatorTarget(after),
+      details: { changes: patch, before: { role: before.role, disabled: before.disabled } },
+    });
+    return after;
   });
 }
 
@@ -70,7 +79,7 @@ export function sqliteOperators(db: Db): OperatorStore {
     // A local read of one indexed row per request: a change by any process is seen at once.
     current: (email) => findOperator(db, email),
     count: () => countOperators(db),
-    add: (email, passwordHash, role) => insertOperator(db, email, passwordHash, role),
+    add: (email, passwordHash, role) => transaction(db, () => insertOperator(db, email, passwordHash, role)),
     addFirst: (email, passwordHash) =>
       transaction(db, () => {
         if (countOperators(db) > 0) return false;
@@ -82,19 +91,27 @@ export function sqliteOperators(db: Db): OperatorStore {
         r,
       ) => ({ ...r, disabled: r.disabled === 1 })),
     update: (id, patch) => updateOperator(db, id, patch),
-    resetPassword: (id, passwordHash) => {
-      const r = sql(
-        db,
-        `UPDATE operators SET password_hash = ?, password_version = password_version + 1, updated_at = ? WHERE id = ?`,
-      ).run(passwordHash, now(), id);
-      if (r.changes === 0) throw new NotFoundError(noOperator(id));
-      return account(db, id)!;
-    },
+    resetPassword: (id, passwordHash) =>
+      transaction(db, () => {
+        const r = sql(
+          db,
+          `UPDATE operators SET password_hash = ?, password_version = password_version + 1, updated_at = ? WHERE id = ?`,
+        ).run(passwordHash, now(), id);
+        if (r.changes === 0) throw new NotFoundError(noOperator(id));
+        const after = account(db, id)!;
+        appendAudit(db, { action: "operator.reset_password", target: operatorTarget(after) });
+        return after;
+      }),
     setPassword: (email, passwordHash) =>
-      sql(
-        db,
-        `UPDATE operators SET password_hash = ?, password_version = password_version + 1, updated_at = ?
-         WHERE email_key = ?`,
-      ).run(passwordHash, now(), emailKey(email)).changes > 0,
+      transaction(db, () => {
+        const row = sql(
+          db,
+          `UPDATE operators SET password_hash = ?, password_version = password_version + 1, updated_at = ?
+           WHERE email_key = ? RETURNING id, email`,
+        ).get(passwordHash, now(), emailKey(email)) as { id: string; email: string } | undefined;
+        if (!row) return false;
+        appendAudit(db, { action: "auth.password_change", target: operatorTarget(row) });
+        return true;
+      }),
   });
 }

@@ -2,7 +2,15 @@ import type { Module, ProductType, Theme } from "../../../shared/schemas/product
 import { newId } from "../../../shared/ids.ts";
 import { now } from "../clock.ts";
 import { ConflictError, NotFoundError } from "../errors.ts";
-import { checkModuleList, nameKey, noProductType, productTypeNameTaken } from "../rules/product_types.ts";
+import {
+  checkModuleList,
+  nameKey,
+  noProductType,
+  productTypeNameTaken,
+  productTypeTarget,
+  productTypeUpdateDetails,
+} from "../rules/product_types.ts";
+import { appendAudit } from "./audit.ts";
 import { checkIfMatch, etagOf } from "../rules/revisions.ts";
 import type { ProductTypeStore, ProductTypeUpdate } from "../types/product_types.ts";
 import type { IfMatch } from "../types/revisions.ts";
@@ -197,12 +205,29 @@ export function sqliteProductTypes(db: Db): ProductTypeStore {
   return promised<ProductTypeStore>({
     list: () => snapshot(db, () => listProductTypes(db)),
     get: (id) => snapshot(db, () => getProductType(db, id)),
-    create: (name) => transaction(db, () => getProductType(db, createProductType(db, name))!),
+    create: (name) =>
+      transaction(db, () => {
+        const created = getProductType(db, createProductType(db, name))!;
+        appendAudit(db, { action: "product_type.create", target: productTypeTarget(created._id, created.name) });
+        return created;
+      }),
     update: (id, update, ifMatch) =>
       transaction(db, () => {
+        const before = getProductType(db, id);
         updateProductType(db, id, update, ifMatch);
-        return getProductType(db, id)!;
+        const after = getProductType(db, id)!;
+        appendAudit(db, {
+          action: "product_type.update",
+          target: productTypeTarget(id, after.name),
+          details: productTypeUpdateDetails(update, before),
+        });
+        return after;
       }),
-    remove: (id, ifMatch) => deleteProductType(db, id, ifMatch),
+    remove: (id, ifMatch) =>
+      transaction(db, () => {
+        const before = getProductType(db, id);
+        deleteProductType(db, id, ifMatch);
+        appendAudit(db, { action: "product_type.delete", target: productTypeTarget(id, before!.name) });
+      }),
   });
 }

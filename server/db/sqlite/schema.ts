@@ -425,4 +425,6 @@ export const MIGRATIONS: readonly string[] = [
   );
   CREATE INDEX api_tokens_owner ON api_tokens(owner_id, created_at);
   `,
+  // 14: the audit actor filter matches the actor's name only (docs/DECISIONS.md, "Audit trail"): the id index goes
+  `DROP INDEX IF EXISTS audit_entries_actor_id;`,
 ];

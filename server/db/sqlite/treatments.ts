@@ -9,7 +9,9 @@ import { DatabaseSync } from "node:sqlite";
 import type { TreatmentSummary } from "../../../shared/schemas/treatment.ts";
 import { newId } from "../../../shared/ids.ts";
 import { now } from "../clock.ts";
-import type { ImportCounts, ImportedTreatment, TreatmentStore } from "../types/treatments.ts";
+import type { ImportCounts, ImportedTreatment, ImportSource, TreatmentStore } from "../types/treatments.ts";
+import { importEntry } from "../rules/treatment_rows.ts";
+import { appendAudit } from "./audit.ts";
 import { type Db, sql, transaction } from "./open.ts";
 import { promised } from "./promised.ts";
 
@@ -266,7 +268,11 @@ const byteSize = (t: ImportedTreatment) =>
  * the same way as it was staged. Nothing is visible before the publish; if anything fails, what was staged is removed.
  * Treatment names must be unique within one import (the import reader refuses duplicates).
  */
-async function importStaged(db: Db, treatments: readonly ImportedTreatment[]): Promise<ImportCounts> {
+async function importStaged(
+  db: Db,
+  treatments: readonly ImportedTreatment[],
+  source?: ImportSource,
+): Promise<ImportCounts> {
   ensureImportTables(db);
   const n = ++imports;
   const newIds = idsInNameOrder(treatments);
@@ -281,7 +287,11 @@ async function importStaged(db: Db, treatments: readonly ImportedTreatment[]): P
       from = to;
       await nextTurn();
     }
-    counts = transaction(db, () => publish(db, n));
+    counts = transaction(db, () => {
+      const published = publish(db, n);
+      appendAudit(db, importEntry(published, source));
+      return published;
+    });
   } catch (err) {
     await cleanUp(db, n, true).catch(() => {});
     throw err;
@@ -391,6 +401,6 @@ export function sqliteTreatments(db: Db, file: string): TreatmentStore {
       sweep: () => sweepContent(db),
     }),
     listJsonChunks: () => listJsonChunks(file),
-    import: (treatments) => importStaged(db, treatments),
+    import: (treatments, source) => importStaged(db, treatments, source),
   };
 }

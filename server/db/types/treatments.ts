@@ -16,6 +16,13 @@ export interface ImportCounts {
   updated: number;
 }
 
+/** The file an import came from, for its audit entry. */
+export interface ImportSource {
+  name: string;
+  size: number;
+  sha256: string;
+}
+
 export interface TreatmentImage {
   mimeType: string;
   data: Uint8Array<ArrayBuffer>;
@@ -40,7 +47,7 @@ export interface TreatmentStore {
    * kept, images replaced), others are inserted. However large the import, no single write holds the database for
    * long: the content is written ahead in short steps and published in one short transaction.
    */
-  import(treatments: readonly ImportedTreatment[]): Promise<ImportCounts>;
+  import(treatments: readonly ImportedTreatment[], source?: ImportSource): Promise<ImportCounts>;
   /** Removes content an interrupted import left behind (written ahead, never published); answers how many rows. */
   sweep(): Promise<number>;
 }

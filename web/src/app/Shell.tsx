@@ -19,6 +19,7 @@ const NAV: { href: string; label: string; icon: string; admin?: boolean }[] = [
   { href: "/treatments", label: "Treatments", icon: "pi pi-heart" },
   { href: "/product_types", label: "Product types", icon: "pi pi-box" },
   { href: "/device_firmwares", label: "Device firmwares", icon: "pi pi-microchip" },
+  { href: "/audit", label: "Audit log", icon: "pi pi-history" },
   { href: "/rollouts", label: "Rollouts", icon: "pi pi-send" },
   { href: "/api_tokens", label: "API tokens", icon: "pi pi-key" },
   { href: "/operators", label: "Operators", icon: "pi pi-users", admin: true },

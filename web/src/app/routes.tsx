@@ -14,6 +14,7 @@ const TreatmentScreen = lazy(() => import("../features/treatments/TreatmentScree
 const ProductTypesScreen = lazy(() => import("../features/product_types/ProductTypesScreen.tsx"));
 const ProductTypeScreen = lazy(() => import("../features/product_types/ProductTypeScreen.tsx"));
 const FirmwaresScreen = lazy(() => import("../features/firmwares/FirmwaresScreen.tsx"));
+const AuditLogScreen = lazy(() => import("../features/audit/AuditLogScreen.tsx"));
 const RolloutsScreen = lazy(() => import("../features/rollouts/RolloutsScreen.tsx"));
 const RolloutScreen = lazy(() => import("../features/rollouts/RolloutScreen.tsx"));
 const ApiTokensScreen = lazy(() => import("../features/api_tokens/ApiTokensScreen.tsx"));
@@ -37,6 +38,7 @@ export function AppRoutes() {
               <Route path="/product_types" component={ProductTypesScreen} />
               <Route path="/product_types/:productTypeId" component={ProductTypeScreen} />
               <Route path="/device_firmwares" component={FirmwaresScreen} />
+              <Route path="/audit" component={AuditLogScreen} />
               <Route path="/rollouts" component={RolloutsScreen} />
               <Route path="/rollouts/:rolloutId" component={RolloutScreen} />
               <Route path="/api_tokens" component={ApiTokensScreen} />

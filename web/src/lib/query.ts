@@ -1,4 +1,4 @@
-import { QueryClient } from "@tanstack/react-query";
+import { MutationCache, QueryClient } from "@tanstack/react-query";
 import { ApiError } from "../../../shared/client.ts";
 
 /** A refused request (4xx) will be refused again: retry only network trouble and 5xx, once. */
@@ -12,7 +12,11 @@ function retry(failureCount: number, err: unknown): boolean {
  * (networkMode "always"): they fail at once and the screens say "You are offline" with Retry, instead of waiting
  * silently (paused) under the previous data; lists still reload by themselves when the connection returns.
  */
-export const queryClient = new QueryClient({
+export const queryClient: QueryClient = new QueryClient({
+  // Every change the console makes is an audit entry: the histories and the audit log shown are read again.
+  mutationCache: new MutationCache({
+    onSuccess: () => void queryClient.invalidateQueries({ queryKey: ["audit"] }),
+  }),
   defaultOptions: {
     queries: {
       gcTime: 60_000,

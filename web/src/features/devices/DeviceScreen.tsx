@@ -4,6 +4,7 @@ import { useParams } from "wouter";
 import { LoadState } from "../../components/LoadState.tsx";
 import { formatDateTime } from "../../lib/format.ts";
 import { deviceQuery } from "./api.ts";
+import { AuditHistory } from "../audit/api.ts";
 import { AdditionalTreatmentsCard } from "./AdditionalTreatmentsCard.tsx";
 import { DeviceInfoCard } from "./DeviceInfoCard.tsx";
 import { FirmwareCard } from "./FirmwareCard.tsx";
@@ -64,6 +65,11 @@ export default function DeviceScreen() {
             <UpdateStatusCard device={d} />
             <AdditionalTreatmentsCard device={d} busy={busy} save={save} />
           </div>
+        </div>
+      )}
+      {d && (
+        <div className="mt-3">
+          <AuditHistory targetType="device" targetId={deviceId} />
         </div>
       )}
     </section>

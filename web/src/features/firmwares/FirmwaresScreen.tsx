@@ -1,4 +1,5 @@
 import { useState } from "react";
+import { AuditHistory } from "../audit/api.ts";
 import { useQuery } from "@tanstack/react-query";
 import { Button } from "primereact/button";
 import type { Firmware } from "../../../../shared/schemas/firmware.ts";
@@ -128,6 +129,7 @@ export default function FirmwaresScreen() {
           onClick={askUnsetDefault}
         />
       </div>
+      <AuditHistory targetType="firmware" title="Firmware history" />
 
       <UploadDialog
         visible={uploading}

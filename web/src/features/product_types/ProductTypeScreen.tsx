@@ -1,4 +1,5 @@
 import { useMemo, useState } from "react";
+import { AuditHistory } from "../audit/api.ts";
 import { useQuery } from "@tanstack/react-query";
 import { useLocation, useParams } from "wouter";
 import { Button } from "primereact/button";
@@ -184,6 +185,7 @@ export default function ProductTypeScreen() {
             ))}
           </CardGrid>
         )}
+      <AuditHistory targetType="product_type" targetId={pt._id} />
 
       <NameDialog
         visible={renaming}
