@@ -140,6 +140,7 @@ e2eTest("a viewer: no Operators entry, write controls disabled or hidden, read-o
   await page.getByLabel("Firmware fw-1.xz", { exact: true }).waitFor();
   await page.getByRole("link", { name: "API tokens" }).waitFor();
   assert.equal(await page.getByRole("link", { name: "Operators" }).count(), 0);
+  assert.equal(await page.getByRole("link", { name: "Audit log" }).count(), 0, "GET audit is for operators and admins");
   assert.equal(await page.getByRole("button", { name: "Upload firmware" }).isDisabled(), true);
   assert.equal(await page.getByRole("button", { name: "Set as default firmware" }).isDisabled(), true);
   assert.equal(await page.getByRole("button", { name: "Delete firmware fw-1.xz" }).count(), 0);

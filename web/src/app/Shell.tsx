@@ -5,6 +5,7 @@ import { lazy, type ReactNode, Suspense, useEffect, useRef, useState } from "rea
 import { Link, useLocation } from "wouter";
 import { useRouteTitleAndFocus } from "../lib/pageTitle.ts";
 import { useRole } from "../lib/role.ts";
+import type { Role } from "../../../shared/schemas/operator.ts";
 import { useSession } from "../lib/session.ts";
 import { PRODUCT_TITLE } from "../lib/title.ts";
 
@@ -13,16 +14,17 @@ import { PRODUCT_TITLE } from "../lib/title.ts";
 const loadChangePassword = () => import("../features/auth/ChangePasswordDialog.tsx");
 const ChangePasswordDialog = lazy(() => loadChangePassword().then((m) => ({ default: m.ChangePasswordDialog })));
 
-const NAV: { href: string; label: string; icon: string; admin?: boolean }[] = [
+/** `need`: the least role that may open the page (the server answers 403 below it). */
+const NAV: { href: string; label: string; icon: string; need?: Role }[] = [
   { href: "/", label: "Overview", icon: "pi pi-home" },
   { href: "/devices", label: "Devices", icon: "pi pi-tablet" },
   { href: "/treatments", label: "Treatments", icon: "pi pi-heart" },
   { href: "/product_types", label: "Product types", icon: "pi pi-box" },
   { href: "/device_firmwares", label: "Device firmwares", icon: "pi pi-microchip" },
-  { href: "/audit", label: "Audit log", icon: "pi pi-history" },
+  { href: "/audit", label: "Audit log", icon: "pi pi-history", need: "operator" },
   { href: "/rollouts", label: "Rollouts", icon: "pi pi-send" },
   { href: "/api_tokens", label: "API tokens", icon: "pi pi-key" },
-  { href: "/operators", label: "Operators", icon: "pi pi-users", admin: true },
+  { href: "/operators", label: "Operators", icon: "pi pi-users", need: "admin" },
 ];
 
 function isActive(location: string, href: string) {
@@ -32,7 +34,7 @@ function isActive(location: string, href: string) {
 /** Shell: top bar with title and account menu, fixed left menu 220 px wide. */
 export function Shell({ children }: { children: ReactNode }) {
   const { identity, signOut } = useSession();
-  const { isAdmin, role } = useRole();
+  const { can, role } = useRole();
   const [location] = useLocation();
   const menu = useRef<Menu>(null);
   const [changing, setChanging] = useState(false);
@@ -121,7 +123,7 @@ export function Shell({ children }: { children: ReactNode }) {
       {navOpen && <div className="nav-backdrop" onClick={() => setNavOpen(false)} />}
       <nav id="sidenav" className={navOpen ? "sidenav open" : "sidenav"} aria-label="Main">
         <ul>
-          {NAV.filter((n) => !n.admin || isAdmin).map((n) => (
+          {NAV.filter((n) => !n.need || can(n.need)).map((n) => (
             <li key={n.href}>
               <Link
                 href={n.href}
