@@ -212,31 +212,23 @@ export function rowValues(e: AuditEntry): (string | number | null)[] {
 export function filterConditions(f: AuditFilter): { where: string[]; values: string[] } {
   const where: string[] = [];
   const values: string[] = [];
-  if (f.actor !== undefined) {
-    where.push("actor_name = ?");
-    values.push(f.actor);
-  }
-  if (f.action !== undefined) {
-    where.push("action = ?");
-    values.push(f.action);
-  }
-  if (f.targetType !== undefined) {
-    where.push("target_type = ?");
-    values.push(f.targetType);
-  }
-  if (f.targetId !== undefined) {
-    where.push("target_id = ?");
-    values.push(f.targetId);
-  }
-  if (f.from !== undefined) {
-    where.push("at >= ?");
-    values.push(f.from);
-  }
-  if (f.to !== undefined) {
-    where.push("at < ?");
-    values.push(f.to);
+  for (const [key, condition] of FILTER_CONDITIONS) {
+    const value = f[key];
+    if (value === undefined) continue;
+    where.push(condition);
+    values.push(value);
   }
   return { where, values };
 }
+
+/** Each filter and its condition, in the order the conditions are written. */
+const FILTER_CONDITIONS: [keyof AuditFilter, string][] = [
+  ["actor", "actor_name = ?"],
+  ["action", "action = ?"],
+  ["targetType", "target_type = ?"],
+  ["targetId", "target_id = ?"],
+  ["from", "at >= ?"],
+  ["to", "at < ?"],
+];
 
 export const isFiltered = (f: AuditFilter) => filterConditions(f).where.length > 0;
