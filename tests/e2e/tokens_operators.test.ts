@@ -150,6 +150,10 @@ e2eTest("a viewer: no Operators entry, write controls disabled or hidden, read-o
   await page.getByRole("heading", { name: "Treatments (1/1)" }).waitFor();
   assert.equal(await page.getByRole("button", { name: "Import treatments" }).isDisabled(), true);
 
+  await visit("/rollouts");
+  await page.getByRole("heading", { name: "Rollouts" }).waitFor();
+  assert.equal(await page.getByRole("button", { name: "New rollout" }).isDisabled(), true);
+
   await visit("/product_types");
   await page.getByRole("heading", { name: "Product types (1)" }).waitFor();
   assert.equal(await page.getByRole("button", { name: "Add product type" }).isDisabled(), true);

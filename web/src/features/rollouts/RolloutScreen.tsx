@@ -10,6 +10,7 @@ import { InfoTable } from "../../components/InfoTable.tsx";
 import { LoadState } from "../../components/LoadState.tsx";
 import { formatDateTime } from "../../lib/format.ts";
 import { useNotify, useNotifyError } from "../../lib/notify.ts";
+import { useRole } from "../../lib/role.ts";
 import { firmwaresQuery } from "../firmwares/api.ts";
 import { productTypesQuery } from "../product_types/api.ts";
 import { rolloutDevicesQuery, rolloutHistoryQuery, rolloutQuery, useRolloutAction } from "./api.ts";
@@ -87,6 +88,7 @@ const FILTERS: { value: RolloutDeviceFilter | undefined; label: string }[] = [
 
 /** /rollouts/:id: counts per stage, the chart, the devices (failed first), the actions behind confirmations. */
 export default function RolloutScreen() {
+  const { canWrite } = useRole();
   const { rolloutId } = useParams<{ rolloutId: string }>();
   const rollout = useQuery({
     ...rolloutQuery(rolloutId),
@@ -134,7 +136,7 @@ export default function RolloutScreen() {
           )}
         </div>
         <div style={{ display: "flex", gap: "0.5rem", flexWrap: "wrap" }}>
-          {r && ACTIONS.filter((a) => a.when.includes(r.state)).map((a) => (
+          {r && canWrite && ACTIONS.filter((a) => a.when.includes(r.state)).map((a) => (
             <Button
               key={a.action}
               label={a.label}

@@ -4,6 +4,7 @@ import { lazy, Suspense, useState } from "react";
 import { Link } from "wouter";
 import { LoadState } from "../../components/LoadState.tsx";
 import { formatDateTime } from "../../lib/format.ts";
+import { useRole } from "../../lib/role.ts";
 import { firmwaresQuery } from "../firmwares/api.ts";
 import { productTypesQuery } from "../product_types/api.ts";
 import { rolloutsQuery } from "./api.ts";
@@ -18,6 +19,7 @@ export default function RolloutsScreen() {
   const firmwares = useQuery(firmwaresQuery());
   const productTypes = useQuery(productTypesQuery());
   const [creating, setCreating] = useState(false);
+  const { canWrite } = useRole();
   const firmwareName = (id: string) => firmwares.data?.find((f) => f._id === id)?.name ?? id;
   const typeName = (id: string | null) =>
     id === null ? "All devices" : productTypes.data?.find((t) => t._id === id)?.name ?? id;
@@ -32,7 +34,12 @@ export default function RolloutsScreen() {
             Ship a firmware in stages: a few devices first, the rest once they installed it.
           </div>
         </div>
-        <Button label="New rollout" icon="pi pi-plus" onClick={() => setCreating(true)} />
+        <Button
+          label="New rollout"
+          icon="pi pi-plus"
+          disabled={!canWrite}
+          onClick={() => setCreating(true)}
+        />
       </div>
       <LoadState fetching={rollouts.isFetching} error={rollouts.error} onRetry={() => void rollouts.refetch()} />
       {rollouts.data && list.length === 0 && <p>No rollouts yet. Start one with 'New rollout'.</p>}
