@@ -2,7 +2,7 @@ import { Hono } from "hono";
 import { routes } from "../../shared/routes/mod.ts";
 import { AUDIT_CSV_COLUMNS } from "../../shared/schemas/audit.ts";
 import type { AppContext, AppEnv } from "../context.ts";
-import { csvLine } from "../db/rules/audit.ts";
+import { auditCsvLine } from "../db/rules/audit.ts";
 import { queryOf } from "../route_table.ts";
 import { ReadCache } from "../lib/read_cache.ts";
 import { collectChunks } from "../../shared/collect_chunks.ts";
@@ -58,7 +58,7 @@ export function auditRoutes(ctx: AppContext) {
               controller.close();
               return;
             }
-            const bytes = encodeLines(batch.map(csvLine));
+            const bytes = encodeLines(batch.map(auditCsvLine));
             const last = batch.length < CSV_BATCH ? null : batch[batch.length - 1].seq;
             batch = last === null ? [] : await audit.before(filter, last, CSV_BATCH);
             controller.enqueue(bytes);

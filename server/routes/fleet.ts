@@ -3,7 +3,8 @@ import { routes } from "../../shared/routes/mod.ts";
 import type { Device, DeviceFilter } from "../../shared/schemas/device.ts";
 import { DEVICE_CSV_COLUMNS, DEVICE_FILTER_KEYS } from "../../shared/schemas/device.ts";
 import type { AppContext, AppEnv } from "../context.ts";
-import { csvCell, type DeviceView } from "../db/rules/device_views.ts";
+import type { DeviceView } from "../db/rules/device_views.ts";
+import { csvLine as line } from "../db/rules/csv.ts";
 import { bodyOf, queryOf } from "../route_table.ts";
 
 /** The filter members of a parsed query (undefined ones left out). */
@@ -38,7 +39,6 @@ export function fleetRoutes(ctx: AppContext) {
       const view: DeviceView = { filter: filter ?? {}, sort, order };
       const names = await devices.names();
       const encoder = new TextEncoder();
-      const line = (cells: (string | number | null)[]) => cells.map(csvCell).join(",") + "\r\n";
       const row = (d: Device) =>
         line([
           d.deviceId,

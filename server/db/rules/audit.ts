@@ -7,6 +7,7 @@ import type { AuditAction, AuditEntry, AuditFilter, AuditTarget, JsonValue } fro
 import { newId } from "../../../shared/ids.ts";
 import { now } from "../clock.ts";
 import { currentAuditContext } from "../audit_context.ts";
+import { csvLine } from "./csv.ts";
 
 /** What a store method hands to the append function; the actor, ip, time, id and place come from elsewhere. */
 export interface NewAuditEntry {
@@ -99,17 +100,9 @@ export function verifyEntries(
   return { last, bad: null };
 }
 
-/** One CSV field: quoted when needed; a leading =, +, -, @ is prefixed with ' so no spreadsheet runs it. */
-export function csvField(value: string | number | null): string {
-  if (value === null) return "";
-  let s = String(value);
-  if (typeof value === "string" && /^[=+\-@\t\r]/.test(s)) s = `'${s}`;
-  return /[",\r\n]/.test(s) ? `"${s.replaceAll('"', '""')}"` : s;
-}
-
 /** An entry as one CSV line (AUDIT_CSV_COLUMNS), CRLF-terminated. */
-export function csvLine(e: AuditEntry): string {
-  return [
+export function auditCsvLine(e: AuditEntry): string {
+  return csvLine([
     e.seq,
     e._id,
     e.at,
@@ -123,7 +116,7 @@ export function csvLine(e: AuditEntry): string {
     JSON.stringify(e.details),
     e.ip,
     e.hash,
-  ].map(csvField).join(",") + "\r\n";
+  ]);
 }
 
 /** Walks the whole chain through `after` in bounded batches (audit-verify; both engines). */

@@ -102,14 +102,6 @@ export function groupSlices(
   return out;
 }
 
-/** The CSV of devices: RFC 4180 quoting, and a leading `'` for cells a spreadsheet would take for a formula. */
-export function csvCell(value: string | number | null): string {
-  if (value === null) return "";
-  let s = String(value);
-  if (typeof value === "string" && /^[=+\-@\t\r]/.test(s)) s = `'${s}`;
-  return /[",\r\n]/.test(s) ? `"${s.replaceAll('"', '""')}"` : s;
-}
-
 /** The overview's lists: most devices first, then by key (null first), the same on every engine. */
 export function byDevicesThenKey<T extends { devices: number }>(items: T[], key: (t: T) => string | null): T[] {
   return items.sort((a, b) => {
