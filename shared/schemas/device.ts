@@ -22,6 +22,9 @@ export type Admission = z.infer<typeof Admission>;
 export const UPDATE_STATES = ["downloading", "installing", "installed", "failed"] as const;
 export const UpdateState = z.enum(UPDATE_STATES);
 export type UpdateState = z.infer<typeof UpdateState>;
+/** The devices list's `update` filter: a report state, or `none` for devices that never reported. */
+export const DEVICE_UPDATE_FILTERS = [...UPDATE_STATES, "none"] as const;
+export type DeviceUpdateFilter = (typeof DEVICE_UPDATE_FILTERS)[number];
 
 /** A device's latest report (Device.update). */
 export const DeviceUpdate = z.object({
@@ -101,11 +104,24 @@ export const DeviceFilter = z.strictObject({
   seen: z.enum(DEVICE_SEEN).optional(),
   /** CONTRACT §11: only the devices of this admission state. */
   admission: Admission.optional(),
+  /** CONTRACT §13: the state of the device's latest update report, or `none` (it never reported). */
+  update: z.enum(DEVICE_UPDATE_FILTERS, {
+    message: `must be one of ${DEVICE_UPDATE_FILTERS.join(", ")}`,
+  }).optional(),
 });
 export type DeviceFilter = z.infer<typeof DeviceFilter>;
 
 /** The members of DeviceFilter, in the order the console and the CLI show them. */
-export const DEVICE_FILTER_KEYS = ["q", "productTypeId", "firmware", "app", "os", "seen", "admission"] as const;
+export const DEVICE_FILTER_KEYS = [
+  "q",
+  "productTypeId",
+  "firmware",
+  "app",
+  "os",
+  "seen",
+  "admission",
+  "update",
+] as const;
 
 export const DeviceListQuery = z.object({
   page: intParam(0, 1_000_000_000).default(0),

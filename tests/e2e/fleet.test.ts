@@ -61,6 +61,13 @@ e2eTest("fleet views: sort, filters in the URL, columns, bulk change with confir
   await page.reload();
   await table.locator("th", { hasText: "App version" }).waitFor();
 
+  // The update-state filter (CONTRACT §13's latest report): none of these devices ever reported.
+  await page.locator("#filter-update").selectOption({ label: "No report" });
+  await page.waitForURL(/update=none/);
+  await page.getByText("40 devices match").waitFor();
+  await page.locator("#filter-update").selectOption({ label: "Any state" });
+  await page.waitForURL((url) => !url.search.includes("update="));
+
   // Select rows, then "all N matching" a filter, and assign a product type in one confirmed change.
   await page.getByLabel("Last check-in").selectOption({ label: "Within 24 hours" });
   await page.waitForURL(/seen=24h/);

@@ -153,3 +153,42 @@ Deno.test("fleet views: filters, sort, CSV, bulk, overview, CLI", async (t) => {
     assert.equal(refused.code, 1, show(refused));
   });
 });
+
+Deno.test("fleet views: the update-state filter (the latest report's state, or none), in the list, the CSV and the CLI", async () => {
+  await using srv = await startServer();
+  const api = await srv.login();
+  const fw = await api.uploadFirmware(bytesSource("update-1.0.xz", xzBytes("update")));
+  const managed = (await api.listDeviceTypes()).find((d) => d.name === "jeecee_baby_default")!;
+  await api.patchDeviceType({ _id: managed._id, defaultFirmware: fw._id });
+  const device = (id: string) => new DeviceClient(id, { baseUrl: srv.url, apiKey: DEVICE_API_KEY });
+  for (const id of ["UP-1", "UP-2", "UP-3", "UP-4"]) {
+    await device(id).checkin({ versionInfo: { app: "1.0", os: "os", channels: [] } });
+  }
+  await device("UP-1").status({ firmwareId: fw._id, state: "installed", progress: 100 });
+  await device("UP-2").status({ firmwareId: fw._id, state: "downloading", progress: 10 });
+  await device("UP-3").status({ firmwareId: fw._id, state: "downloading", progress: 10 });
+  await device("UP-3").status({ firmwareId: fw._id, state: "failed", message: "checksum" });
+  const ids = async (update: string) => {
+    const res = await srv.fetch(`/api/v1/devices?update=${update}`, { token: api.token });
+    assert.equal(res.status, 200, update);
+    const list = await res.json() as DeviceList;
+    assert.equal(list.total, list.data.length);
+    return list.data.map((d) => d.deviceId);
+  };
+  assert.deepEqual(await ids("installed"), ["UP-1"]);
+  assert.deepEqual(await ids("downloading"), ["UP-2"]);
+  assert.deepEqual(await ids("failed"), ["UP-3"]);
+  assert.deepEqual(await ids("installing"), []);
+  assert.deepEqual(await ids("none"), ["UP-4"]);
+  const bad = await srv.fetch("/api/v1/devices?update=done", { token: api.token });
+  assert.equal(bad.status, 400);
+  assert.match((await bad.json()).msg, /update/);
+  const csv = await (await srv.fetch("/api/v1/devices.csv?update=failed", { token: api.token })).text();
+  assert.equal(csv.trim().split("\r\n").length, 2, csv);
+  assert.match(csv, /UP-3/);
+  const env = { CONSOLE_URL: srv.url, CONSOLE_TOKEN: api.token };
+  const cli = await cliJson<DeviceList>(["devices", "list", "--update", "none"], { env });
+  assert.deepEqual(cli.data.map((d) => d.deviceId), ["UP-4"]);
+  const usage = await runCli(["devices", "list", "--update", "done"], { env });
+  assert.equal(usage.code, 2, show(usage));
+});

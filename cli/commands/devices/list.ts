@@ -1,6 +1,6 @@
 import { type Command, InvalidArgumentError, Option } from "commander";
 import type { ApiClient } from "../../../shared/client.ts";
-import { DEVICE_SEEN, DEVICE_SORTS } from "../../../shared/schemas/device.ts";
+import { DEVICE_SEEN, DEVICE_SORTS, DEVICE_UPDATE_FILTERS } from "../../../shared/schemas/device.ts";
 import { findFirmware } from "../../lib/lookup.ts";
 import { formatDate, orDash, printJson, printTable } from "../../lib/output.ts";
 import { RefusedError } from "../../lib/errors.ts";
@@ -17,6 +17,7 @@ interface ListOptions {
   app?: string;
   os?: string;
   seen?: string;
+  update?: string;
   csv?: boolean;
 }
 
@@ -44,6 +45,7 @@ async function viewQuery(api: ApiClient, opts: ListOptions) {
     app: opts.app,
     os: opts.os,
     seen: opts.seen,
+    update: opts.update,
   };
 }
 
@@ -70,6 +72,11 @@ export function registerDevicesList(devices: Command): void {
     .option("--app <version>", "only devices reporting this app version")
     .option("--os <version>", "only devices reporting this OS version")
     .addOption(new Option("--seen <when>", "last check-in within 24 h, 7 days, or never").choices([...DEVICE_SEEN]))
+    .addOption(
+      new Option("--update <state>", "latest update report: its state, or none (never reported)").choices([
+        ...DEVICE_UPDATE_FILTERS,
+      ]),
+    )
     .option("--csv", "print every matching device as CSV (not one page), streamed from the server")
     .addHelpText(
       "after",

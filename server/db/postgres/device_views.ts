@@ -24,6 +24,8 @@ import { firstMissingId, nextRevision, type Tx } from "./open.ts";
 /** The versions as the generated columns of migration 6 (schema.ts), indexed (collation "C", as SQLite compares). */
 const APP = "d.app";
 const OS = "d.os";
+/** The state of the latest update report, as the expression index devices_update_state has it. */
+const UPDATE_STATE = "(d.update_status::jsonb ->> 'state')";
 
 const SORT_COLUMN = {
   deviceId: "d.device_id",
@@ -71,6 +73,9 @@ async function whereOf(tx: Tx, filter: DeviceFilter, product: string): Promise<{
     parts.push(since === null ? "d.last_logged_in IS NULL" : `d.last_logged_in >= ${p(since)}`);
   }
   if (filter.admission !== undefined) parts.push(`d.admission = ${p(filter.admission)}`);
+  if (filter.update !== undefined) {
+    parts.push(filter.update === "none" ? "d.update_status IS NULL" : `${UPDATE_STATE} = ${p(filter.update)}`);
+  }
   return { where: parts.length ? parts.join(" AND ") : "true", args };
 }
 

@@ -399,4 +399,6 @@ export const MIGRATIONS: readonly string[] = [
   `,
   // 8: the audit actor filter matches the actor's name only (SQLite's migration 14)
   `DROP INDEX IF EXISTS audit_entries_actor_id;`,
+  // 9: the devices list's update-state filter (SQLite's migration 15)
+  `CREATE INDEX devices_update_state ON devices((update_status::jsonb ->> 'state'), device_id);`,
 ];

@@ -26,6 +26,8 @@ import { nextRevision } from "./revisions.ts";
 /** The versions as the columns of migration 12 (schema.ts), kept from version_info by triggers, indexed. */
 export const APP = "d.app";
 export const OS = "d.os";
+/** The state of the latest update report, as the expression index devices_update_state has it. */
+const UPDATE_STATE = "json_extract(d.update_status, '$.state')";
 
 const SORT_COLUMN = {
   deviceId: "d.device_id",
@@ -88,6 +90,13 @@ export function whereOf(db: Db, filter: DeviceFilter, product: string): { where:
   if (filter.admission !== undefined) {
     parts.push("d.admission = ?");
     args.push(filter.admission);
+  }
+  if (filter.update !== undefined) {
+    if (filter.update === "none") parts.push("d.update_status IS NULL");
+    else {
+      parts.push(`${UPDATE_STATE} = ?`);
+      args.push(filter.update);
+    }
   }
   return { where: parts.length ? parts.join(" AND ") : "1", args };
 }

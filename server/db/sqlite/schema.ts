@@ -427,4 +427,7 @@ export const MIGRATIONS: readonly string[] = [
   `,
   // 14: the audit actor filter matches the actor's name only (docs/DECISIONS.md, "Audit trail"): the id index goes
   `DROP INDEX IF EXISTS audit_entries_actor_id;`,
+  // 15: the devices list's update-state filter (CONTRACT §13's Device.update; issue 20): an index on the latest report's
+  // state, so the filter is an index range like the others
+  `CREATE INDEX devices_update_state ON devices(json_extract(update_status, '$.state'), device_id);`,
 ];

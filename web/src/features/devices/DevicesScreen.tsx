@@ -134,6 +134,13 @@ const COLUMNS: DeviceColumn[] = [
 const DEFAULT_COLUMNS = COLUMNS.slice(0, 7).map((c) => c.id);
 
 const SEEN_LABELS = { "24h": "Within 24 hours", "7d": "Within 7 days", never: "Never" } as const;
+const UPDATE_LABELS = {
+  downloading: "Downloading",
+  installing: "Installing",
+  installed: "Installed",
+  failed: "Failed",
+  none: "No report",
+} as const;
 
 /** A labelled native select: light, and every browser's own keyboard and screen-reader support. */
 function FilterSelect({ id, label, value, onChange, children }: {
@@ -450,6 +457,15 @@ export default function DevicesScreen() {
         >
           <option value="">Any time</option>
           {Object.entries(SEEN_LABELS).map(([k, label]) => <option key={k} value={k}>{label}</option>)}
+        </FilterSelect>
+        <FilterSelect
+          id="filter-update"
+          label="Update"
+          value={state.update}
+          onChange={(v) => setFilter({ update: v as DevicesFilterState["update"] })}
+        >
+          <option value="">Any state</option>
+          {Object.entries(UPDATE_LABELS).map(([k, label]) => <option key={k} value={k}>{label}</option>)}
         </FilterSelect>
         {tokenMode && (
           <div className="filter-field">

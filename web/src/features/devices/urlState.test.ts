@@ -23,12 +23,13 @@ describe("devices list URL state", () => {
       os: "linux",
       seen: "7d",
       admission: "pending",
+      update: "failed",
     } as const;
     expect(readDevicesUrl(new URLSearchParams(devicesUrlQuery(state)))).toEqual(state);
   });
 
   it("ignores values outside the offered options", () => {
-    expect(readDevicesUrl(new URLSearchParams("page=-1&size=30&sort=colour&order=up&seen=1h&admission=maybe"))).toEqual(
+    expect(readDevicesUrl(new URLSearchParams("page=-1&size=30&sort=colour&order=up&seen=1h&admission=maybe&update=done"))).toEqual(
       DEFAULT,
     );
     expect(readDevicesUrl(new URLSearchParams("page=1.5&size=abc"))).toEqual(DEFAULT);

@@ -4,8 +4,10 @@ import {
   DEFAULT_PAGE_SIZE,
   DEVICE_SEEN,
   DEVICE_SORTS,
+  DEVICE_UPDATE_FILTERS,
   type DeviceSeen,
   type DeviceSort,
+  type DeviceUpdateFilter,
   PAGE_SIZES,
 } from "../../../../shared/schemas/device.ts";
 
@@ -19,6 +21,8 @@ export interface DevicesFilterState {
   seen: DeviceSeen | "";
   /** CONTRACT §11 (DEVICE_AUTH=token): only devices of this admission state. */
   admission: Admission | "";
+  /** CONTRACT §13: the state of the latest update report, or `none`. */
+  update: DeviceUpdateFilter | "";
 }
 
 export interface DevicesUrlState extends DevicesFilterState {
@@ -36,8 +40,9 @@ export const NO_FILTER: DevicesFilterState = {
   os: "",
   seen: "",
   admission: "",
+  update: "",
 };
-export const FILTER_KEYS = ["productTypeId", "firmware", "app", "os", "seen", "admission"] as const;
+export const FILTER_KEYS = ["productTypeId", "firmware", "app", "os", "seen", "admission", "update"] as const;
 
 const text = (v: string | null, max: number) => (v ?? "").slice(0, max);
 
@@ -48,6 +53,7 @@ export function readDevicesUrl(params: URLSearchParams): DevicesUrlState {
   const sort = params.get("sort") as DeviceSort;
   const seen = params.get("seen") as DeviceSeen;
   const admission = params.get("admission") as Admission;
+  const update = params.get("update") as DeviceUpdateFilter;
   return {
     page: Number.isInteger(page) && page >= 0 && page <= 1_000_000_000 ? page : 0,
     size: (PAGE_SIZES as readonly number[]).includes(size) ? size : DEFAULT_PAGE_SIZE,
@@ -60,6 +66,7 @@ export function readDevicesUrl(params: URLSearchParams): DevicesUrlState {
     os: text(params.get("os"), 200),
     seen: DEVICE_SEEN.includes(seen) ? seen : "",
     admission: ADMISSIONS.includes(admission) ? admission : "",
+    update: DEVICE_UPDATE_FILTERS.includes(update) ? update : "",
   };
 }
 
@@ -102,5 +109,6 @@ export function apiFilter(s: DevicesFilterState) {
     os?: string;
     seen?: DeviceSeen;
     admission?: Admission;
+    update?: DeviceUpdateFilter;
   };
 }
