@@ -29,7 +29,9 @@ describe("devices list URL state", () => {
   });
 
   it("ignores values outside the offered options", () => {
-    expect(readDevicesUrl(new URLSearchParams("page=-1&size=30&sort=colour&order=up&seen=1h&admission=maybe&update=done"))).toEqual(
+    expect(
+      readDevicesUrl(new URLSearchParams("page=-1&size=30&sort=colour&order=up&seen=1h&admission=maybe&update=done")),
+    ).toEqual(
       DEFAULT,
     );
     expect(readDevicesUrl(new URLSearchParams("page=1.5&size=abc"))).toEqual(DEFAULT);
