@@ -62,6 +62,9 @@ Deno.test("replicas: status reports to both replicas at once advance each stage 
     }
     assert.equal(r.state, "finished");
     assert.equal(r.counts.installed, DEVICES);
+    // The trail says the same: one automatic advance per stage left, from stage 0 and then from stage 1 (finishing).
+    const advances = (await api.listAudit({ action: "rollout.auto_advance", targetId: r._id, rowsPerPage: 100 })).data;
+    assert.deepEqual(advances.map((e) => e.details.fromStage).sort(), [0, 1]);
     const history = await api.rolloutHistory(r._id);
     assert.deepEqual([...new Set(history.map((p) => p.stage))], history.length > 1 ? [0, 1] : [1]);
   } finally {
