@@ -100,24 +100,8 @@ export function verifyEntries(
   return { last, bad: null };
 }
 
-/** An entry as one CSV line (AUDIT_CSV_COLUMNS), CRLF-terminated. */
-export function auditCsvLine(e: AuditEntry): string {
-  return csvLine([
-    e.seq,
-    e._id,
-    e.at,
-    e.actor.type,
-    e.actor.id,
-    e.actor.name,
-    e.action,
-    e.target?.type ?? null,
-    e.target?.id ?? null,
-    e.target?.name ?? null,
-    JSON.stringify(e.details),
-    e.ip,
-    e.hash,
-  ]);
-}
+/** An entry as one CSV line (AUDIT_CSV_COLUMNS: the row's columns in their order), CRLF-terminated. */
+export const auditCsvLine = (e: AuditEntry): string => csvLine(rowValues(e));
 
 /** Walks the whole chain through `after` in bounded batches (audit-verify; both engines). */
 export async function verifyChain(
