@@ -11,8 +11,11 @@ const ICONS: Record<ToastMessage["severity"], string> = {
   error: "pi pi-times-circle",
 };
 
-/** PrimeReact's message layout (icon, summary, detail) with a link below the text; following it closes the toast. */
-function withLink(m: ToastMessage, close: (message: PrimeToastMessage) => void): PrimeToastMessage {
+/**
+ * PrimeReact's message layout (icon, summary, detail) with one control below the text: Undo (it closes the toast,
+ * then undoes) or a link (following it closes the toast).
+ */
+function withAction(m: ToastMessage, close: (message: PrimeToastMessage) => void): PrimeToastMessage {
   const message: PrimeToastMessage = {
     severity: m.severity,
     life: m.life,
@@ -24,38 +27,21 @@ function withLink(m: ToastMessage, close: (message: PrimeToastMessage) => void):
         <div className="p-toast-message-text">
           <span className="p-toast-summary">{m.summary}</span>
           {m.detail && <div className="p-toast-detail">{m.detail}</div>}
-          <Link href={m.link!.href} className="toast-link" onClick={() => close(message)}>{m.link!.label}</Link>
-        </div>
-      </>
-    ),
-  };
-  return message;
-}
-
-/** PrimeReact's message layout (icon, summary, detail) with an Undo button below the text; `close` removes it. */
-function withUndo(m: ToastMessage, close: (message: PrimeToastMessage) => void): PrimeToastMessage {
-  const message: PrimeToastMessage = {
-    severity: m.severity,
-    life: m.life,
-    summary: m.summary,
-    detail: m.detail,
-    content: () => (
-      <>
-        <i className={`p-toast-message-icon ${ICONS[m.severity]}`} aria-hidden="true" style={{ fontSize: "1.5rem" }} />
-        <div className="p-toast-message-text">
-          <span className="p-toast-summary">{m.summary}</span>
-          {m.detail && <div className="p-toast-detail">{m.detail}</div>}
-          <Button
-            label="Undo"
-            icon="pi pi-undo"
-            size="small"
-            outlined
-            className="toast-undo"
-            onClick={() => {
-              close(message);
-              m.undo?.();
-            }}
-          />
+          {m.undo
+            ? (
+              <Button
+                label="Undo"
+                icon="pi pi-undo"
+                size="small"
+                outlined
+                className="toast-undo"
+                onClick={() => {
+                  close(message);
+                  m.undo?.();
+                }}
+              />
+            )
+            : <Link href={m.link!.href} className="toast-link" onClick={() => close(message)}>{m.link!.label}</Link>}
         </div>
       </>
     ),
@@ -69,7 +55,7 @@ export function Notifications() {
   useEffect(() => {
     const close = (message: PrimeToastMessage) => ref.current?.remove(message);
     registerToast((m) =>
-      ref.current?.show(m.undo ? withUndo(m, close) : m.link ? withLink(m, close) : { ...m, link: undefined } as never)
+      ref.current?.show(m.undo || m.link ? withAction(m, close) : { ...m, link: undefined } as never)
     );
     return () => registerToast(null);
   }, []);
