@@ -75,8 +75,11 @@ export default function DevicesScreen() {
   }), [productTypes.data, firmwares.data]);
   const failed = devices.error ?? productTypes.error;
   const total = devices.data?.total ?? 0;
-  // A new page renders in the background, in slices (the table is memoized): typing and clicking stay responsive.
+  // The table (memoized) renders what arrives in the background, in slices, not in the update that brought it:
+  // typing and clicking stay responsive, and a phone's main thread is never blocked for long.
   const shown = useDeferredValue(devices.data);
+  const shownNames = useDeferredValue(names);
+  const shownStale = useDeferredValue(devices.isPlaceholderData);
   const filterState: DevicesFilterState = useMemo(() => ({ ...NO_FILTER, ...state }), [state]);
   const filterKey = JSON.stringify([state.q, ...FILTER_KEYS.map((k) => state[k])]);
   const filtered = filterKey !== JSON.stringify(["", ...FILTER_KEYS.map(() => "")]);
@@ -238,9 +241,9 @@ export default function DevicesScreen() {
         <div className="clickable-rows devices-table p-datatable p-component p-datatable-responsive-scroll p-datatable-striped p-datatable-sm">
           <DevicesTable
             rows={shown?.data}
-            stale={devices.isPlaceholderData || shown !== devices.data}
+            stale={shownStale}
             columns={columns}
-            names={names}
+            names={shownNames}
             offset={state.page * state.size}
             size={state.size}
             sort={state.sort}
