@@ -127,7 +127,9 @@ async function benchStores(engine: string, stores: Stores, refs: FleetRefs, n: n
 
 export async function benchFleet(tmp: string, n: number, runs: number, say: (s: string) => void): Promise<FleetRow[]> {
   const rows: FleetRow[] = [];
-  {
+  // BENCH_ENGINES=sqlite or postgres: one engine only (default: both).
+  const engines = (Deno.env.get("BENCH_ENGINES") ?? "sqlite,postgres").split(",");
+  if (engines.includes("sqlite")) {
     say(`fleet views: SQLite, seeding ${n} devices`);
     const file = `${tmp}/fleet.sqlite3`;
     let opened = await openStores({ engine: "sqlite", file });
@@ -141,7 +143,7 @@ export async function benchFleet(tmp: string, n: number, runs: number, say: (s: 
       await opened.close();
     }
   }
-  {
+  if (engines.includes("postgres")) {
     say(`fleet views: PostgreSQL, seeding ${n} devices`);
     await using pg = await startPostgres();
     const url = await pg.createDatabase();

@@ -8,7 +8,10 @@ import { appendAuditMany } from "./audit.ts";
 import {
   auditEntries,
   byDevicesThenKey,
+  cappedTotal,
   type DeviceView,
+  exactCountOf,
+  type ExactCount,
   firmwareCondition,
   firmwareInEffect,
   groupCounts,
@@ -16,8 +19,12 @@ import {
   noBulkDevice,
   productTypeCondition,
   productTypeOrder,
+  seenHourKey,
   seenSince,
+  VIEW_COUNT_LIMIT,
+  nextHour,
 } from "../rules/device_views.ts";
+import type { DeviceSeen } from "../../../shared/schemas/device.ts";
 import { likePattern } from "../rules/like.ts";
 import { firstMissingId, nextRevision, type Tx } from "./open.ts";
 
@@ -87,7 +94,7 @@ export async function viewIds(
   perPage: number,
   product: string,
   count = true,
-): Promise<{ ids: string[]; total: number }> {
+): Promise<{ ids: string[]; total: number; exact: boolean }> {
   const { where, args } = await whereOf(tx, view.filter, product);
   const dir = view.order === "desc" ? "DESC" : "ASC";
   const offset = page * perPage;
@@ -124,7 +131,7 @@ export async function viewIds(
         );
       ids.push(...rows.map((r) => r.device_id as string));
     }
-    return { ids, total };
+    return { ids, total, exact: true };
   }
   const column = SORT_COLUMN[view.sort];
   // SQLite's order: NULLs first ascending, last descending (the indexes are built NULLS FIRST).
@@ -132,18 +139,70 @@ export async function viewIds(
     ? (dir === "ASC" ? " NULLS FIRST" : " NULLS LAST")
     : "";
   const tie = view.sort === "deviceId" ? "" : `, d.device_id ${dir}`;
+  // A filter without an exact count reads on past the page (the same index walk) to count up to VIEW_COUNT_LIMIT more.
+  const exact = count ? exactCountOf(view.filter) : null;
+  const capped = count && exact === null;
   const rows = await tx.unsafe(
     `SELECT d.device_id FROM devices d WHERE ${where} ORDER BY ${column} ${dir}${nulls}${tie}
      LIMIT $${n + 1} OFFSET $${n + 2}`,
-    [...args, perPage, offset],
+    [...args, capped ? perPage + VIEW_COUNT_LIMIT : perPage, offset],
   );
-  const ids = rows.map((r) => r.device_id as string);
-  if (!count) return { ids, total: -1 };
-  const ends = ids.length < perPage && (ids.length > 0 || offset === 0);
-  const total = ends
-    ? offset + ids.length
-    : Number((await tx.unsafe(`SELECT count(*) AS n FROM devices d WHERE ${where}`, args))[0].n);
-  return { ids, total };
+  const ids = rows.slice(0, perPage).map((r) => r.device_id as string);
+  if (!count) return { ids, total: -1, exact: true };
+  if (ids.length === 0 && offset > 0) {
+    // A page beyond the end: how many there are (fewer than the offset, so the count stops there).
+    const [{ m }] = await tx.unsafe(
+      `SELECT count(*) AS m FROM (SELECT 1 FROM devices d WHERE ${where} LIMIT $${n + 1}) x`,
+      [...args, offset],
+    );
+    return { ids, total: Number(m), exact: true };
+  }
+  if (capped) return { ids, ...cappedTotal(offset, perPage, rows.length) };
+  const ends = ids.length < perPage;
+  const total = ends ? offset + ids.length : await exactTotal(tx, exact!, product);
+  return { ids, total, exact: true };
+}
+
+const keptCount = async (tx: Tx, dim: string, key: string) =>
+  Number((await tx`SELECT n FROM device_group_counts WHERE dim = ${dim} AND key = ${key}`)[0]?.n ?? 0);
+
+/**
+ * How many devices checked in since the `seen` filter's time (or never): the hours kept by triggers (migration 10)
+ * after the one `since` falls in, plus a count of that hour's devices from `since` on (one index range of at most an
+ * hour's check-ins).
+ */
+async function seenCount(tx: Tx, seen: DeviceSeen): Promise<number> {
+  const since = seenSince(seen);
+  if (since === null) return await keptCount(tx, "seen", "none");
+  const [{ n }] = await tx`SELECT
+      (SELECT coalesce(sum(n), 0) FROM device_group_counts WHERE dim = 'seen' AND key > ${seenHourKey(since)}
+        AND key < 'i')
+      + (SELECT count(*) FROM devices WHERE last_logged_in >= ${since} AND last_logged_in < ${nextHour(since)}) AS n`;
+  return Number(n);
+}
+
+/** The exact total of a filter exactCountOf() names, from the kept counts. */
+async function exactTotal(tx: Tx, exact: ExactCount, product: string): Promise<number> {
+  switch (exact.kind) {
+    case "all":
+      return Number((await tx`SELECT value FROM change_counters WHERE name = 'device_count'`)[0].value);
+    case "productType":
+      return await keptCount(tx, "productType", exact.id === null ? "none" : `v:${exact.id}`);
+    case "app":
+      return await keptCount(tx, "app", `v:${exact.version}`);
+    case "seen":
+      return await seenCount(tx, exact.seen);
+    case "firmware": {
+      const fw = firmwareCondition(exact.filter, await defaultFirmwareOf(tx, product));
+      const [{ n }] = fw.kind === "custom"
+        ? await tx`SELECT coalesce(sum(n), 0) AS n FROM device_group_counts WHERE dim = 'firmware' AND key <> 'none'`
+        : fw.kind === "default"
+        ? await tx`SELECT coalesce(sum(n), 0) AS n FROM device_group_counts WHERE dim = 'firmware' AND key = 'none'`
+        : await tx`SELECT coalesce(sum(n), 0) AS n FROM device_group_counts WHERE dim = 'firmware'
+            AND (key = ${`v:${fw.id}`} OR (${fw.orNoCustom} AND key = 'none'))`;
+      return Number(n);
+    }
+  }
 }
 
 /** POST devices/bulk in the caller's write transaction; see sqlite/device_views.ts. */
@@ -202,16 +261,13 @@ export async function bulkDevices(
   return { updated: ids.length, deviceIds: ids };
 }
 
-const countWhere = async (tx: Tx, where: string, args: Arg[] = []) =>
-  Number((await tx.unsafe(`SELECT count(*) AS n FROM devices d WHERE ${where}`, args))[0].n);
-
 /** GET overview from count queries (the total from the device_count counter row). */
 export async function overviewOf(tx: Tx, product: string): Promise<Overview> {
   const [{ value }] = await tx`SELECT value FROM change_counters WHERE name = 'device_count'`;
   const total = Number(value);
-  const seen24h = await countWhere(tx, "d.last_logged_in >= $1", [seenSince("24h")!]);
-  const seen7d = await countWhere(tx, "d.last_logged_in >= $1", [seenSince("7d")!]);
-  const never = await countWhere(tx, "d.last_logged_in IS NULL");
+  const seen24h = await seenCount(tx, "24h");
+  const seen7d = await seenCount(tx, "7d");
+  const never = await seenCount(tx, "never");
 
   const types = await tx`SELECT id, name FROM product_types` as unknown as { id: string; name: string }[];
   const groups = groupCounts(

@@ -248,8 +248,8 @@ export function postgresDevices(sql: Sql): DeviceStore {
     view: (view, page, perPage, product, opts) =>
       read(sql, async (tx) => {
         if (isPlainView(view) && opts?.count !== false) return listDevices(tx, page, perPage, view.filter.q?.trim());
-        const { ids, total } = await viewIds(tx, view, page, perPage, product, opts?.count !== false);
-        return { data: await devicesInOrder(tx, ids), total };
+        const { ids, total, exact } = await viewIds(tx, view, page, perPage, product, opts?.count !== false);
+        return { data: await devicesInOrder(tx, ids), total, exact };
       }),
     bulk: (target, set, product) => write(sql, (tx) => bulkDevices(tx, target, set, product)),
     overview: (product) => read(sql, (tx) => overviewOf(tx, product)),

@@ -51,6 +51,52 @@ export function firmwareCondition(filter: string, defaultFirmwareId: string | nu
   return { kind: "firmware", id: filter, orNoCustom: firmwareInEffect(null, defaultFirmwareId) === filter };
 }
 
+/**
+ * A filtered view's total is counted to this many devices past the page; beyond it the answer's total is a lower bound
+ * (`exact: false`), as the audit trail's (rules/audit.ts). Each device counted costs a row visit on PostgreSQL (its
+ * visibility map is cleared by every check-in), so the bound keeps a page's cost bounded whatever the filter matches.
+ */
+export const VIEW_COUNT_LIMIT = 1000;
+
+/**
+ * The filters whose totals are always exact: none, or exactly one of `productTypeId`, `firmware`, `app` or `seen`
+ * (each engine answers these from counts it keeps or one index range). Any other combination is counted to
+ * VIEW_COUNT_LIMIT past the page.
+ */
+export type ExactCount =
+  | { kind: "all" }
+  | { kind: "productType"; id: string | null }
+  | { kind: "firmware"; filter: string }
+  | { kind: "app"; version: string }
+  | { kind: "seen"; seen: DeviceSeen };
+
+export function exactCountOf(filter: DeviceFilter): ExactCount | null {
+  const keys = Object.entries(filter).filter(([, v]) => v !== undefined).map(([k]) => k);
+  if (keys.length === 0) return { kind: "all" };
+  if (keys.length > 1) return null;
+  if (filter.productTypeId !== undefined) return { kind: "productType", id: productTypeCondition(filter.productTypeId) };
+  if (filter.firmware !== undefined) return { kind: "firmware", filter: filter.firmware };
+  if (filter.app !== undefined) return { kind: "app", version: filter.app };
+  if (filter.seen !== undefined) return { kind: "seen", seen: filter.seen };
+  return null;
+}
+
+/**
+ * The total of a page read with `LIMIT perPage + VIEW_COUNT_LIMIT` (`got` rows from `offset`): exact when the rows
+ * ran out, else the lower bound.
+ */
+export function cappedTotal(offset: number, perPage: number, got: number): { total: number; exact: boolean } {
+  return { total: offset + got, exact: got < perPage + VIEW_COUNT_LIMIT };
+}
+
+/** The hour key of a check-in time in the kept `seen` counts (PostgreSQL): `h:` and the ISO time to the hour. */
+export const seenHourKey = (at: string) => `h:${at.slice(0, 13)}`;
+/** The start of the hour after the one `at` is in, as an ISO prefix that compares after every time in it. */
+export function nextHour(at: string): string {
+  const t = new Date(at.slice(0, 13) + ":00:00.000Z").getTime() + 3600_000;
+  return new Date(t).toISOString();
+}
+
 /** The `productTypeId` filter: `none` = no product type. */
 export const productTypeCondition = (filter: string): string | null => filter === "none" ? null : filter;
 

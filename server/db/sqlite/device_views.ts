@@ -9,7 +9,10 @@ import { appendAuditMany } from "./audit.ts";
 import {
   auditEntries,
   byDevicesThenKey,
+  cappedTotal,
   type DeviceView,
+  exactCountOf,
+  type ExactCount,
   firmwareCondition,
   firmwareInEffect,
   groupCounts,
@@ -18,6 +21,7 @@ import {
   productTypeCondition,
   productTypeOrder,
   seenSince,
+  VIEW_COUNT_LIMIT,
 } from "../rules/device_views.ts";
 import { likePattern } from "../rules/like.ts";
 import { type Db, firstMissingId, sql, transaction } from "./open.ts";
@@ -113,7 +117,7 @@ export function viewIds(
   perPage: number,
   product: string,
   count = true,
-): { ids: string[]; total: number } {
+): { ids: string[]; total: number; exact: boolean } {
   const { where, args } = whereOf(db, view.filter, product);
   const dir = view.order === "desc" ? "DESC" : "ASC";
   const offset = page * perPage;
@@ -143,22 +147,48 @@ export function viewIds(
       ).all(...args, s.key, s.limit, s.offset) as { device_id: string }[];
       ids.push(...rows.map((r) => r.device_id));
     }
-    return { ids, total };
+    return { ids, total, exact: true };
   }
   const column = SORT_COLUMN[view.sort];
   const tie = view.sort === "deviceId" ? "" : `, d.device_id ${dir}`;
+  // A filter without an exact count reads on past the page (the same index walk) to count up to VIEW_COUNT_LIMIT more.
+  const exact = count ? exactCountOf(view.filter) : null;
+  const capped = count && exact === null;
   const rows = sql(
     db,
     `SELECT d.device_id FROM devices d WHERE ${where} ORDER BY ${column} ${dir}${tie} LIMIT ? OFFSET ?`,
   )
-    .all(...args, perPage, offset) as { device_id: string }[];
-  const ids = rows.map((r) => r.device_id);
-  if (!count) return { ids, total: -1 };
-  const ends = ids.length < perPage && (ids.length > 0 || offset === 0);
-  const total = ends
-    ? offset + ids.length
-    : (sql(db, `SELECT COUNT(*) AS n FROM devices d WHERE ${where}`).get(...args) as { n: number }).n;
-  return { ids, total };
+    .all(...args, capped ? perPage + VIEW_COUNT_LIMIT : perPage, offset) as { device_id: string }[];
+  const ids = rows.slice(0, perPage).map((r) => r.device_id);
+  if (!count) return { ids, total: -1, exact: true };
+  if (ids.length === 0 && offset > 0) {
+    // A page beyond the end: how many there are (fewer than the offset, so the count stops there).
+    const { m } = sql(db, `SELECT COUNT(*) AS m FROM (SELECT 1 FROM devices d WHERE ${where} LIMIT ?)`)
+      .get(...args, offset) as { m: number };
+    return { ids, total: m, exact: true };
+  }
+  if (capped) return { ids, ...cappedTotal(offset, perPage, rows.length) };
+  const ends = ids.length < perPage;
+  return { ids, total: ends ? offset + ids.length : exactTotal(db, exact!, where, args), exact: true };
+}
+
+const keptSum = (db: Db, dim: string, keyCondition: string, ...args: SQLInputValue[]) =>
+  (sql(db, `SELECT coalesce(sum(n), 0) AS n FROM device_group_counts WHERE dim = ? AND ${keyCondition}`)
+    .get(dim, ...args) as { n: number }).n;
+
+/** The exact total of a filter exactCountOf() names: the kept group counts, or (seen) one covering index range. */
+function exactTotal(db: Db, exact: ExactCount, where: string, args: SQLInputValue[]): number {
+  switch (exact.kind) {
+    case "all":
+      return keptSum(db, "productType", "1");
+    case "productType":
+      return keptSum(db, "productType", "key = ?", exact.id === null ? "none" : `v:${exact.id}`);
+    case "app":
+      return keptSum(db, "app", "key = ?", `v:${exact.version}`);
+    case "firmware":
+    case "seen":
+      return (sql(db, `SELECT COUNT(*) AS n FROM devices d WHERE ${where}`).get(...args) as { n: number }).n;
+  }
 }
 
 /** POST devices/bulk in one write transaction: checks like a patch, then set-based writes; any failure changes none. */

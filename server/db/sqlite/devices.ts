@@ -267,8 +267,8 @@ export function sqliteDevices(db: Db): DeviceStore {
     view: (view, page, perPage, product, opts) =>
       snapshot(db, () => {
         if (isPlainView(view) && opts?.count !== false) return listDevices(db, page, perPage, view.filter.q?.trim());
-        const { ids, total } = viewIds(db, view, page, perPage, product, opts?.count !== false);
-        return { data: devicesInOrder(db, ids), total };
+        const { ids, total, exact } = viewIds(db, view, page, perPage, product, opts?.count !== false);
+        return { data: devicesInOrder(db, ids), total, exact };
       }),
     bulk: (target, set, product) => bulkDevices(db, target, set, product),
     overview: (product) => snapshot(db, () => overviewOf(db, product)),

@@ -13,6 +13,8 @@ import type { IfMatch } from "./revisions.ts";
 export interface DevicePage {
   data: Device[];
   total: number;
+  /** false: `total` is a lower bound (a filter counted only to VIEW_COUNT_LIMIT past the page); absent: exact. */
+  exact?: boolean;
 }
 
 /** The settings an operator patch may change (each one left out stays as it is). */
