@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { InvalidError } from "../../../server/db/errors.ts";
-import { type DeviceView, firmwareInEffect } from "../../../server/db/rules/device_views.ts";
+import { type DeviceView, firmwareInEffect, VIEW_COUNT_LIMIT } from "../../../server/db/rules/device_views.ts";
 import type { DeviceFilter, DeviceSort } from "../../../shared/schemas/device.ts";
 import {
   addFirmware,
@@ -89,10 +89,25 @@ export function deviceViewCases(engine: string, options: ConformanceOptions) {
           pages.push(...page.data.map((d) => d.deviceId));
         }
         assert.deepEqual(pages, all, sort);
-        assert.deepEqual(await devices.view(view, 7, 2, PRODUCT), { data: [], total: 6 });
+        assert.deepEqual(await devices.view(view, 7, 2, PRODUCT), { data: [], total: 6, exact: true });
       }
       const filtered = await devices.view({ filter: { app: "1.0" }, sort: "app", order: "asc" }, 0, 2, PRODUCT);
       assert.equal(filtered.total, 3);
+      // combined filters count exactly while the matches run out within VIEW_COUNT_LIMIT past the page
+      const combined = await devices.view(
+        { filter: { app: "1.0", os: "os-b" }, sort: "app", order: "asc" },
+        0,
+        2,
+        PRODUCT,
+      );
+      assert.deepEqual([combined.total, combined.exact], [3, true]);
+      const beyond = await devices.view(
+        { filter: { app: "1.0", os: "os-b" }, sort: "createdAt", order: "asc" },
+        5,
+        2,
+        PRODUCT,
+      );
+      assert.deepEqual(beyond, { data: [], total: 3, exact: true });
     });
 
     await t.step("the overview: counts by check-in, product type, firmware in effect and app", async () => {
@@ -222,4 +237,89 @@ export function deviceViewCases(engine: string, options: ConformanceOptions) {
       },
     );
   });
+
+  storeTest(
+    engine,
+    options,
+    "device views: totals exact or counted past the page, check-ins by hour",
+    async (stores, t) => {
+      const { devices } = stores;
+      await stores.deviceTypes.ensure(PRODUCT);
+      const n = VIEW_COUNT_LIMIT + 40;
+      for (let i = 0; i < n; i++) {
+        await checkin(stores, `c${String(i).padStart(4, "0")}`, {
+          app: "9.9",
+          os: i % 2 ? "os-b" : "os-a",
+          channels: [],
+        });
+      }
+      const page = (filter: DeviceFilter, p: number, size: number, sort: DeviceSort = "createdAt") =>
+        devices.view({ filter, sort, order: "asc" }, p, size, PRODUCT);
+
+      await t.step("one kept filter: exact, whatever it matches", async () => {
+        const r = await page({ app: "9.9" }, 0, 10);
+        assert.deepEqual([r.data.length, r.total, r.exact], [10, n, true]);
+        const s = await page({ seen: "24h" }, 3, 10, "deviceId");
+        assert.deepEqual([s.total, s.exact], [n, true]);
+      });
+
+      await t.step("a combination: counted to VIEW_COUNT_LIMIT past the page, a lower bound beyond", async () => {
+        const r = await page({ app: "9.9", os: "os-a" }, 0, 10);
+        const all = (await page({ app: "9.9", os: "os-a" }, 0, 100, "deviceId")).total;
+        assert.equal(n / 2, VIEW_COUNT_LIMIT / 2 + 20);
+        // n/2 = 270 match: within 10 + VIEW_COUNT_LIMIT, so exact
+        assert.deepEqual([r.total, r.exact, all], [n / 2, true, n / 2]);
+        const wide = await page({ app: "9.9", q: "c" }, 0, 10);
+        assert.deepEqual([wide.data.length, wide.total, wide.exact], [10, 10 + VIEW_COUNT_LIMIT, false]);
+        const next = await page({ app: "9.9", q: "c" }, 2, 10);
+        assert.deepEqual([next.total, next.exact], [30 + VIEW_COUNT_LIMIT, false]);
+        const last = await page({ app: "9.9", q: "c" }, Math.floor((n - 1) / 10), 10);
+        assert.deepEqual([last.data.length, last.total, last.exact], [n % 10 || 10, n, true]);
+        assert.deepEqual(await page({ app: "9.9", q: "c" }, 1000, 10), { data: [], total: n, exact: true });
+        // the pages walk every match once, in order
+        const ids: string[] = [];
+        for (let p = 0; p * 100 < n; p++) {
+          ids.push(...(await page({ app: "9.9", q: "c" }, p, 100)).data.map((d) => d.deviceId));
+        }
+        assert.equal(new Set(ids).size, n);
+      });
+
+      await t.step("the seen counts follow check-ins across hours (filter and overview agree)", async () => {
+        const HOUR = 3600_000;
+        const ago = [0.2, 23.5, 23.99, 24.01, 24.5, 25, 6 * 24 + 23.9, 7 * 24 + 0.1, 30 * 24];
+        for (let i = 0; i < ago.length; i++) await withClock(-ago[i] * HOUR, () => checkin(stores, `s${i}`));
+        // and one device checks in again, moving from an old hour to now
+        await withClock(-40 * HOUR, () => checkin(stores, "s-moved"));
+        await checkin(stores, "s-moved");
+        const want24 = n + 1 + ago.filter((h) => h < 24).length;
+        const want7 = n + 1 + ago.filter((h) => h < 7 * 24).length;
+        const o = await devices.overview(PRODUCT);
+        assert.deepEqual(o.devices, { total: n + ago.length + 1, seen24h: want24, seen7d: want7, never: 0 });
+        for (const [seen, want] of [["24h", want24], ["7d", want7]] as const) {
+          const all = await page({ seen }, 0, 100, "deviceId");
+          assert.deepEqual([all.total, all.exact], [want, true], seen);
+        }
+      });
+    },
+  );
+}
+
+/** Runs `fn` with the clock moved by `shift` ms (check-ins stamp their time with `new Date()`). */
+async function withClock<T>(shift: number, fn: () => Promise<T>): Promise<T> {
+  const Real = Date;
+  class Shifted extends Real {
+    constructor(...args: unknown[]) {
+      if (args.length === 0) super(Real.now() + shift);
+      else super(...(args as [string]));
+    }
+    static override now() {
+      return Real.now() + shift;
+    }
+  }
+  globalThis.Date = Shifted as DateConstructor;
+  try {
+    return await fn();
+  } finally {
+    globalThis.Date = Real;
+  }
 }
