@@ -10,19 +10,19 @@ import {
   byDevicesThenKey,
   cappedTotal,
   type DeviceView,
-  exactCountOf,
   type ExactCount,
+  exactCountOf,
   firmwareCondition,
   firmwareInEffect,
   groupCounts,
   groupSlices,
+  nextHour,
   noBulkDevice,
   productTypeCondition,
   productTypeOrder,
   seenHourKey,
   seenSince,
   VIEW_COUNT_LIMIT,
-  nextHour,
 } from "../rules/device_views.ts";
 import type { DeviceSeen } from "../../../shared/schemas/device.ts";
 import { likePattern } from "../rules/like.ts";

@@ -460,7 +460,10 @@ export const MIGRATIONS: readonly string[] = [
   CREATE INDEX devices_custom_updated ON devices(updated_at, device_id) WHERE firmware_id IS NOT NULL;
   CREATE INDEX devices_custom_created ON devices(created_at, device_id) WHERE firmware_id IS NOT NULL;
   CREATE INDEX devices_custom_app ON devices(app NULLS FIRST, device_id) WHERE firmware_id IS NOT NULL;
-  `.replaceAll("GROUPS", `(VALUES ('productType', COALESCE('v:' || r.product_type_id, 'none')),
+  `.replaceAll(
+    "GROUPS",
+    `(VALUES ('productType', COALESCE('v:' || r.product_type_id, 'none')),
         ('firmware', COALESCE('v:' || r.firmware_id, 'none')), ('app', COALESCE('v:' || r.app, 'none')),
-        ('seen', COALESCE('h:' || substr(r.last_logged_in, 1, 13), 'none'))) AS g(dim, key)`),
+        ('seen', COALESCE('h:' || substr(r.last_logged_in, 1, 13), 'none'))) AS g(dim, key)`,
+  ),
 ];

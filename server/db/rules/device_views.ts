@@ -74,7 +74,9 @@ export function exactCountOf(filter: DeviceFilter): ExactCount | null {
   const keys = Object.entries(filter).filter(([, v]) => v !== undefined).map(([k]) => k);
   if (keys.length === 0) return { kind: "all" };
   if (keys.length > 1) return null;
-  if (filter.productTypeId !== undefined) return { kind: "productType", id: productTypeCondition(filter.productTypeId) };
+  if (filter.productTypeId !== undefined) {
+    return { kind: "productType", id: productTypeCondition(filter.productTypeId) };
+  }
   if (filter.firmware !== undefined) return { kind: "firmware", filter: filter.firmware };
   if (filter.app !== undefined) return { kind: "app", version: filter.app };
   if (filter.seen !== undefined) return { kind: "seen", seen: filter.seen };

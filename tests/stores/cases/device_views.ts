@@ -309,8 +309,7 @@ async function withClock<T>(shift: number, fn: () => Promise<T>): Promise<T> {
   const Real = Date;
   class Shifted extends Real {
     constructor(...args: unknown[]) {
-      if (args.length === 0) super(Real.now() + shift);
-      else super(...(args as [string]));
+      super(...((args.length === 0 ? [Real.now() + shift] : args) as [string]));
     }
     static override now() {
       return Real.now() + shift;

@@ -19,7 +19,7 @@ import { productTypesQuery } from "../product_types/api.ts";
 import { AdmissionCell, AdmissionFilter, useAdmissionActions, useTokenMode } from "./Admission.tsx";
 import { devicesQuery, downloadDevicesCsv, overviewQuery } from "./api.ts";
 import { loadColumns, loadViews, saveColumns, type SavedView, saveViews } from "./savedViews.ts";
-import { deviceSelectionAtom, NO_SELECTION, selectionSize } from "./selection.ts";
+import { deviceCount, deviceSelectionAtom, NO_SELECTION, selectionSize } from "./selection.ts";
 import {
   type DevicesFilterState,
   devicesUrlQuery,
@@ -309,6 +309,7 @@ export default function DevicesScreen() {
   }), [productTypes.data, firmwares.data]);
   const failed = devices.error ?? productTypes.error;
   const total = devices.data?.total ?? 0;
+  const exact = devices.data?.exact ?? true;
   const rows = devices.data?.data ?? [];
   const filterKey = JSON.stringify([state.q, ...FILTER_KEYS.map((k) => state[k])]);
   const filtered = filterKey !== JSON.stringify(["", ...FILTER_KEYS.map(() => "")]);
@@ -370,7 +371,7 @@ export default function DevicesScreen() {
         <div>
           <h1>Devices</h1>
           <div className="page-sub">
-            {devices.data && !failed ? `${total} device${total === 1 ? "" : "s"}${filtered ? " match" : ""}` : "\u00a0"}
+            {devices.data && !failed ? `${deviceCount(total, exact)}${filtered ? " match" : ""}` : "\u00a0"}
           </div>
         </div>
         <div className="page-actions">
@@ -493,14 +494,16 @@ export default function DevicesScreen() {
       {selected > 0 && (
         <div className="selection-bar" role="status">
           <span>
-            {selection.kind === "matching" ? `All ${selected} matching devices selected.` : `${selected} selected`}
+            {selection.kind === "matching"
+              ? `All ${selection.exact === false ? "(at least) " : ""}${selected} matching devices selected.`
+              : `${selected} selected`}
           </span>
           {selection.kind === "ids" && total > selected && allOnPage && (
             <Button
-              label={`Select all ${total} matching`}
+              label={`Select all ${exact ? "" : "(at least) "}${total} matching`}
               link
               size="small"
-              onClick={() => setSelection({ kind: "matching", filter: { ...state }, total })}
+              onClick={() => setSelection({ kind: "matching", filter: { ...state }, total, exact })}
             />
           )}
           <Button label="Change selected…" icon="pi pi-pencil" size="small" onClick={() => setBulkOpen(true)} />
