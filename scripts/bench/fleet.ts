@@ -5,7 +5,7 @@
  * sort, a deep page, and the overview's counts.
  */
 import { openStores, type Stores } from "../../server/db/mod.ts";
-import { type DeviceView } from "../../server/db/rules/device_views.ts";
+import { type DeviceView, type ViewCursor } from "../../server/db/rules/device_views.ts";
 import { xzBytes } from "../../testing/xz_fixtures.ts";
 import { startPostgres } from "../../testing/postgres.ts";
 import { type FleetRefs, seedFleetPostgres, seedFleetSqlite } from "../../testing/fleet_bench.ts";
@@ -97,20 +97,20 @@ async function benchStores(engine: string, stores: Stores, refs: FleetRefs, n: n
   rows.push({ engine, what: "GET devices: the same view, its last page (context)", ...deep });
   const overview = await measure(runs, () => stores.devices.overview(PRODUCT));
   rows.push({ engine, what: "GET overview (every count)", ...overview });
-  // devices.csv reads the view in batches of 1000 (server/routes/fleet.ts): the whole export, once.
+  // devices.csv reads the view in keyset batches of 1000 (server/routes/fleet.ts): the whole export, once.
   const rss0 = Deno.memoryUsage().rss;
   const t = performance.now();
   let exported = 0;
-  for (let page = 0;; page++) {
-    const { data } = await stores.devices.view(
+  for (let after: ViewCursor | null = null;;) {
+    const { data, next } = await stores.devices.batch(
       { filter: {}, sort: "lastLoggedIn", order: "desc" },
-      page,
+      after,
       1000,
       PRODUCT,
-      { count: false },
     );
     exported += data.length;
-    if (data.length < 1000) break;
+    if (next === null) break;
+    after = next;
   }
   const exportMs = performance.now() - t;
   const grew = (Deno.memoryUsage().rss - rss0) / 1024 ** 2;

@@ -9,7 +9,11 @@ import {
   auditEntries,
   byDevicesThenKey,
   cappedTotal,
+  cursorPart,
   type DeviceView,
+  groupsFrom,
+  keysetParts,
+  type ViewCursor,
   type ExactCount,
   exactCountOf,
   firmwareCondition,
@@ -234,6 +238,84 @@ async function exactTotal(tx: Tx, exact: ExactCount, product: string): Promise<n
       return Number(n);
     }
   }
+}
+
+/**
+ * One export batch of a view: up to `limit` device ids after `after` (null: from the start) in the view's order, and
+ * the cursor after the last (null: the view ended). Each part of the order is one index range from the cursor
+ * (`(column, device_id) > (value, id)`), never an OFFSET.
+ */
+export async function viewBatch(
+  tx: Tx,
+  view: DeviceView,
+  after: ViewCursor | null,
+  limit: number,
+  product: string,
+): Promise<{ ids: string[]; next: ViewCursor | null }> {
+  const { where, args: filterArgs, fixed } = await whereOf(tx, view.filter, product);
+  const dir = view.order === "desc" ? "DESC" : "ASC";
+  const op = view.order === "desc" ? "<" : ">";
+  const ids: string[] = [];
+  let next: ViewCursor | null = null;
+  const batch = async (cond: string[], order: string, rest: number, key: string | null = null) => {
+    const args = [...filterArgs];
+    const p = (v: Arg) => {
+      args.push(v);
+      return `$${args.length}`;
+    };
+    const values: Record<string, () => Arg> = { id: () => after!.deviceId, value: () => after!.value, key: () => key };
+    const sql = cond.map((c) => c.replace(/\$(value|id|key)\b/g, (_, k: string) => p(values[k]())));
+    return await tx.unsafe(
+      `SELECT d.device_id, ${SORT_COLUMN[view.sort]} AS v FROM devices d WHERE ${where}${
+        sql.map((c) => ` AND ${c}`).join("")
+      } ORDER BY ${order} LIMIT ${p(rest)}`,
+      args,
+    );
+  };
+  await tx`SET LOCAL random_page_cost = 1.1`;
+  if (view.sort === "productType") {
+    const types = await tx`SELECT id, name FROM product_types` as unknown as { id: string; name: string }[];
+    for (const g of groupsFrom(productTypeOrder(types, view.order), after)) {
+      const rest = limit - ids.length;
+      if (rest <= 0) break;
+      const cond = [g.key === null ? "d.product_type_id IS NULL" : "d.product_type_id = $key"];
+      if (g.resume) cond.push(`d.device_id ${op} $id`);
+      for (const r of await batch(cond, `d.product_type_id ${dir}, d.device_id ${dir}`, rest, g.key)) {
+        ids.push(r.device_id as string);
+        next = { value: g.key, deviceId: r.device_id as string, group: g.group };
+      }
+    }
+    return { ids, next: ids.length < limit ? null : next };
+  }
+  const column = SORT_COLUMN[view.sort];
+  const lead = leadingColumn(fixed, view.sort, dir);
+  const nulls = dir === "ASC" ? " NULLS FIRST" : " NULLS LAST";
+  const parts = keysetParts(view.sort, view.order);
+  const start = cursorPart(view.sort, after);
+  for (const part of parts.slice(start === null ? 0 : parts.indexOf(start))) {
+    const rest = limit - ids.length;
+    if (rest <= 0) break;
+    const resume = after !== null && part === start;
+    const cond: string[] = [];
+    let order: string;
+    if (view.sort === "deviceId") {
+      if (resume) cond.push(`d.device_id ${op} $id`);
+      order = `d.device_id ${dir}`;
+    } else if (part === "null") {
+      cond.push(`${column} IS NULL`);
+      if (resume) cond.push(`d.device_id ${op} $id`);
+      order = `${column} ${dir}${nulls}, d.device_id ${dir}`;
+    } else {
+      if (parts.length > 1) cond.push(`${column} IS NOT NULL`);
+      if (resume) cond.push(`(${column}, d.device_id) ${op} ($value, $id)`);
+      order = `${column} ${dir}${parts.length > 1 ? nulls : ""}, d.device_id ${dir}`;
+    }
+    for (const r of await batch(cond, `${lead}${order}`, rest)) {
+      ids.push(r.device_id as string);
+      next = { value: (r.v as string | null) ?? null, deviceId: r.device_id as string };
+    }
+  }
+  return { ids, next: ids.length < limit ? null : next };
 }
 
 /** POST devices/bulk in the caller's write transaction; see sqlite/device_views.ts. */

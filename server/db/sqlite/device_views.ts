@@ -10,7 +10,11 @@ import {
   auditEntries,
   byDevicesThenKey,
   cappedTotal,
+  cursorPart,
   type DeviceView,
+  groupsFrom,
+  keysetParts,
+  type ViewCursor,
   type ExactCount,
   exactCountOf,
   firmwareCondition,
@@ -209,6 +213,86 @@ function exactTotal(db: Db, exact: ExactCount, where: string, args: SQLInputValu
     case "seen":
       return (sql(db, `SELECT COUNT(*) AS n FROM devices d WHERE ${where}`).get(...args) as { n: number }).n;
   }
+}
+
+/**
+ * One export batch of a view: up to `limit` device ids after `after` (null: from the start) in the view's order, and
+ * the cursor after the last (null: the view ended). Each part of the order is one index range from the cursor
+ * (`(column, device_id) > (value, id)`), never an OFFSET.
+ */
+export function viewBatch(
+  db: Db,
+  view: DeviceView,
+  after: ViewCursor | null,
+  limit: number,
+  product: string,
+): { ids: string[]; next: ViewCursor | null } {
+  const { where, args: filterArgs } = whereOf(db, view.filter, product);
+  const dir = view.order === "desc" ? "DESC" : "ASC";
+  const op = view.order === "desc" ? "<" : ">";
+  const ids: string[] = [];
+  let next: ViewCursor | null = null;
+  const batch = (cond: string[], order: string, rest: number, key: string | null = null) => {
+    const args = [...filterArgs];
+    const values: Record<string, () => SQLInputValue> = {
+      id: () => after!.deviceId,
+      value: () => after!.value,
+      key: () => key,
+    };
+    const sqlCond = cond.map((c) =>
+      c.replace(/\$(value|id|key)\b/g, (_, k: string) => {
+        args.push(values[k]());
+        return "?";
+      })
+    );
+    return sql(
+      db,
+      `SELECT d.device_id, ${SORT_COLUMN[view.sort]} AS v FROM devices d${indexedBy(view)} WHERE ${where}${
+        sqlCond.map((c) => ` AND ${c}`).join("")
+      } ORDER BY ${order} LIMIT ?`,
+    ).all(...args, rest) as { device_id: string; v: string | null }[];
+  };
+  if (view.sort === "productType") {
+    const types = sql(db, "SELECT id, name FROM product_types").all() as { id: string; name: string }[];
+    for (const g of groupsFrom(productTypeOrder(types, view.order), after)) {
+      const rest = limit - ids.length;
+      if (rest <= 0) break;
+      const cond = ["d.product_type_id IS $key"];
+      if (g.resume) cond.push(`d.device_id ${op} $id`);
+      for (const r of batch(cond, `d.device_id ${dir}`, rest, g.key)) {
+        ids.push(r.device_id);
+        next = { value: g.key, deviceId: r.device_id, group: g.group };
+      }
+    }
+    return { ids, next: ids.length < limit ? null : next };
+  }
+  const column = SORT_COLUMN[view.sort];
+  const parts = keysetParts(view.sort, view.order);
+  const start = cursorPart(view.sort, after);
+  for (const part of parts.slice(start === null ? 0 : parts.indexOf(start))) {
+    const rest = limit - ids.length;
+    if (rest <= 0) break;
+    const resume = after !== null && part === start;
+    const cond: string[] = [];
+    let order: string;
+    if (view.sort === "deviceId") {
+      if (resume) cond.push(`d.device_id ${op} $id`);
+      order = `d.device_id ${dir}`;
+    } else if (part === "null") {
+      cond.push(`${column} IS NULL`);
+      if (resume) cond.push(`d.device_id ${op} $id`);
+      order = `${column} ${dir}, d.device_id ${dir}`;
+    } else {
+      if (parts.length > 1) cond.push(`${column} IS NOT NULL`);
+      if (resume) cond.push(`(${column}, d.device_id) ${op} ($value, $id)`);
+      order = `${column} ${dir}, d.device_id ${dir}`;
+    }
+    for (const r of batch(cond, order, rest)) {
+      ids.push(r.device_id);
+      next = { value: r.v ?? null, deviceId: r.device_id };
+    }
+  }
+  return { ids, next: ids.length < limit ? null : next };
 }
 
 /** POST devices/bulk in one write transaction: checks like a patch, then set-based writes; any failure changes none. */

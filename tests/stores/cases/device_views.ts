@@ -1,6 +1,11 @@
 import assert from "node:assert/strict";
 import { InvalidError } from "../../../server/db/errors.ts";
-import { type DeviceView, firmwareInEffect, VIEW_COUNT_LIMIT } from "../../../server/db/rules/device_views.ts";
+import {
+  type DeviceView,
+  firmwareInEffect,
+  VIEW_COUNT_LIMIT,
+  type ViewCursor,
+} from "../../../server/db/rules/device_views.ts";
 import type { DeviceFilter, DeviceSort } from "../../../shared/schemas/device.ts";
 import {
   addFirmware,
@@ -108,6 +113,35 @@ export function deviceViewCases(engine: string, options: ConformanceOptions) {
         PRODUCT,
       );
       assert.deepEqual(beyond, { data: [], total: 3, exact: true });
+    });
+
+    await t.step("export batches (keyset): every device once, in the view's order, ties included", async () => {
+      for (const sort of ["deviceId", "productType", "app", "lastLoggedIn", "updatedAt", "createdAt"] as const) {
+        for (const order of ["asc", "desc"] as const) {
+          for (
+            const filter of [{}, { app: "1.0" }, { firmware: "default" }, { productTypeId: "none" }] as DeviceFilter[]
+          ) {
+            const want = await ids(filter, sort, order);
+            for (const size of [1, 2, 4, 100]) {
+              const got: string[] = [];
+              let after: ViewCursor | null = null;
+              for (let i = 0; i < 20; i++) {
+                const b: { data: { deviceId: string }[]; next: ViewCursor | null } = await devices.batch(
+                  { filter, sort, order },
+                  after,
+                  size,
+                  PRODUCT,
+                );
+                got.push(...b.data.map((d) => d.deviceId));
+                assert.ok(b.data.length <= size);
+                if (b.next === null) break;
+                after = b.next;
+              }
+              assert.deepEqual(got, want, `${sort} ${order} ${JSON.stringify(filter)} by ${size}`);
+            }
+          }
+        }
+      }
     });
 
     await t.step("the overview: counts by check-in, product type, firmware in effect and app", async () => {
@@ -282,6 +316,35 @@ export function deviceViewCases(engine: string, options: ConformanceOptions) {
           ids.push(...(await page({ app: "9.9", q: "c" }, p, 100)).data.map((d) => d.deviceId));
         }
         assert.equal(new Set(ids).size, n);
+      });
+
+      await t.step("export batches across many ties: neither lost nor repeated", async () => {
+        for (
+          const [sort, order] of [["app", "asc"], ["app", "desc"], ["createdAt", "desc"], [
+            "productType",
+            "asc",
+          ]] as const
+        ) {
+          const seen = new Set<string>();
+          let after: ViewCursor | null = null;
+          let batches = 0;
+          do {
+            const b: { data: { deviceId: string }[]; next: ViewCursor | null } = await devices.batch(
+              { filter: { app: "9.9" }, sort, order },
+              after,
+              64,
+              PRODUCT,
+            );
+            for (const d of b.data) {
+              assert.ok(!seen.has(d.deviceId), `${d.deviceId} twice (${sort} ${order})`);
+              seen.add(d.deviceId);
+            }
+            after = b.next;
+            batches++;
+          } while (after !== null);
+          assert.equal(seen.size, n, `${sort} ${order}`);
+          assert.equal(batches, Math.ceil((n + 1) / 64));
+        }
       });
 
       await t.step("the seen counts follow check-ins across hours (filter and overview agree)", async () => {
