@@ -11,15 +11,14 @@ import {
   cappedTotal,
   cursorPart,
   type DeviceView,
-  groupsFrom,
-  keysetParts,
-  type ViewCursor,
   type ExactCount,
   exactCountOf,
   firmwareCondition,
   firmwareInEffect,
   groupCounts,
+  groupsFrom,
   groupSlices,
+  keysetParts,
   nextHour,
   noBulkDevice,
   productTypeCondition,
@@ -27,6 +26,7 @@ import {
   seenHourKey,
   seenSince,
   VIEW_COUNT_LIMIT,
+  type ViewCursor,
 } from "../rules/device_views.ts";
 import type { DeviceSeen } from "../../../shared/schemas/device.ts";
 import { likePattern } from "../rules/like.ts";
@@ -173,9 +173,6 @@ export async function viewIds(
   // A filter without an exact count reads on past the page (the same index walk) to count up to VIEW_COUNT_LIMIT more.
   const exact = count ? exactCountOf(view.filter) : null;
   const capped = count && exact === null;
-  // The rows are in memory: a row visit costs about what an index step does (PostgreSQL's default of 4 models a disk
-  // seek), so the planner walks the index that holds the sort rather than sorting every match.
-  await tx`SET LOCAL random_page_cost = 1.1`;
   const rows = await tx.unsafe(
     `SELECT d.device_id FROM devices d WHERE ${where}
      ORDER BY ${leadingColumn(fixed, view.sort, dir)}${column} ${dir}${nulls}${tie}
@@ -272,7 +269,6 @@ export async function viewBatch(
       args,
     );
   };
-  await tx`SET LOCAL random_page_cost = 1.1`;
   if (view.sort === "productType") {
     const types = await tx`SELECT id, name FROM product_types` as unknown as { id: string; name: string }[];
     for (const g of groupsFrom(productTypeOrder(types, view.order), after)) {
@@ -374,17 +370,30 @@ export async function bulkDevices(
   return { updated: ids.length, deviceIds: ids };
 }
 
-/** GET overview from count queries (the total from the device_count counter row). */
+/**
+ * GET overview in one round trip: the total from the device_count counter row, the check-in counts from the hours
+ * kept by triggers (seenCount), the groups kept by triggers, and the names.
+ */
 export async function overviewOf(tx: Tx, product: string): Promise<Overview> {
-  const [{ value }] = await tx`SELECT value FROM change_counters WHERE name = 'device_count'`;
-  const total = Number(value);
-  const seen24h = await seenCount(tx, "24h");
-  const seen7d = await seenCount(tx, "7d");
-  const never = await seenCount(tx, "never");
-
-  const types = await tx`SELECT id, name FROM product_types` as unknown as { id: string; name: string }[];
+  const seen = (s: "24h" | "7d") => [seenHourKey(seenSince(s)!), seenSince(s)!, nextHour(seenSince(s)!)];
+  const [h24, s24, n24] = seen("24h");
+  const [h7, s7, n7] = seen("7d");
+  const [row] = await tx`SELECT
+      (SELECT value FROM change_counters WHERE name = 'device_count') AS total,
+      (SELECT coalesce(sum(n), 0) FROM device_group_counts WHERE dim = 'seen' AND key > ${h24} AND key < 'i')
+        + (SELECT count(*) FROM devices WHERE last_logged_in >= ${s24} AND last_logged_in < ${n24}) AS seen24h,
+      (SELECT coalesce(sum(n), 0) FROM device_group_counts WHERE dim = 'seen' AND key > ${h7} AND key < 'i')
+        + (SELECT count(*) FROM devices WHERE last_logged_in >= ${s7} AND last_logged_in < ${n7}) AS seen7d,
+      (SELECT coalesce(sum(n), 0) FROM device_group_counts WHERE dim = 'seen' AND key = 'none') AS never,
+      (SELECT json_agg(json_build_array(id, name)) FROM product_types) AS types,
+      (SELECT json_agg(json_build_array(dim, key, n)) FROM device_group_counts WHERE dim <> 'seen') AS groups,
+      (SELECT default_firmware FROM device_types WHERE name = ${deviceTypeName(product)}) AS default_firmware,
+      (SELECT json_agg(json_build_array(id, name)) FROM firmwares) AS firmwares`;
+  const total = Number(row.total);
+  const [seen24h, seen7d, never] = [Number(row.seen24h), Number(row.seen7d), Number(row.never)];
+  const types = ((row.types ?? []) as [string, string][]).map(([id, name]) => ({ id, name }));
   const groups = groupCounts(
-    await tx`SELECT dim, key, n FROM device_group_counts` as unknown as { dim: string; key: string; n: number }[],
+    ((row.groups ?? []) as [string, string, number][]).map(([dim, key, n]) => ({ dim, key, n })),
   );
   const byType = groups.productType;
   const typeNames = new Map(types.map((t) => [t.id, t.name]));
@@ -392,15 +401,13 @@ export async function overviewOf(tx: Tx, product: string): Promise<Overview> {
     .map((id) => ({ _id: id, name: id === null ? null : typeNames.get(id)!, devices: byType.get(id) ?? 0 }))
     .filter((t) => t._id !== null || t.devices > 0);
 
-  const defaultFirmware = await defaultFirmwareOf(tx, product);
+  const defaultFirmware = (row.default_firmware as string | null) ?? null;
   const byFirmware = new Map<string | null, number>();
   for (const [custom, n] of groups.firmware) {
     const id = firmwareInEffect(custom, defaultFirmware);
     byFirmware.set(id, (byFirmware.get(id) ?? 0) + n);
   }
-  const firmwareNames = new Map(
-    (await tx`SELECT id, name FROM firmwares`).map((f) => [f.id as string, f.name as string]),
-  );
+  const firmwareNames = new Map((row.firmwares ?? []) as [string, string][]);
   const firmwares = [...byFirmware].map(([id, n]) => ({
     _id: id,
     name: id === null ? null : firmwareNames.get(id) ?? id,

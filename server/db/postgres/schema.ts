@@ -455,7 +455,6 @@ export const MIGRATIONS: readonly string[] = [
   CREATE INDEX devices_updated ON devices(updated_at, device_id, app, os);
   CREATE INDEX devices_created ON devices(created_at, device_id, app, os);
   CREATE INDEX devices_last_logged_in ON devices(last_logged_in NULLS FIRST, device_id, app, os);
-  CREATE INDEX devices_custom ON devices(device_id) WHERE firmware_id IS NOT NULL;
   CREATE INDEX devices_custom_seen ON devices(last_logged_in NULLS FIRST, device_id) WHERE firmware_id IS NOT NULL;
   CREATE INDEX devices_custom_updated ON devices(updated_at, device_id) WHERE firmware_id IS NOT NULL;
   CREATE INDEX devices_custom_created ON devices(created_at, device_id) WHERE firmware_id IS NOT NULL;

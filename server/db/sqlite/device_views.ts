@@ -12,20 +12,20 @@ import {
   cappedTotal,
   cursorPart,
   type DeviceView,
-  groupsFrom,
-  keysetParts,
-  type ViewCursor,
   type ExactCount,
   exactCountOf,
   firmwareCondition,
   firmwareInEffect,
   groupCounts,
+  groupsFrom,
   groupSlices,
+  keysetParts,
   noBulkDevice,
   productTypeCondition,
   productTypeOrder,
   seenSince,
   VIEW_COUNT_LIMIT,
+  type ViewCursor,
 } from "../rules/device_views.ts";
 import { likePattern } from "../rules/like.ts";
 import { type Db, firstMissingId, sql, transaction } from "./open.ts";
