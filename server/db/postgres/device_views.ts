@@ -14,10 +14,15 @@ import {
   type ExactCount,
   exactCountOf,
   firmwareCondition,
-  firmwareInEffect,
+  firmwareDistribution,
+  firmwareInEffectSql,
   groupCounts,
   groupsFrom,
   groupSlices,
+  heldByRollout,
+  HOLDING_ROLLOUTS_SQL,
+  type HoldingRollout,
+  holdingRollouts,
   keysetParts,
   nextHour,
   noBulkDevice,
@@ -62,7 +67,7 @@ async function whereOf(
   tx: Tx,
   filter: DeviceFilter,
   product: string,
-): Promise<{ where: string; args: Arg[]; fixed: string[] }> {
+): Promise<{ where: string; args: Arg[]; fixed: string[]; rolloutAware: boolean }> {
   const fixed: string[] = [];
   const parts: string[] = [];
   const args: Arg[] = [];
@@ -77,15 +82,33 @@ async function whereOf(
     parts.push(pt === null ? "d.product_type_id IS NULL" : `d.product_type_id = ${p(pt)}`);
     fixed.push("d.product_type_id");
   }
+  let rolloutAware = false;
   if (filter.firmware !== undefined) {
-    const fw = firmwareCondition(filter.firmware, await defaultFirmwareOf(tx, product));
-    if (fw.kind === "custom") parts.push("d.firmware_id IS NOT NULL");
+    const defaultFirmware = await defaultFirmwareOf(tx, product);
+    const fw = firmwareCondition(filter.firmware, defaultFirmware);
+    const rollouts = fw.kind === "custom" ? [] : await holdingRolloutsOf(tx);
+    if (rollouts.length) {
+      // Rollouts hold devices: the firmware in effect as config resolution decides it, device by device.
+      rolloutAware = true;
+      parts.push(
+        firmwareInEffectSql(
+          fw.kind === "default" ? "default" : { id: (fw as { id: string }).id },
+          rollouts,
+          defaultFirmware,
+          p,
+          BUCKET,
+        ),
+      );
+      if (fw.kind === "default") fixed.push("d.firmware_id");
+    } else if (fw.kind === "custom") parts.push("d.firmware_id IS NOT NULL");
     else if (fw.kind === "default") parts.push("d.firmware_id IS NULL");
     else {
       const id = p(fw.id);
       parts.push(fw.orNoCustom ? `(d.firmware_id = ${id} OR d.firmware_id IS NULL)` : `d.firmware_id = ${id}`);
     }
-    if (fw.kind === "default" || (fw.kind === "firmware" && !fw.orNoCustom)) fixed.push("d.firmware_id");
+    if (!rolloutAware && (fw.kind === "default" || (fw.kind === "firmware" && !fw.orNoCustom))) {
+      fixed.push("d.firmware_id");
+    }
   }
   if (filter.app !== undefined) parts.push(`${APP} = ${p(filter.app)}`);
   if (filter.os !== undefined) parts.push(`${OS} = ${p(filter.os)}`);
@@ -101,7 +124,18 @@ async function whereOf(
   if (filter.update !== undefined) {
     parts.push(filter.update === "none" ? "d.update_status IS NULL" : `${UPDATE_STATE} = ${p(filter.update)}`);
   }
-  return { where: parts.length ? parts.join(" AND ") : "true", args, fixed };
+  return { where: parts.length ? parts.join(" AND ") : "true", args, fixed, rolloutAware };
+}
+
+/**
+ * rules/rollouts.ts's bucket() in SQL: the first 32 bits of sha256(rolloutId + ":" + deviceId), big-endian, over
+ * 2^32, times 100, in float8 as JavaScript computes it (so a device sits on the same side of a stage's percentage).
+ */
+const BUCKET = (id: string) =>
+  `((('x' || substr(encode(sha256(convert_to(${id} || ':' || d.device_id, 'UTF8')), 'hex'), 1, 8))::bit(32)::bigint)::float8 / 4294967296.0::float8 * 100.0::float8)`;
+
+async function holdingRolloutsOf(tx: Tx): Promise<HoldingRollout[]> {
+  return holdingRollouts(await tx.unsafe(HOLDING_ROLLOUTS_SQL) as unknown as Parameters<typeof holdingRollouts>[0]);
 }
 
 /**
@@ -126,7 +160,7 @@ export async function viewIds(
   product: string,
   count = true,
 ): Promise<{ ids: string[]; total: number; exact: boolean }> {
-  const { where, args, fixed } = await whereOf(tx, view.filter, product);
+  const { where, args, fixed, rolloutAware } = await whereOf(tx, view.filter, product);
   const dir = view.order === "desc" ? "DESC" : "ASC";
   const offset = page * perPage;
   const n = args.length;
@@ -171,7 +205,9 @@ export async function viewIds(
     : "";
   const tie = view.sort === "deviceId" ? "" : `, d.device_id ${dir}`;
   // A filter without an exact count reads on past the page (the same index walk) to count up to VIEW_COUNT_LIMIT more.
-  const exact = count ? exactCountOf(view.filter) : null;
+  // The kept firmware counts are of the custom firmware column: with rollouts holding devices, a firmware filter is
+  // counted as a combination is.
+  const exact = count && !rolloutAware ? exactCountOf(view.filter) : null;
   const capped = count && exact === null;
   const rows = await tx.unsafe(
     `SELECT d.device_id FROM devices d WHERE ${where}
@@ -388,7 +424,15 @@ export async function overviewOf(tx: Tx, product: string): Promise<Overview> {
       (SELECT json_agg(json_build_array(id, name)) FROM product_types) AS types,
       (SELECT json_agg(json_build_array(dim, key, n)) FROM device_group_counts WHERE dim <> 'seen') AS groups,
       (SELECT default_firmware FROM device_types WHERE name = ${deviceTypeName(product)}) AS default_firmware,
-      (SELECT json_agg(json_build_array(id, name)) FROM firmwares) AS firmwares`;
+      (SELECT json_agg(json_build_array(id, name)) FROM firmwares) AS firmwares,
+      (SELECT json_agg(json_build_array(r.firmware_id, r.state, r.in_stage, r.installed,
+          (SELECT count(*) FROM devices c JOIN rollout_devices rd ON rd.device_id = c.device_id AND rd.rollout_id = r.id
+            WHERE c.firmware_id IS NOT NULL
+              AND CASE WHEN r.state = 'cancelled' THEN rd.state = 'installed' ELSE rd.bucket < r.stage_percent END))
+          ORDER BY r.created_at DESC, r.id DESC)
+        FROM rollouts r JOIN firmwares f ON f.id = r.firmware_id
+        WHERE (r.state IN ('running', 'paused', 'finished') AND r.stage_percent > 0)
+          OR (r.state = 'cancelled' AND r.installed > 0)) AS rollouts`;
   const total = Number(row.total);
   const [seen24h, seen7d, never] = [Number(row.seen24h), Number(row.seen7d), Number(row.never)];
   const types = ((row.types ?? []) as [string, string][]).map(([id, name]) => ({ id, name }));
@@ -402,11 +446,10 @@ export async function overviewOf(tx: Tx, product: string): Promise<Overview> {
     .filter((t) => t._id !== null || t.devices > 0);
 
   const defaultFirmware = (row.default_firmware as string | null) ?? null;
-  const byFirmware = new Map<string | null, number>();
-  for (const [custom, n] of groups.firmware) {
-    const id = firmwareInEffect(custom, defaultFirmware);
-    byFirmware.set(id, (byFirmware.get(id) ?? 0) + n);
-  }
+  const held = ((row.rollouts ?? []) as [string, string, number, number, number][]).map((
+    [firmwareId, state, in_stage, installed, custom],
+  ) => ({ firmwareId, devices: heldByRollout({ state, in_stage, installed, custom }) }));
+  const byFirmware = firmwareDistribution(groups.firmware, defaultFirmware, held);
   const firmwareNames = new Map((row.firmwares ?? []) as [string, string][]);
   const firmwares = [...byFirmware].map(([id, n]) => ({
     _id: id,

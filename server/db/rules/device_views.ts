@@ -11,6 +11,7 @@ import type {
 } from "../../../shared/schemas/device.ts";
 import type { NewAuditEntry } from "./audit.ts";
 import { deviceTarget } from "./devices.ts";
+import { stagePercent } from "./rollouts.ts";
 
 /** A fleet view: a filter plus a sort. */
 export interface DeviceView {
@@ -33,6 +34,79 @@ export const isPlainView = (v: DeviceView) =>
  */
 export function firmwareInEffect(customFirmwareId: string | null, defaultFirmwareId: string | null): string | null {
   return customFirmwareId ?? defaultFirmwareId;
+}
+
+/**
+ * A rollout that may decide a device's firmware: config resolution's middle step (CONTRACT §13; the engines'
+ * offeredByRollout): running, paused or finished with devices in its current stage (`percent`), or cancelled with
+ * devices that installed it; its firmware still there. Newest first, as config resolution tries them.
+ */
+export interface HoldingRollout {
+  id: string;
+  firmwareId: string;
+  productTypeId: string | null;
+  cancelled: boolean;
+  percent: number;
+}
+
+/** The rollouts that may hold devices (see HoldingRollout); rows of HOLDING_ROLLOUTS_SQL. */
+export const HOLDING_ROLLOUTS_SQL = `SELECT r.id, r.firmware_id, r.product_type_id, r.state, r.stages, r.stage
+  FROM rollouts r JOIN firmwares f ON f.id = r.firmware_id
+  WHERE r.state IN ('running', 'paused', 'finished') OR (r.state = 'cancelled' AND r.installed > 0)
+  ORDER BY r.created_at DESC, r.id DESC`;
+
+export function holdingRollouts(
+  rows: readonly {
+    id: string;
+    firmware_id: string;
+    product_type_id: string | null;
+    state: string;
+    stages: string;
+    stage: number;
+  }[],
+): HoldingRollout[] {
+  return rows.map((r) => ({
+    id: r.id,
+    firmwareId: r.firmware_id,
+    productTypeId: r.product_type_id,
+    cancelled: r.state === "cancelled",
+    percent: stagePercent(JSON.parse(r.stages), Number(r.stage)),
+  })).filter((r) => r.cancelled || r.percent > 0);
+}
+
+/**
+ * SQL true when rollout `r` holds device `d` (alias d), exactly as config resolution decides: the device's product
+ * type in the rollout's scope, and its bucket (`bucketOf`: the engine's expression of rules/rollouts.ts's bucket())
+ * in the current stage, or (cancelled) its report of having installed it. `p` binds a value in textual order.
+ */
+export function holdsSql(r: HoldingRollout, p: (v: string | number) => string, bucketOf: (id: string) => string) {
+  const scope = r.productTypeId === null ? "" : `d.product_type_id = ${p(r.productTypeId)} AND `;
+  return r.cancelled
+    ? `(${scope}EXISTS (SELECT 1 FROM rollout_devices rd WHERE rd.rollout_id = ${
+      p(r.id)
+    } AND rd.device_id = d.device_id AND rd.state = 'installed'))`
+    : `(${scope}${bucketOf(p(r.id))} < ${p(r.percent)})`;
+}
+
+/**
+ * The `firmware` filter as SQL over d (alias d) when rollouts may hold devices: the firmware in effect is the custom
+ * one, else the newest holding rollout's, else the default (null: none). `custom` is left to the plain condition.
+ */
+export function firmwareInEffectSql(
+  filter: "default" | { id: string },
+  rollouts: readonly HoldingRollout[],
+  defaultFirmwareId: string | null,
+  p: (v: string | number) => string,
+  bucketOf: (id: string) => string,
+): string {
+  if (filter === "default") {
+    const held = rollouts.map((r) => holdsSql(r, p, bucketOf)).join(" OR ");
+    return `(d.firmware_id IS NULL AND (CASE WHEN ${held} THEN 1 ELSE 0 END) = 0)`;
+  }
+  const custom = `d.firmware_id = ${p(filter.id)}`;
+  const cases = rollouts.map((r) => `WHEN ${holdsSql(r, p, bucketOf)} THEN ${p(r.firmwareId)}`).join(" ");
+  const rest = `ELSE ${defaultFirmwareId === null ? "NULL" : p(defaultFirmwareId)} END`;
+  return `(${custom} OR (d.firmware_id IS NULL AND (CASE ${cases} ${rest}) = ${p(filter.id)}))`;
 }
 
 /**
@@ -190,6 +264,39 @@ export function groupSlices(
   }
   return out;
 }
+
+/**
+ * The overview's firmware distribution (firmware in effect): the kept counts of the custom firmware column, with the
+ * devices that rollouts hold moved from the default to each rollout's firmware. A rollout's held devices come from
+ * its kept counts (in its current stage, or installed when cancelled) less those that have a custom firmware since:
+ * no device-by-device pass over the fleet. Not counted exactly (docs/DECISIONS.md, "Fleet views"): a device two
+ * holding rollouts overlap on (counted for each), one that left the rollout's product type, and one that became
+ * eligible (its custom firmware cleared) until it checks in and joins.
+ */
+export function firmwareDistribution(
+  customCounts: ReadonlyMap<string | null, number>,
+  defaultFirmwareId: string | null,
+  held: readonly { firmwareId: string; devices: number }[],
+): Map<string | null, number> {
+  const out = new Map<string | null, number>();
+  const add = (id: string | null, n: number) => out.set(id, (out.get(id) ?? 0) + n);
+  let onDefault = 0;
+  for (const [custom, n] of customCounts) {
+    if (custom === null) onDefault += n;
+    else add(custom, n);
+  }
+  for (const h of held) {
+    const n = Math.max(0, Math.min(h.devices, onDefault));
+    onDefault -= n;
+    if (n > 0) add(h.firmwareId, n);
+  }
+  if (onDefault > 0) add(defaultFirmwareId, onDefault);
+  return out;
+}
+
+/** The devices a holding rollout's kept counts hold (see firmwareDistribution). */
+export const heldByRollout = (r: { state: string; in_stage: number; installed: number; custom: number }) =>
+  Math.max(0, Number(r.state === "cancelled" ? r.installed : r.in_stage) - Number(r.custom));
 
 /** The overview's lists: most devices first, then by key (null first), the same on every engine. */
 export function byDevicesThenKey<T extends { devices: number }>(items: T[], key: (t: T) => string | null): T[] {

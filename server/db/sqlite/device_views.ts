@@ -15,10 +15,14 @@ import {
   type ExactCount,
   exactCountOf,
   firmwareCondition,
-  firmwareInEffect,
+  firmwareDistribution,
+  firmwareInEffectSql,
   groupCounts,
   groupsFrom,
   groupSlices,
+  heldByRollout,
+  HOLDING_ROLLOUTS_SQL,
+  holdingRollouts,
   keysetParts,
   noBulkDevice,
   productTypeCondition,
@@ -54,7 +58,11 @@ export function defaultFirmwareOf(db: Db, product: string): string | null {
 }
 
 /** The WHERE clause of a filter (always something: `1` for none). */
-export function whereOf(db: Db, filter: DeviceFilter, product: string): { where: string; args: SQLInputValue[] } {
+export function whereOf(
+  db: Db,
+  filter: DeviceFilter,
+  product: string,
+): { where: string; args: SQLInputValue[]; rolloutAware: boolean } {
   const parts: string[] = [];
   const args: SQLInputValue[] = [];
   const q = filter.q?.trim();
@@ -70,9 +78,28 @@ export function whereOf(db: Db, filter: DeviceFilter, product: string): { where:
       args.push(pt);
     }
   }
+  let rolloutAware = false;
   if (filter.firmware !== undefined) {
-    const fw = firmwareCondition(filter.firmware, defaultFirmwareOf(db, product));
-    if (fw.kind === "custom") parts.push("d.firmware_id IS NOT NULL");
+    const defaultFirmware = defaultFirmwareOf(db, product);
+    const fw = firmwareCondition(filter.firmware, defaultFirmware);
+    const rollouts = fw.kind === "custom" ? [] : holdingRollouts(sql(db, HOLDING_ROLLOUTS_SQL).all() as never);
+    if (rollouts.length) {
+      // Rollouts hold devices: the firmware in effect as config resolution decides it, device by device.
+      rolloutAware = true;
+      const p = (v: string | number) => {
+        args.push(v);
+        return "?";
+      };
+      parts.push(
+        firmwareInEffectSql(
+          fw.kind === "default" ? "default" : { id: (fw as { id: string }).id },
+          rollouts,
+          defaultFirmware,
+          p,
+          (id) => `rollout_bucket(${id}, d.device_id)`,
+        ),
+      );
+    } else if (fw.kind === "custom") parts.push("d.firmware_id IS NOT NULL");
     else if (fw.kind === "default") parts.push("d.firmware_id IS NULL");
     else {
       parts.push(fw.orNoCustom ? "(d.firmware_id = ? OR d.firmware_id IS NULL)" : "d.firmware_id = ?");
@@ -106,7 +133,7 @@ export function whereOf(db: Db, filter: DeviceFilter, product: string): { where:
       args.push(filter.update);
     }
   }
-  return { where: parts.length ? parts.join(" AND ") : "1", args };
+  return { where: parts.length ? parts.join(" AND ") : "1", args, rolloutAware };
 }
 
 /**
@@ -122,7 +149,7 @@ export function viewIds(
   product: string,
   count = true,
 ): { ids: string[]; total: number; exact: boolean } {
-  const { where, args } = whereOf(db, view.filter, product);
+  const { where, args, rolloutAware } = whereOf(db, view.filter, product);
   const dir = view.order === "desc" ? "DESC" : "ASC";
   const offset = page * perPage;
   if (view.sort === "productType") {
@@ -156,7 +183,9 @@ export function viewIds(
   const column = SORT_COLUMN[view.sort];
   const tie = view.sort === "deviceId" ? "" : `, d.device_id ${dir}`;
   // A filter without an exact count reads on past the page (the same index walk) to count up to VIEW_COUNT_LIMIT more.
-  const exact = count ? exactCountOf(view.filter) : null;
+  // The kept firmware counts are of the custom firmware column: with rollouts holding devices, a firmware filter is
+  // counted as a combination is.
+  const exact = count && !rolloutAware ? exactCountOf(view.filter) : null;
   const capped = count && exact === null;
   const rows = sql(
     db,
@@ -379,11 +408,19 @@ export function overviewOf(db: Db, product: string): Overview {
     .filter((t) => t._id !== null || t.devices > 0);
 
   const defaultFirmware = defaultFirmwareOf(db, product);
-  const byFirmware = new Map<string | null, number>();
-  for (const [custom, n] of groups.firmware) {
-    const id = firmwareInEffect(custom, defaultFirmware);
-    byFirmware.set(id, (byFirmware.get(id) ?? 0) + n);
-  }
+  const held = (sql(
+    db,
+    `SELECT r.firmware_id, r.state, r.in_stage, r.installed,
+       (SELECT COUNT(*) FROM devices c JOIN rollout_devices rd ON rd.device_id = c.device_id AND rd.rollout_id = r.id
+        WHERE c.firmware_id IS NOT NULL
+          AND CASE WHEN r.state = 'cancelled' THEN rd.state = 'installed' ELSE rd.bucket < r.stage_percent END) AS custom
+     FROM rollouts r JOIN firmwares f ON f.id = r.firmware_id
+     WHERE (r.state IN ('running', 'paused', 'finished') AND r.stage_percent > 0)
+       OR (r.state = 'cancelled' AND r.installed > 0)
+     ORDER BY r.created_at DESC, r.id DESC`,
+  ).all() as { firmware_id: string; state: string; in_stage: number; installed: number; custom: number }[])
+    .map((r) => ({ firmwareId: r.firmware_id, devices: heldByRollout(r) }));
+  const byFirmware = firmwareDistribution(groups.firmware, defaultFirmware, held);
   const firmwareNames = new Map(
     (sql(db, "SELECT id, name FROM firmwares").all() as { id: string; name: string }[]).map((f) => [f.id, f.name]),
   );

@@ -365,6 +365,105 @@ export function deviceViewCases(engine: string, options: ConformanceOptions) {
       });
     },
   );
+
+  storeTest(
+    engine,
+    options,
+    "device views: the firmware in effect honours rollouts, as config resolves it",
+    async (stores, t) => {
+      const { devices } = stores;
+      await stores.deviceTypes.ensure(PRODUCT);
+      const managed = (await stores.deviceTypes.list()).find((d) => d.name === MANAGED_TYPE)!;
+      const fwDefault = await addFirmware(stores, "default.xz");
+      const fwRollout = await addFirmware(stores, "rollout.xz");
+      const fwPinned = await addFirmware(stores, "pinned.xz");
+      await stores.deviceTypes.setDefaultFirmware(managed._id, fwDefault._id);
+      const alpha = await addProductType(stores, "Alpha");
+      const all = Array.from({ length: 60 }, (_, i) => `r${String(i).padStart(3, "0")}`);
+      for (const id of all) await checkin(stores, id);
+      for (const id of all.slice(0, 30)) await devices.patch(id, { productTypeId: alpha._id });
+      await devices.patch("r059", { firmware: fwPinned._id });
+      const by = { email: "op@example.com" };
+      const act = (id: string, action: "start" | "advance" | "cancel") => stores.rollouts.act(id, action, by, PRODUCT);
+
+      // The firmware each device's configuration names, against the filter and the overview.
+      const agree = async (what: string) => {
+        const offered = new Map<string | null, string[]>();
+        for (const id of all) {
+          const fw = (await stores.deviceApi.config(id, PRODUCT))!.firmware?._id ?? null;
+          offered.set(fw, [...(offered.get(fw) ?? []), id]);
+        }
+        for (const fw of [fwDefault, fwRollout, fwPinned]) {
+          const listed =
+            (await devices.view({ filter: { firmware: fw._id }, sort: "deviceId", order: "asc" }, 0, 100, PRODUCT))
+              .data.map((d) => d.deviceId);
+          assert.deepEqual(listed, offered.get(fw._id) ?? [], `${what}: firmware=${fw.name}`);
+        }
+        const onDefault =
+          (await devices.view({ filter: { firmware: "default" }, sort: "deviceId", order: "asc" }, 0, 100, PRODUCT))
+            .data.map((d) => d.deviceId);
+        assert.deepEqual(onDefault, offered.get(fwDefault._id) ?? [], `${what}: firmware=default`);
+        const o = await devices.overview(PRODUCT);
+        assert.deepEqual(
+          new Map(o.firmwares.map((f) => [f._id, f.devices])),
+          new Map([...offered].map(([fw, ids]) => [fw, ids.length])),
+          `${what}: overview`,
+        );
+        // the same views in export batches
+        const csv: string[] = [];
+        for (let after: ViewCursor | null = null;;) {
+          const b: { data: { deviceId: string }[]; next: ViewCursor | null } = await devices.batch(
+            { filter: { firmware: fwRollout._id }, sort: "lastLoggedIn", order: "desc" },
+            after,
+            7,
+            PRODUCT,
+          );
+          csv.push(...b.data.map((d) => d.deviceId));
+          if (b.next === null) break;
+          after = b.next;
+        }
+        assert.deepEqual(csv.sort(), offered.get(fwRollout._id) ?? [], `${what}: batches`);
+        return offered;
+      };
+
+      const scoped = await stores.rollouts.create(
+        {
+          name: "to Alpha",
+          firmwareId: fwRollout._id,
+          productTypeId: alpha._id,
+          stages: [30, 60, 100],
+          autoAdvance: false,
+        },
+        by,
+      );
+      await t.step("a draft holds nothing; a started rollout holds its first stage", async () => {
+        await agree("draft");
+        await act(scoped._id, "start");
+        const offered = await agree("stage 1");
+        assert.ok((offered.get(fwRollout._id) ?? []).length > 0, "some devices in stage 1");
+      });
+      await t.step("advance, then a custom firmware on a device in the stage", async () => {
+        await act(scoped._id, "advance");
+        const offered = await agree("stage 2");
+        const inStage = offered.get(fwRollout._id)!;
+        await devices.patch(inStage[0], { firmware: fwPinned._id });
+        await agree("pinned in stage");
+        await devices.bulk({ deviceIds: [inStage[1]] }, { firmware: fwPinned._id }, PRODUCT);
+        await agree("pinned by bulk");
+      });
+      await t.step("cancel: only the devices that installed it keep it", async () => {
+        const inStage = (await agree("before cancel")).get(fwRollout._id)!;
+        await stores.deviceApi.status(
+          inStage[0],
+          { firmwareId: fwRollout._id, state: "installed", progress: 100 },
+          PRODUCT,
+        );
+        await act(scoped._id, "cancel");
+        const offered = await agree("cancelled");
+        assert.deepEqual(offered.get(fwRollout._id), [inStage[0]]);
+      });
+    },
+  );
 }
 
 /** Runs `fn` with the clock moved by `shift` ms (check-ins stamp their time with `new Date()`). */
