@@ -125,6 +125,35 @@ async function benchStores(engine: string, stores: Stores, refs: FleetRefs, n: n
     p50: exportMs,
     p99: exportMs,
   });
+  // A rollout holding devices (CONTRACT §13): the firmware filter then decides device by device as config resolution
+  // does, and the overview moves the rollout's devices from its kept counts.
+  const rolloutFirmware = refs.firmwareIds[1];
+  const rollout = await stores.rollouts.create(
+    { name: "bench", firmwareId: rolloutFirmware, productTypeId: null, stages: [10, 50, 100], autoAdvance: false },
+    { email: "bench@example.com" },
+  );
+  await stores.rollouts.act(rollout._id, "start", { email: "bench@example.com" }, PRODUCT);
+  const rolloutViews: [string, DeviceView][] = [
+    ["with a rollout at 10 %: firmware in effect = the rollout's, sorted by last check-in desc", {
+      filter: { firmware: rolloutFirmware },
+      sort: "lastLoggedIn",
+      order: "desc",
+    }],
+    ["with a rollout at 10 %: firmware in effect = the default, sorted by device id", {
+      filter: { firmware: "default" },
+      sort: "deviceId",
+      order: "asc",
+    }],
+  ];
+  for (const [what, view] of rolloutViews) {
+    const r = await measure(
+      Math.max(20, runs / 10),
+      () => stores.devices.view(view, Math.floor(rand() * 40), 25, PRODUCT),
+    );
+    rows.push({ engine, what: `GET devices: ${what}, page 0-39 of 25`, ...r });
+  }
+  const withRollout = await measure(runs, () => stores.devices.overview(PRODUCT));
+  rows.push({ engine, what: "GET overview with a rollout at 10 %", ...withRollout });
   return rows;
 }
 

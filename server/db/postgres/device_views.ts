@@ -426,8 +426,9 @@ export async function overviewOf(tx: Tx, product: string): Promise<Overview> {
       (SELECT default_firmware FROM device_types WHERE name = ${deviceTypeName(product)}) AS default_firmware,
       (SELECT json_agg(json_build_array(id, name)) FROM firmwares) AS firmwares,
       (SELECT json_agg(json_build_array(r.firmware_id, r.state, r.in_stage, r.installed,
-          (SELECT count(*) FROM devices c JOIN rollout_devices rd ON rd.device_id = c.device_id AND rd.rollout_id = r.id
-            WHERE c.firmware_id IS NOT NULL
+          (SELECT count(*) FROM (SELECT device_id FROM devices WHERE firmware_id IS NOT NULL OFFSET 0) c
+            JOIN rollout_devices rd ON rd.rollout_id = r.id AND rd.device_id = c.device_id
+            WHERE true
               AND CASE WHEN r.state = 'cancelled' THEN rd.state = 'installed' ELSE rd.bucket < r.stage_percent END))
           ORDER BY r.created_at DESC, r.id DESC)
         FROM rollouts r JOIN firmwares f ON f.id = r.firmware_id

@@ -411,7 +411,8 @@ export function overviewOf(db: Db, product: string): Overview {
   const held = (sql(
     db,
     `SELECT r.firmware_id, r.state, r.in_stage, r.installed,
-       (SELECT COUNT(*) FROM devices c JOIN rollout_devices rd ON rd.device_id = c.device_id AND rd.rollout_id = r.id
+       (SELECT COUNT(*) FROM devices c INDEXED BY devices_custom_seen
+          CROSS JOIN rollout_devices rd ON rd.rollout_id = r.id AND rd.device_id = c.device_id
         WHERE c.firmware_id IS NOT NULL
           AND CASE WHEN r.state = 'cancelled' THEN rd.state = 'installed' ELSE rd.bucket < r.stage_percent END) AS custom
      FROM rollouts r JOIN firmwares f ON f.id = r.firmware_id
