@@ -63,7 +63,7 @@ export const DeviceList = z.object({
   data: z.array(Device),
   /**
    * How many devices match; a lower bound when `exact` is false (a combination of filters matching more than the page
-   * and 500 more devices: CONTRACT §16's counts stay cheap). No filter, or one of productTypeId, firmware, app and
+   * and 250 more devices: CONTRACT §16's counts stay cheap). No filter, or one of productTypeId, firmware, app and
    * seen alone, is always exact.
    */
   total: z.number().int(),

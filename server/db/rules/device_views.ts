@@ -130,7 +130,7 @@ export function firmwareCondition(filter: string, defaultFirmwareId: string | nu
  * (`exact: false`), as the audit trail's (rules/audit.ts). Each device counted costs a row visit on PostgreSQL (its
  * visibility map is cleared by every check-in), so the bound keeps a page's cost bounded whatever the filter matches.
  */
-export const VIEW_COUNT_LIMIT = 500;
+export const VIEW_COUNT_LIMIT = 250;
 
 /**
  * The filters whose totals are always exact: none, or exactly one of `productTypeId`, `firmware`, `app` or `seen`
