@@ -8,8 +8,10 @@ import { appendAuditMany } from "./audit.ts";
 import {
   auditEntries,
   byDevicesThenKey,
+  cancelledHeld,
   cappedTotal,
   cursorPart,
+  decidingRollouts,
   type DeviceView,
   type ExactCount,
   exactCountOf,
@@ -86,7 +88,7 @@ async function whereOf(
   if (filter.firmware !== undefined) {
     const defaultFirmware = await defaultFirmwareOf(tx, product);
     const fw = firmwareCondition(filter.firmware, defaultFirmware);
-    const rollouts = fw.kind === "custom" ? [] : await holdingRolloutsOf(tx);
+    const rollouts = fw.kind === "custom" ? [] : decidingRollouts(await holdingRolloutsOf(tx), defaultFirmware);
     if (rollouts.length) {
       // Rollouts hold devices: the firmware in effect as config resolution decides it, device by device.
       rolloutAware = true;
@@ -425,14 +427,10 @@ export async function overviewOf(tx: Tx, product: string): Promise<Overview> {
       (SELECT json_agg(json_build_array(dim, key, n)) FROM device_group_counts WHERE dim <> 'seen') AS groups,
       (SELECT default_firmware FROM device_types WHERE name = ${deviceTypeName(product)}) AS default_firmware,
       (SELECT json_agg(json_build_array(id, name)) FROM firmwares) AS firmwares,
-      (SELECT json_agg(json_build_array(r.firmware_id, r.state, r.in_stage, r.installed,
-          (SELECT count(*) FROM (SELECT device_id FROM devices WHERE firmware_id IS NOT NULL OFFSET 0) c
-            JOIN rollout_devices rd ON rd.rollout_id = r.id AND rd.device_id = c.device_id
-            WHERE true
-              AND CASE WHEN r.state = 'cancelled' THEN rd.state = 'installed' ELSE rd.bucket < r.stage_percent END))
-          ORDER BY r.created_at DESC, r.id DESC)
+      (SELECT json_agg(json_build_array(r.id, r.firmware_id, r.product_type_id, r.state, r.stages, r.stage, r.in_stage,
+          r.installed) ORDER BY r.created_at DESC, r.id DESC)
         FROM rollouts r JOIN firmwares f ON f.id = r.firmware_id
-        WHERE (r.state IN ('running', 'paused', 'finished') AND r.stage_percent > 0)
+        WHERE r.state IN ('running', 'paused', 'finished')
           OR (r.state = 'cancelled' AND r.installed > 0)) AS rollouts`;
   const total = Number(row.total);
   const [seen24h, seen7d, never] = [Number(row.seen24h), Number(row.seen7d), Number(row.never)];
@@ -447,9 +445,54 @@ export async function overviewOf(tx: Tx, product: string): Promise<Overview> {
     .filter((t) => t._id !== null || t.devices > 0);
 
   const defaultFirmware = (row.default_firmware as string | null) ?? null;
-  const held = ((row.rollouts ?? []) as [string, string, number, number, number][]).map((
-    [firmwareId, state, in_stage, installed, custom],
-  ) => ({ firmwareId, devices: heldByRollout({ state, in_stage, installed, custom }) }));
+  // The rollouts that decide some device's firmware, their devices from their kept counts less their pinned members
+  // (counted from the custom devices, few, through rollout_devices' key).
+  const rolloutRows =
+    ((row.rollouts ?? []) as [string, string, string | null, string, string, number, number, number][])
+      .map(([id, firmware_id, product_type_id, state, stages, stage, in_stage, installed]) => ({
+        id,
+        firmware_id,
+        product_type_id,
+        state,
+        stages,
+        stage,
+        in_stage,
+        installed,
+      }));
+  const deciding = decidingRollouts(holdingRollouts(rolloutRows), defaultFirmware);
+  const pinned = new Map<string, number>();
+  if (deciding.length) {
+    const rows = await tx`SELECT rd.rollout_id, count(*) AS n
+      FROM (SELECT device_id FROM devices WHERE firmware_id IS NOT NULL OFFSET 0) c
+      JOIN rollout_devices rd ON rd.device_id = c.device_id AND rd.rollout_id = ANY(${
+      deciding.map((r) => r.id)
+    }::text[])
+      JOIN rollouts r ON r.id = rd.rollout_id
+      WHERE CASE WHEN r.state = 'cancelled' THEN rd.state = 'installed' ELSE rd.bucket < r.stage_percent END
+      GROUP BY rd.rollout_id`;
+    for (const r of rows) pinned.set(r.rollout_id as string, Number(r.n));
+  }
+  // A cancelled rollout's devices (those that installed it: few) are counted one by one.
+  const cancelled = deciding.filter((d) => d.cancelled).map((d) => d.id);
+  const installed = new Map<string, { deviceId: string; productTypeId: string | null }[]>();
+  if (cancelled.length) {
+    const rows = await tx`SELECT rd.rollout_id, rd.device_id, d.product_type_id FROM rollout_devices rd
+      JOIN devices d ON d.device_id = rd.device_id
+      WHERE rd.rollout_id = ANY(${cancelled}::text[]) AND rd.state = 'installed' AND d.firmware_id IS NULL`;
+    for (const r of rows) {
+      const list = installed.get(r.rollout_id as string) ?? [];
+      list.push({ deviceId: r.device_id as string, productTypeId: (r.product_type_id as string | null) ?? null });
+      installed.set(r.rollout_id as string, list);
+    }
+  }
+  const installedBy = new Map([...installed].map(([id, list]) => [id, new Set(list.map((m) => m.deviceId))]));
+  const held = deciding.map((d, i) => {
+    const r = rolloutRows.find((x) => x.id === d.id)!;
+    const devices = d.cancelled
+      ? cancelledHeld(d, installed.get(d.id) ?? [], deciding.slice(0, i), installedBy)
+      : heldByRollout({ ...r, custom: pinned.get(d.id) ?? 0 });
+    return { firmwareId: d.firmwareId, devices };
+  });
   const byFirmware = firmwareDistribution(groups.firmware, defaultFirmware, held);
   const firmwareNames = new Map((row.firmwares ?? []) as [string, string][]);
   const firmwares = [...byFirmware].map(([id, n]) => ({

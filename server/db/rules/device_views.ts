@@ -11,7 +11,7 @@ import type {
 } from "../../../shared/schemas/device.ts";
 import type { NewAuditEntry } from "./audit.ts";
 import { deviceTarget } from "./devices.ts";
-import { stagePercent } from "./rollouts.ts";
+import { bucket, stagePercent } from "./rollouts.ts";
 
 /** A fleet view: a filter plus a sort. */
 export interface DeviceView {
@@ -72,6 +72,19 @@ export function holdingRollouts(
     cancelled: r.state === "cancelled",
     percent: stagePercent(JSON.parse(r.stages), Number(r.stage)),
   })).filter((r) => r.cancelled || r.percent > 0);
+}
+
+/**
+ * The holding rollouts that can decide a device's firmware apart from the default, newest first: none past one that
+ * holds every device without a custom firmware (running, paused or finished at 100 % for all product types: config
+ * resolution never looks further), and none at the end whose firmware is the default (holding or not, the device gets
+ * the default). The usual steady state — the last rollout finished and promoted — so costs nothing.
+ */
+export function decidingRollouts(rollouts: readonly HoldingRollout[], defaultFirmwareId: string | null) {
+  const all = rollouts.findIndex((r) => !r.cancelled && r.productTypeId === null && r.percent >= 100);
+  const out = all < 0 ? [...rollouts] : rollouts.slice(0, all + 1);
+  while (out.length && out[out.length - 1].firmwareId === defaultFirmwareId) out.pop();
+  return out;
 }
 
 /**
@@ -292,6 +305,27 @@ export function firmwareDistribution(
   }
   if (onDefault > 0) add(defaultFirmwareId, onDefault);
   return out;
+}
+
+/**
+ * The devices a cancelled rollout still decides, exactly: its members that reported installing it (few), without a
+ * custom firmware (`installed` lists only those), in its scope, and not held by a newer deciding rollout (config
+ * resolution tries the newer first).
+ */
+export function cancelledHeld(
+  c: HoldingRollout,
+  installed: readonly { deviceId: string; productTypeId: string | null }[],
+  newer: readonly HoldingRollout[],
+  installedBy: ReadonlyMap<string, ReadonlySet<string>>,
+): number {
+  const inScope = (r: HoldingRollout, pt: string | null) => r.productTypeId === null || r.productTypeId === pt;
+  return installed.filter((m) =>
+    inScope(c, m.productTypeId) &&
+    !newer.some((r) =>
+      inScope(r, m.productTypeId) &&
+      (r.cancelled ? installedBy.get(r.id)?.has(m.deviceId) ?? false : bucket(r.id, m.deviceId) < r.percent)
+    )
+  ).length;
 }
 
 /** The devices a holding rollout's kept counts hold (see firmwareDistribution). */

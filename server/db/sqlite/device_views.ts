@@ -9,8 +9,10 @@ import { appendAuditMany } from "./audit.ts";
 import {
   auditEntries,
   byDevicesThenKey,
+  cancelledHeld,
   cappedTotal,
   cursorPart,
+  decidingRollouts,
   type DeviceView,
   type ExactCount,
   exactCountOf,
@@ -82,7 +84,9 @@ export function whereOf(
   if (filter.firmware !== undefined) {
     const defaultFirmware = defaultFirmwareOf(db, product);
     const fw = firmwareCondition(filter.firmware, defaultFirmware);
-    const rollouts = fw.kind === "custom" ? [] : holdingRollouts(sql(db, HOLDING_ROLLOUTS_SQL).all() as never);
+    const rollouts = fw.kind === "custom"
+      ? []
+      : decidingRollouts(holdingRollouts(sql(db, HOLDING_ROLLOUTS_SQL).all() as never), defaultFirmware);
     if (rollouts.length) {
       // Rollouts hold devices: the firmware in effect as config resolution decides it, device by device.
       rolloutAware = true;
@@ -408,19 +412,52 @@ export function overviewOf(db: Db, product: string): Overview {
     .filter((t) => t._id !== null || t.devices > 0);
 
   const defaultFirmware = defaultFirmwareOf(db, product);
-  const held = (sql(
+  // The rollouts that decide some device's firmware, their devices from their kept counts less their pinned members
+  // (counted from the custom devices, few, through rollout_devices' key).
+  const rolloutRows = sql(
     db,
-    `SELECT r.firmware_id, r.state, r.in_stage, r.installed,
-       (SELECT COUNT(*) FROM devices c INDEXED BY devices_custom_seen
-          CROSS JOIN rollout_devices rd ON rd.rollout_id = r.id AND rd.device_id = c.device_id
-        WHERE c.firmware_id IS NOT NULL
-          AND CASE WHEN r.state = 'cancelled' THEN rd.state = 'installed' ELSE rd.bucket < r.stage_percent END) AS custom
+    `SELECT r.id, r.firmware_id, r.product_type_id, r.state, r.stages, r.stage, r.in_stage, r.installed
      FROM rollouts r JOIN firmwares f ON f.id = r.firmware_id
-     WHERE (r.state IN ('running', 'paused', 'finished') AND r.stage_percent > 0)
-       OR (r.state = 'cancelled' AND r.installed > 0)
+     WHERE r.state IN ('running', 'paused', 'finished') OR (r.state = 'cancelled' AND r.installed > 0)
      ORDER BY r.created_at DESC, r.id DESC`,
-  ).all() as { firmware_id: string; state: string; in_stage: number; installed: number; custom: number }[])
-    .map((r) => ({ firmwareId: r.firmware_id, devices: heldByRollout(r) }));
+  ).all() as {
+    id: string;
+    firmware_id: string;
+    product_type_id: string | null;
+    state: string;
+    stages: string;
+    stage: number;
+    in_stage: number;
+    installed: number;
+  }[];
+  const pinnedOf = sql(
+    db,
+    `SELECT COUNT(*) AS n FROM devices c INDEXED BY devices_custom_seen
+       CROSS JOIN rollout_devices rd ON rd.rollout_id = ? AND rd.device_id = c.device_id
+     WHERE c.firmware_id IS NOT NULL AND CASE WHEN ? THEN rd.state = 'installed' ELSE rd.bucket < ? END`,
+  );
+  const deciding = decidingRollouts(holdingRollouts(rolloutRows), defaultFirmware);
+  // A cancelled rollout's devices (those that installed it: few) are counted one by one.
+  const installedOf = sql(
+    db,
+    `SELECT rd.device_id, d.product_type_id FROM rollout_devices rd JOIN devices d ON d.device_id = rd.device_id
+     WHERE rd.rollout_id = ? AND rd.state = 'installed' AND d.firmware_id IS NULL`,
+  );
+  const installed = new Map(
+    deciding.filter((d) => d.cancelled).map((d) => [
+      d.id,
+      (installedOf.all(d.id) as { device_id: string; product_type_id: string | null }[])
+        .map((m) => ({ deviceId: m.device_id, productTypeId: m.product_type_id })),
+    ]),
+  );
+  const installedBy = new Map([...installed].map(([id, list]) => [id, new Set(list.map((m) => m.deviceId))]));
+  const held = deciding.map((d, i) => {
+    const r = rolloutRows.find((x) => x.id === d.id)!;
+    const devices = d.cancelled
+      ? cancelledHeld(d, installed.get(d.id) ?? [], deciding.slice(0, i), installedBy)
+      : heldByRollout({ ...r, custom: (pinnedOf.get(d.id, 0, d.percent) as { n: number }).n });
+    return { firmwareId: d.firmwareId, devices };
+  });
   const byFirmware = firmwareDistribution(groups.firmware, defaultFirmware, held);
   const firmwareNames = new Map(
     (sql(db, "SELECT id, name FROM firmwares").all() as { id: string; name: string }[]).map((f) => [f.id, f.name]),

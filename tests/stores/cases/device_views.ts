@@ -384,7 +384,10 @@ export function deviceViewCases(engine: string, options: ConformanceOptions) {
       for (const id of all.slice(0, 30)) await devices.patch(id, { productTypeId: alpha._id });
       await devices.patch("r059", { firmware: fwPinned._id });
       const by = { email: "op@example.com" };
-      const act = (id: string, action: "start" | "advance" | "cancel") => stores.rollouts.act(id, action, by, PRODUCT);
+      const act = (id: string, action: "start" | "advance" | "cancel" | "promote") =>
+        stores.rollouts.act(id, action, by, PRODUCT);
+      const firmwares = [fwDefault, fwRollout, fwPinned];
+      let currentDefault = fwDefault._id;
 
       // The firmware each device's configuration names, against the filter and the overview.
       const agree = async (what: string) => {
@@ -393,7 +396,7 @@ export function deviceViewCases(engine: string, options: ConformanceOptions) {
           const fw = (await stores.deviceApi.config(id, PRODUCT))!.firmware?._id ?? null;
           offered.set(fw, [...(offered.get(fw) ?? []), id]);
         }
-        for (const fw of [fwDefault, fwRollout, fwPinned]) {
+        for (const fw of firmwares) {
           const listed =
             (await devices.view({ filter: { firmware: fw._id }, sort: "deviceId", order: "asc" }, 0, 100, PRODUCT))
               .data.map((d) => d.deviceId);
@@ -402,7 +405,20 @@ export function deviceViewCases(engine: string, options: ConformanceOptions) {
         const onDefault =
           (await devices.view({ filter: { firmware: "default" }, sort: "deviceId", order: "asc" }, 0, 100, PRODUCT))
             .data.map((d) => d.deviceId);
-        assert.deepEqual(onDefault, offered.get(fwDefault._id) ?? [], `${what}: firmware=default`);
+        // "default": no custom firmware and no rollout deciding: the devices offered the default
+        const custom = new Set(
+          (await devices.view({ filter: { firmware: "custom" }, sort: "deviceId", order: "asc" }, 0, 100, PRODUCT))
+            .data.map((d) => d.deviceId),
+        );
+        const held = new Set<string>();
+        for (const [fw, ids] of offered) if (fw !== currentDefault) { for (const id of ids) held.add(id); }
+        const decided = onDefault.filter((id) => custom.has(id) || held.has(id));
+        assert.deepEqual(decided, [], `${what}: firmware=default lists devices offered another firmware`);
+        assert.deepEqual(
+          onDefault,
+          (offered.get(currentDefault) ?? []).filter((id) => !custom.has(id)),
+          `${what}: default`,
+        );
         const o = await devices.overview(PRODUCT);
         assert.deepEqual(
           new Map(o.firmwares.map((f) => [f._id, f.devices])),
@@ -461,6 +477,23 @@ export function deviceViewCases(engine: string, options: ConformanceOptions) {
         await act(scoped._id, "cancel");
         const offered = await agree("cancelled");
         assert.deepEqual(offered.get(fwRollout._id), [inStage[0]]);
+      });
+      await t.step("a rollout to every device, finished and promoted: the plain condition again", async () => {
+        const fwNext = await addFirmware(stores, "next.xz");
+        firmwares.push(fwNext);
+        const everyone = await stores.rollouts.create(
+          { name: "to all", firmwareId: fwNext._id, productTypeId: null, stages: [50, 100], autoAdvance: false },
+          by,
+        );
+        await act(everyone._id, "start");
+        await agree("all at 50 %");
+        await act(everyone._id, "advance");
+        const offered = await agree("all at 100 %");
+        assert.equal(offered.get(fwNext._id)?.length, all.length - 3, "all but the three pinned");
+        await act(everyone._id, "advance");
+        await act(everyone._id, "promote");
+        currentDefault = fwNext._id;
+        await agree("finished and promoted");
       });
     },
   );
