@@ -154,6 +154,24 @@ async function benchStores(engine: string, stores: Stores, refs: FleetRefs, n: n
   }
   const withRollout = await measure(runs, () => stores.devices.overview(PRODUCT));
   rows.push({ engine, what: "GET overview with a rollout at 10 %", ...withRollout });
+  // The usual steady state: the rollout finished and promoted (its firmware the default): the plain conditions again.
+  for (const action of ["advance", "advance", "advance", "promote"] as const) {
+    await stores.rollouts.act(rollout._id, action, { email: "bench@example.com" }, PRODUCT);
+  }
+  const promoted = await measure(runs, () =>
+    stores.devices.view(
+      { filter: { firmware: rolloutFirmware, seen: "7d" }, sort: "app", order: "asc" },
+      Math.floor(rand() * 40),
+      25,
+      PRODUCT,
+    ));
+  rows.push({
+    engine,
+    what: "GET devices: the rollout finished and promoted: its firmware + seen 7d, sorted by app, page 0-39 of 25",
+    ...promoted,
+  });
+  const promotedOverview = await measure(runs, () => stores.devices.overview(PRODUCT));
+  rows.push({ engine, what: "GET overview, the rollout finished and promoted", ...promotedOverview });
   return rows;
 }
 
