@@ -106,9 +106,7 @@ async function whereOf(
     else if (fw.kind === "default") parts.push("d.firmware_id IS NULL");
     else {
       const id = p(fw.id);
-      // The default's id matches most of the fleet (every device without a custom firmware): a condition no firmware
-      // index serves, so the view walks its sort's index rather than sort the matches of two index ranges.
-      parts.push(fw.orNoCustom ? `coalesce(d.firmware_id, ${id}) = ${id}` : `d.firmware_id = ${id}`);
+      parts.push(fw.orNoCustom ? `(d.firmware_id = ${id} OR d.firmware_id IS NULL)` : `d.firmware_id = ${id}`);
     }
     if (!rolloutAware && (fw.kind === "default" || (fw.kind === "firmware" && !fw.orNoCustom))) {
       fixed.push("d.firmware_id");

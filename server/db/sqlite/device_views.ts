@@ -106,10 +106,8 @@ export function whereOf(
     } else if (fw.kind === "custom") parts.push("d.firmware_id IS NOT NULL");
     else if (fw.kind === "default") parts.push("d.firmware_id IS NULL");
     else {
-      // The default's id matches most of the fleet (every device without a custom firmware): a condition no firmware
-      // index serves, so the view walks its sort's index rather than sort the matches of two index ranges.
-      parts.push(fw.orNoCustom ? "coalesce(d.firmware_id, ?) = ?" : "d.firmware_id = ?");
-      args.push(...(fw.orNoCustom ? [fw.id, fw.id] : [fw.id]));
+      parts.push(fw.orNoCustom ? "(d.firmware_id = ? OR d.firmware_id IS NULL)" : "d.firmware_id = ?");
+      args.push(fw.id);
     }
   }
   if (filter.app !== undefined) {
