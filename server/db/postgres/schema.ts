@@ -401,4 +401,23 @@ export const MIGRATIONS: readonly string[] = [
   `DROP INDEX IF EXISTS audit_entries_actor_id;`,
   // 9: the devices list's update-state filter (SQLite's migration 15)
   `CREATE INDEX devices_update_state ON devices((update_status::jsonb ->> 'state'), device_id);`,
+  // 10: saved views and console preferences, per operator (SQLite's migration 16)
+  `
+  CREATE TABLE saved_views (
+    id TEXT COLLATE "C" PRIMARY KEY,
+    owner_id TEXT COLLATE "C" NOT NULL REFERENCES operators(id) ON DELETE CASCADE,
+    name TEXT NOT NULL,
+    name_key TEXT COLLATE "C" NOT NULL,
+    query TEXT NOT NULL,
+    shared BOOLEAN NOT NULL DEFAULT FALSE,
+    created_at TEXT COLLATE "C" NOT NULL,
+    updated_at TEXT COLLATE "C" NOT NULL,
+    UNIQUE (owner_id, name_key)
+  );
+  CREATE INDEX saved_views_shared ON saved_views(name_key) WHERE shared;
+  CREATE TABLE operator_preferences (
+    operator_id TEXT COLLATE "C" PRIMARY KEY REFERENCES operators(id) ON DELETE CASCADE,
+    device_columns TEXT
+  );
+  `,
 ];
