@@ -65,5 +65,5 @@ export const PreferencesPatch = z.strictObject({
     (ids) => new Set(ids).size === ids.length,
     "must not contain duplicates",
   ).nullable().optional(),
-});
+}).refine((p) => Object.keys(p).length > 0, "must change at least one member (deviceColumns)");
 export type PreferencesPatch = z.input<typeof PreferencesPatch>;
