@@ -107,25 +107,31 @@ Deno.test("saved views: per operator on the server, shared, owner-only, capped; 
     assert.deepEqual(list.json.data.map((d: { deviceId: string }) => d.deviceId), ["sv-3", "sv-2"]);
   });
 
-  await t.step("PATCH: the owner renames, reshares, changes the query; others cannot (403 shared, 404 private)", async () => {
-    const renamed = await call(srv, op, "PATCH", `/saved_views/${viewId}`, { name: "App two", query: { app: "1.0.0" } });
-    assert.equal(renamed.status, 200);
-    assert.equal(renamed.json.name, "App two");
-    assert.deepEqual(renamed.json.query, { app: "1.0.0" });
-    assert.ok(renamed.json.updatedAt >= renamed.json.createdAt);
-    const byViewer = await call(srv, viewer, "PATCH", `/saved_views/${viewId}`, { name: "Mine" });
-    assert.equal(byViewer.status, 403);
-    assert.equal(byViewer.json.error, "forbidden");
-    const byAdmin = await call(srv, admin, "PATCH", `/saved_views/${viewId}`, { shared: false });
-    assert.equal(byAdmin.status, 403);
-    const viewersOwn = (await call(srv, viewer, "GET", "/saved_views")).json.find((v: { owner: string }) =>
-      v.owner === "viewer@example.com"
-    );
-    const hidden = await call(srv, op, "PATCH", `/saved_views/${viewersOwn._id}`, { shared: true });
-    assert.equal(hidden.status, 404);
-    assert.equal((await call(srv, op, "DELETE", `/saved_views/${viewersOwn._id}`)).status, 404);
-    assert.equal((await call(srv, op, "PATCH", "/saved_views/no-such-view", { shared: true })).status, 404);
-  });
+  await t.step(
+    "PATCH: the owner renames, reshares, changes the query; others cannot (403 shared, 404 private)",
+    async () => {
+      const renamed = await call(srv, op, "PATCH", `/saved_views/${viewId}`, {
+        name: "App two",
+        query: { app: "1.0.0" },
+      });
+      assert.equal(renamed.status, 200);
+      assert.equal(renamed.json.name, "App two");
+      assert.deepEqual(renamed.json.query, { app: "1.0.0" });
+      assert.ok(renamed.json.updatedAt >= renamed.json.createdAt);
+      const byViewer = await call(srv, viewer, "PATCH", `/saved_views/${viewId}`, { name: "Mine" });
+      assert.equal(byViewer.status, 403);
+      assert.equal(byViewer.json.error, "forbidden");
+      const byAdmin = await call(srv, admin, "PATCH", `/saved_views/${viewId}`, { shared: false });
+      assert.equal(byAdmin.status, 403);
+      const viewersOwn = (await call(srv, viewer, "GET", "/saved_views")).json.find((v: { owner: string }) =>
+        v.owner === "viewer@example.com"
+      );
+      const hidden = await call(srv, op, "PATCH", `/saved_views/${viewersOwn._id}`, { shared: true });
+      assert.equal(hidden.status, 404);
+      assert.equal((await call(srv, op, "DELETE", `/saved_views/${viewersOwn._id}`)).status, 404);
+      assert.equal((await call(srv, op, "PATCH", "/saved_views/no-such-view", { shared: true })).status, 404);
+    },
+  );
 
   await t.step("API tokens read saved views (read scope) and never write them", async () => {
     const made = await call(srv, op, "POST", "/api_tokens", { name: "CI", scopes: ["read", "devices:write"] });
