@@ -1,0 +1,214 @@
+import { useQuery, useQueryClient } from "@tanstack/react-query";
+import { Button } from "primereact/button";
+import { InputText } from "primereact/inputtext";
+import { useEffect, useState } from "react";
+import type { SavedView } from "../../../../shared/schemas/saved_view.ts";
+import { type PendingConfirm, PendingConfirmDialog } from "../../components/ConfirmDialog.tsx";
+import { useNotify, useNotifyError } from "../../lib/notify.ts";
+import { useRole } from "../../lib/role.ts";
+import {
+  savedViewKeys,
+  savedViewsApi,
+  savedViewsQuery,
+  useCreateSavedView,
+  useDeleteSavedView,
+  usePatchSavedView,
+} from "./api.ts";
+import { useAfterIdle } from "./columnChoice.ts";
+import { keepLocalViews, loadLocalViews, localViewQuery, viewLabel, viewQueryOf, viewUrlQuery } from "./savedViews.ts";
+import { readDevicesUrl } from "./urlState.ts";
+
+const nameKey = (name: string) => name.trim().normalize("NFC").toLowerCase();
+const importing = new Set<string>();
+
+/**
+ * Moves the views this browser kept (before views lived on the server) to the operator's account, once: each is saved
+ * unless the operator already has a view of that name; those the server refused stay in this browser for a later try.
+ * Answers how many moved and the first refusal.
+ */
+async function importLocalViews(who: string, mine: SavedView[]): Promise<{ moved: number; error: unknown }> {
+  const local = loadLocalViews(who);
+  if (!local.length || importing.has(who)) return { moved: 0, error: null };
+  importing.add(who);
+  try {
+    const taken = new Set(mine.map((v) => nameKey(v.name)));
+    const kept: typeof local = [];
+    let moved = 0;
+    let error: unknown = null;
+    for (const view of local) {
+      if (taken.has(nameKey(view.name))) continue;
+      try {
+        await savedViewsApi.create({ name: view.name, query: localViewQuery(view) });
+        taken.add(nameKey(view.name));
+        moved++;
+      } catch (err) {
+        kept.push(view);
+        error ??= err;
+      }
+    }
+    keepLocalViews(who, kept);
+    return { moved, error };
+  } finally {
+    importing.delete(who);
+  }
+}
+
+/**
+ * Saved views of the devices list, kept on the server per operator: open one (own or shared by another operator),
+ * save the current one (optionally shared), share or unshare one's own, delete one behind a confirmation (admins may
+ * delete a view someone shared). The views are fetched once the browser is idle after the list's first load, or as
+ * soon as the menu is used.
+ */
+export default function SavedViews({ who, current, onOpen }: {
+  who: string | null;
+  /** The list's URL query for its current filters and sort (first page, default size). */
+  current: string;
+  onOpen: (query: string) => void;
+}) {
+  const idle = useAfterIdle();
+  const [wanted, setWanted] = useState(false);
+  const views = useQuery({ ...savedViewsQuery(), enabled: (idle || wanted) && who !== null });
+  const qc = useQueryClient();
+  const create = useCreateSavedView();
+  const patch = usePatchSavedView();
+  const remove = useDeleteSavedView();
+  const notify = useNotify();
+  const notifyError = useNotifyError();
+  const { isAdmin } = useRole();
+  const [name, setName] = useState("");
+  const [shared, setShared] = useState(false);
+  const [naming, setNaming] = useState(false);
+  const [confirm, setConfirm] = useState<PendingConfirm | null>(null);
+
+  const list = views.data ?? [];
+  const mine = list.filter((v) => v.owner === who);
+  const open = list.find((v) => viewUrlQuery(v.query) === current && v.owner === who) ??
+    list.find((v) => viewUrlQuery(v.query) === current);
+  const own = open?.owner === who;
+
+  useEffect(() => {
+    if (!views.isSuccess || !who) return;
+    void importLocalViews(who, mine).then(({ moved, error }) => {
+      if (moved) {
+        notify("Saved views moved", `${moved} view${moved === 1 ? "" : "s"} saved in this browser now follow you.`);
+        void qc.invalidateQueries({ queryKey: savedViewKeys.list() });
+      }
+      if (error) notifyError(error);
+    });
+  }, [views.isSuccess, who]);
+
+  const save = () => {
+    const trimmed = name.trim();
+    if (!trimmed) return;
+    const query = viewQueryOf(readDevicesUrl(new URLSearchParams(current)));
+    create.mutate({ name: trimmed, query, shared }, {
+      onSuccess: (v) => {
+        notify("View saved", v.shared ? `${v.name} (shared with every operator)` : v.name);
+        setName("");
+        setShared(false);
+        setNaming(false);
+      },
+      onError: (err) => notifyError(err),
+    });
+  };
+
+  const askDelete = (v: SavedView) =>
+    setConfirm({
+      header: `Delete saved view ${v.name}?`,
+      message: v.owner === who
+        ? v.shared
+          ? "The view is gone for you and for every operator it was shared with."
+          : "The view is gone; the devices stay as they are."
+        : `This view belongs to ${v.owner} and is shared with every operator: it is gone for all of them.`,
+      destructive: true,
+      onAccept: () =>
+        remove.mutateAsync(v._id).then(() => notify("View deleted", v.name), notifyError).finally(() =>
+          setConfirm(null)
+        ),
+    });
+
+  return (
+    <div className="saved-views" onPointerEnter={() => setWanted(true)} onFocus={() => setWanted(true)}>
+      <div className="filter-field">
+        <label htmlFor="saved-view">Saved view</label>
+        <select
+          id="saved-view"
+          className="p-inputtext p-component"
+          value={open?._id ?? ""}
+          aria-busy={views.isFetching}
+          onChange={(e) => {
+            const view = list.find((v) => v._id === e.target.value);
+            if (view) onOpen(viewUrlQuery(view.query));
+          }}
+        >
+          <option value="">{views.isError ? "— (not loaded)" : "—"}</option>
+          {list.map((v) => <option key={v._id} value={v._id}>{viewLabel(v, who)}</option>)}
+        </select>
+      </div>
+      {open && !own && <span className="saved-view-owner">Shared by {open.owner}</span>}
+      {naming
+        ? (
+          <form
+            className="save-view-form"
+            onSubmit={(e) => {
+              e.preventDefault();
+              save();
+            }}
+          >
+            <label htmlFor="view-name" className="visually-hidden">View name</label>
+            <InputText
+              id="view-name"
+              value={name}
+              maxLength={100}
+              placeholder="View name"
+              onChange={(e) => setName(e.target.value)}
+              autoFocus
+            />
+            <label className="save-view-shared">
+              <input type="checkbox" checked={shared} onChange={(e) => setShared(e.target.checked)} /> Shared
+            </label>
+            <Button type="submit" label="Save" size="small" loading={create.isPending} disabled={!name.trim()} />
+            <Button type="button" label="Cancel" size="small" text onClick={() => setNaming(false)} />
+          </form>
+        )
+        : (
+          <Button
+            label="Save view"
+            icon="pi pi-bookmark"
+            size="small"
+            text
+            onClick={() => {
+              setWanted(true);
+              setNaming(true);
+            }}
+          />
+        )}
+      {open && own && (
+        <Button
+          label={open.shared ? "Unshare view" : "Share view"}
+          icon={open.shared ? "pi pi-lock" : "pi pi-users"}
+          size="small"
+          text
+          severity="secondary"
+          loading={patch.isPending}
+          onClick={() =>
+            patch.mutate({ id: open._id, patch: { shared: !open.shared } }, {
+              onSuccess: (v) => notify(v.shared ? "View shared" : "View unshared", v.name),
+              onError: (err) => notifyError(err),
+            })}
+        />
+      )}
+      {open && (own || (isAdmin && open.shared)) && (
+        <Button
+          label="Delete view"
+          icon="pi pi-trash"
+          size="small"
+          text
+          severity="secondary"
+          onClick={() => askDelete(open)}
+        />
+      )}
+      <PendingConfirmDialog pending={confirm} busy={remove.isPending} onHide={() => setConfirm(null)} />
+    </div>
+  );
+}
