@@ -27,7 +27,9 @@ export function savedViewsRoutes(ctx: AppContext) {
       const { id } = paramsOf(routes.deleteSavedView, c);
       const me = c.get("operator");
       const view = await savedViews.remove(id, actor(me));
-      if (view.owner !== me.email) ctx.log(`Saved view ${view._id} (${view.name}) of ${view.owner} deleted by ${me.email}.`);
+      if (view.owner !== me.email) {
+        ctx.log(`Saved view ${view._id} (${view.name}) of ${view.owner} deleted by ${me.email}.`);
+      }
       return c.body(null, 204);
     });
 }

@@ -1,11 +1,5 @@
 import * as z from "zod";
-import {
-  NewSavedView,
-  Preferences,
-  PreferencesPatch,
-  SavedView,
-  SavedViewPatch,
-} from "../schemas/saved_view.ts";
+import { NewSavedView, Preferences, PreferencesPatch, SavedView, SavedViewPatch } from "../schemas/saved_view.ts";
 import { IdParams } from "./params.ts";
 import { empty, errors, json, noBody, route } from "./route.ts";
 

@@ -62,7 +62,16 @@ export function sqliteSavedViews(db: Db): SavedViewStore {
           db,
           `INSERT INTO saved_views (id, owner_id, name, name_key, query, shared, created_at, updated_at)
            VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
-        ).run(id, operatorId, input.name, viewNameKey(input.name), storedQuery(input.query), input.shared ? 1 : 0, at, at);
+        ).run(
+          id,
+          operatorId,
+          input.name,
+          viewNameKey(input.name),
+          storedQuery(input.query),
+          input.shared ? 1 : 0,
+          at,
+          at,
+        );
         return viewOf(byId(db, id)!);
       }),
     update: (id, by, patch) =>

@@ -1,11 +1,7 @@
 import { keepPreviousData, queryOptions, useMutation, useQueryClient } from "@tanstack/react-query";
 import { useCallback } from "react";
 import type { Device, DeviceBulk, DevicePatch, DeviceSort } from "../../../../shared/schemas/mod.ts";
-import type {
-  NewSavedView,
-  PreferencesPatch,
-  SavedViewPatch,
-} from "../../../../shared/schemas/saved_view.ts";
+import type { NewSavedView, PreferencesPatch, SavedViewPatch } from "../../../../shared/schemas/saved_view.ts";
 import { api } from "../../lib/api.ts";
 import { apiFilter, type DevicesFilterState, NO_FILTER } from "./urlState.ts";
 import { countDevices } from "./deviceCount.ts";

@@ -50,7 +50,7 @@ export function useColumnChoice(who: string | null, defaults: string[]): [string
   const choose = (ids: string[]) => {
     setColumns(ids);
     saveColumns(who, ids);
-    patch.mutate({ deviceColumns: ids }, { onError: notifyError });
+    patch.mutate({ deviceColumns: ids }, { onError: (err) => notifyError(err) });
   };
   return [columns, choose];
 }

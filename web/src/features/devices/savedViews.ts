@@ -78,10 +78,16 @@ export function viewUrlQuery(q: SavedViewQuery): string {
 }
 
 /** An old local view's query (a URL query string) as the server keeps it. */
-export const localViewQuery = (v: LocalView): SavedViewQuery => viewQueryOf(readDevicesUrl(new URLSearchParams(v.query)));
+export const localViewQuery = (v: LocalView): SavedViewQuery =>
+  viewQueryOf(readDevicesUrl(new URLSearchParams(v.query)));
 
 /** The label of a view in the menu: one's own by name; shared ones say so, and whose they are. */
 export function viewLabel(v: SavedView, me: string | null): string {
   if (v.owner !== me) return `${v.name} (shared by ${v.owner})`;
   return v.shared ? `${v.name} (shared)` : v.name;
 }
+
+// The names the devices screen used before views moved to the server (until it renders SavedViews.tsx).
+export type { LocalView as SavedView };
+export const loadViews = loadLocalViews;
+export const saveViews = (who: string | null, views: LocalView[]) => keepLocalViews(who, views);
