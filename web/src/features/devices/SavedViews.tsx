@@ -14,7 +14,6 @@ import {
   useDeleteSavedView,
   usePatchSavedView,
 } from "./api.ts";
-import { useAfterIdle } from "./columnChoice.ts";
 import { keepLocalViews, loadLocalViews, localViewQuery, viewLabel, viewQueryOf, viewUrlQuery } from "./savedViews.ts";
 import { readDevicesUrl } from "./urlState.ts";
 
@@ -56,8 +55,7 @@ async function importLocalViews(who: string, mine: SavedView[]): Promise<{ moved
 /**
  * Saved views of the devices list, kept on the server per operator: open one (own or shared by another operator),
  * save the current one (optionally shared), share or unshare one's own, delete one behind a confirmation (admins may
- * delete a view someone shared). The views are fetched once the browser is idle after the list's first load, or as
- * soon as the menu is used.
+ * delete a view someone shared). Rendered by SavedViewsSlot once the browser is idle after the list's first load.
  */
 export default function SavedViews({ who, current, onOpen }: {
   who: string | null;
@@ -65,9 +63,7 @@ export default function SavedViews({ who, current, onOpen }: {
   current: string;
   onOpen: (query: string) => void;
 }) {
-  const idle = useAfterIdle();
-  const [wanted, setWanted] = useState(false);
-  const views = useQuery({ ...savedViewsQuery(), enabled: (idle || wanted) && who !== null });
+  const views = useQuery({ ...savedViewsQuery(), enabled: who !== null });
   const qc = useQueryClient();
   const create = useCreateSavedView();
   const patch = usePatchSavedView();
@@ -128,7 +124,7 @@ export default function SavedViews({ who, current, onOpen }: {
     });
 
   return (
-    <div className="saved-views" onPointerEnter={() => setWanted(true)} onFocus={() => setWanted(true)}>
+    <div className="saved-views">
       <div className="filter-field">
         <label htmlFor="saved-view">Saved view</label>
         <select
@@ -177,10 +173,7 @@ export default function SavedViews({ who, current, onOpen }: {
             icon="pi pi-bookmark"
             size="small"
             text
-            onClick={() => {
-              setWanted(true);
-              setNaming(true);
-            }}
+            onClick={() => setNaming(true)}
           />
         )}
       {open && own && (
