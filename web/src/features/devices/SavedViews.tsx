@@ -1,9 +1,9 @@
 import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { Button } from "primereact/button";
 import { InputText } from "primereact/inputtext";
-import { useEffect, useState } from "react";
+import { lazy, Suspense, useEffect, useState } from "react";
 import type { SavedView } from "../../../../shared/schemas/saved_view.ts";
-import { type PendingConfirm, PendingConfirmDialog } from "../../components/ConfirmDialog.tsx";
+import type { PendingConfirm } from "../../components/ConfirmDialog.tsx";
 import { useNotify, useNotifyError } from "../../lib/notify.ts";
 import { useRole } from "../../lib/role.ts";
 import {
@@ -16,6 +16,11 @@ import {
 } from "./api.ts";
 import { keepLocalViews, loadLocalViews, localViewQuery, viewLabel, viewQueryOf, viewUrlQuery } from "./savedViews.ts";
 import { readDevicesUrl } from "./urlState.ts";
+
+// The dialog (PrimeReact's) loads when a deletion is asked for, not with the menu.
+const PendingConfirmDialog = lazy(() =>
+  import("../../components/ConfirmDialog.tsx").then((m) => ({ default: m.PendingConfirmDialog }))
+);
 
 const nameKey = (name: string) => name.trim().normalize("NFC").toLowerCase();
 const importing = new Set<string>();
@@ -201,7 +206,11 @@ export default function SavedViews({ who, current, onOpen }: {
           onClick={() => askDelete(open)}
         />
       )}
-      <PendingConfirmDialog pending={confirm} busy={remove.isPending} onHide={() => setConfirm(null)} />
+      {confirm && (
+        <Suspense fallback={null}>
+          <PendingConfirmDialog pending={confirm} busy={remove.isPending} onHide={() => setConfirm(null)} />
+        </Suspense>
+      )}
     </div>
   );
 }
