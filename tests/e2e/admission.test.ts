@@ -7,7 +7,7 @@ import assert from "node:assert/strict";
 import type { Page } from "playwright-core";
 import { DEVICE_API_KEY } from "../../testing/server.ts";
 import { assertAccessible } from "./a11y.ts";
-import { assertEventually, e2eTest, pick, settled } from "./helpers.ts";
+import { assertEventually, e2eTest, settled } from "./helpers.ts";
 
 async function accessible(page: Page, where: string) {
   await settled(page);
@@ -31,10 +31,11 @@ e2eTest("device admission: filter with the pending count, accept and reject, cre
 
   await visit("/devices");
   await signIn();
-  const filter = page.locator(".admission-filter .p-dropdown");
+  const filter = page.getByLabel("Admission", { exact: true });
   await filter.waitFor();
-  await assertEventually(async () => assert.match(await filter.innerText(), /All devices/));
-  await pick(page, filter, "Pending (4)");
+  await assertEventually(async () => assert.equal(await filter.locator("option:checked").innerText(), "All devices"));
+  await assertEventually(async () => assert.ok((await filter.innerText()).includes("Pending (4)")));
+  await filter.selectOption({ label: "Pending (4)" });
   await page.waitForURL(/admission=pending/);
   const rows = page.locator("tbody tr");
   await assertEventually(async () => assert.equal(await rows.count(), 4));

@@ -67,7 +67,7 @@ e2eTest("devices list: paging, page size, search, URL kept on reload and back", 
   await table.getByText("dev-025", { exact: true }).waitFor();
 
   // Changing the size resets to page 0.
-  await pick(page, page.locator(".p-paginator .p-dropdown"), "10");
+  await page.getByLabel("Rows per page").selectOption("10");
   await table.getByText("dev-000", { exact: true }).waitFor();
   assert.equal(await rows.count(), 10);
   assert.equal(new URL(page.url()).search, "?size=10");

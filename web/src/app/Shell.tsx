@@ -1,8 +1,8 @@
-import { Button } from "primereact/button";
 import { Menu } from "primereact/menu";
 import type { MenuItem } from "primereact/menuitem";
 import { lazy, type ReactNode, Suspense, useEffect, useRef, useState } from "react";
 import { Link, useLocation } from "wouter";
+import { LiteButton } from "../components/LiteButton.tsx";
 import { useRouteTitleAndFocus } from "../lib/pageTitle.ts";
 import { useRole } from "../lib/role.ts";
 import type { Role } from "../../../shared/schemas/operator.ts";
@@ -106,7 +106,7 @@ export function Shell({ children }: { children: ReactNode }) {
           <span>{PRODUCT_TITLE}</span>
         </Link>
         <Menu model={items} popup ref={menu} id="account-menu" style={{ width: "auto", minWidth: "15rem" }} />
-        <Button
+        <LiteButton
           className="topbar-account"
           text
           icon="pi pi-user"

@@ -47,4 +47,21 @@ describe("TablePaginator (PrimeReact Paginator's behaviour)", () => {
     for (const name of ["First Page", "Previous Page", "Next Page", "Last Page"]) expect(disabled(name)).toBe(true);
     expect(screen.getByText("0-0 of 0")).toBeTruthy();
   });
+
+  it("changes the page size from its labelled select, starting again at page 0", () => {
+    const onPageChange = vi.fn();
+    render(
+      <TablePaginator
+        page={3}
+        rows={25}
+        totalRecords={200}
+        rowsPerPageOptions={[10, 25, 50]}
+        onPageChange={onPageChange}
+      />,
+    );
+    const size = screen.getByRole("combobox", { name: "Rows per page" }) as HTMLSelectElement;
+    expect(size.value).toBe("25");
+    fireEvent.change(size, { target: { value: "50" } });
+    expect(onPageChange).toHaveBeenLastCalledWith({ page: 0, rows: 50 });
+  });
 });

@@ -1,6 +1,3 @@
-import { Dropdown } from "primereact/dropdown";
-import { dropdownA11y } from "./dropdownA11y.ts";
-
 export interface TablePaginatorProps {
   /** Zero-based page shown. */
   page: number;
@@ -20,6 +17,8 @@ const cls = (...names: (string | false)[]) => names.filter(Boolean).join(" ");
  * PrimeReact's Paginator ("FirstPageLink PrevPageLink PageLinks NextPageLink LastPageLink RowsPerPageDropdown
  * CurrentPageReport" with the report "{first}-{last} of {totalRecords}"), rebuilt on its own CSS classes and aria
  * labels: same look and behaviour without its jump-to-page input and its icon modules (see docs/WEB.md, page size).
+ * The page size is a native select (the devices page renders this paginator with every update of its list: a
+ * PrimeReact Dropdown there cost a phone ~10 ms each time).
  */
 export function TablePaginator(
   { page, rows, totalRecords, rowsPerPageOptions, onPageChange, pageLinkSize = 5 }: TablePaginatorProps,
@@ -79,15 +78,17 @@ export function TablePaginator(
       </span>
       {nav("next", "Next Page", "pi-angle-right", page + 1, atEnd)}
       {nav("last", "Last Page", "pi-angle-double-right", totalPages - 1, atEnd)}
-      <Dropdown
+      <select
+        className="p-inputtext p-component p-paginator-rpp-options"
         value={rows}
-        options={rowsPerPageOptions.map((n) => ({ label: String(n), value: n }))}
-        onChange={(e) => {
-          if (e.value !== rows) onPageChange({ page: 0, rows: e.value as number });
-        }}
         aria-label="Rows per page"
-        pt={dropdownA11y("Rows per page")}
-      />
+        onChange={(e) => {
+          const next = Number(e.target.value);
+          if (next !== rows) onPageChange({ page: 0, rows: next });
+        }}
+      >
+        {rowsPerPageOptions.map((n) => <option key={n} value={n}>{n}</option>)}
+      </select>
       <span className="p-paginator-current" aria-live="polite">{`${first}-${last} of ${totalRecords}`}</span>
     </div>
   );

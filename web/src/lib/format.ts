@@ -1,10 +1,15 @@
-const dateTime = new Intl.DateTimeFormat(undefined, { dateStyle: "medium", timeStyle: "short" });
-// dateStyle/timeStyle cannot be combined with timeZoneName: the zone's short name comes from a second format.
-const zone = new Intl.DateTimeFormat(undefined, { timeZoneName: "short" });
+// Made on first use: building a format costs milliseconds on a phone, and the first screen may show no date.
+let formats: { dateTime: Intl.DateTimeFormat; zone: Intl.DateTimeFormat } | null = null;
+const format = () =>
+  formats ??= {
+    dateTime: new Intl.DateTimeFormat(undefined, { dateStyle: "medium", timeStyle: "short" }),
+    // dateStyle/timeStyle cannot be combined with timeZoneName: the zone's short name comes from a second format.
+    zone: new Intl.DateTimeFormat(undefined, { timeZoneName: "short" }),
+  };
 
 /** The user's time zone's short name at that instant ("UTC", "CET", "GMT+2"). */
 function zoneName(d: Date): string {
-  return zone.formatToParts(d).find((p) => p.type === "timeZoneName")?.value ?? "";
+  return format().zone.formatToParts(d).find((p) => p.type === "timeZoneName")?.value ?? "";
 }
 
 /**
@@ -16,5 +21,6 @@ export function formatDateTime(iso: string | null | undefined): string {
   const d = new Date(iso);
   if (Number.isNaN(d.getTime())) return "-";
   const tz = zoneName(d);
-  return tz ? `${dateTime.format(d)} ${tz}` : dateTime.format(d);
+  const text = format().dateTime.format(d);
+  return tz ? `${text} ${tz}` : text;
 }

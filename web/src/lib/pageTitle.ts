@@ -19,6 +19,16 @@ function focusIsLost(): boolean {
 }
 
 /**
+ * True from a page load that starts signed in until its first screen shows: that screen leaves focus where the
+ * browser puts it at any page load (the document's start, with the skip link first). Moving focus to the heading is
+ * for changes of page inside the app, and costs a phone a forced style and layout pass in the busiest frame.
+ */
+let pageLoad = false;
+export function markPageLoad(): void {
+  pageLoad = true;
+}
+
+/**
  * On every route change: the tab's title follows the page's heading (`<main> <h1>`, also when it changes, e.g. a
  * name loaded later), and keyboard focus moves to that heading once it shows, unless the page already put it
  * somewhere itself (the treatments search box) or the operator moved on meanwhile. Screen readers announce the new
@@ -26,7 +36,8 @@ function focusIsLost(): boolean {
  */
 export function useRouteTitleAndFocus(location: string): void {
   useEffect(() => {
-    let focused = false;
+    let focused = pageLoad;
+    pageLoad = false;
     const started = Date.now();
     const sync = () => {
       const heading = document.querySelector<HTMLElement>(HEADING);

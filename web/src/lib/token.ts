@@ -4,9 +4,17 @@ import { TokenClaims } from "../../../shared/schemas/auth.ts";
 /** The token lives in localStorage under this key. */
 export const TOKEN_KEY = "accessToken";
 
+/** The last token decoded and its claims: every render and request asks for the same one. */
+let decoded: { token: string; claims: TokenClaims | null } | null = null;
+
 /** The payload of a JWT, or null when it is not one we can read. */
 export function decodeClaims(token: string | null | undefined): TokenClaims | null {
   if (!token) return null;
+  if (decoded?.token !== token) decoded = { token, claims: readClaims(token) };
+  return decoded.claims;
+}
+
+function readClaims(token: string): TokenClaims | null {
   const part = token.split(".")[1];
   if (!part) return null;
   try {

@@ -6,16 +6,16 @@
 import { useQuery } from "@tanstack/react-query";
 import { Button } from "primereact/button";
 import { Card } from "primereact/card";
-import { Dropdown } from "primereact/dropdown";
 import { useState } from "react";
 import type { Admission, Device } from "../../../../shared/schemas/mod.ts";
 import { ConfirmDialog, type PendingConfirm } from "../../components/ConfirmDialog.tsx";
-import { dropdownA11y } from "../../components/dropdownA11y.ts";
 import { InfoTable } from "../../components/InfoTable.tsx";
+import { LiteButton } from "../../components/LiteButton.tsx";
 import { formatDateTime } from "../../lib/format.ts";
 import { errorMessage, useNotify, useNotifyError } from "../../lib/notify.ts";
 import { useRole } from "../../lib/role.ts";
 import { type AdmissionAction, admissionQuery, useAdmitDevices } from "./api.ts";
+import { FilterSelect } from "./FilterSelect.tsx";
 
 export const ADMISSION_LABELS: Record<Admission, string> = {
   pending: "Pending",
@@ -38,25 +38,18 @@ export function AdmissionFilter({ value, pending, onChange }: {
   pending: number | null;
   onChange: (next: Admission | undefined) => void;
 }) {
-  const ALL = "__all__";
-  const options = [
-    { label: "All devices", value: ALL },
-    { label: pending === null ? "Pending" : `Pending (${pending})`, value: "pending" },
-    { label: "Accepted", value: "accepted" },
-    { label: "Rejected", value: "rejected" },
-  ];
   return (
-    <span className="admission-filter">
-      <label htmlFor="device-admission" className="visually-hidden">Admission</label>
-      <Dropdown
-        inputId="device-admission"
-        value={value ?? ALL}
-        options={options}
-        onChange={(e) => onChange(e.value === ALL ? undefined : e.value as Admission)}
-        pt={dropdownA11y("Admission")}
-        style={{ width: "12rem" }}
-      />
-    </span>
+    <FilterSelect
+      id="device-admission"
+      label="Admission"
+      value={value ?? ""}
+      onChange={(v) => onChange(v === "" ? undefined : v as Admission)}
+    >
+      <option value="">All devices</option>
+      <option value="pending">{pending === null ? "Pending" : `Pending (${pending})`}</option>
+      <option value="accepted">Accepted</option>
+      <option value="rejected">Rejected</option>
+    </FilterSelect>
   );
 }
 
@@ -113,7 +106,8 @@ export function useAdmissionActions(onDone?: () => void) {
     });
   };
 
-  const dialog = (
+  // Mounted from the first question on (a hidden PrimeReact Dialog still costs every render of the list).
+  const dialog = pending && (
     <ConfirmDialog
       visible={open}
       header={pending?.header ?? ""}
@@ -139,7 +133,7 @@ export function AdmissionCell({ device, ask, busy }: {
     <span className="admission-cell" onClick={(e) => e.stopPropagation()}>
       <span className={`admission-tag admission-${a}`}>{ADMISSION_LABELS[a]}</span>
       {a !== "accepted" && (
-        <Button
+        <LiteButton
           icon="pi pi-check"
           text
           size="small"
@@ -150,7 +144,7 @@ export function AdmissionCell({ device, ask, busy }: {
         />
       )}
       {a !== "rejected" && (
-        <Button
+        <LiteButton
           icon="pi pi-ban"
           text
           size="small"

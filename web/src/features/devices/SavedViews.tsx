@@ -1,9 +1,9 @@
 import { useQuery, useQueryClient } from "@tanstack/react-query";
-import { Button } from "primereact/button";
 import { InputText } from "primereact/inputtext";
 import { lazy, Suspense, useEffect, useState } from "react";
 import type { SavedView } from "../../../../shared/schemas/saved_view.ts";
 import type { PendingConfirm } from "../../components/ConfirmDialog.tsx";
+import { LiteButton } from "../../components/LiteButton.tsx";
 import { useNotify, useNotifyError } from "../../lib/notify.ts";
 import { useRole } from "../../lib/role.ts";
 import {
@@ -168,12 +168,12 @@ export default function SavedViews({ who, current, onOpen }: {
             <label className="save-view-shared">
               <input type="checkbox" checked={shared} onChange={(e) => setShared(e.target.checked)} /> Shared
             </label>
-            <Button type="submit" label="Save" size="small" loading={create.isPending} disabled={!name.trim()} />
-            <Button type="button" label="Cancel" size="small" text onClick={() => setNaming(false)} />
+            <LiteButton type="submit" label="Save" size="small" loading={create.isPending} disabled={!name.trim()} />
+            <LiteButton type="button" label="Cancel" size="small" text onClick={() => setNaming(false)} />
           </form>
         )
         : (
-          <Button
+          <LiteButton
             label="Save view"
             icon="pi pi-bookmark"
             size="small"
@@ -182,7 +182,7 @@ export default function SavedViews({ who, current, onOpen }: {
           />
         )}
       {open && own && (
-        <Button
+        <LiteButton
           label={open.shared ? "Unshare view" : "Share view"}
           icon={open.shared ? "pi pi-lock" : "pi pi-users"}
           size="small"
@@ -197,7 +197,7 @@ export default function SavedViews({ who, current, onOpen }: {
         />
       )}
       {open && (own || (isAdmin && open.shared)) && (
-        <Button
+        <LiteButton
           label="Delete view"
           icon="pi pi-trash"
           size="small"

@@ -1,4 +1,4 @@
-import { Button } from "primereact/button";
+import { LiteButton } from "../../components/LiteButton.tsx";
 import { lazy, Suspense } from "react";
 import { useAfterIdle } from "./columnChoice.ts";
 
@@ -14,7 +14,7 @@ function Placeholder() {
           <option value="">—</option>
         </select>
       </div>
-      <Button label="Save view" icon="pi pi-bookmark" size="small" text disabled />
+      <LiteButton label="Save view" icon="pi pi-bookmark" size="small" text disabled />
     </div>
   );
 }

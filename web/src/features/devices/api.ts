@@ -3,7 +3,7 @@ import { useCallback } from "react";
 import type { Device, DeviceBulk, DevicePatch, DeviceSort } from "../../../../shared/schemas/mod.ts";
 import type { NewSavedView, PreferencesPatch, SavedViewPatch } from "../../../../shared/schemas/saved_view.ts";
 import { api } from "../../lib/api.ts";
-import { apiFilter, type DevicesFilterState, NO_FILTER } from "./urlState.ts";
+import { apiFilter, type DevicesFilterState, devicesRequest, NO_FILTER } from "./urlState.ts";
 import { countDevices } from "./deviceCount.ts";
 
 export { MAX_COUNTED_DEVICES } from "./deviceCount.ts";
@@ -27,11 +27,10 @@ export const deviceKeys = {
 
 /** One server page of devices; the previous page stays visible while the next loads. */
 export const devicesQuery = (params: DeviceListParams) => {
-  const { page, rowsPerPage, sort = "deviceId", order = "asc" } = params;
-  const filter = apiFilter({ ...NO_FILTER, ...params });
+  const request = devicesRequest(params);
   return queryOptions({
-    queryKey: deviceKeys.list({ page, rowsPerPage, sort, order, ...NO_FILTER, ...filter }),
-    queryFn: () => api.listDevices({ page, rowsPerPage, sort, order, ...filter }),
+    queryKey: deviceKeys.list({ ...NO_FILTER, ...request }),
+    queryFn: () => api.listDevices(request),
     placeholderData: keepPreviousData,
   });
 };

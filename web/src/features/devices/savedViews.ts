@@ -86,8 +86,3 @@ export function viewLabel(v: SavedView, me: string | null): string {
   if (v.owner !== me) return `${v.name} (shared by ${v.owner})`;
   return v.shared ? `${v.name} (shared)` : v.name;
 }
-
-// The names the devices screen used before views moved to the server (until it renders SavedViews.tsx).
-export type { LocalView as SavedView };
-export const loadViews = loadLocalViews;
-export const saveViews = (who: string | null, views: LocalView[]) => keepLocalViews(who, views);

@@ -112,3 +112,16 @@ export function apiFilter(s: DevicesFilterState) {
     update?: DeviceUpdateFilter;
   };
 }
+
+/** GET devices' query for one page of a view: the list asks with it, and so does the start-up prefetch. */
+export function devicesRequest(
+  params: Partial<DevicesFilterState> & {
+    page: number;
+    rowsPerPage: number;
+    sort?: DeviceSort;
+    order?: "asc" | "desc";
+  },
+) {
+  const { page, rowsPerPage, sort = "deviceId", order = "asc" } = params;
+  return { page, rowsPerPage, sort, order, ...apiFilter({ ...NO_FILTER, ...params }) };
+}
