@@ -91,7 +91,7 @@ e2eTest("saved views: kept on the server, shared, found from a fresh browser, de
     await menu.selectOption({ label: `Version two (shared by ${ADMIN_EMAIL})` });
     await p3.waitForURL(/app=2\.0\.0/);
     await p3.getByText("4 devices match").waitFor();
-    await p3.getByText(`Shared by ${ADMIN_EMAIL}`).waitFor();
+    await p3.getByText(`Shared by ${ADMIN_EMAIL}`, { exact: true }).waitFor();
     assert.equal(await p3.getByRole("button", { name: "Delete view" }).count(), 0);
     assert.equal(await p3.getByRole("button", { name: /share view/i }).count(), 0);
     await assertAccessible(p3, "devices list with a view shared by another operator");
