@@ -2,7 +2,7 @@ import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { InputText } from "primereact/inputtext";
 import { lazy, Suspense, useEffect, useState } from "react";
 import type { SavedView } from "../../../../shared/schemas/saved_view.ts";
-import type { PendingConfirm } from "../../components/ConfirmDialog.tsx";
+import { type PendingConfirm, PendingConfirmDialog } from "../../components/ConfirmDialog.tsx";
 import { LiteButton } from "../../components/LiteButton.tsx";
 import { useNotify, useNotifyError } from "../../lib/notify.ts";
 import { useRole } from "../../lib/role.ts";
@@ -16,11 +16,6 @@ import {
 } from "./api.ts";
 import { keepLocalViews, loadLocalViews, localViewQuery, viewLabel, viewQueryOf, viewUrlQuery } from "./savedViews.ts";
 import { readDevicesUrl } from "./urlState.ts";
-
-// The dialog (PrimeReact's) loads when a deletion is asked for, not with the menu.
-const PendingConfirmDialog = lazy(() =>
-  import("../../components/ConfirmDialog.tsx").then((m) => ({ default: m.PendingConfirmDialog }))
-);
 
 const nameKey = (name: string) => name.trim().normalize("NFC").toLowerCase();
 const importing = new Set<string>();
