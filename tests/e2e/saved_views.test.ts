@@ -43,11 +43,19 @@ e2eTest("saved views: kept on the server, shared, found from a fresh browser, de
   await assertEventually(async () =>
     assert.equal(await page.getByLabel("Saved view").locator("option:checked").textContent(), "Version two (shared)")
   );
-  // A second view of the same name is refused with the server's words.
+  // One's own name again asks before replacing that view (Cancel keeps it).
   await page.getByRole("button", { name: "Save view" }).click();
   await page.getByLabel("View name").fill("version TWO");
   await page.getByRole("button", { name: "Save", exact: true }).click();
-  await page.getByText('You already have a saved view named "version TWO"', { exact: false }).waitFor();
+  const ask = page.getByRole("dialog");
+  await ask.getByText("Replace saved view Version two?").waitFor();
+  await ask.getByRole("button", { name: "Cancel" }).click();
+  await ask.waitFor({ state: "hidden" });
+  // A name taken meanwhile from another browser: refused, with the server's words in a toast.
+  await api.createSavedView({ name: "Made elsewhere", query: {} });
+  await page.getByLabel("View name").fill("made ELSEWHERE");
+  await page.getByRole("button", { name: "Save", exact: true }).click();
+  await page.getByText('you already have a saved view named "made ELSEWHERE"').waitFor();
   await page.getByRole("button", { name: "Cancel" }).click();
 
   // The column choice is kept on the server too.
@@ -99,9 +107,25 @@ e2eTest("saved views: kept on the server, shared, found from a fresh browser, de
     await other.close();
   }
 
-  // Delete behind a confirmation (focus on Cancel); gone for everyone.
+  // Replace one's own view with the current filters, after a confirmation.
   await page.reload();
   await page.getByText("4 devices match").waitFor();
+  await page.getByRole("button", { name: "Save view" }).click();
+  await page.getByLabel("View name").fill("Old local");
+  await page.getByRole("button", { name: "Save", exact: true }).click();
+  await page.getByRole("dialog").getByText("Old local will show the current filters and sort instead of its own.")
+    .waitFor();
+  await page.getByRole("dialog").getByRole("button", { name: "OK" }).click();
+  await page.getByText("View replaced").waitFor();
+  await assertEventually(async () =>
+    assert.deepEqual(
+      (await api.listSavedViews()).find((v) => v.name === "Old local")?.query,
+      { app: "2.0.0" },
+    )
+  );
+
+  // Delete behind a confirmation (focus on Cancel); gone for everyone.
+  await page.getByLabel("Saved view").selectOption({ label: "Version two (shared)" });
   await page.getByRole("button", { name: "Delete view" }).click();
   const dialog = page.getByRole("dialog");
   await dialog.getByText("Delete saved view Version two?").waitFor();
@@ -110,6 +134,6 @@ e2eTest("saved views: kept on the server, shared, found from a fresh browser, de
   await assertAccessible(page, "delete saved view confirmation");
   await dialog.getByRole("button", { name: "OK" }).click();
   await page.getByText("View deleted").waitFor();
-  assert.deepEqual((await api.listSavedViews()).map((v) => v.name), ["Old local"]);
+  assert.deepEqual((await api.listSavedViews()).map((v) => v.name), ["Made elsewhere", "Old local"]);
   assert.equal(await page.getByLabel("Saved view").locator("option", { hasText: "Version two" }).count(), 0);
 });

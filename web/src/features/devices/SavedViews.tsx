@@ -1,6 +1,6 @@
 import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { InputText } from "primereact/inputtext";
-import { lazy, Suspense, useEffect, useState } from "react";
+import { useEffect, useState } from "react";
 import type { SavedView } from "../../../../shared/schemas/saved_view.ts";
 import { type PendingConfirm, PendingConfirmDialog } from "../../components/ConfirmDialog.tsx";
 import { LiteButton } from "../../components/LiteButton.tsx";
@@ -78,8 +78,12 @@ export default function SavedViews({ who, current, onOpen }: {
 
   const list = views.data ?? [];
   const mine = list.filter((v) => v.owner === who);
-  const open = list.find((v) => viewUrlQuery(v.query) === current && v.owner === who) ??
-    list.find((v) => viewUrlQuery(v.query) === current);
+  // The view shown: the one last picked or saved here while the list still shows it, else one's own that shows the
+  // same, else a shared one (several views may show the same devices).
+  const [picked, setPicked] = useState<string | null>(null);
+  const showing = (v: SavedView) => viewUrlQuery(v.query) === current;
+  const open = list.find((v) => v._id === picked && showing(v)) ??
+    list.find((v) => showing(v) && v.owner === who) ?? list.find(showing);
   const own = open?.owner === who;
 
   useEffect(() => {
@@ -93,16 +97,37 @@ export default function SavedViews({ who, current, onOpen }: {
     });
   }, [views.isSuccess, who]);
 
+  const done = () => {
+    setName("");
+    setShared(false);
+    setNaming(false);
+  };
+
+  /** Saves the current filters and sort under `name`; a name of one's own asks first, then replaces that view's. */
   const save = () => {
     const trimmed = name.trim();
     if (!trimmed) return;
     const query = viewQueryOf(readDevicesUrl(new URLSearchParams(current)));
+    const same = mine.find((v) => nameKey(v.name) === nameKey(trimmed));
+    if (same) {
+      setConfirm({
+        header: `Replace saved view ${same.name}?`,
+        message: `${same.name} will show the current filters and sort instead of its own.` +
+          (same.shared ? " Every operator it is shared with sees the change." : ""),
+        onAccept: () =>
+          patch.mutateAsync({ id: same._id, patch: { query, ...(shared ? { shared } : {}) } }).then((v) => {
+            setPicked(v._id);
+            notify("View replaced", v.name);
+            done();
+          }, notifyError).finally(() => setConfirm(null)),
+      });
+      return;
+    }
     create.mutate({ name: trimmed, query, shared }, {
       onSuccess: (v) => {
+        setPicked(v._id);
         notify("View saved", v.shared ? `${v.name} (shared with every operator)` : v.name);
-        setName("");
-        setShared(false);
-        setNaming(false);
+        done();
       },
       onError: (err) => notifyError(err),
     });
@@ -134,7 +159,9 @@ export default function SavedViews({ who, current, onOpen }: {
           aria-busy={views.isFetching}
           onChange={(e) => {
             const view = list.find((v) => v._id === e.target.value);
-            if (view) onOpen(viewUrlQuery(view.query));
+            if (!view) return;
+            setPicked(view._id);
+            onOpen(viewUrlQuery(view.query));
           }}
         >
           <option value="">{views.isError ? "— (not loaded)" : "—"}</option>
@@ -201,11 +228,11 @@ export default function SavedViews({ who, current, onOpen }: {
           onClick={() => askDelete(open)}
         />
       )}
-      {confirm && (
-        <Suspense fallback={null}>
-          <PendingConfirmDialog pending={confirm} busy={remove.isPending} onHide={() => setConfirm(null)} />
-        </Suspense>
-      )}
+      <PendingConfirmDialog
+        pending={confirm}
+        busy={remove.isPending || patch.isPending}
+        onHide={() => setConfirm(null)}
+      />
     </div>
   );
 }
