@@ -63,6 +63,16 @@ Deno.test("CLI views save, list, delete; devices list --view applies a saved vie
     assert.match(refused.stderr, /No API token may do this/);
   });
 
+  await t.step("views save --replace gives one's own view of that name new filters", async () => {
+    const r = await runCli(["views", "save", "app 2", "--app", "3.0.0", "--replace"], { env });
+    assert.equal(r.code, 0, show(r));
+    assert.match(r.stdout, /^Replaced view \S+ \(App 2, shared\): app=3\.0\.0\.\n$/);
+    const ids = (await cliJson<{ data: { deviceId: string }[] }>(["--json", "devices", "list", "--view", "App 2"], {
+      env,
+    })).data.map((d) => d.deviceId);
+    assert.deepEqual(ids, ["cv-4"]);
+  });
+
   await t.step("views delete by name; then it is gone", async () => {
     const r = await runCli(["--json", "views", "delete", "APP 2"], { env });
     assert.equal(r.code, 0, show(r));
