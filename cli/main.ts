@@ -20,6 +20,7 @@ import { registerTokensRevoke } from "./commands/tokens/revoke.ts";
 import { registerViewsDelete } from "./commands/views/delete.ts";
 import { registerViewsList } from "./commands/views/list.ts";
 import { registerViewsSave } from "./commands/views/save.ts";
+import { registerViewsUpdate } from "./commands/views/update.ts";
 import { handleError } from "./lib/errors.ts";
 import { DEFAULT_URL } from "./lib/session.ts";
 
@@ -89,11 +90,12 @@ Examples:
   const views = group(
     program,
     "views",
-    "list, save and delete saved views of the devices list (open one with devices list --view)",
+    "list, save, update and delete saved views of the devices list (open one with devices list --view)",
     'views save "Failed updates" --update failed --shared',
   );
   registerViewsList(views);
   registerViewsSave(views);
+  registerViewsUpdate(views);
   registerViewsDelete(views);
 
   return program;

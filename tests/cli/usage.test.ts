@@ -27,6 +27,7 @@ const COMMANDS = [
   ["views"],
   ["views", "list"],
   ["views", "save"],
+  ["views", "update"],
   ["views", "delete"],
 ];
 
@@ -57,6 +58,7 @@ Deno.test("CLI wrong usage exits 2 with one error line on stderr and nothing on 
     [["tokens", "revoke"], /missing required argument 'id'/],
     [["views", "save"], /missing required argument 'name'/],
     [["views", "save", "x", "--sort", "color"], /argument 'color' is invalid/],
+    [["views", "update", "x"], /give --name, --shared or --private/],
   ];
   for (const [args, message] of cases) {
     const r = await runCli(args, { env: { CONSOLE_TOKEN: "unused", CONSOLE_URL: closedPortUrl() } });

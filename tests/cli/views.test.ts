@@ -73,8 +73,14 @@ Deno.test("CLI views save, list, delete; devices list --view applies a saved vie
     assert.deepEqual(ids, ["cv-4"]);
   });
 
+  await t.step("views update renames and unshares one's own view", async () => {
+    const r = await runCli(["views", "update", "App 2", "--name", "App three", "--private"], { env });
+    assert.equal(r.code, 0, show(r));
+    assert.match(r.stdout, /^Updated view \S+ \(App three\): app=3\.0\.0\.\n$/);
+  });
+
   await t.step("views delete by name; then it is gone", async () => {
-    const r = await runCli(["--json", "views", "delete", "APP 2"], { env });
+    const r = await runCli(["--json", "views", "delete", "APP THREE"], { env });
     assert.equal(r.code, 0, show(r));
     assert.match(r.stdout, /^\{\s*"deleted": "\S+"\s*\}\n$/);
     const empty = await runCli(["views", "list"], { env });
