@@ -5,6 +5,9 @@
  * Assets of earlier builds are kept for an hour so pages already open can still load their lazy chunks.
  */
 import * as esbuild from "esbuild";
+import { createElement } from "react";
+import { renderToStaticMarkup } from "react-dom/server";
+import { ShellFrame } from "../web/src/components/ShellFrame.tsx";
 import { brotliCompress, constants as zlib, gzip, gzipSync } from "node:zlib";
 import { promisify } from "node:util";
 
@@ -248,6 +251,20 @@ export async function buildWeb(log: (line: string) => void = console.log): Promi
     };
     const [mainFile, mainMeta] = entry("web/src/main.tsx", ".js");
     const [cssFile] = entry("web/src/styles.css", ".css");
+    // The boot script: a classic script (it must run before the body is parsed), on its own.
+    const boot = await esbuild.build({
+      absWorkingDir: ROOT,
+      entryPoints: { boot: "web/src/boot.ts" },
+      outdir: staging,
+      bundle: true,
+      format: "iife",
+      minify: true,
+      target: ["es2020"],
+      entryNames: "[name]-[hash]",
+      metafile: true,
+      logLevel: "warning",
+    });
+    const bootFile = Object.keys(boot.metafile.outputs).find((f) => f.endsWith(".js"))!;
     // Chunks main imports statically load with it: preload them.
     const initial = new Set<string>([mainFile]);
     const walk = (file: string) => {
@@ -260,7 +277,7 @@ export async function buildWeb(log: (line: string) => void = console.log): Promi
     };
     walk(mainFile);
     void mainMeta;
-    // The signed-in app (a lazy chunk) and every chunk it imports statically: main.tsx preloads them all at once when
+    // The signed-in app (a lazy chunk) and every chunk it imports statically: boot.ts preloads them all at once when
     // a session exists, instead of finding each level of imports one round trip after the other.
     const [appFile] = entry("web/src/app/App.tsx", ".js");
     const appModules = new Set<string>([appFile]);
@@ -284,17 +301,23 @@ export async function buildWeb(log: (line: string) => void = console.log): Promi
     }
     for (const files of await Promise.all(compressing)) for (const f of files) written.add(rel(f));
 
+    // The page's scripts start from web/src/boot.ts (after the frame's first paint when signed in): the start-up
+    // modules (main first) and the signed-in app's are listed for it.
     const head = [
       `<link rel="stylesheet" href="/${ASSETS}/${rel(cssFile)}" />`,
-      ...[...initial].filter((f) => f !== mainFile).map((f) =>
-        `<link rel="modulepreload" href="/${ASSETS}/${rel(f)}" />`
-      ),
+      `<meta name="start-modules" content="${
+        [mainFile, ...[...initial].filter((f) => f !== mainFile)].map((f) => `/${ASSETS}/${rel(f)}`).join(" ")
+      }" />`,
       `<meta name="app-modules" content="${[...appModules].map((f) => `/${ASSETS}/${rel(f)}`).join(" ")}" />`,
-      `<script type="module" src="/${ASSETS}/${rel(mainFile)}"></script>`,
+      `<script src="/${ASSETS}/${rel(bootFile)}"></script>`,
     ].join("\n    ");
     const template = await Deno.readTextFile(`${WEB_DIR}/index.html`);
     const tmpIndex = `${DIST_DIR}/.index-${crypto.randomUUID().slice(0, 8)}.html`;
-    await Deno.writeTextFile(tmpIndex, template.replace("<!-- build:head -->", head));
+    const frame = renderToStaticMarkup(createElement(ShellFrame, { boot: true }));
+    await Deno.writeTextFile(
+      tmpIndex,
+      template.replace("<!-- build:head -->", head).replace("<!-- build:frame -->", frame),
+    );
     // Its compressed copies first: a server that sees the new index.html finds them current.
     for (const f of await precompress(tmpIndex)) await Deno.rename(f, f.replace(/\.index-[^/]*\.html/, "index.html"));
     await Deno.rename(tmpIndex, `${DIST_DIR}/index.html`);

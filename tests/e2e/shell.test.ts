@@ -49,7 +49,9 @@ e2eTest(
     assert.equal(index.headers.get("cache-control"), "no-cache");
     const html = await index.text();
     assert.doesNotMatch(html, /<script>(?!<)/, "no inline script");
-    const asset = /src="(\/assets\/main-[A-Z0-9]+\.js)"/.exec(html)?.[1];
+    // The page's scripts start from a classic boot script (no inline script), which names main first.
+    assert.match(html, /<script src="\/assets\/boot-[A-Z0-9]+\.js"><\/script>/);
+    const asset = /name="start-modules" content="(\/assets\/main-[A-Z0-9]+\.js)/.exec(html)?.[1];
     assert.ok(asset, html);
     const js = await srv.fetch(asset);
     assert.equal(js.status, 200);

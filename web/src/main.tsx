@@ -1,6 +1,7 @@
 import "./lib/zod_config.ts";
 import { PrimeReactProvider } from "primereact/api";
-import { lazy, startTransition, StrictMode, Suspense } from "react";
+import { ProgressBar } from "primereact/progressbar";
+import { lazy, startTransition, StrictMode, Suspense, useLayoutEffect } from "react";
 import { createRoot } from "react-dom/client";
 import { prefetchFirstScreen } from "./app/prefetch.ts";
 import { ShellFrame } from "./components/ShellFrame.tsx";
@@ -11,23 +12,21 @@ import { isTokenValid, useSession } from "./lib/session.ts";
 
 const App = lazy(() => import("./app/App.tsx"));
 
-/** Signed in: the app's chunks (listed by the build in index.html) are fetched at once, not one import level a time. */
-function preloadApp(): void {
-  const modules = document.querySelector<HTMLMetaElement>('meta[name="app-modules"]')?.content.split(" ") ?? [];
-  for (const href of modules.filter(Boolean)) {
-    const link = document.createElement("link");
-    link.rel = "modulepreload";
-    link.href = href;
-    document.head.append(link);
-  }
-}
-
 /** Login: without a valid token the whole app is the sign-in form. */
 function Root() {
   const { signedIn } = useSession();
+  // React adds its first screen beside the frame index.html painted (web/src/boot.ts): that frame leaves in the same
+  // frame the first screen is painted in, so nothing blinks.
+  useLayoutEffect(() => document.querySelector("#root > .boot-frame")?.remove(), []);
   if (!signedIn) return <LoginScreen />;
   return (
-    <Suspense fallback={<ShellFrame />}>
+    <Suspense
+      fallback={
+        <ShellFrame>
+          <ProgressBar mode="indeterminate" style={{ height: "4px" }} aria-label="Loading" />
+        </ShellFrame>
+      }
+    >
       <App />
     </Suspense>
   );
@@ -35,7 +34,6 @@ function Root() {
 
 if (isTokenValid(getToken())) {
   markPageLoad();
-  preloadApp();
   prefetchFirstScreen(location.pathname, location.search);
 }
 

@@ -1,6 +1,6 @@
 import { Menu } from "primereact/menu";
 import type { MenuItem } from "primereact/menuitem";
-import { lazy, type ReactNode, Suspense, useEffect, useRef, useState } from "react";
+import { lazy, type ReactNode, Suspense, useEffect, useMemo, useRef, useState } from "react";
 import { Link, useLocation } from "wouter";
 import { LiteButton } from "../components/LiteButton.tsx";
 import { useRouteTitleAndFocus } from "../lib/pageTitle.ts";
@@ -26,6 +26,8 @@ const NAV: { href: string; label: string; icon: string; need?: Role }[] = [
   { href: "/api_tokens", label: "API tokens", icon: "pi pi-key" },
   { href: "/operators", label: "Operators", icon: "pi pi-users", need: "admin" },
 ];
+
+const MENU_STYLE = { width: "auto", minWidth: "15rem" };
 
 function isActive(location: string, href: string) {
   return href === "/" ? location === "/" : location === href || location.startsWith(`${href}/`);
@@ -57,7 +59,8 @@ export function Shell({ children }: { children: ReactNode }) {
     return () => document.removeEventListener("keydown", onKey);
   }, [navOpen]);
 
-  const items: MenuItem[] = [
+  // Kept from render to render (as is the menu's style), so the memoized menu renders only when they change.
+  const items: MenuItem[] = useMemo(() => [
     { label: role ? `${identity ?? ""} (${role})` : identity ?? "", icon: "pi pi-user", disabled: true },
     { separator: true },
     {
@@ -69,7 +72,7 @@ export function Shell({ children }: { children: ReactNode }) {
       },
     },
     { label: "Logout", icon: "pi pi-sign-out", command: () => signOut() },
-  ];
+  ], [identity, role, signOut]);
 
   return (
     <div className="shell">
@@ -105,7 +108,7 @@ export function Shell({ children }: { children: ReactNode }) {
           <i className="pi pi-bolt" aria-hidden="true" />
           <span>{PRODUCT_TITLE}</span>
         </Link>
-        <Menu model={items} popup ref={menu} id="account-menu" style={{ width: "auto", minWidth: "15rem" }} />
+        <Menu model={items} popup ref={menu} id="account-menu" style={MENU_STYLE} />
         <LiteButton
           className="topbar-account"
           text

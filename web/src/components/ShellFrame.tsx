@@ -1,14 +1,14 @@
-import { ProgressBar } from "primereact/progressbar";
+import type { ReactNode } from "react";
 import { PRODUCT_TITLE } from "../lib/title.ts";
 
 /**
  * The signed-in console while its code loads: the shell's top bar and menu frame, laid out like the shell itself
- * (app/Shell.tsx) so nothing moves when the app replaces it, with a progress bar where the page will be. The
- * operator sees the console at once instead of a blank page.
+ * (app/Shell.tsx) so nothing moves when the app replaces it. The build also renders it into index.html (with
+ * `boot`), so a signed-in operator sees the console the moment the page's HTML and styles are in (web/src/boot.ts).
  */
-export function ShellFrame() {
+export function ShellFrame({ boot, children }: { boot?: boolean; children?: ReactNode }) {
   return (
-    <div className="shell">
+    <div className={boot ? "shell boot-frame" : "shell"}>
       <header className="topbar">
         <span className="nav-toggle" aria-hidden="true">
           <i className="pi pi-bars" />
@@ -19,9 +19,7 @@ export function ShellFrame() {
         </a>
       </header>
       <nav className="sidenav" aria-label="Main" />
-      <main className="content" id="main-content">
-        <ProgressBar mode="indeterminate" style={{ height: "4px" }} aria-label="Loading" />
-      </main>
+      <main className="content" id="main-content">{children}</main>
     </div>
   );
 }

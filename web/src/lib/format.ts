@@ -7,9 +7,18 @@ const format = () =>
     zone: new Intl.DateTimeFormat(undefined, { timeZoneName: "short" }),
   };
 
+/** Short zone names by UTC offset: one offset is one name in the user's zone, and formatToParts is slow. */
+const zoneNames = new Map<number, string>();
+
 /** The user's time zone's short name at that instant ("UTC", "CET", "GMT+2"). */
 function zoneName(d: Date): string {
-  return format().zone.formatToParts(d).find((p) => p.type === "timeZoneName")?.value ?? "";
+  const offset = d.getTimezoneOffset();
+  let name = zoneNames.get(offset);
+  if (name === undefined) {
+    name = format().zone.formatToParts(d).find((p) => p.type === "timeZoneName")?.value ?? "";
+    zoneNames.set(offset, name);
+  }
+  return name;
 }
 
 /**

@@ -71,8 +71,14 @@ export default function DevicesScreen() {
   }), [productTypes.data, firmwares.data]);
   const failed = devices.error ?? productTypes.error;
   const total = devices.data?.total ?? 0;
-  // A new page renders in the background, in slices (the table is memoized): typing and clicking stay responsive.
+  // The table (memoized) renders what arrives in the background, in slices, not in the update that brought it:
+  // typing and clicking stay responsive, and a phone's main thread is never blocked for long.
   const shown = useDeferredValue(devices.data);
+  const shownNames = useDeferredValue(names);
+  const shownStale = useDeferredValue(devices.isPlaceholderData);
+  // The first render paints the heading and the toolbar; the filters and the table follow in a second, background
+  // render: two short tasks on a phone instead of one long one (they come below, so nothing moves).
+  const full = useDeferredValue(true, false);
   const filterState: DevicesFilterState = useMemo(() => ({ ...NO_FILTER, ...state }), [state]);
   const filterKey = JSON.stringify([state.q, ...FILTER_KEYS.map((k) => state[k])]);
   const filtered = filterKey !== JSON.stringify(["", ...FILTER_KEYS.map(() => "")]);
@@ -172,17 +178,19 @@ export default function DevicesScreen() {
         <SavedViewsSlot who={identity} current={viewQuery} onOpen={(q) => navigate(`/devices${q}`)} />
         <ColumnChooser shown={columnIds} onChange={chooseColumns} />
       </div>
-      <DevicesFilters
-        filter={filterState}
-        filtered={filtered}
-        productTypes={productTypes.data}
-        firmwares={firmwares.data}
-        apps={overview.data?.apps}
-        tokenMode={tokenMode}
-        pending={pending}
-        onChange={setFilter}
-        onClear={clearFilters}
-      />
+      {full && (
+        <DevicesFilters
+          filter={filterState}
+          filtered={filtered}
+          productTypes={productTypes.data}
+          firmwares={firmwares.data}
+          apps={overview.data?.apps}
+          tokenMode={tokenMode}
+          pending={pending}
+          onChange={setFilter}
+          onClear={clearFilters}
+        />
+      )}
       {selected > 0 && (
         <div className="selection-bar" role="status">
           <span>
@@ -230,13 +238,13 @@ export default function DevicesScreen() {
         }}
       />
       {/* A failed load shows only the error: no rows, no empty text and no paginator that could be stale. */}
-      {!failed && (
+      {!failed && full && (
         <div className="clickable-rows devices-table p-datatable p-component p-datatable-responsive-scroll p-datatable-striped p-datatable-sm">
           <DevicesTable
             rows={shown?.data}
-            stale={devices.isPlaceholderData || shown !== devices.data}
+            stale={shownStale}
             columns={columns}
-            names={names}
+            names={shownNames}
             offset={state.page * state.size}
             size={state.size}
             sort={state.sort}

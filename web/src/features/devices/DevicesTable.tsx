@@ -23,6 +23,10 @@ export interface DevicesTableProps {
   onOpen: (id: string) => void;
 }
 
+/** The table scrolls within `100vh - 16rem` (styles.css, .devices-table); a row is at least 32 px tall. */
+const skeletonRows = (size: number) =>
+  Math.min(size, Math.ceil(Math.max(0, (globalThis.innerHeight ?? Infinity) - 16 * 16) / 32) + 1);
+
 /**
  * The devices table: a plain <table> on PrimeReact's DataTable classes (same look) instead of DataTable itself, which
  * alone weighs 150 KB minified. Memoized with stable props, so the screen's many small updates (a query starting, a
@@ -90,17 +94,21 @@ export const DevicesTable = memo(function DevicesTable(
         </thead>
         <tbody className="p-datatable-tbody">
           {rows === undefined
-            // Skeleton rows of the page's size hold the table's height: the paginator does not move.
-            ? Array.from({ length: size }, (_, i) => (
-              <tr key={i} className={i % 2 ? "p-row-odd" : undefined}>
-                <td />
-                {columns.map((c, j) => (
-                  <td key={c.id}>
-                    <Skeleton width={skeletonWidth(i, j)} />
-                  </td>
-                ))}
-              </tr>
-            ))
+            // Skeleton rows hold the table's height, so the paginator does not move: as many as the page has, or as
+            // fill the table's scrolling area (at most the window's height) if that is fewer.
+            ? Array.from(
+              { length: skeletonRows(size) },
+              (_, i) => (
+                <tr key={i} className={i % 2 ? "p-row-odd" : undefined}>
+                  <td />
+                  {columns.map((c, j) => (
+                    <td key={c.id}>
+                      <Skeleton width={skeletonWidth(i, j)} />
+                    </td>
+                  ))}
+                </tr>
+              ),
+            )
             : rows.length === 0
             ? (
               <tr className="p-datatable-emptymessage">

@@ -1,0 +1,57 @@
+/**
+ * The first script of the page, tiny and render-blocking (a classic script: it runs before the body is parsed).
+ *
+ * Signed in (a stored token not yet expired): it marks <html> `signed-in`, so the console's frame that index.html
+ * holds (components/ShellFrame.tsx, rendered at build) is painted as soon as the HTML and the styles are in, and it
+ * asks for the app's code only once that frame is painted: on a slow link the styles do not share it with 200 KB of
+ * scripts. The app's own chunks (`app-modules`) come in the same wave as the start-up ones, not one import level
+ * after the other. Signed out, the frame stays hidden and the code is asked for at once (the sign-in form is it).
+ */
+function modules(name: string): string[] {
+  return document.querySelector<HTMLMetaElement>(`meta[name="${name}"]`)?.content.split(" ").filter(Boolean) ?? [];
+}
+
+/** One insertion for every link: each insertion into <head> on its own costs the browser a pass over the page. */
+function preload(hrefs: string[]): void {
+  const links = document.createDocumentFragment();
+  for (const href of hrefs) {
+    const link = document.createElement("link");
+    link.rel = "modulepreload";
+    link.href = href;
+    links.append(link);
+  }
+  document.head.append(links);
+}
+
+function start(signedIn: boolean): void {
+  const [main, ...chunks] = modules("start-modules");
+  preload([main, ...chunks, ...(signedIn ? modules("app-modules") : [])]);
+  // Run once the body is parsed (main renders into #root), as a module script written in the page would.
+  const run = () => {
+    const script = document.createElement("script");
+    script.type = "module";
+    script.src = main;
+    document.head.append(script);
+  };
+  if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", run, { once: true });
+  else run();
+}
+
+function hasSession(): boolean {
+  try {
+    const payload = localStorage.getItem("accessToken")?.split(".")[1];
+    if (!payload) return false;
+    const { exp } = JSON.parse(atob(payload.replace(/-/g, "+").replace(/_/g, "/")));
+    return typeof exp === "number" && exp * 1000 > Date.now();
+  } catch {
+    return false; // no storage or an unreadable token: signed out, as the app will find too
+  }
+}
+
+if (hasSession()) {
+  document.documentElement.classList.add("signed-in");
+  // The frame's first paint, then the code (a timer queued from the frame's callback runs after its paint).
+  requestAnimationFrame(() => setTimeout(() => start(true)));
+} else {
+  start(false);
+}
