@@ -27,6 +27,7 @@ e2eTest("saved views: kept on the server, shared, found from a fresh browser, de
   await signIn();
   await page.getByText("10 devices", { exact: true }).waitFor();
   await page.getByText("1 view saved in this browser now follow you.").waitFor();
+  await page.waitForTimeout(350); // the toast's entry animation ends before axe measures colours
   assert.deepEqual((await api.listSavedViews()).map((v) => [v.name, v.query]), [["Old local", { app: "1.0.0" }]]);
   assert.equal(await page.evaluate((who) => localStorage.getItem(`deviceViews:${who}`), ADMIN_EMAIL), null);
 
