@@ -1,11 +1,17 @@
-// Made on first use: building a format costs milliseconds on a phone, and the first screen may show no date.
-let formats: { dateTime: Intl.DateTimeFormat; zone: Intl.DateTimeFormat } | null = null;
-const format = () =>
-  formats ??= {
-    dateTime: new Intl.DateTimeFormat(undefined, { dateStyle: "medium", timeStyle: "short" }),
-    // dateStyle/timeStyle cannot be combined with timeZoneName: the zone's short name comes from a second format.
-    zone: new Intl.DateTimeFormat(undefined, { timeZoneName: "short" }),
-  };
+// Made on first use, or in idle time before: building one costs a phone tens of milliseconds, which in the middle of
+// rendering a page of rows would block it.
+let dateTimeFormat: Intl.DateTimeFormat | null = null;
+let zoneFormat: Intl.DateTimeFormat | null = null;
+const dateTime = () =>
+  dateTimeFormat ??= new Intl.DateTimeFormat(undefined, { dateStyle: "medium", timeStyle: "short" });
+// dateStyle/timeStyle cannot be combined with timeZoneName: the zone's short name comes from a second format.
+const zone = () => zoneFormat ??= new Intl.DateTimeFormat(undefined, { timeZoneName: "short" });
+
+// Each in its own idle moment (one long task split in two), before the first dates are shown.
+globalThis.requestIdleCallback?.(() => {
+  dateTime();
+  globalThis.requestIdleCallback(() => zoneName(new Date()));
+});
 
 /** Short zone names by UTC offset: one offset is one name in the user's zone, and formatToParts is slow. */
 const zoneNames = new Map<number, string>();
@@ -15,7 +21,7 @@ function zoneName(d: Date): string {
   const offset = d.getTimezoneOffset();
   let name = zoneNames.get(offset);
   if (name === undefined) {
-    name = format().zone.formatToParts(d).find((p) => p.type === "timeZoneName")?.value ?? "";
+    name = zone().formatToParts(d).find((p) => p.type === "timeZoneName")?.value ?? "";
     zoneNames.set(offset, name);
   }
   return name;
@@ -30,6 +36,6 @@ export function formatDateTime(iso: string | null | undefined): string {
   const d = new Date(iso);
   if (Number.isNaN(d.getTime())) return "-";
   const tz = zoneName(d);
-  const text = format().dateTime.format(d);
+  const text = dateTime().format(d);
   return tz ? `${text} ${tz}` : text;
 }
