@@ -5,7 +5,7 @@
  * sort, a deep page, and the overview's counts.
  */
 import { openStores, type Stores } from "../../server/db/mod.ts";
-import { type DeviceView } from "../../server/db/rules/device_views.ts";
+import { type DeviceView, type ViewCursor } from "../../server/db/rules/device_views.ts";
 import { xzBytes } from "../../testing/xz_fixtures.ts";
 import { startPostgres } from "../../testing/postgres.ts";
 import { type FleetRefs, seedFleetPostgres, seedFleetSqlite } from "../../testing/fleet_bench.ts";
@@ -97,20 +97,23 @@ async function benchStores(engine: string, stores: Stores, refs: FleetRefs, n: n
   rows.push({ engine, what: "GET devices: the same view, its last page (context)", ...deep });
   const overview = await measure(runs, () => stores.devices.overview(PRODUCT));
   rows.push({ engine, what: "GET overview (every count)", ...overview });
-  // devices.csv reads the view in batches of 1000 (server/routes/fleet.ts): the whole export, once.
+  // The floor: one device read by its key (GET devices/{id}), to tell the machine's jitter from a view's cost.
+  const floor = await measure(runs, (i) => stores.devices.get(`DEV-${String(i % n).padStart(6, "0")}`));
+  rows.push({ engine, what: "one device by its id (context: the machine's floor)", ...floor });
+  // devices.csv reads the view in keyset batches of 1000 (server/routes/fleet.ts): the whole export, once.
   const rss0 = Deno.memoryUsage().rss;
   const t = performance.now();
   let exported = 0;
-  for (let page = 0;; page++) {
-    const { data } = await stores.devices.view(
+  for (let after: ViewCursor | null = null;;) {
+    const { data, next } = await stores.devices.batch(
       { filter: {}, sort: "lastLoggedIn", order: "desc" },
-      page,
+      after,
       1000,
       PRODUCT,
-      { count: false },
     );
     exported += data.length;
-    if (data.length < 1000) break;
+    if (next === null) break;
+    after = next;
   }
   const exportMs = performance.now() - t;
   const grew = (Deno.memoryUsage().rss - rss0) / 1024 ** 2;
@@ -122,12 +125,61 @@ async function benchStores(engine: string, stores: Stores, refs: FleetRefs, n: n
     p50: exportMs,
     p99: exportMs,
   });
+  // A rollout holding devices (CONTRACT §13): the firmware filter then decides device by device as config resolution
+  // does, and the overview moves the rollout's devices from its kept counts.
+  const rolloutFirmware = refs.firmwareIds[1];
+  const rollout = await stores.rollouts.create(
+    { name: "bench", firmwareId: rolloutFirmware, productTypeId: null, stages: [10, 50, 100], autoAdvance: false },
+    { email: "bench@example.com" },
+  );
+  await stores.rollouts.act(rollout._id, "start", { email: "bench@example.com" }, PRODUCT);
+  const rolloutViews: [string, DeviceView][] = [
+    ["with a rollout at 10 %: firmware in effect = the rollout's, sorted by last check-in desc", {
+      filter: { firmware: rolloutFirmware },
+      sort: "lastLoggedIn",
+      order: "desc",
+    }],
+    ["with a rollout at 10 %: firmware in effect = the default, sorted by device id", {
+      filter: { firmware: "default" },
+      sort: "deviceId",
+      order: "asc",
+    }],
+  ];
+  for (const [what, view] of rolloutViews) {
+    const r = await measure(
+      Math.max(20, runs / 10),
+      () => stores.devices.view(view, Math.floor(rand() * 40), 25, PRODUCT),
+    );
+    rows.push({ engine, what: `GET devices: ${what}, page 0-39 of 25`, ...r });
+  }
+  const withRollout = await measure(runs, () => stores.devices.overview(PRODUCT));
+  rows.push({ engine, what: "GET overview with a rollout at 10 %", ...withRollout });
+  // The usual steady state: the rollout finished and promoted (its firmware the default): the plain conditions again.
+  for (const action of ["advance", "advance", "advance", "promote"] as const) {
+    await stores.rollouts.act(rollout._id, action, { email: "bench@example.com" }, PRODUCT);
+  }
+  const promoted = await measure(runs, () =>
+    stores.devices.view(
+      { filter: { firmware: rolloutFirmware, seen: "7d" }, sort: "app", order: "asc" },
+      Math.floor(rand() * 40),
+      25,
+      PRODUCT,
+    ));
+  rows.push({
+    engine,
+    what: "GET devices: the rollout finished and promoted: its firmware + seen 7d, sorted by app, page 0-39 of 25",
+    ...promoted,
+  });
+  const promotedOverview = await measure(runs, () => stores.devices.overview(PRODUCT));
+  rows.push({ engine, what: "GET overview, the rollout finished and promoted", ...promotedOverview });
   return rows;
 }
 
 export async function benchFleet(tmp: string, n: number, runs: number, say: (s: string) => void): Promise<FleetRow[]> {
   const rows: FleetRow[] = [];
-  {
+  // BENCH_ENGINES=sqlite or postgres: one engine only (default: both).
+  const engines = (Deno.env.get("BENCH_ENGINES") ?? "sqlite,postgres").split(",");
+  if (engines.includes("sqlite")) {
     say(`fleet views: SQLite, seeding ${n} devices`);
     const file = `${tmp}/fleet.sqlite3`;
     let opened = await openStores({ engine: "sqlite", file });
@@ -141,7 +193,7 @@ export async function benchFleet(tmp: string, n: number, runs: number, say: (s: 
       await opened.close();
     }
   }
-  {
+  if (engines.includes("postgres")) {
     say(`fleet views: PostgreSQL, seeding ${n} devices`);
     await using pg = await startPostgres();
     const url = await pg.createDatabase();

@@ -69,9 +69,9 @@ export function devicesRoutes(ctx: AppContext) {
       const minute = filter.seen && filter.seen !== "never" ? Math.floor(Date.now() / 60_000) : "";
       const key = JSON.stringify([page, rowsPerPage, sort, order, filter, minute, none]);
       const make = async () => {
-        if (none) return { data: [], total: 0, page, per_page: rowsPerPage };
-        const { data, total } = await devices.view({ filter, sort, order }, page, rowsPerPage, product);
-        return { data: data.map(view), total, page, per_page: rowsPerPage };
+        if (none) return { data: [], total: 0, exact: true, page, per_page: rowsPerPage };
+        const { data, total, exact } = await devices.view({ filter, sort, order }, page, rowsPerPage, product);
+        return { data: data.map(view), total, exact: exact ?? true, page, per_page: rowsPerPage };
       };
       // The cache is versioned by the devices' writes only: views that also depend on the default firmware or on
       // product type names are made fresh.

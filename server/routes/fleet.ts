@@ -3,7 +3,7 @@ import { routes } from "../../shared/routes/mod.ts";
 import type { Device, DeviceFilter } from "../../shared/schemas/device.ts";
 import { DEVICE_CSV_COLUMNS, DEVICE_FILTER_KEYS } from "../../shared/schemas/device.ts";
 import type { AppContext, AppEnv } from "../context.ts";
-import type { DeviceView } from "../db/rules/device_views.ts";
+import type { DeviceView, ViewCursor } from "../db/rules/device_views.ts";
 import { csvLine as line } from "../db/rules/csv.ts";
 import { bodyOf, queryOf } from "../route_table.ts";
 
@@ -51,7 +51,8 @@ export function fleetRoutes(ctx: AppContext) {
           d.versionInfo?.app ?? null,
           d.versionInfo?.os ?? null,
         ]);
-      let page = 0;
+      // Each batch starts after the last row of the one before (keyset), so the export is linear in its size.
+      let after: ViewCursor | null = null;
       // An admission filter that matches nothing in shared mode: the header row only.
       let done = filter === null;
       const body = new ReadableStream<Uint8Array>({
@@ -61,9 +62,10 @@ export function fleetRoutes(ctx: AppContext) {
         },
         async pull(controller) {
           if (done) return;
-          const { data } = await devices.view(view, page++, CSV_BATCH, product, { count: false });
+          const { data, next } = await devices.batch(view, after, CSV_BATCH, product);
+          after = next;
           if (data.length) controller.enqueue(encoder.encode(data.map(row).join("")));
-          if (data.length < CSV_BATCH) {
+          if (next === null) {
             done = true;
             controller.close();
           }

@@ -61,7 +61,13 @@ export const DEFAULT_PAGE_SIZE = 25;
 
 export const DeviceList = z.object({
   data: z.array(Device),
+  /**
+   * How many devices match; a lower bound when `exact` is false (a combination of filters matching more than the page
+   * and 250 more devices: CONTRACT §16's counts stay cheap). No filter, or one of productTypeId, firmware, app and
+   * seen alone, is always exact.
+   */
   total: z.number().int(),
+  exact: z.boolean(),
   page: z.number().int(),
   per_page: z.number().int().optional(),
 });

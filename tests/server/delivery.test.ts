@@ -46,7 +46,8 @@ Deno.test("delivery: precompressed bundle, compressed JSON, summaries, robots.tx
     assert.equal(br.headers["content-encoding"], "br");
     assert.equal(text(brotliDecompressSync(br.body)), html);
 
-    const js = /src="(\/assets\/main-[A-Z0-9]+\.js)"/.exec(html)![1];
+    // The boot script names main first among the start-up modules.
+    const js = /name="start-modules" content="(\/assets\/main-[A-Z0-9]+\.js)/.exec(html)![1];
     const css = /href="(\/assets\/styles-[A-Z0-9]+\.css)"/.exec(html)![1];
     for (const path of [js, css]) {
       const plain = await rawGet(`${srv.url}${path}`, {});

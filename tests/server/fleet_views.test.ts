@@ -192,3 +192,36 @@ Deno.test("fleet views: the update-state filter (the latest report's state, or n
   const usage = await runCli(["devices", "list", "--update", "done"], { env });
   assert.equal(usage.code, 2, show(usage));
 });
+
+Deno.test("fleet views: a combination of filters is counted only so far past the page (exact: false), in the API and the CLI", async () => {
+  await using srv = await startServer();
+  const api = await srv.login();
+  const n = 290; // more than a page of 25 and VIEW_COUNT_LIMIT (250) past it
+  const ids = Array.from({ length: n }, (_, i) => `CAP-${String(i).padStart(4, "0")}`);
+  for (let i = 0; i < n; i += 30) {
+    await Promise.all(
+      ids.slice(i, i + 30).map((id) =>
+        new DeviceClient(id, { baseUrl: srv.url, apiKey: DEVICE_API_KEY }).checkin({
+          versionInfo: { app: "5.0", os: "os-x", channels: [] },
+        })
+      ),
+    );
+  }
+  const get = async (query: string) => {
+    const res = await srv.fetch(`/api/v1/devices?${query}`, { token: api.token });
+    assert.equal(res.status, 200, query);
+    return await res.json() as DeviceList;
+  };
+  const capped = await get("app=5.0&os=os-x&sort=createdAt");
+  assert.deepEqual([capped.data.length, capped.total, capped.exact], [25, 275, false]);
+  const alone = await get("app=5.0&sort=createdAt");
+  assert.deepEqual([alone.total, alone.exact], [n, true], "one kept filter is exact");
+  const last = await get("app=5.0&os=os-x&sort=createdAt&page=11");
+  assert.deepEqual([last.data.length, last.total, last.exact], [15, n, true], "the last page knows the end");
+  const env = { CONSOLE_URL: srv.url, CONSOLE_TOKEN: api.token };
+  const cli = await runCli(["devices", "list", "--app", "5.0", "--os", "os-x"], { env });
+  assert.equal(cli.code, 0, show(cli));
+  assert.match(cli.stdout, /Devices 1-25 of at least 275; page 0 of pages 0-10 and more\./);
+  const exact = await runCli(["devices", "list", "--app", "5.0"], { env });
+  assert.match(exact.stdout, /Devices 1-25 of 290; page 0 of pages 0-11\./);
+});

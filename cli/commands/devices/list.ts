@@ -136,12 +136,13 @@ Examples:
       const perPage = list.per_page ?? opts.perPage ?? 25;
       const pages = Math.max(1, Math.ceil(list.total / perPage));
       const first = list.page * perPage;
+      // Not exact: a combination of filters counted only so far past the page (the total is a lower bound).
+      const of = list.exact ? `${list.total}` : `at least ${list.total}`;
+      const range = list.exact ? `pages 0-${pages - 1}` : `pages 0-${pages - 1} and more`;
       console.log(
         list.data.length === 0
-          ? `No devices on page ${list.page} (${list.total} in all, pages 0-${pages - 1}).`
-          : `Devices ${first + 1}-${first + list.data.length} of ${list.total}; page ${list.page} of pages 0-${
-            pages - 1
-          }.`,
+          ? `No devices on page ${list.page} (${of} in all, ${range}).`
+          : `Devices ${first + 1}-${first + list.data.length} of ${of}; page ${list.page} of ${range}.`,
       );
     });
 }

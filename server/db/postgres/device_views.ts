@@ -8,16 +8,34 @@ import { appendAuditMany } from "./audit.ts";
 import {
   auditEntries,
   byDevicesThenKey,
+  cancelledHeld,
+  cappedTotal,
+  cursorPart,
+  decidingRollouts,
   type DeviceView,
+  type ExactCount,
+  exactCountOf,
   firmwareCondition,
-  firmwareInEffect,
+  firmwareDistribution,
+  firmwareInEffectSql,
   groupCounts,
+  groupsFrom,
   groupSlices,
+  heldByRollout,
+  HOLDING_ROLLOUTS_SQL,
+  type HoldingRollout,
+  holdingRollouts,
+  keysetParts,
+  nextHour,
   noBulkDevice,
   productTypeCondition,
   productTypeOrder,
+  seenHourKey,
   seenSince,
+  VIEW_COUNT_LIMIT,
+  type ViewCursor,
 } from "../rules/device_views.ts";
+import type { DeviceSeen } from "../../../shared/schemas/device.ts";
 import { likePattern } from "../rules/like.ts";
 import { firstMissingId, nextRevision, type Tx } from "./open.ts";
 
@@ -43,8 +61,16 @@ async function defaultFirmwareOf(tx: Tx, product: string): Promise<string | null
   return (rows[0]?.default_firmware as string | null | undefined) ?? null;
 }
 
-/** The WHERE clause of a filter; parameters numbered from $1 (`args` holds them). */
-async function whereOf(tx: Tx, filter: DeviceFilter, product: string): Promise<{ where: string; args: Arg[] }> {
+/**
+ * The WHERE clause of a filter; parameters numbered from $1 (`args` holds them). `fixed`: the indexed columns the
+ * filter holds at one value (`= x` or `IS NULL`), best first, for viewIds' ORDER BY.
+ */
+async function whereOf(
+  tx: Tx,
+  filter: DeviceFilter,
+  product: string,
+): Promise<{ where: string; args: Arg[]; fixed: string[]; rolloutAware: boolean }> {
+  const fixed: string[] = [];
   const parts: string[] = [];
   const args: Arg[] = [];
   const p = (v: Arg) => {
@@ -56,14 +82,34 @@ async function whereOf(tx: Tx, filter: DeviceFilter, product: string): Promise<{
   if (filter.productTypeId !== undefined) {
     const pt = productTypeCondition(filter.productTypeId);
     parts.push(pt === null ? "d.product_type_id IS NULL" : `d.product_type_id = ${p(pt)}`);
+    fixed.push("d.product_type_id");
   }
+  let rolloutAware = false;
   if (filter.firmware !== undefined) {
-    const fw = firmwareCondition(filter.firmware, await defaultFirmwareOf(tx, product));
-    if (fw.kind === "custom") parts.push("d.firmware_id IS NOT NULL");
+    const defaultFirmware = await defaultFirmwareOf(tx, product);
+    const fw = firmwareCondition(filter.firmware, defaultFirmware);
+    const rollouts = fw.kind === "custom" ? [] : decidingRollouts(await holdingRolloutsOf(tx), defaultFirmware);
+    if (rollouts.length) {
+      // Rollouts hold devices: the firmware in effect as config resolution decides it, device by device.
+      rolloutAware = true;
+      parts.push(
+        firmwareInEffectSql(
+          fw.kind === "default" ? "default" : { id: (fw as { id: string }).id },
+          rollouts,
+          defaultFirmware,
+          p,
+          BUCKET,
+        ),
+      );
+      if (fw.kind === "default") fixed.push("d.firmware_id");
+    } else if (fw.kind === "custom") parts.push("d.firmware_id IS NOT NULL");
     else if (fw.kind === "default") parts.push("d.firmware_id IS NULL");
     else {
       const id = p(fw.id);
       parts.push(fw.orNoCustom ? `(d.firmware_id = ${id} OR d.firmware_id IS NULL)` : `d.firmware_id = ${id}`);
+    }
+    if (!rolloutAware && (fw.kind === "default" || (fw.kind === "firmware" && !fw.orNoCustom))) {
+      fixed.push("d.firmware_id");
     }
   }
   if (filter.app !== undefined) parts.push(`${APP} = ${p(filter.app)}`);
@@ -71,12 +117,40 @@ async function whereOf(tx: Tx, filter: DeviceFilter, product: string): Promise<{
   if (filter.seen !== undefined) {
     const since = seenSince(filter.seen);
     parts.push(since === null ? "d.last_logged_in IS NULL" : `d.last_logged_in >= ${p(since)}`);
+    if (since === null) fixed.push("d.last_logged_in");
   }
-  if (filter.admission !== undefined) parts.push(`d.admission = ${p(filter.admission)}`);
+  if (filter.admission !== undefined) {
+    parts.push(`d.admission = ${p(filter.admission)}`);
+    fixed.push("d.admission");
+  }
   if (filter.update !== undefined) {
     parts.push(filter.update === "none" ? "d.update_status IS NULL" : `${UPDATE_STATE} = ${p(filter.update)}`);
   }
-  return { where: parts.length ? parts.join(" AND ") : "true", args };
+  return { where: parts.length ? parts.join(" AND ") : "true", args, fixed, rolloutAware };
+}
+
+/**
+ * rules/rollouts.ts's bucket() in SQL: the first 32 bits of sha256(rolloutId + ":" + deviceId), big-endian, over
+ * 2^32, times 100, in float8 as JavaScript computes it (so a device sits on the same side of a stage's percentage).
+ */
+const BUCKET = (id: string) =>
+  `((('x' || substr(encode(sha256(convert_to(${id} || ':' || d.device_id, 'UTF8')), 'hex'), 1, 8))::bit(32)::bigint)::float8 / 4294967296.0::float8 * 100.0::float8)`;
+
+async function holdingRolloutsOf(tx: Tx): Promise<HoldingRollout[]> {
+  return holdingRollouts(await tx.unsafe(HOLDING_ROLLOUTS_SQL) as unknown as Parameters<typeof holdingRollouts>[0]);
+}
+
+/**
+ * The column a view's ORDER BY starts with, so that the planner sees the index (column, sort, device_id) as ordered
+ * for it: a filter's `IS NULL` does not tell the planner the column is constant (an `=` does), so without it a
+ * product type or firmware filter of "none" sorts every match instead of walking the index. The product type and
+ * firmware columns lead an index for every sort; the others only (column, device_id).
+ */
+function leadingColumn(fixed: readonly string[], sort: DeviceView["sort"], dir: string): string {
+  const col = fixed.find((c) => sort === "deviceId" || c === "d.product_type_id" || c === "d.firmware_id");
+  if (col === undefined) return "";
+  const nulls = col === "d.last_logged_in" ? (dir === "ASC" ? " NULLS FIRST" : " NULLS LAST") : "";
+  return `${col} ${dir}${nulls}, `;
 }
 
 /** One page of a view's ids in order, and the total (-1 when not counted); see sqlite/device_views.ts. */
@@ -87,8 +161,8 @@ export async function viewIds(
   perPage: number,
   product: string,
   count = true,
-): Promise<{ ids: string[]; total: number }> {
-  const { where, args } = await whereOf(tx, view.filter, product);
+): Promise<{ ids: string[]; total: number; exact: boolean }> {
+  const { where, args, fixed, rolloutAware } = await whereOf(tx, view.filter, product);
   const dir = view.order === "desc" ? "DESC" : "ASC";
   const offset = page * perPage;
   const n = args.length;
@@ -124,7 +198,7 @@ export async function viewIds(
         );
       ids.push(...rows.map((r) => r.device_id as string));
     }
-    return { ids, total };
+    return { ids, total, exact: true };
   }
   const column = SORT_COLUMN[view.sort];
   // SQLite's order: NULLs first ascending, last descending (the indexes are built NULLS FIRST).
@@ -132,18 +206,150 @@ export async function viewIds(
     ? (dir === "ASC" ? " NULLS FIRST" : " NULLS LAST")
     : "";
   const tie = view.sort === "deviceId" ? "" : `, d.device_id ${dir}`;
+  // A filter without an exact count reads on past the page (the same index walk) to count up to VIEW_COUNT_LIMIT more.
+  // The kept firmware counts are of the custom firmware column: with rollouts holding devices, a firmware filter is
+  // counted as a combination is.
+  const exact = count && !rolloutAware ? exactCountOf(view.filter) : null;
+  const capped = count && exact === null;
   const rows = await tx.unsafe(
-    `SELECT d.device_id FROM devices d WHERE ${where} ORDER BY ${column} ${dir}${nulls}${tie}
+    `SELECT d.device_id FROM devices d WHERE ${where}
+     ORDER BY ${leadingColumn(fixed, view.sort, dir)}${column} ${dir}${nulls}${tie}
      LIMIT $${n + 1} OFFSET $${n + 2}`,
-    [...args, perPage, offset],
+    [...args, capped ? perPage + VIEW_COUNT_LIMIT : perPage, offset],
   );
-  const ids = rows.map((r) => r.device_id as string);
-  if (!count) return { ids, total: -1 };
-  const ends = ids.length < perPage && (ids.length > 0 || offset === 0);
-  const total = ends
-    ? offset + ids.length
-    : Number((await tx.unsafe(`SELECT count(*) AS n FROM devices d WHERE ${where}`, args))[0].n);
-  return { ids, total };
+  const ids = rows.slice(0, perPage).map((r) => r.device_id as string);
+  if (!count) return { ids, total: -1, exact: true };
+  if (ids.length === 0 && offset > 0) {
+    // A page beyond the end: how many there are (fewer than the offset, so the count stops there).
+    const [{ m }] = await tx.unsafe(
+      `SELECT count(*) AS m FROM (SELECT 1 FROM devices d WHERE ${where} LIMIT $${n + 1}) x`,
+      [...args, offset],
+    );
+    return { ids, total: Number(m), exact: true };
+  }
+  if (capped) return { ids, ...cappedTotal(offset, perPage, rows.length) };
+  const ends = ids.length < perPage;
+  const total = ends ? offset + ids.length : await exactTotal(tx, exact!, product);
+  return { ids, total, exact: true };
+}
+
+const keptCount = async (tx: Tx, dim: string, key: string) =>
+  Number((await tx`SELECT n FROM device_group_counts WHERE dim = ${dim} AND key = ${key}`)[0]?.n ?? 0);
+
+/**
+ * How many devices checked in since the `seen` filter's time (or never): the hours kept by triggers (migration 10)
+ * after the one `since` falls in, plus a count of that hour's devices from `since` on (one index range of at most an
+ * hour's check-ins).
+ */
+async function seenCount(tx: Tx, seen: DeviceSeen): Promise<number> {
+  const since = seenSince(seen);
+  if (since === null) return await keptCount(tx, "seen", "none");
+  const [{ n }] = await tx`SELECT
+      (SELECT coalesce(sum(n), 0) FROM device_group_counts WHERE dim = 'seen' AND key > ${seenHourKey(since)}
+        AND key < 'i')
+      + (SELECT count(*) FROM devices WHERE last_logged_in >= ${since} AND last_logged_in < ${nextHour(since)}) AS n`;
+  return Number(n);
+}
+
+/** The exact total of a filter exactCountOf() names, from the kept counts. */
+async function exactTotal(tx: Tx, exact: ExactCount, product: string): Promise<number> {
+  switch (exact.kind) {
+    case "all":
+      return Number((await tx`SELECT value FROM change_counters WHERE name = 'device_count'`)[0].value);
+    case "productType":
+      return await keptCount(tx, "productType", exact.id === null ? "none" : `v:${exact.id}`);
+    case "app":
+      return await keptCount(tx, "app", `v:${exact.version}`);
+    case "seen":
+      return await seenCount(tx, exact.seen);
+    case "firmware": {
+      const fw = firmwareCondition(exact.filter, await defaultFirmwareOf(tx, product));
+      const [{ n }] = fw.kind === "custom"
+        ? await tx`SELECT coalesce(sum(n), 0) AS n FROM device_group_counts WHERE dim = 'firmware' AND key <> 'none'`
+        : fw.kind === "default"
+        ? await tx`SELECT coalesce(sum(n), 0) AS n FROM device_group_counts WHERE dim = 'firmware' AND key = 'none'`
+        : await tx`SELECT coalesce(sum(n), 0) AS n FROM device_group_counts WHERE dim = 'firmware'
+            AND (key = ${`v:${fw.id}`} OR (${fw.orNoCustom} AND key = 'none'))`;
+      return Number(n);
+    }
+  }
+}
+
+/**
+ * One export batch of a view: up to `limit` device ids after `after` (null: from the start) in the view's order, and
+ * the cursor after the last (null: the view ended). Each part of the order is one index range from the cursor
+ * (`(column, device_id) > (value, id)`), never an OFFSET.
+ */
+export async function viewBatch(
+  tx: Tx,
+  view: DeviceView,
+  after: ViewCursor | null,
+  limit: number,
+  product: string,
+): Promise<{ ids: string[]; next: ViewCursor | null }> {
+  const { where, args: filterArgs, fixed } = await whereOf(tx, view.filter, product);
+  const dir = view.order === "desc" ? "DESC" : "ASC";
+  const op = view.order === "desc" ? "<" : ">";
+  const ids: string[] = [];
+  let next: ViewCursor | null = null;
+  const batch = async (cond: string[], order: string, rest: number, key: string | null = null) => {
+    const args = [...filterArgs];
+    const p = (v: Arg) => {
+      args.push(v);
+      return `$${args.length}`;
+    };
+    const values: Record<string, () => Arg> = { id: () => after!.deviceId, value: () => after!.value, key: () => key };
+    const sql = cond.map((c) => c.replace(/\$(value|id|key)\b/g, (_, k: string) => p(values[k]())));
+    return await tx.unsafe(
+      `SELECT d.device_id, ${SORT_COLUMN[view.sort]} AS v FROM devices d WHERE ${where}${
+        sql.map((c) => ` AND ${c}`).join("")
+      } ORDER BY ${order} LIMIT ${p(rest)}`,
+      args,
+    );
+  };
+  if (view.sort === "productType") {
+    const types = await tx`SELECT id, name FROM product_types` as unknown as { id: string; name: string }[];
+    for (const g of groupsFrom(productTypeOrder(types, view.order), after)) {
+      const rest = limit - ids.length;
+      if (rest <= 0) break;
+      const cond = [g.key === null ? "d.product_type_id IS NULL" : "d.product_type_id = $key"];
+      if (g.resume) cond.push(`d.device_id ${op} $id`);
+      for (const r of await batch(cond, `d.product_type_id ${dir}, d.device_id ${dir}`, rest, g.key)) {
+        ids.push(r.device_id as string);
+        next = { value: g.key, deviceId: r.device_id as string, group: g.group };
+      }
+    }
+    return { ids, next: ids.length < limit ? null : next };
+  }
+  const column = SORT_COLUMN[view.sort];
+  const lead = leadingColumn(fixed, view.sort, dir);
+  const nulls = dir === "ASC" ? " NULLS FIRST" : " NULLS LAST";
+  const parts = keysetParts(view.sort, view.order);
+  const start = cursorPart(view.sort, after);
+  for (const part of parts.slice(start === null ? 0 : parts.indexOf(start))) {
+    const rest = limit - ids.length;
+    if (rest <= 0) break;
+    const resume = after !== null && part === start;
+    const cond: string[] = [];
+    let order: string;
+    if (view.sort === "deviceId") {
+      if (resume) cond.push(`d.device_id ${op} $id`);
+      order = `d.device_id ${dir}`;
+    } else if (part === "null") {
+      cond.push(`${column} IS NULL`);
+      if (resume) cond.push(`d.device_id ${op} $id`);
+      order = `${column} ${dir}${nulls}, d.device_id ${dir}`;
+    } else {
+      if (parts.length > 1) cond.push(`${column} IS NOT NULL`);
+      if (resume) cond.push(`(${column}, d.device_id) ${op} ($value, $id)`);
+      order = `${column} ${dir}${parts.length > 1 ? nulls : ""}, d.device_id ${dir}`;
+    }
+    for (const r of await batch(cond, `${lead}${order}`, rest)) {
+      ids.push(r.device_id as string);
+      next = { value: (r.v as string | null) ?? null, deviceId: r.device_id as string };
+    }
+  }
+  return { ids, next: ids.length < limit ? null : next };
 }
 
 /** POST devices/bulk in the caller's write transaction; see sqlite/device_views.ts. */
@@ -202,20 +408,35 @@ export async function bulkDevices(
   return { updated: ids.length, deviceIds: ids };
 }
 
-const countWhere = async (tx: Tx, where: string, args: Arg[] = []) =>
-  Number((await tx.unsafe(`SELECT count(*) AS n FROM devices d WHERE ${where}`, args))[0].n);
-
-/** GET overview from count queries (the total from the device_count counter row). */
+/**
+ * GET overview in one round trip: the total from the device_count counter row, the check-in counts from the hours
+ * kept by triggers (seenCount), the groups kept by triggers, and the names.
+ */
 export async function overviewOf(tx: Tx, product: string): Promise<Overview> {
-  const [{ value }] = await tx`SELECT value FROM change_counters WHERE name = 'device_count'`;
-  const total = Number(value);
-  const seen24h = await countWhere(tx, "d.last_logged_in >= $1", [seenSince("24h")!]);
-  const seen7d = await countWhere(tx, "d.last_logged_in >= $1", [seenSince("7d")!]);
-  const never = await countWhere(tx, "d.last_logged_in IS NULL");
-
-  const types = await tx`SELECT id, name FROM product_types` as unknown as { id: string; name: string }[];
+  const seen = (s: "24h" | "7d") => [seenHourKey(seenSince(s)!), seenSince(s)!, nextHour(seenSince(s)!)];
+  const [h24, s24, n24] = seen("24h");
+  const [h7, s7, n7] = seen("7d");
+  const [row] = await tx`SELECT
+      (SELECT value FROM change_counters WHERE name = 'device_count') AS total,
+      (SELECT coalesce(sum(n), 0) FROM device_group_counts WHERE dim = 'seen' AND key > ${h24} AND key < 'i')
+        + (SELECT count(*) FROM devices WHERE last_logged_in >= ${s24} AND last_logged_in < ${n24}) AS seen24h,
+      (SELECT coalesce(sum(n), 0) FROM device_group_counts WHERE dim = 'seen' AND key > ${h7} AND key < 'i')
+        + (SELECT count(*) FROM devices WHERE last_logged_in >= ${s7} AND last_logged_in < ${n7}) AS seen7d,
+      (SELECT coalesce(sum(n), 0) FROM device_group_counts WHERE dim = 'seen' AND key = 'none') AS never,
+      (SELECT json_agg(json_build_array(id, name)) FROM product_types) AS types,
+      (SELECT json_agg(json_build_array(dim, key, n)) FROM device_group_counts WHERE dim <> 'seen') AS groups,
+      (SELECT default_firmware FROM device_types WHERE name = ${deviceTypeName(product)}) AS default_firmware,
+      (SELECT json_agg(json_build_array(id, name)) FROM firmwares) AS firmwares,
+      (SELECT json_agg(json_build_array(r.id, r.firmware_id, r.product_type_id, r.state, r.stages, r.stage, r.in_stage,
+          r.installed) ORDER BY r.created_at DESC, r.id DESC)
+        FROM rollouts r JOIN firmwares f ON f.id = r.firmware_id
+        WHERE r.state IN ('running', 'paused', 'finished')
+          OR (r.state = 'cancelled' AND r.installed > 0)) AS rollouts`;
+  const total = Number(row.total);
+  const [seen24h, seen7d, never] = [Number(row.seen24h), Number(row.seen7d), Number(row.never)];
+  const types = ((row.types ?? []) as [string, string][]).map(([id, name]) => ({ id, name }));
   const groups = groupCounts(
-    await tx`SELECT dim, key, n FROM device_group_counts` as unknown as { dim: string; key: string; n: number }[],
+    ((row.groups ?? []) as [string, string, number][]).map(([dim, key, n]) => ({ dim, key, n })),
   );
   const byType = groups.productType;
   const typeNames = new Map(types.map((t) => [t.id, t.name]));
@@ -223,15 +444,57 @@ export async function overviewOf(tx: Tx, product: string): Promise<Overview> {
     .map((id) => ({ _id: id, name: id === null ? null : typeNames.get(id)!, devices: byType.get(id) ?? 0 }))
     .filter((t) => t._id !== null || t.devices > 0);
 
-  const defaultFirmware = await defaultFirmwareOf(tx, product);
-  const byFirmware = new Map<string | null, number>();
-  for (const [custom, n] of groups.firmware) {
-    const id = firmwareInEffect(custom, defaultFirmware);
-    byFirmware.set(id, (byFirmware.get(id) ?? 0) + n);
+  const defaultFirmware = (row.default_firmware as string | null) ?? null;
+  // The rollouts that decide some device's firmware, their devices from their kept counts less their pinned members
+  // (counted from the custom devices, few, through rollout_devices' key).
+  const rolloutRows =
+    ((row.rollouts ?? []) as [string, string, string | null, string, string, number, number, number][])
+      .map(([id, firmware_id, product_type_id, state, stages, stage, in_stage, installed]) => ({
+        id,
+        firmware_id,
+        product_type_id,
+        state,
+        stages,
+        stage,
+        in_stage,
+        installed,
+      }));
+  const deciding = decidingRollouts(holdingRollouts(rolloutRows), defaultFirmware);
+  const pinned = new Map<string, number>();
+  if (deciding.length) {
+    const rows = await tx`SELECT rd.rollout_id, count(*) AS n
+      FROM (SELECT device_id FROM devices WHERE firmware_id IS NOT NULL OFFSET 0) c
+      JOIN rollout_devices rd ON rd.device_id = c.device_id AND rd.rollout_id = ANY(${
+      deciding.map((r) => r.id)
+    }::text[])
+      JOIN rollouts r ON r.id = rd.rollout_id
+      WHERE CASE WHEN r.state = 'cancelled' THEN rd.state = 'installed' ELSE rd.bucket < r.stage_percent END
+      GROUP BY rd.rollout_id`;
+    for (const r of rows) pinned.set(r.rollout_id as string, Number(r.n));
   }
-  const firmwareNames = new Map(
-    (await tx`SELECT id, name FROM firmwares`).map((f) => [f.id as string, f.name as string]),
-  );
+  // A cancelled rollout's devices (those that installed it: few) are counted one by one.
+  const cancelled = deciding.filter((d) => d.cancelled).map((d) => d.id);
+  const installed = new Map<string, { deviceId: string; productTypeId: string | null }[]>();
+  if (cancelled.length) {
+    const rows = await tx`SELECT rd.rollout_id, rd.device_id, d.product_type_id FROM rollout_devices rd
+      JOIN devices d ON d.device_id = rd.device_id
+      WHERE rd.rollout_id = ANY(${cancelled}::text[]) AND rd.state = 'installed' AND d.firmware_id IS NULL`;
+    for (const r of rows) {
+      const list = installed.get(r.rollout_id as string) ?? [];
+      list.push({ deviceId: r.device_id as string, productTypeId: (r.product_type_id as string | null) ?? null });
+      installed.set(r.rollout_id as string, list);
+    }
+  }
+  const installedBy = new Map([...installed].map(([id, list]) => [id, new Set(list.map((m) => m.deviceId))]));
+  const held = deciding.map((d, i) => {
+    const r = rolloutRows.find((x) => x.id === d.id)!;
+    const devices = d.cancelled
+      ? cancelledHeld(d, installed.get(d.id) ?? [], deciding.slice(0, i), installedBy)
+      : heldByRollout({ ...r, custom: pinned.get(d.id) ?? 0 });
+    return { firmwareId: d.firmwareId, devices };
+  });
+  const byFirmware = firmwareDistribution(groups.firmware, defaultFirmware, held);
+  const firmwareNames = new Map((row.firmwares ?? []) as [string, string][]);
   const firmwares = [...byFirmware].map(([id, n]) => ({
     _id: id,
     name: id === null ? null : firmwareNames.get(id) ?? id,

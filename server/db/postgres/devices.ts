@@ -15,7 +15,7 @@ import type { DeviceChanges, DeviceFilter, DevicePage, DeviceStore } from "../ty
 import type { IfMatch } from "../types/revisions.ts";
 import { appendAudit } from "./audit.ts";
 import { existing, firstMissingId, nextRevision, read, type Sql, type Tx, write } from "./open.ts";
-import { bulkDevices, namesOf, overviewOf, viewIds } from "./device_views.ts";
+import { bulkDevices, namesOf, overviewOf, viewBatch, viewIds } from "./device_views.ts";
 import { isPlainView } from "../rules/device_views.ts";
 
 interface DeviceRow {
@@ -248,8 +248,13 @@ export function postgresDevices(sql: Sql): DeviceStore {
     view: (view, page, perPage, product, opts) =>
       read(sql, async (tx) => {
         if (isPlainView(view) && opts?.count !== false) return listDevices(tx, page, perPage, view.filter.q?.trim());
-        const { ids, total } = await viewIds(tx, view, page, perPage, product, opts?.count !== false);
-        return { data: await devicesInOrder(tx, ids), total };
+        const { ids, total, exact } = await viewIds(tx, view, page, perPage, product, opts?.count !== false);
+        return { data: await devicesInOrder(tx, ids), total, exact };
+      }),
+    batch: (view, after, limit, product) =>
+      read(sql, async (tx) => {
+        const { ids, next } = await viewBatch(tx, view, after, limit, product);
+        return { data: await devicesInOrder(tx, ids), next };
       }),
     bulk: (target, set, product) => write(sql, (tx) => bulkDevices(tx, target, set, product)),
     overview: (product) => read(sql, (tx) => overviewOf(tx, product)),

@@ -401,7 +401,71 @@ export const MIGRATIONS: readonly string[] = [
   `DROP INDEX IF EXISTS audit_entries_actor_id;`,
   // 9: the devices list's update-state filter (SQLite's migration 15)
   `CREATE INDEX devices_update_state ON devices((update_status::jsonb ->> 'state'), device_id);`,
-  // 10: saved views and console preferences, per operator (SQLite's migration 16)
+  // 10: the fleet's check-ins counted by hour (dim 'seen': 'h:' and the hour of the last check-in, or 'none'), kept by
+  // the same statement triggers as the other groups: the overview's and the seen filter's counts read these rows
+  // instead of visiting every device (PostgreSQL visits the row of each device counted: every check-in clears its
+  // page's all-visible bit). A check-in within the hour of the previous one writes no counter row.
+  `
+  INSERT INTO device_group_counts (dim, key, n)
+    SELECT 'seen', COALESCE('h:' || substr(last_logged_in, 1, 13), 'none'), count(*) FROM devices GROUP BY 2;
+  CREATE OR REPLACE FUNCTION device_groups_inserted() RETURNS trigger LANGUAGE plpgsql AS $$
+  BEGIN
+    INSERT INTO device_group_counts (dim, key, n)
+      SELECT dim, key, count(*) FROM (SELECT g.dim, g.key FROM new_rows r, LATERAL GROUPS) x GROUP BY 1, 2
+      ON CONFLICT (dim, key) DO UPDATE SET n = device_group_counts.n + excluded.n;
+    RETURN NULL;
+  END $$;
+  CREATE OR REPLACE FUNCTION device_groups_deleted() RETURNS trigger LANGUAGE plpgsql AS $$
+  BEGIN
+    INSERT INTO device_group_counts (dim, key, n)
+      SELECT dim, key, -count(*) FROM (SELECT g.dim, g.key FROM old_rows r, LATERAL GROUPS) x GROUP BY 1, 2
+      ON CONFLICT (dim, key) DO UPDATE SET n = device_group_counts.n + excluded.n;
+    RETURN NULL;
+  END $$;
+  CREATE OR REPLACE FUNCTION device_groups_updated() RETURNS trigger LANGUAGE plpgsql AS $$
+  BEGIN
+    INSERT INTO device_group_counts (dim, key, n)
+      SELECT dim, key, sum(d) FROM (
+        SELECT x.dim, x.key, 1 AS d FROM (SELECT g.dim, g.key FROM new_rows r, LATERAL GROUPS) x
+        UNION ALL
+        SELECT y.dim, y.key, -1 AS d FROM (SELECT g.dim, g.key FROM old_rows r, LATERAL GROUPS) y
+      ) z GROUP BY 1, 2 HAVING sum(d) <> 0
+      ON CONFLICT (dim, key) DO UPDATE SET n = device_group_counts.n + excluded.n;
+    RETURN NULL;
+  END $$;
+  -- Filters an index does not order by are checked in the index, not by visiting each row: the last check-in (seen)
+  -- after the product type and firmware sorts' keys, the app and OS versions after the time sorts'; and the devices
+  -- with a custom firmware (few) have an index per sort of their own (firmware_id IS NOT NULL spans every firmware id,
+  -- so the (firmware_id, sort) indexes cannot give its order).
+  DROP INDEX devices_product_type_updated;
+  DROP INDEX devices_product_type_created;
+  DROP INDEX devices_product_type_app;
+  DROP INDEX devices_firmware_updated;
+  DROP INDEX devices_firmware_created;
+  DROP INDEX devices_firmware_app;
+  DROP INDEX devices_updated;
+  DROP INDEX devices_created;
+  DROP INDEX devices_last_logged_in;
+  CREATE INDEX devices_product_type_updated ON devices(product_type_id, updated_at, device_id, last_logged_in);
+  CREATE INDEX devices_product_type_created ON devices(product_type_id, created_at, device_id, last_logged_in);
+  CREATE INDEX devices_product_type_app ON devices(product_type_id, app NULLS FIRST, device_id, last_logged_in);
+  CREATE INDEX devices_firmware_updated ON devices(firmware_id, updated_at, device_id, last_logged_in);
+  CREATE INDEX devices_firmware_created ON devices(firmware_id, created_at, device_id, last_logged_in);
+  CREATE INDEX devices_firmware_app ON devices(firmware_id, app NULLS FIRST, device_id, last_logged_in);
+  CREATE INDEX devices_updated ON devices(updated_at, device_id, app, os);
+  CREATE INDEX devices_created ON devices(created_at, device_id, app, os);
+  CREATE INDEX devices_last_logged_in ON devices(last_logged_in NULLS FIRST, device_id, app, os);
+  CREATE INDEX devices_custom_seen ON devices(last_logged_in NULLS FIRST, device_id) WHERE firmware_id IS NOT NULL;
+  CREATE INDEX devices_custom_updated ON devices(updated_at, device_id) WHERE firmware_id IS NOT NULL;
+  CREATE INDEX devices_custom_created ON devices(created_at, device_id) WHERE firmware_id IS NOT NULL;
+  CREATE INDEX devices_custom_app ON devices(app NULLS FIRST, device_id) WHERE firmware_id IS NOT NULL;
+  `.replaceAll(
+    "GROUPS",
+    `(VALUES ('productType', COALESCE('v:' || r.product_type_id, 'none')),
+        ('firmware', COALESCE('v:' || r.firmware_id, 'none')), ('app', COALESCE('v:' || r.app, 'none')),
+        ('seen', COALESCE('h:' || substr(r.last_logged_in, 1, 13), 'none'))) AS g(dim, key)`,
+  ),
+  // 11: saved views and console preferences, per operator (SQLite's migration 17)
   `
   CREATE TABLE saved_views (
     id TEXT COLLATE "C" PRIMARY KEY,

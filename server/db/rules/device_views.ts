@@ -11,6 +11,7 @@ import type {
 } from "../../../shared/schemas/device.ts";
 import type { NewAuditEntry } from "./audit.ts";
 import { deviceTarget } from "./devices.ts";
+import { bucket, stagePercent } from "./rollouts.ts";
 
 /** A fleet view: a filter plus a sort. */
 export interface DeviceView {
@@ -36,6 +37,92 @@ export function firmwareInEffect(customFirmwareId: string | null, defaultFirmwar
 }
 
 /**
+ * A rollout that may decide a device's firmware: config resolution's middle step (CONTRACT §13; the engines'
+ * offeredByRollout): running, paused or finished with devices in its current stage (`percent`), or cancelled with
+ * devices that installed it; its firmware still there. Newest first, as config resolution tries them.
+ */
+export interface HoldingRollout {
+  id: string;
+  firmwareId: string;
+  productTypeId: string | null;
+  cancelled: boolean;
+  percent: number;
+}
+
+/** The rollouts that may hold devices (see HoldingRollout); rows of HOLDING_ROLLOUTS_SQL. */
+export const HOLDING_ROLLOUTS_SQL = `SELECT r.id, r.firmware_id, r.product_type_id, r.state, r.stages, r.stage
+  FROM rollouts r JOIN firmwares f ON f.id = r.firmware_id
+  WHERE r.state IN ('running', 'paused', 'finished') OR (r.state = 'cancelled' AND r.installed > 0)
+  ORDER BY r.created_at DESC, r.id DESC`;
+
+export function holdingRollouts(
+  rows: readonly {
+    id: string;
+    firmware_id: string;
+    product_type_id: string | null;
+    state: string;
+    stages: string;
+    stage: number;
+  }[],
+): HoldingRollout[] {
+  return rows.map((r) => ({
+    id: r.id,
+    firmwareId: r.firmware_id,
+    productTypeId: r.product_type_id,
+    cancelled: r.state === "cancelled",
+    percent: stagePercent(JSON.parse(r.stages), Number(r.stage)),
+  })).filter((r) => r.cancelled || r.percent > 0);
+}
+
+/**
+ * The holding rollouts that can decide a device's firmware apart from the default, newest first: none past one that
+ * holds every device without a custom firmware (running, paused or finished at 100 % for all product types: config
+ * resolution never looks further), and none at the end whose firmware is the default (holding or not, the device gets
+ * the default). The usual steady state — the last rollout finished and promoted — so costs nothing.
+ */
+export function decidingRollouts(rollouts: readonly HoldingRollout[], defaultFirmwareId: string | null) {
+  const all = rollouts.findIndex((r) => !r.cancelled && r.productTypeId === null && r.percent >= 100);
+  const out = all < 0 ? [...rollouts] : rollouts.slice(0, all + 1);
+  while (out.length && out[out.length - 1].firmwareId === defaultFirmwareId) out.pop();
+  return out;
+}
+
+/**
+ * SQL true when rollout `r` holds device `d` (alias d), exactly as config resolution decides: the device's product
+ * type in the rollout's scope, and its bucket (`bucketOf`: the engine's expression of rules/rollouts.ts's bucket())
+ * in the current stage, or (cancelled) its report of having installed it. `p` binds a value in textual order.
+ */
+export function holdsSql(r: HoldingRollout, p: (v: string | number) => string, bucketOf: (id: string) => string) {
+  const scope = r.productTypeId === null ? "" : `d.product_type_id = ${p(r.productTypeId)} AND `;
+  return r.cancelled
+    ? `(${scope}EXISTS (SELECT 1 FROM rollout_devices rd WHERE rd.rollout_id = ${
+      p(r.id)
+    } AND rd.device_id = d.device_id AND rd.state = 'installed'))`
+    : `(${scope}${bucketOf(p(r.id))} < ${p(r.percent)})`;
+}
+
+/**
+ * The `firmware` filter as SQL over d (alias d) when rollouts may hold devices: the firmware in effect is the custom
+ * one, else the newest holding rollout's, else the default (null: none). `custom` is left to the plain condition.
+ */
+export function firmwareInEffectSql(
+  filter: "default" | { id: string },
+  rollouts: readonly HoldingRollout[],
+  defaultFirmwareId: string | null,
+  p: (v: string | number) => string,
+  bucketOf: (id: string) => string,
+): string {
+  if (filter === "default") {
+    const held = rollouts.map((r) => holdsSql(r, p, bucketOf)).join(" OR ");
+    return `(d.firmware_id IS NULL AND (CASE WHEN ${held} THEN 1 ELSE 0 END) = 0)`;
+  }
+  const custom = `d.firmware_id = ${p(filter.id)}`;
+  const cases = rollouts.map((r) => `WHEN ${holdsSql(r, p, bucketOf)} THEN ${p(r.firmwareId)}`).join(" ");
+  const rest = `ELSE ${defaultFirmwareId === null ? "NULL" : p(defaultFirmwareId)} END`;
+  return `(${custom} OR (d.firmware_id IS NULL AND (CASE ${cases} ${rest}) = ${p(filter.id)}))`;
+}
+
+/**
  * The `firmware` filter as a condition on the device's custom firmware column, given the managed device type's
  * default: `custom` = a custom firmware is set; `default` = none is set (the default applies, whatever it is); a
  * firmware id = that firmware is in effect: set as custom, or (when it is the default) no custom firmware set.
@@ -49,6 +136,95 @@ export function firmwareCondition(filter: string, defaultFirmwareId: string | nu
   if (filter === "custom") return { kind: "custom" };
   if (filter === "default") return { kind: "default" };
   return { kind: "firmware", id: filter, orNoCustom: firmwareInEffect(null, defaultFirmwareId) === filter };
+}
+
+/**
+ * A filtered view's total is counted to this many devices past the page; beyond it the answer's total is a lower bound
+ * (`exact: false`), as the audit trail's (rules/audit.ts). Each device counted costs a row visit on PostgreSQL (its
+ * visibility map is cleared by every check-in), so the bound keeps a page's cost bounded whatever the filter matches.
+ */
+export const VIEW_COUNT_LIMIT = 250;
+
+/**
+ * The filters whose totals are always exact: none, or exactly one of `productTypeId`, `firmware`, `app` or `seen`
+ * (each engine answers these from counts it keeps or one index range). Any other combination is counted to
+ * VIEW_COUNT_LIMIT past the page.
+ */
+export type ExactCount =
+  | { kind: "all" }
+  | { kind: "productType"; id: string | null }
+  | { kind: "firmware"; filter: string }
+  | { kind: "app"; version: string }
+  | { kind: "seen"; seen: DeviceSeen };
+
+export function exactCountOf(filter: DeviceFilter): ExactCount | null {
+  const keys = Object.entries(filter).filter(([, v]) => v !== undefined).map(([k]) => k);
+  if (keys.length === 0) return { kind: "all" };
+  if (keys.length > 1) return null;
+  if (filter.productTypeId !== undefined) {
+    return { kind: "productType", id: productTypeCondition(filter.productTypeId) };
+  }
+  if (filter.firmware !== undefined) return { kind: "firmware", filter: filter.firmware };
+  if (filter.app !== undefined) return { kind: "app", version: filter.app };
+  if (filter.seen !== undefined) return { kind: "seen", seen: filter.seen };
+  return null;
+}
+
+/**
+ * The total of a page read with `LIMIT perPage + VIEW_COUNT_LIMIT` (`got` rows from `offset`): exact when the rows
+ * ran out, else the lower bound.
+ */
+export function cappedTotal(offset: number, perPage: number, got: number): { total: number; exact: boolean } {
+  return { total: offset + got, exact: got < perPage + VIEW_COUNT_LIMIT };
+}
+
+/** The hour key of a check-in time in the kept `seen` counts (PostgreSQL): `h:` and the ISO time to the hour. */
+export const seenHourKey = (at: string) => `h:${at.slice(0, 13)}`;
+/** The start of the hour after the one `at` is in, as an ISO prefix that compares after every time in it. */
+export function nextHour(at: string): string {
+  const t = new Date(at.slice(0, 13) + ":00:00.000Z").getTime() + 3600_000;
+  return new Date(t).toISOString();
+}
+
+/**
+ * Where an export batch ends (devices.csv reads a view in batches, each after the last row of the one before, so each
+ * batch is one index range from there: linear in the fleet's size, not the square of it as OFFSET batches were).
+ * `value` is the last row's sort value (null: none; for `productType` the product type id), `deviceId` breaks ties.
+ */
+export interface ViewCursor {
+  value: string | null;
+  deviceId: string;
+  /** productType sort: the group's place in productTypeOrder when the batch was read. */
+  group?: number;
+}
+
+/**
+ * The parts of a view's order, walked one after the other by keyset batches: a sort on a column that may be missing
+ * (last check-in, app version) has the devices without one first ascending, last descending.
+ */
+export type KeysetPart = "null" | "value";
+
+export function keysetParts(sort: DeviceSort, order: DeviceSortOrder): KeysetPart[] {
+  if (sort !== "lastLoggedIn" && sort !== "app") return ["value"];
+  return order === "asc" ? ["null", "value"] : ["value", "null"];
+}
+
+/** The part a cursor is in (null: the first part, from its start). */
+export const cursorPart = (sort: DeviceSort, after: ViewCursor | null): KeysetPart | null =>
+  after === null ? null : (sort === "lastLoggedIn" || sort === "app") && after.value === null ? "null" : "value";
+
+/**
+ * The product-type groups a keyset batch walks (productTypeOrder), from the cursor's on, with their places: the
+ * cursor's group first (read after its deviceId: `resume` true). When the cursor's product type was deleted meanwhile
+ * (its devices moved to "none"), the walk goes on with the group that took its place.
+ */
+export function groupsFrom(
+  order: readonly (string | null)[],
+  after: ViewCursor | null,
+): { key: string | null; group: number; resume: boolean }[] {
+  const i = after === null ? 0 : order.indexOf(after.value);
+  const from = i >= 0 ? i : Math.min(after!.group ?? order.length, order.length);
+  return order.slice(from).map((key, k) => ({ key, group: from + k, resume: i >= 0 && after !== null && k === 0 }));
 }
 
 /** The `productTypeId` filter: `none` = no product type. */
@@ -101,6 +277,60 @@ export function groupSlices(
   }
   return out;
 }
+
+/**
+ * The overview's firmware distribution (firmware in effect): the kept counts of the custom firmware column, with the
+ * devices that rollouts hold moved from the default to each rollout's firmware. A rollout's held devices come from
+ * its kept counts (in its current stage, or installed when cancelled) less those that have a custom firmware since:
+ * no device-by-device pass over the fleet. Not counted exactly (docs/DECISIONS.md, "Fleet views"): a device two
+ * holding rollouts overlap on (counted for each), one that left the rollout's product type, and one that became
+ * eligible (its custom firmware cleared) until it checks in and joins.
+ */
+export function firmwareDistribution(
+  customCounts: ReadonlyMap<string | null, number>,
+  defaultFirmwareId: string | null,
+  held: readonly { firmwareId: string; devices: number }[],
+): Map<string | null, number> {
+  const out = new Map<string | null, number>();
+  const add = (id: string | null, n: number) => out.set(id, (out.get(id) ?? 0) + n);
+  let onDefault = 0;
+  for (const [custom, n] of customCounts) {
+    if (custom === null) onDefault += n;
+    else add(custom, n);
+  }
+  for (const h of held) {
+    const n = Math.max(0, Math.min(h.devices, onDefault));
+    onDefault -= n;
+    if (n > 0) add(h.firmwareId, n);
+  }
+  if (onDefault > 0) add(defaultFirmwareId, onDefault);
+  return out;
+}
+
+/**
+ * The devices a cancelled rollout still decides, exactly: its members that reported installing it (few), without a
+ * custom firmware (`installed` lists only those), in its scope, and not held by a newer deciding rollout (config
+ * resolution tries the newer first).
+ */
+export function cancelledHeld(
+  c: HoldingRollout,
+  installed: readonly { deviceId: string; productTypeId: string | null }[],
+  newer: readonly HoldingRollout[],
+  installedBy: ReadonlyMap<string, ReadonlySet<string>>,
+): number {
+  const inScope = (r: HoldingRollout, pt: string | null) => r.productTypeId === null || r.productTypeId === pt;
+  return installed.filter((m) =>
+    inScope(c, m.productTypeId) &&
+    !newer.some((r) =>
+      inScope(r, m.productTypeId) &&
+      (r.cancelled ? installedBy.get(r.id)?.has(m.deviceId) ?? false : bucket(r.id, m.deviceId) < r.percent)
+    )
+  ).length;
+}
+
+/** The devices a holding rollout's kept counts hold (see firmwareDistribution). */
+export const heldByRollout = (r: { state: string; in_stage: number; installed: number; custom: number }) =>
+  Math.max(0, Number(r.state === "cancelled" ? r.installed : r.in_stage) - Number(r.custom));
 
 /** The overview's lists: most devices first, then by key (null first), the same on every engine. */
 export function byDevicesThenKey<T extends { devices: number }>(items: T[], key: (t: T) => string | null): T[] {

@@ -15,7 +15,7 @@ import type { DeviceChanges, DeviceFilter, DevicePage, DeviceStore } from "../ty
 import type { IfMatch } from "../types/revisions.ts";
 import { appendAudit } from "./audit.ts";
 import { type Db, firstMissingId, snapshot, sql, transaction } from "./open.ts";
-import { bulkDevices, namesOf, overviewOf, viewIds } from "./device_views.ts";
+import { bulkDevices, namesOf, overviewOf, viewBatch, viewIds } from "./device_views.ts";
 import { isPlainView } from "../rules/device_views.ts";
 import { promised } from "./promised.ts";
 import { nextRevision } from "./revisions.ts";
@@ -267,8 +267,13 @@ export function sqliteDevices(db: Db): DeviceStore {
     view: (view, page, perPage, product, opts) =>
       snapshot(db, () => {
         if (isPlainView(view) && opts?.count !== false) return listDevices(db, page, perPage, view.filter.q?.trim());
-        const { ids, total } = viewIds(db, view, page, perPage, product, opts?.count !== false);
-        return { data: devicesInOrder(db, ids), total };
+        const { ids, total, exact } = viewIds(db, view, page, perPage, product, opts?.count !== false);
+        return { data: devicesInOrder(db, ids), total, exact };
+      }),
+    batch: (view, after, limit, product) =>
+      snapshot(db, () => {
+        const { ids, next } = viewBatch(db, view, after, limit, product);
+        return { data: devicesInOrder(db, ids), next };
       }),
     bulk: (target, set, product) => bulkDevices(db, target, set, product),
     overview: (product) => snapshot(db, () => overviewOf(db, product)),

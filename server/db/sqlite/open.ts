@@ -1,6 +1,7 @@
 import { DatabaseSync, type StatementSync } from "node:sqlite";
 import { NewerSchemaError } from "../errors.ts";
 import { MIGRATIONS } from "./schema.ts";
+import { bucket } from "../rules/rollouts.ts";
 
 export type Db = DatabaseSync;
 
@@ -40,6 +41,12 @@ export function openDatabase(file: string): Db {
     db.exec("PRAGMA synchronous = NORMAL");
     db.exec("PRAGMA foreign_keys = ON");
     db.exec("PRAGMA busy_timeout = 5000");
+    // A device's bucket in a rollout (rules/rollouts.ts), so a fleet view's firmware filter decides as config does.
+    db.function(
+      "rollout_bucket",
+      { deterministic: true },
+      (rolloutId, deviceId) => bucket(String(rolloutId), String(deviceId)),
+    );
     migrate(db, file);
   } catch (err) {
     db.close();

@@ -430,7 +430,34 @@ export const MIGRATIONS: readonly string[] = [
   // 15: the devices list's update-state filter (CONTRACT §13's Device.update; issue 20): an index on the latest report's
   // state, so the filter is an index range like the others
   `CREATE INDEX devices_update_state ON devices(json_extract(update_status, '$.state'), device_id);`,
-  // 16: saved views of the devices list and console preferences, per operator (docs/DECISIONS.md, "Saved views"); both
+  // 16: fleet views (PostgreSQL's migration 10): filters an index does not order by are checked in the index — the last
+  // check-in after the product type and firmware sorts' keys, the app and OS versions after the time sorts' — and the
+  // devices with a custom firmware (few) have an index per sort of their own
+  `
+  DROP INDEX devices_product_type_updated;
+  DROP INDEX devices_product_type_created;
+  DROP INDEX devices_product_type_app;
+  DROP INDEX devices_firmware_updated;
+  DROP INDEX devices_firmware_created;
+  DROP INDEX devices_firmware_app;
+  DROP INDEX devices_updated;
+  DROP INDEX devices_created;
+  DROP INDEX devices_last_logged_in;
+  CREATE INDEX devices_product_type_updated ON devices(product_type_id, updated_at, device_id, last_logged_in);
+  CREATE INDEX devices_product_type_created ON devices(product_type_id, created_at, device_id, last_logged_in);
+  CREATE INDEX devices_product_type_app ON devices(product_type_id, app, device_id, last_logged_in);
+  CREATE INDEX devices_firmware_updated ON devices(firmware_id, updated_at, device_id, last_logged_in);
+  CREATE INDEX devices_firmware_created ON devices(firmware_id, created_at, device_id, last_logged_in);
+  CREATE INDEX devices_firmware_app ON devices(firmware_id, app, device_id, last_logged_in);
+  CREATE INDEX devices_updated ON devices(updated_at, device_id, app, os);
+  CREATE INDEX devices_created ON devices(created_at, device_id, app, os);
+  CREATE INDEX devices_last_logged_in ON devices(last_logged_in, device_id, app, os);
+  CREATE INDEX devices_custom_seen ON devices(last_logged_in, device_id) WHERE firmware_id IS NOT NULL;
+  CREATE INDEX devices_custom_updated ON devices(updated_at, device_id) WHERE firmware_id IS NOT NULL;
+  CREATE INDEX devices_custom_created ON devices(created_at, device_id) WHERE firmware_id IS NOT NULL;
+  CREATE INDEX devices_custom_app ON devices(app, device_id) WHERE firmware_id IS NOT NULL;
+  `,
+  // 17: saved views of the devices list and console preferences, per operator (docs/DECISIONS.md, "Saved views"); both
   // go with their owner's row. name_key is the name trimmed, NFC and lower-cased: unique per owner
   `
   CREATE TABLE saved_views (

@@ -7,12 +7,14 @@ import type {
   PreauthorizeManyResult,
 } from "../../../shared/schemas/device.ts";
 import type { AdmissionAction } from "../rules/admission.ts";
-import type { DeviceView } from "../rules/device_views.ts";
+import type { DeviceView, ViewCursor } from "../rules/device_views.ts";
 import type { IfMatch } from "./revisions.ts";
 
 export interface DevicePage {
   data: Device[];
   total: number;
+  /** false: `total` is a lower bound (a filter counted only to VIEW_COUNT_LIMIT past the page); absent: exact. */
+  exact?: boolean;
 }
 
 /** The settings an operator patch may change (each one left out stays as it is). */
@@ -43,6 +45,17 @@ export interface DeviceStore {
     product: string,
     opts?: { count?: boolean },
   ): Promise<DevicePage>;
+  /**
+   * One export batch of a view (devices.csv): up to `limit` devices after `after` (null: from the start) in the view's
+   * order, and the cursor to read the next batch from (null: the view ended). Each batch is one index range after the
+   * cursor (no OFFSET), its own snapshot.
+   */
+  batch(
+    view: DeviceView,
+    after: ViewCursor | null,
+    limit: number,
+    product: string,
+  ): Promise<{ data: Device[]; next: ViewCursor | null }>;
   /**
    * Applies `set` to the devices named (every one must exist) or matched by the filter, in ONE transaction, under the
    * rules of patch (a product type change clears the modules); answers how many devices changed. Any failure changes

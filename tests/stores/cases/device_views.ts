@@ -1,6 +1,11 @@
 import assert from "node:assert/strict";
 import { InvalidError } from "../../../server/db/errors.ts";
-import { type DeviceView, firmwareInEffect } from "../../../server/db/rules/device_views.ts";
+import {
+  type DeviceView,
+  firmwareInEffect,
+  VIEW_COUNT_LIMIT,
+  type ViewCursor,
+} from "../../../server/db/rules/device_views.ts";
 import type { DeviceFilter, DeviceSort } from "../../../shared/schemas/device.ts";
 import {
   addFirmware,
@@ -89,10 +94,54 @@ export function deviceViewCases(engine: string, options: ConformanceOptions) {
           pages.push(...page.data.map((d) => d.deviceId));
         }
         assert.deepEqual(pages, all, sort);
-        assert.deepEqual(await devices.view(view, 7, 2, PRODUCT), { data: [], total: 6 });
+        assert.deepEqual(await devices.view(view, 7, 2, PRODUCT), { data: [], total: 6, exact: true });
       }
       const filtered = await devices.view({ filter: { app: "1.0" }, sort: "app", order: "asc" }, 0, 2, PRODUCT);
       assert.equal(filtered.total, 3);
+      // combined filters count exactly while the matches run out within VIEW_COUNT_LIMIT past the page
+      const combined = await devices.view(
+        { filter: { app: "1.0", os: "os-b" }, sort: "app", order: "asc" },
+        0,
+        2,
+        PRODUCT,
+      );
+      assert.deepEqual([combined.total, combined.exact], [3, true]);
+      const beyond = await devices.view(
+        { filter: { app: "1.0", os: "os-b" }, sort: "createdAt", order: "asc" },
+        5,
+        2,
+        PRODUCT,
+      );
+      assert.deepEqual(beyond, { data: [], total: 3, exact: true });
+    });
+
+    await t.step("export batches (keyset): every device once, in the view's order, ties included", async () => {
+      for (const sort of ["deviceId", "productType", "app", "lastLoggedIn", "updatedAt", "createdAt"] as const) {
+        for (const order of ["asc", "desc"] as const) {
+          for (
+            const filter of [{}, { app: "1.0" }, { firmware: "default" }, { productTypeId: "none" }] as DeviceFilter[]
+          ) {
+            const want = await ids(filter, sort, order);
+            for (const size of [1, 2, 4, 100]) {
+              const got: string[] = [];
+              let after: ViewCursor | null = null;
+              for (let i = 0; i < 20; i++) {
+                const b: { data: { deviceId: string }[]; next: ViewCursor | null } = await devices.batch(
+                  { filter, sort, order },
+                  after,
+                  size,
+                  PRODUCT,
+                );
+                got.push(...b.data.map((d) => d.deviceId));
+                assert.ok(b.data.length <= size);
+                if (b.next === null) break;
+                after = b.next;
+              }
+              assert.deepEqual(got, want, `${sort} ${order} ${JSON.stringify(filter)} by ${size}`);
+            }
+          }
+        }
+      }
     });
 
     await t.step("the overview: counts by check-in, product type, firmware in effect and app", async () => {
@@ -222,4 +271,249 @@ export function deviceViewCases(engine: string, options: ConformanceOptions) {
       },
     );
   });
+
+  storeTest(
+    engine,
+    options,
+    "device views: totals exact or counted past the page, check-ins by hour",
+    async (stores, t) => {
+      const { devices } = stores;
+      await stores.deviceTypes.ensure(PRODUCT);
+      const n = VIEW_COUNT_LIMIT + 40;
+      for (let i = 0; i < n; i++) {
+        await checkin(stores, `c${String(i).padStart(4, "0")}`, {
+          app: "9.9",
+          os: i % 2 ? "os-b" : "os-a",
+          channels: [],
+        });
+      }
+      const page = (filter: DeviceFilter, p: number, size: number, sort: DeviceSort = "createdAt") =>
+        devices.view({ filter, sort, order: "asc" }, p, size, PRODUCT);
+
+      await t.step("one kept filter: exact, whatever it matches", async () => {
+        const r = await page({ app: "9.9" }, 0, 10);
+        assert.deepEqual([r.data.length, r.total, r.exact], [10, n, true]);
+        const s = await page({ seen: "24h" }, 3, 10, "deviceId");
+        assert.deepEqual([s.total, s.exact], [n, true]);
+      });
+
+      await t.step("a combination: counted to VIEW_COUNT_LIMIT past the page, a lower bound beyond", async () => {
+        const r = await page({ app: "9.9", os: "os-a" }, 0, 10);
+        const all = (await page({ app: "9.9", os: "os-a" }, 0, 100, "deviceId")).total;
+        assert.equal(n / 2, VIEW_COUNT_LIMIT / 2 + 20);
+        // n/2 = 270 match: within 10 + VIEW_COUNT_LIMIT, so exact
+        assert.deepEqual([r.total, r.exact, all], [n / 2, true, n / 2]);
+        const wide = await page({ app: "9.9", q: "c" }, 0, 10);
+        assert.deepEqual([wide.data.length, wide.total, wide.exact], [10, 10 + VIEW_COUNT_LIMIT, false]);
+        const next = await page({ app: "9.9", q: "c" }, 2, 10);
+        assert.deepEqual([next.total, next.exact], [30 + VIEW_COUNT_LIMIT, false]);
+        const last = await page({ app: "9.9", q: "c" }, Math.floor((n - 1) / 10), 10);
+        assert.deepEqual([last.data.length, last.total, last.exact], [n % 10 || 10, n, true]);
+        assert.deepEqual(await page({ app: "9.9", q: "c" }, 1000, 10), { data: [], total: n, exact: true });
+        // the pages walk every match once, in order
+        const ids: string[] = [];
+        for (let p = 0; p * 100 < n; p++) {
+          ids.push(...(await page({ app: "9.9", q: "c" }, p, 100)).data.map((d) => d.deviceId));
+        }
+        assert.equal(new Set(ids).size, n);
+      });
+
+      await t.step("export batches across many ties: neither lost nor repeated", async () => {
+        for (
+          const [sort, order] of [["app", "asc"], ["app", "desc"], ["createdAt", "desc"], [
+            "productType",
+            "asc",
+          ]] as const
+        ) {
+          const seen = new Set<string>();
+          let after: ViewCursor | null = null;
+          let batches = 0;
+          do {
+            const b: { data: { deviceId: string }[]; next: ViewCursor | null } = await devices.batch(
+              { filter: { app: "9.9" }, sort, order },
+              after,
+              64,
+              PRODUCT,
+            );
+            for (const d of b.data) {
+              assert.ok(!seen.has(d.deviceId), `${d.deviceId} twice (${sort} ${order})`);
+              seen.add(d.deviceId);
+            }
+            after = b.next;
+            batches++;
+          } while (after !== null);
+          assert.equal(seen.size, n, `${sort} ${order}`);
+          assert.equal(batches, Math.ceil((n + 1) / 64));
+        }
+      });
+
+      await t.step("the seen counts follow check-ins across hours (filter and overview agree)", async () => {
+        const HOUR = 3600_000;
+        const ago = [0.2, 23.5, 23.99, 24.01, 24.5, 25, 6 * 24 + 23.9, 7 * 24 + 0.1, 30 * 24];
+        for (let i = 0; i < ago.length; i++) await withClock(-ago[i] * HOUR, () => checkin(stores, `s${i}`));
+        // and one device checks in again, moving from an old hour to now
+        await withClock(-40 * HOUR, () => checkin(stores, "s-moved"));
+        await checkin(stores, "s-moved");
+        const want24 = n + 1 + ago.filter((h) => h < 24).length;
+        const want7 = n + 1 + ago.filter((h) => h < 7 * 24).length;
+        const o = await devices.overview(PRODUCT);
+        assert.deepEqual(o.devices, { total: n + ago.length + 1, seen24h: want24, seen7d: want7, never: 0 });
+        for (const [seen, want] of [["24h", want24], ["7d", want7]] as const) {
+          const all = await page({ seen }, 0, 100, "deviceId");
+          assert.deepEqual([all.total, all.exact], [want, true], seen);
+        }
+      });
+    },
+  );
+
+  storeTest(
+    engine,
+    options,
+    "device views: the firmware in effect honours rollouts, as config resolves it",
+    async (stores, t) => {
+      const { devices } = stores;
+      await stores.deviceTypes.ensure(PRODUCT);
+      const managed = (await stores.deviceTypes.list()).find((d) => d.name === MANAGED_TYPE)!;
+      const fwDefault = await addFirmware(stores, "default.xz");
+      const fwRollout = await addFirmware(stores, "rollout.xz");
+      const fwPinned = await addFirmware(stores, "pinned.xz");
+      await stores.deviceTypes.setDefaultFirmware(managed._id, fwDefault._id);
+      const alpha = await addProductType(stores, "Alpha");
+      const all = Array.from({ length: 60 }, (_, i) => `r${String(i).padStart(3, "0")}`);
+      for (const id of all) await checkin(stores, id);
+      for (const id of all.slice(0, 30)) await devices.patch(id, { productTypeId: alpha._id });
+      await devices.patch("r059", { firmware: fwPinned._id });
+      const by = { email: "op@example.com" };
+      const act = (id: string, action: "start" | "advance" | "cancel" | "promote") =>
+        stores.rollouts.act(id, action, by, PRODUCT);
+      const firmwares = [fwDefault, fwRollout, fwPinned];
+      let currentDefault = fwDefault._id;
+
+      // The firmware each device's configuration names, against the filter and the overview.
+      const agree = async (what: string) => {
+        const offered = new Map<string | null, string[]>();
+        for (const id of all) {
+          const fw = (await stores.deviceApi.config(id, PRODUCT))!.firmware?._id ?? null;
+          offered.set(fw, [...(offered.get(fw) ?? []), id]);
+        }
+        for (const fw of firmwares) {
+          const listed =
+            (await devices.view({ filter: { firmware: fw._id }, sort: "deviceId", order: "asc" }, 0, 100, PRODUCT))
+              .data.map((d) => d.deviceId);
+          assert.deepEqual(listed, offered.get(fw._id) ?? [], `${what}: firmware=${fw.name}`);
+        }
+        const onDefault =
+          (await devices.view({ filter: { firmware: "default" }, sort: "deviceId", order: "asc" }, 0, 100, PRODUCT))
+            .data.map((d) => d.deviceId);
+        // "default": no custom firmware and no rollout deciding: the devices offered the default
+        const custom = new Set(
+          (await devices.view({ filter: { firmware: "custom" }, sort: "deviceId", order: "asc" }, 0, 100, PRODUCT))
+            .data.map((d) => d.deviceId),
+        );
+        const held = new Set<string>();
+        for (const [fw, ids] of offered) if (fw !== currentDefault) { for (const id of ids) held.add(id); }
+        const decided = onDefault.filter((id) => custom.has(id) || held.has(id));
+        assert.deepEqual(decided, [], `${what}: firmware=default lists devices offered another firmware`);
+        assert.deepEqual(
+          onDefault,
+          (offered.get(currentDefault) ?? []).filter((id) => !custom.has(id)),
+          `${what}: default`,
+        );
+        const o = await devices.overview(PRODUCT);
+        assert.deepEqual(
+          new Map(o.firmwares.map((f) => [f._id, f.devices])),
+          new Map([...offered].map(([fw, ids]) => [fw, ids.length])),
+          `${what}: overview`,
+        );
+        // the same views in export batches
+        const csv: string[] = [];
+        for (let after: ViewCursor | null = null;;) {
+          const b: { data: { deviceId: string }[]; next: ViewCursor | null } = await devices.batch(
+            { filter: { firmware: fwRollout._id }, sort: "lastLoggedIn", order: "desc" },
+            after,
+            7,
+            PRODUCT,
+          );
+          csv.push(...b.data.map((d) => d.deviceId));
+          if (b.next === null) break;
+          after = b.next;
+        }
+        assert.deepEqual(csv.sort(), offered.get(fwRollout._id) ?? [], `${what}: batches`);
+        return offered;
+      };
+
+      const scoped = await stores.rollouts.create(
+        {
+          name: "to Alpha",
+          firmwareId: fwRollout._id,
+          productTypeId: alpha._id,
+          stages: [30, 60, 100],
+          autoAdvance: false,
+        },
+        by,
+      );
+      await t.step("a draft holds nothing; a started rollout holds its first stage", async () => {
+        await agree("draft");
+        await act(scoped._id, "start");
+        const offered = await agree("stage 1");
+        assert.ok((offered.get(fwRollout._id) ?? []).length > 0, "some devices in stage 1");
+      });
+      await t.step("advance, then a custom firmware on a device in the stage", async () => {
+        await act(scoped._id, "advance");
+        const offered = await agree("stage 2");
+        const inStage = offered.get(fwRollout._id)!;
+        await devices.patch(inStage[0], { firmware: fwPinned._id });
+        await agree("pinned in stage");
+        await devices.bulk({ deviceIds: [inStage[1]] }, { firmware: fwPinned._id }, PRODUCT);
+        await agree("pinned by bulk");
+      });
+      await t.step("cancel: only the devices that installed it keep it", async () => {
+        const inStage = (await agree("before cancel")).get(fwRollout._id)!;
+        await stores.deviceApi.status(
+          inStage[0],
+          { firmwareId: fwRollout._id, state: "installed", progress: 100 },
+          PRODUCT,
+        );
+        await act(scoped._id, "cancel");
+        const offered = await agree("cancelled");
+        assert.deepEqual(offered.get(fwRollout._id), [inStage[0]]);
+      });
+      await t.step("a rollout to every device, finished and promoted: the plain condition again", async () => {
+        const fwNext = await addFirmware(stores, "next.xz");
+        firmwares.push(fwNext);
+        const everyone = await stores.rollouts.create(
+          { name: "to all", firmwareId: fwNext._id, productTypeId: null, stages: [50, 100], autoAdvance: false },
+          by,
+        );
+        await act(everyone._id, "start");
+        await agree("all at 50 %");
+        await act(everyone._id, "advance");
+        const offered = await agree("all at 100 %");
+        assert.equal(offered.get(fwNext._id)?.length, all.length - 3, "all but the three pinned");
+        await act(everyone._id, "advance");
+        await act(everyone._id, "promote");
+        currentDefault = fwNext._id;
+        await agree("finished and promoted");
+      });
+    },
+  );
+}
+
+/** Runs `fn` with the clock moved by `shift` ms (check-ins stamp their time with `new Date()`). */
+async function withClock<T>(shift: number, fn: () => Promise<T>): Promise<T> {
+  const Real = Date;
+  class Shifted extends Real {
+    constructor(...args: unknown[]) {
+      super(...((args.length === 0 ? [Real.now() + shift] : args) as [string]));
+    }
+    static override now() {
+      return Real.now() + shift;
+    }
+  }
+  globalThis.Date = Shifted as DateConstructor;
+  try {
+    return await fn();
+  } finally {
+    globalThis.Date = Real;
+  }
 }

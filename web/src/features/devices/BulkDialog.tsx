@@ -13,7 +13,7 @@ import { firmwaresQuery } from "../firmwares/api.ts";
 import { productTypesQuery } from "../product_types/api.ts";
 import { treatmentSummariesQuery } from "../treatments/api.ts";
 import { useBulkDevices } from "./api.ts";
-import { bulkTarget, type DeviceSelection, selectionSize } from "./selection.ts";
+import { bulkTarget, deviceCount, type DeviceSelection, selectionExact, selectionSize } from "./selection.ts";
 import { apiFilter } from "./urlState.ts";
 
 const KEEP = "__keep__";
@@ -35,7 +35,7 @@ export default function BulkDialog({ selection, onDone }: {
   const [treatmentIds, setTreatmentIds] = useState<string[]>([]);
   const [confirming, setConfirming] = useState(false);
   const n = selectionSize(selection);
-  const devices = `${n} device${n === 1 ? "" : "s"}`;
+  const devices = deviceCount(n, selectionExact(selection));
 
   const typeName = (id: string) => productTypes.data?.find((t) => t._id === id)?.name ?? id;
   const firmwareName = (id: string) => firmwares.data?.find((f) => f._id === id)?.name ?? id;

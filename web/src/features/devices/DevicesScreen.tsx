@@ -20,7 +20,7 @@ import { DevicesFilters } from "./DevicesFilters.tsx";
 import { DevicesTable } from "./DevicesTable.tsx";
 import { useColumnChoice } from "./columnChoice.ts";
 import { SavedViewsSlot } from "./SavedViewsSlot.tsx";
-import { deviceSelectionAtom, NO_SELECTION, selectionSize } from "./selection.ts";
+import { deviceCount, deviceSelectionAtom, NO_SELECTION, selectionSize } from "./selection.ts";
 import {
   type DevicesFilterState,
   devicesUrlQuery,
@@ -71,6 +71,7 @@ export default function DevicesScreen() {
   }), [productTypes.data, firmwares.data]);
   const failed = devices.error ?? productTypes.error;
   const total = devices.data?.total ?? 0;
+  const exact = devices.data?.exact ?? true;
   // The table (memoized) renders what arrives in the background, in slices, not in the update that brought it:
   // typing and clicking stay responsive, and a phone's main thread is never blocked for long.
   const shown = useDeferredValue(devices.data);
@@ -143,7 +144,7 @@ export default function DevicesScreen() {
         <div>
           <h1>Devices</h1>
           <div className="page-sub">
-            {devices.data && !failed ? `${total} device${total === 1 ? "" : "s"}${filtered ? " match" : ""}` : "\u00a0"}
+            {devices.data && !failed ? `${deviceCount(total, exact)}${filtered ? " match" : ""}` : "\u00a0"}
           </div>
         </div>
         <div className="page-actions">
@@ -194,14 +195,16 @@ export default function DevicesScreen() {
       {selected > 0 && (
         <div className="selection-bar" role="status">
           <span>
-            {selection.kind === "matching" ? `All ${selected} matching devices selected.` : `${selected} selected`}
+            {selection.kind === "matching"
+              ? `All ${selection.exact === false ? "(at least) " : ""}${selected} matching devices selected.`
+              : `${selected} selected`}
           </span>
           {selection.kind === "ids" && total > selected && allOnPage && (
             <LiteButton
-              label={`Select all ${total} matching`}
+              label={`Select all ${exact ? "" : "(at least) "}${total} matching`}
               link
               size="small"
-              onClick={() => setSelection({ kind: "matching", filter: { ...state }, total })}
+              onClick={() => setSelection({ kind: "matching", filter: { ...state }, total, exact })}
             />
           )}
           <LiteButton label="Change selected…" icon="pi pi-pencil" size="small" onClick={() => setBulkOpen(true)} />

@@ -22,7 +22,7 @@ const device = (i: number, productTypeId: string | null): Device => ({
 function fleet(size: number) {
   const all = Array.from({ length: size }, (_, i) => device(i, i % 3 === 0 ? "walker" : null));
   return vi.fn((page: number, rowsPerPage: number) =>
-    Promise.resolve({ data: all.slice(page * rowsPerPage, (page + 1) * rowsPerPage), total: size, page })
+    Promise.resolve({ data: all.slice(page * rowsPerPage, (page + 1) * rowsPerPage), total: size, exact: true, page })
   );
 }
 
