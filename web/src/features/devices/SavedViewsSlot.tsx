@@ -2,8 +2,6 @@ import { LiteButton } from "../../components/LiteButton.tsx";
 import { lazy, Suspense } from "react";
 import { useAfterIdle } from "./columnChoice.ts";
 
-const SavedViews = lazy(() => import("./SavedViews.tsx"));
-
 /** The saved-views menu as it looks before it loads: same place and size, nothing to use yet. */
 function Placeholder() {
   return (
@@ -18,6 +16,10 @@ function Placeholder() {
     </div>
   );
 }
+
+// Offline (or the server gone) when the menu's code is asked for: the disabled menu stays, instead of the failed import
+// reaching the route's error boundary and taking the list with it.
+const SavedViews = lazy(() => import("./SavedViews.tsx").catch(() => ({ default: Placeholder })));
 
 /**
  * Where the saved-views menu goes on the devices list. Its code and the views themselves load once the browser is

@@ -1,7 +1,8 @@
-import { useQuery } from "@tanstack/react-query";
+import { useQueryClient } from "@tanstack/react-query";
 import { useEffect, useState } from "react";
 import { useNotifyError } from "../../lib/notify.ts";
-import { preferencesQuery, usePatchPreferences } from "./api.ts";
+import { api } from "../../lib/api.ts";
+import { preferencesQuery } from "./api.ts";
 import { loadColumns, saveColumns } from "./savedViews.ts";
 
 /**
@@ -25,32 +26,58 @@ export function useAfterIdle(maxWaitMs = 2000): boolean {
   return idle;
 }
 
+/** Runs `fn` once the browser is idle after the first paint (or after `maxWaitMs`); answers the cancel. */
+function whenIdle(fn: () => void, maxWaitMs = 2000): () => void {
+  const w = globalThis as typeof globalThis & {
+    requestIdleCallback?: (fn: () => void, o?: { timeout: number }) => number;
+    cancelIdleCallback?: (id: number) => void;
+  };
+  if (w.requestIdleCallback) {
+    const id = w.requestIdleCallback(fn, { timeout: maxWaitMs });
+    return () => w.cancelIdleCallback?.(id);
+  }
+  const timer = setTimeout(fn, 200);
+  return () => clearTimeout(timer);
+}
+
 /**
  * The devices list's shown columns, per operator on the server (GET/PATCH me/preferences). The first paint uses this
  * browser's copy (no layout shift while the server answers); the server's choice, read once the browser is idle,
- * wins. A choice made in this browser before the server kept it is sent up once.
+ * wins. A choice made in this browser before the server kept it is sent up once. The list re-renders only when the
+ * columns change (the read is not a query the screen subscribes to).
  */
 export function useColumnChoice(who: string | null, defaults: string[]): [string[], (ids: string[]) => void] {
   const [columns, setColumns] = useState<string[]>(() => loadColumns(who, defaults));
-  const idle = useAfterIdle();
-  const prefs = useQuery({ ...preferencesQuery(), enabled: idle && who !== null });
-  const patch = usePatchPreferences();
+  const qc = useQueryClient();
   const notifyError = useNotifyError();
-  const server = prefs.data?.deviceColumns;
   useEffect(() => {
-    if (!prefs.isSuccess) return;
-    if (server) {
-      setColumns(server);
-      saveColumns(who, server);
-    } else {
-      const local = loadColumns(who, defaults);
-      if (local.join() !== defaults.join()) patch.mutate({ deviceColumns: local });
-    }
-  }, [prefs.isSuccess, server?.join()]);
+    if (who === null) return;
+    let live = true;
+    const cancel = whenIdle(() => {
+      qc.fetchQuery({ ...preferencesQuery(), retry: false }).then((prefs) => {
+        if (!live) return;
+        const server = prefs.deviceColumns;
+        if (server) {
+          saveColumns(who, server);
+          setColumns((shown) => (shown.join() === server.join() ? shown : server));
+        } else {
+          const local = loadColumns(who, defaults);
+          if (local.join() !== defaults.join()) void api.patchPreferences({ deviceColumns: local }).catch(() => {});
+        }
+      }, () => {}); // offline or refused: this browser's copy stays
+    });
+    return () => {
+      live = false;
+      cancel();
+    };
+  }, [who]);
   const choose = (ids: string[]) => {
     setColumns(ids);
     saveColumns(who, ids);
-    patch.mutate({ deviceColumns: ids }, { onError: (err) => notifyError(err) });
+    api.patchPreferences({ deviceColumns: ids }).then(
+      (prefs) => qc.setQueryData(preferencesQuery().queryKey, prefs),
+      (err) => notifyError(err),
+    );
   };
   return [columns, choose];
 }
