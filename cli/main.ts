@@ -17,6 +17,10 @@ import { registerTreatmentsList } from "./commands/treatments/list.ts";
 import { registerTokensCreate } from "./commands/tokens/create.ts";
 import { registerTokensList } from "./commands/tokens/list.ts";
 import { registerTokensRevoke } from "./commands/tokens/revoke.ts";
+import { registerViewsDelete } from "./commands/views/delete.ts";
+import { registerViewsList } from "./commands/views/list.ts";
+import { registerViewsSave } from "./commands/views/save.ts";
+import { registerViewsUpdate } from "./commands/views/update.ts";
 import { handleError } from "./lib/errors.ts";
 import { DEFAULT_URL } from "./lib/session.ts";
 
@@ -83,6 +87,16 @@ Examples:
   registerTokensCreate(tokens);
   registerTokensList(tokens);
   registerTokensRevoke(tokens);
+  const views = group(
+    program,
+    "views",
+    "list, save, update and delete saved views of the devices list (open one with devices list --view)",
+    'views save "Failed updates" --update failed --shared',
+  );
+  registerViewsList(views);
+  registerViewsSave(views);
+  registerViewsUpdate(views);
+  registerViewsDelete(views);
 
   return program;
 }

@@ -26,6 +26,7 @@ import { admissionCounts, deviceAdmissionRoutes, devicesRoutes } from "./routes/
 import { fleetRoutes } from "./routes/fleet.ts";
 import { productTypesRoutes } from "./routes/product_types.ts";
 import { rolloutsRoutes } from "./routes/rollouts.ts";
+import { preferencesRoutes, savedViewsRoutes } from "./routes/saved_views.ts";
 import { treatmentImagesRoutes } from "./routes/treatment_images.ts";
 import { treatmentSummariesRoutes } from "./routes/treatment_summaries.ts";
 import { treatmentsRoutes } from "./routes/treatments.ts";
@@ -74,6 +75,8 @@ export function createApp(ctx: AppContext) {
     .route("/", rolloutsRoutes(ctx))
     .route("/", auditRoutes(ctx))
     .route("/api_tokens", apiTokensRoutes(ctx))
+    .route("/saved_views", savedViewsRoutes(ctx))
+    .route("/me/preferences", preferencesRoutes(ctx))
     .route("/devices", devicesRoutes(ctx))
     .route("/device_admission", deviceAdmissionRoutes(ctx))
     .route("/device_types", deviceTypesRoutes(ctx))

@@ -5,6 +5,7 @@
 import type * as z from "zod";
 import { ErrorBody } from "./schemas/common.ts";
 import type { NewApiToken } from "./schemas/api_token.ts";
+import type { NewSavedView, PreferencesPatch, SavedViewPatch } from "./schemas/saved_view.ts";
 import type { NewOperator, OperatorPatch } from "./schemas/operator.ts";
 import type {
   ChangePasswordBody,
@@ -415,6 +416,27 @@ export class ApiClient {
   }
   revokeApiToken(id: string) {
     return this.call(routes.revokeApiToken, { params: { id } });
+  }
+
+  // Saved views and preferences, per operator (docs/DECISIONS.md, "Saved views")
+  /** One's own saved views and those others shared. */
+  listSavedViews() {
+    return this.call(routes.listSavedViews, {});
+  }
+  createSavedView(body: NewSavedView) {
+    return this.call(routes.createSavedView, { body });
+  }
+  patchSavedView(id: string, body: SavedViewPatch) {
+    return this.call(routes.patchSavedView, { params: { id }, body });
+  }
+  deleteSavedView(id: string) {
+    return this.call(routes.deleteSavedView, { params: { id } });
+  }
+  getPreferences() {
+    return this.call(routes.getPreferences, {});
+  }
+  patchPreferences(body: PreferencesPatch) {
+    return this.call(routes.patchPreferences, { body });
   }
 
   /** Multipart upload of one field `file` to a path under /api/v1, with progress; streams, never buffers the file. */

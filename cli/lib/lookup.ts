@@ -1,6 +1,7 @@
 /** Finding entities the way people name them: firmware by id or name, the managed device type. */
 import type { ApiClient } from "../../shared/client.ts";
 import type { DeviceType, Firmware } from "../../shared/schemas/mod.ts";
+import type { SavedView } from "../../shared/schemas/saved_view.ts";
 import { isManagedDeviceType, MANAGED_DEVICE_TYPE_PREFIX } from "../../shared/schemas/device_type.ts";
 import { RefusedError } from "./errors.ts";
 
@@ -41,4 +42,28 @@ export async function managedDeviceType(api: ApiClient): Promise<DeviceType> {
     `The server has several managed device types (${managed.map((t) => t.name).join(", ")}): ` +
       `set CONSOLE_DEVICE_TYPE to the one to use.`,
   );
+}
+
+/**
+ * A saved view (one's own or a shared one) by id, or by name ignoring case: one's own view of that name wins over
+ * views others shared; several shared views of that name and none of one's own is a refusal naming their owners.
+ */
+export async function findView(api: ApiClient, idOrName: string): Promise<SavedView> {
+  const views = await api.listSavedViews();
+  const byId = views.find((v) => v._id === idOrName);
+  if (byId) return byId;
+  const key = idOrName.trim().normalize("NFC").toLowerCase();
+  const byName = views.filter((v) => v.name.normalize("NFC").toLowerCase() === key);
+  if (byName.length === 1) return byName[0];
+  if (byName.length > 1) {
+    const { email } = await api.me();
+    const mine = byName.find((v) => v.owner === email);
+    if (mine) return mine;
+    throw new RefusedError(
+      `Several shared views are named '${idOrName}' (${
+        byName.map((v) => `${v._id} of ${v.owner}`).join(", ")
+      }): give the id.`,
+    );
+  }
+  throw new RefusedError(`No saved view with id or name '${idOrName}' (see views list).`);
 }

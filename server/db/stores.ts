@@ -14,6 +14,7 @@ import type { LoginAttemptStore } from "./types/login_attempts.ts";
 import type { OperatorStore } from "./types/operators.ts";
 import type { ProductTypeStore } from "./types/product_types.ts";
 import type { RolloutStore } from "./types/rollouts.ts";
+import type { SavedViewStore } from "./types/saved_views.ts";
 import type { SystemStore } from "./types/system.ts";
 import type { TreatmentStore } from "./types/treatments.ts";
 
@@ -31,6 +32,7 @@ export interface Stores {
   apiTokens: ApiTokenStore;
   system: SystemStore;
   rollouts: RolloutStore;
+  savedViews: SavedViewStore;
 }
 
 /** Stores as opened: close() once, when nothing uses them any more. */
@@ -49,6 +51,7 @@ export type { AttemptKey, AttemptScope, LoginAttemptStore, Reservation } from ".
 export type { Operator, OperatorStore } from "./types/operators.ts";
 export type { ProductTypeStore, ProductTypeUpdate } from "./types/product_types.ts";
 export type { RolloutActor, RolloutStore } from "./types/rollouts.ts";
+export type { SavedViewStore, ViewActor } from "./types/saved_views.ts";
 export type { SystemStore } from "./types/system.ts";
 export type {
   ImportCounts,

@@ -15,6 +15,7 @@ import { operatorRoutes } from "./operators.ts";
 import { productTypeRoutes } from "./product_types.ts";
 import type { Route } from "./route.ts";
 import { rolloutRoutes } from "./rollouts.ts";
+import { savedViewRoutes } from "./saved_views.ts";
 import { treatmentRoutes } from "./treatments.ts";
 
 export * from "./route.ts";
@@ -32,6 +33,7 @@ export const routes = {
   ...rolloutRoutes,
   ...auditRoutes,
   ...apiTokenRoutes,
+  ...savedViewRoutes,
 };
 
 export type Routes = typeof routes;

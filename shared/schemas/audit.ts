@@ -21,6 +21,8 @@ export const AUDIT_ACTIONS = [
   // API tokens
   "api_token.create",
   "api_token.revoke",
+  // Saved views: only an admin deleting a view another operator shared (docs/DECISIONS.md, "Saved views")
+  "saved_view.delete",
   // Devices
   "device.create",
   "device.update",

@@ -288,6 +288,33 @@ export function samplesFor(s: Seed): Record<RouteName, Sample> {
       },
     },
     revokeApiToken: { probe: { params: { id: s.apiTokenId } }, byId: {} },
+    listSavedViews: { probe: {} },
+    createSavedView: {
+      probe: { body: json({ name: "Probe view", query: { seen: "never" } }) },
+      json: {
+        base: () =>
+          Promise.resolve({
+            name: `Audit view ${crypto.randomUUID().slice(0, 8)}`,
+            query: { productTypeId: s.ptId, firmware: "custom", update: "failed", sort: "app", order: "desc" },
+            shared: false,
+          }),
+      },
+    },
+    patchSavedView: {
+      probe: { params: { id: s.savedViewId }, body: json({ name: "Probe rename" }) },
+      byId: { body: () => ({ shared: false }) },
+      json: {
+        params: { id: s.savedViewId },
+        base: () => Promise.resolve({ name: "Audit view", query: { seen: "7d", q: "dev" }, shared: true }),
+        echo: self,
+      },
+    },
+    deleteSavedView: { probe: { params: { id: s.savedViewId } }, byId: {} },
+    getPreferences: { probe: {} },
+    patchPreferences: {
+      probe: { body: json({ deviceColumns: ["deviceId", "app"] }) },
+      json: { base: () => Promise.resolve({ deviceColumns: ["deviceId", "productType", "os"] }), echo: self },
+    },
   };
 }
 

@@ -129,6 +129,8 @@ export interface Seed {
   rolloutId: string;
   /** An API token of the admin's, for the samples of the token routes. */
   apiTokenId: string;
+  /** A saved view of the admin's, for the samples of the saved-view routes. */
+  savedViewId: string;
 }
 
 async function seed(srv: TestServer): Promise<Seed> {
@@ -175,6 +177,9 @@ async function seed(srv: TestServer): Promise<Seed> {
     body: { email: "audit-viewer@example.com", role: "viewer", password: "audit-viewer-1" },
   });
   const apiToken = await api.call(routes.createApiToken, { body: { name: "Audit token", scopes: ["read"] } });
+  const savedView = await api.call(routes.createSavedView, {
+    body: { name: "Audit view", query: { update: "failed", sort: "app" }, shared: true },
+  });
   const extra = patched.modules.find((m) => m.name === "Extra")!;
   await api.patchDevice({
     deviceId: "dev-001",
@@ -206,6 +211,7 @@ async function seed(srv: TestServer): Promise<Seed> {
     devices,
     viewerId: viewer._id,
     apiTokenId: apiToken._id,
+    savedViewId: savedView._id,
   };
 }
 

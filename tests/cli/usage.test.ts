@@ -24,6 +24,11 @@ const COMMANDS = [
   ["tokens", "create"],
   ["tokens", "list"],
   ["tokens", "revoke"],
+  ["views"],
+  ["views", "list"],
+  ["views", "save"],
+  ["views", "update"],
+  ["views", "delete"],
 ];
 
 Deno.test("CLI --help on every command: exit 0, usage and an example on stdout", async () => {
@@ -51,6 +56,9 @@ Deno.test("CLI wrong usage exits 2 with one error line on stderr and nothing on 
     [["tokens", "create", "ci", "--scope", "root"], /unknown scope root/],
     [["tokens", "create", "ci", "--scope", "read", "--expires", "soon"], /'soon' is neither a duration/],
     [["tokens", "revoke"], /missing required argument 'id'/],
+    [["views", "save"], /missing required argument 'name'/],
+    [["views", "save", "x", "--sort", "color"], /argument 'color' is invalid/],
+    [["views", "update", "x"], /give --name, --shared or --private/],
   ];
   for (const [args, message] of cases) {
     const r = await runCli(args, { env: { CONSOLE_TOKEN: "unused", CONSOLE_URL: closedPortUrl() } });

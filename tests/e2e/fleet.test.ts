@@ -119,6 +119,9 @@ e2eTest("fleet views: sort, filters in the URL, columns, bulk change with confir
   await page.getByRole("button", { name: "Save view" }).click();
   await page.getByLabel("View name").fill("Pinned");
   await page.getByRole("button", { name: "Save", exact: true }).click();
+  // Saved on the server: a toast says so (its entry animation ends before axe measures colours below).
+  await page.getByText("View saved").waitFor();
+  await page.waitForTimeout(350);
   await page.getByRole("button", { name: "Clear filters" }).click();
   await page.getByText("40 devices", { exact: true }).waitFor();
   await page.getByLabel("Saved view").selectOption({ label: "Pinned" });

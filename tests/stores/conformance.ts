@@ -18,6 +18,7 @@ import { operatorCases } from "./cases/operators.ts";
 import { productTypeCases } from "./cases/product_types.ts";
 import { revisionCases } from "./cases/revisions.ts";
 import { rolloutCases } from "./cases/rollouts.ts";
+import { savedViewCases } from "./cases/saved_views.ts";
 import { treatmentCases } from "./cases/treatments.ts";
 import type { ConformanceOptions } from "./fixtures.ts";
 
@@ -43,6 +44,7 @@ export function storeConformance(engine: string, options: ConformanceOptions): v
       rolloutCases,
       auditCases,
       apiTokenCases,
+      savedViewCases,
     ]
   ) cases(engine, options);
 }

@@ -1,14 +1,13 @@
 import { type Command, InvalidArgumentError, Option } from "commander";
 import type { ApiClient } from "../../../shared/client.ts";
 import { DEVICE_SEEN, DEVICE_SORTS, DEVICE_UPDATE_FILTERS } from "../../../shared/schemas/device.ts";
-import { findFirmware } from "../../lib/lookup.ts";
+import { findFirmware, findView } from "../../lib/lookup.ts";
 import { formatDate, orDash, printJson, printTable } from "../../lib/output.ts";
 import { RefusedError } from "../../lib/errors.ts";
 import { globals, signedInClient } from "../../lib/session.ts";
 
-interface ListOptions {
-  page?: number;
-  perPage?: number;
+/** The filter and sort options a devices view takes (devices list, views save). */
+export interface ViewOptions {
   q?: string;
   sort?: string;
   order?: string;
@@ -18,6 +17,12 @@ interface ListOptions {
   os?: string;
   seen?: string;
   update?: string;
+}
+
+interface ListOptions extends ViewOptions {
+  page?: number;
+  perPage?: number;
+  view?: string;
   csv?: boolean;
 }
 
@@ -32,8 +37,8 @@ async function productTypeFilter(api: ApiClient, idOrName: string): Promise<stri
   throw new RefusedError(`No product type with id or name '${idOrName}' (see product-types list).`);
 }
 
-/** The view's filters and sort as the server takes them (names resolved to ids). */
-async function viewQuery(api: ApiClient, opts: ListOptions) {
+/** The view's filters and sort as the server takes them (names resolved to ids; options not given are undefined). */
+export async function viewQuery(api: ApiClient, opts: ViewOptions) {
   return {
     q: opts.q,
     sort: opts.sort,
@@ -58,12 +63,9 @@ function wholeNumber(min: number, max: number) {
   };
 }
 
-export function registerDevicesList(devices: Command): void {
-  devices
-    .command("list")
-    .description("list devices one page at a time (or every matching one as CSV), filtered and sorted")
-    .option("--page <P>", "page number, from 0", wholeNumber(0, 1_000_000_000))
-    .option("--per-page <N>", "devices per page, 1-100 (default 25)", wholeNumber(1, 100))
+/** Adds the filter and sort options of a devices view to a command. */
+export function addViewOptions(cmd: Command): Command {
+  return cmd
     .option("--q <text>", "only devices whose id contains this text (case-insensitive)")
     .addOption(new Option("--sort <column>", "sort by this column (ties by device id)").choices([...DEVICE_SORTS]))
     .addOption(new Option("--order <order>", "ascending or descending").choices(["asc", "desc"]))
@@ -76,7 +78,22 @@ export function registerDevicesList(devices: Command): void {
       new Option("--update <state>", "latest update report: its state, or none (never reported)").choices([
         ...DEVICE_UPDATE_FILTERS,
       ]),
-    )
+    );
+}
+
+/** The members of `query` that are set (undefined ones left out), so they can override a saved view's. */
+const given = <T extends Record<string, unknown>>(query: T): Partial<T> =>
+  Object.fromEntries(Object.entries(query).filter(([, v]) => v !== undefined)) as Partial<T>;
+
+export function registerDevicesList(devices: Command): void {
+  addViewOptions(
+    devices
+      .command("list"),
+  )
+    .description("list devices one page at a time (or every matching one as CSV), filtered and sorted")
+    .option("--page <P>", "page number, from 0", wholeNumber(0, 1_000_000_000))
+    .option("--per-page <N>", "devices per page, 1-100 (default 25)", wholeNumber(1, 100))
+    .option("--view <name|id>", "start from a saved view's filters and sort (views list); options given override them")
     .option("--csv", "print every matching device as CSV (not one page), streamed from the server")
     .addHelpText(
       "after",
@@ -85,12 +102,14 @@ Examples:
   $ deno task cli devices list --per-page 100 --page 2
   $ deno task cli --json devices list --q ab12 | jq -r '.data[].deviceId'
   $ deno task cli devices list --firmware fw-1.2.xz --seen 7d --sort lastLoggedIn --order desc
-  $ deno task cli devices list --product-type none --csv > unassigned.csv`,
+  $ deno task cli devices list --product-type none --csv > unassigned.csv
+  $ deno task cli devices list --view "Failed updates" --csv > failed.csv`,
     )
     .action(async (opts: ListOptions, cmd: Command) => {
       const g = globals(cmd);
       const api = await signedInClient(cmd);
-      const query = await viewQuery(api, opts);
+      const saved = opts.view === undefined ? {} : (await findView(api, opts.view)).query;
+      const query = { ...saved, ...given(await viewQuery(api, opts)) };
       if (opts.csv) {
         const res = await api.devicesCsv(query);
         await res.body!.pipeTo(Deno.stdout.writable, { preventClose: true });

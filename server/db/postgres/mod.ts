@@ -15,6 +15,7 @@ import { connect, exclusive, guarded, isUnavailable, migrate, type PostgresOptio
 import { postgresOperators } from "./operators.ts";
 import { postgresProductTypes } from "./product_types.ts";
 import { postgresRollouts } from "./rollouts.ts";
+import { postgresSavedViews } from "./saved_views.ts";
 import { postgresTreatments } from "./treatments.ts";
 
 /** How long a health check waits for the database's answer. */
@@ -54,6 +55,7 @@ export async function openPostgresStores(options: PostgresOptions): Promise<Open
     apiTokens: guarded(postgresApiTokens(sql)),
     loginAttempts: guarded(postgresLoginAttempts(sql)),
     rollouts: guarded(postgresRollouts(sql)),
+    savedViews: guarded(postgresSavedViews(sql)),
     audit: guarded(postgresAudit(sql)),
     system: guarded({
       ping: async () => {

@@ -465,4 +465,23 @@ export const MIGRATIONS: readonly string[] = [
         ('firmware', COALESCE('v:' || r.firmware_id, 'none')), ('app', COALESCE('v:' || r.app, 'none')),
         ('seen', COALESCE('h:' || substr(r.last_logged_in, 1, 13), 'none'))) AS g(dim, key)`,
   ),
+  // 11: saved views and console preferences, per operator (SQLite's migration 17)
+  `
+  CREATE TABLE saved_views (
+    id TEXT COLLATE "C" PRIMARY KEY,
+    owner_id TEXT COLLATE "C" NOT NULL REFERENCES operators(id) ON DELETE CASCADE,
+    name TEXT NOT NULL,
+    name_key TEXT COLLATE "C" NOT NULL,
+    query TEXT NOT NULL,
+    shared BOOLEAN NOT NULL DEFAULT FALSE,
+    created_at TEXT COLLATE "C" NOT NULL,
+    updated_at TEXT COLLATE "C" NOT NULL,
+    UNIQUE (owner_id, name_key)
+  );
+  CREATE INDEX saved_views_shared ON saved_views(name_key) WHERE shared;
+  CREATE TABLE operator_preferences (
+    operator_id TEXT COLLATE "C" PRIMARY KEY REFERENCES operators(id) ON DELETE CASCADE,
+    device_columns TEXT
+  );
+  `,
 ];

@@ -17,6 +17,7 @@ import { openDatabase } from "./open.ts";
 import { sqliteOperators } from "./operators.ts";
 import { sqliteProductTypes } from "./product_types.ts";
 import { sqliteRollouts } from "./rollouts.ts";
+import { sqliteSavedViews } from "./saved_views.ts";
 import { sqliteTreatments } from "./treatments.ts";
 
 /** Opens the database file (creating and migrating it as needed); NewerSchemaError leaves it untouched. */
@@ -34,6 +35,7 @@ export function openSqliteStores(file: string): OpenStores {
     apiTokens: fullDiskAware(sqliteApiTokens(db)),
     loginAttempts: fullDiskAware(sqliteLoginAttempts(db)),
     rollouts: fullDiskAware(sqliteRollouts(db)),
+    savedViews: fullDiskAware(sqliteSavedViews(db)),
     audit: fullDiskAware(sqliteAudit(db)),
     system: {
       ping: () => Promise.resolve(),

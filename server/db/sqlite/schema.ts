@@ -457,4 +457,24 @@ export const MIGRATIONS: readonly string[] = [
   CREATE INDEX devices_custom_created ON devices(created_at, device_id) WHERE firmware_id IS NOT NULL;
   CREATE INDEX devices_custom_app ON devices(app, device_id) WHERE firmware_id IS NOT NULL;
   `,
+  // 17: saved views of the devices list and console preferences, per operator (docs/DECISIONS.md, "Saved views"); both
+  // go with their owner's row. name_key is the name trimmed, NFC and lower-cased: unique per owner
+  `
+  CREATE TABLE saved_views (
+    id TEXT PRIMARY KEY,
+    owner_id TEXT NOT NULL REFERENCES operators(id) ON DELETE CASCADE,
+    name TEXT NOT NULL,
+    name_key TEXT NOT NULL,
+    query TEXT NOT NULL,                     -- JSON SavedViewQuery
+    shared INTEGER NOT NULL DEFAULT 0,
+    created_at TEXT NOT NULL,
+    updated_at TEXT NOT NULL,
+    UNIQUE (owner_id, name_key)
+  );
+  CREATE INDEX saved_views_shared ON saved_views(shared, name_key) WHERE shared = 1;
+  CREATE TABLE operator_preferences (
+    operator_id TEXT PRIMARY KEY REFERENCES operators(id) ON DELETE CASCADE,
+    device_columns TEXT                      -- JSON array of column ids, NULL: the default columns
+  );
+  `,
 ];

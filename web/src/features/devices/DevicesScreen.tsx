@@ -18,8 +18,8 @@ import { ColumnChooser } from "./ColumnChooser.tsx";
 import { COLUMNS, DEFAULT_COLUMNS, type DeviceColumn, deviceHref, type Names } from "./columns.tsx";
 import { DevicesFilters } from "./DevicesFilters.tsx";
 import { DevicesTable } from "./DevicesTable.tsx";
-import { SavedViews } from "./SavedViews.tsx";
-import { loadColumns, saveColumns } from "./savedViews.ts";
+import { useColumnChoice } from "./columnChoice.ts";
+import { SavedViewsSlot } from "./SavedViewsSlot.tsx";
 import { deviceCount, deviceSelectionAtom, NO_SELECTION, selectionSize } from "./selection.ts";
 import {
   type DevicesFilterState,
@@ -49,11 +49,7 @@ export default function DevicesScreen() {
   const setFilter = useStableCallback((change: Partial<DevicesFilterState>) => go({ ...state, ...change, page: 0 }));
   const viewQuery = devicesUrlQuery({ ...state, page: 0, size: 25 });
 
-  const [columnIds, setColumnIds] = useState<string[]>(() => loadColumns(identity, DEFAULT_COLUMNS));
-  const chooseColumns = (ids: string[]) => {
-    setColumnIds(ids);
-    saveColumns(identity, ids);
-  };
+  const [columnIds, chooseColumns] = useColumnChoice(identity, DEFAULT_COLUMNS);
 
   // The search box follows the URL (back/forward) and writes to it after a short pause.
   const [text, setText] = useState(state.q);
@@ -180,7 +176,7 @@ export default function DevicesScreen() {
             style={{ width: "20rem", maxWidth: "100%" }}
           />
         </div>
-        <SavedViews who={identity} current={viewQuery} onOpen={(q) => navigate(`/devices${q}`)} />
+        <SavedViewsSlot who={identity} current={viewQuery} onOpen={(q) => navigate(`/devices${q}`)} />
         <ColumnChooser shown={columnIds} onChange={chooseColumns} />
       </div>
       {full && (

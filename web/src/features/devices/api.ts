@@ -1,6 +1,7 @@
 import { keepPreviousData, queryOptions, useMutation, useQueryClient } from "@tanstack/react-query";
 import { useCallback } from "react";
 import type { Device, DeviceBulk, DevicePatch, DeviceSort } from "../../../../shared/schemas/mod.ts";
+import type { NewSavedView, PreferencesPatch, SavedViewPatch } from "../../../../shared/schemas/saved_view.ts";
 import { api } from "../../lib/api.ts";
 import { apiFilter, type DevicesFilterState, devicesRequest, NO_FILTER } from "./urlState.ts";
 import { countDevices } from "./deviceCount.ts";
@@ -167,3 +168,58 @@ export function useAdmitDevices() {
     },
   });
 }
+
+// Saved views and the column choice, per operator on the server (docs/DECISIONS.md, "Saved views and preferences per
+// operator"). Their own keys: a device change does not touch them.
+export const savedViewKeys = {
+  all: ["saved_views"] as const,
+  list: () => [...savedViewKeys.all, "list"] as const,
+  preferences: () => [...savedViewKeys.all, "preferences"] as const,
+};
+
+/** GET saved_views: one's own and those others shared. */
+export const savedViewsQuery = () =>
+  queryOptions({ queryKey: savedViewKeys.list(), queryFn: () => api.listSavedViews(), staleTime: 30_000 });
+
+/** GET me/preferences (the devices list's columns). */
+export const preferencesQuery = () =>
+  queryOptions({ queryKey: savedViewKeys.preferences(), queryFn: () => api.getPreferences(), staleTime: 60_000 });
+
+export function useCreateSavedView() {
+  const qc = useQueryClient();
+  return useMutation({
+    mutationFn: (body: NewSavedView) => api.createSavedView(body),
+    onSettled: () => qc.invalidateQueries({ queryKey: savedViewKeys.list() }),
+  });
+}
+
+export function usePatchSavedView() {
+  const qc = useQueryClient();
+  return useMutation({
+    mutationFn: ({ id, patch }: { id: string; patch: SavedViewPatch }) => api.patchSavedView(id, patch),
+    onSettled: () => qc.invalidateQueries({ queryKey: savedViewKeys.list() }),
+  });
+}
+
+export function useDeleteSavedView() {
+  const qc = useQueryClient();
+  return useMutation({
+    mutationFn: (id: string) => api.deleteSavedView(id),
+    onSettled: () => qc.invalidateQueries({ queryKey: savedViewKeys.list() }),
+  });
+}
+
+/** PATCH me/preferences: the answer becomes the cached preferences. */
+export function usePatchPreferences() {
+  const qc = useQueryClient();
+  return useMutation({
+    mutationFn: (patch: PreferencesPatch) => api.patchPreferences(patch),
+    onSuccess: (prefs) => qc.setQueryData(savedViewKeys.preferences(), prefs),
+  });
+}
+
+/** The API calls the one-time import of this browser's old views uses (outside React). */
+export const savedViewsApi = {
+  list: () => api.listSavedViews(),
+  create: (body: NewSavedView) => api.createSavedView(body),
+};
