@@ -26,6 +26,7 @@ import {
   type HoldingRollout,
   holdingRollouts,
   keysetParts,
+  keysetStep,
   nextHour,
   noBulkDevice,
   productTypeCondition,
@@ -321,29 +322,15 @@ export async function viewBatch(
     }
     return { ids, next: ids.length < limit ? null : next };
   }
-  const column = SORT_COLUMN[view.sort];
   const lead = leadingColumn(fixed, view.sort, dir);
   const nulls = dir === "ASC" ? " NULLS FIRST" : " NULLS LAST";
+  const step = { sort: view.sort, column: SORT_COLUMN[view.sort], dir, op, nulls } as const;
   const parts = keysetParts(view.sort, view.order);
   const start = cursorPart(view.sort, after);
   for (const part of parts.slice(start === null ? 0 : parts.indexOf(start))) {
     const rest = limit - ids.length;
     if (rest <= 0) break;
-    const resume = after !== null && part === start;
-    const cond: string[] = [];
-    let order: string;
-    if (view.sort === "deviceId") {
-      if (resume) cond.push(`d.device_id ${op} $id`);
-      order = `d.device_id ${dir}`;
-    } else if (part === "null") {
-      cond.push(`${column} IS NULL`);
-      if (resume) cond.push(`d.device_id ${op} $id`);
-      order = `${column} ${dir}${nulls}, d.device_id ${dir}`;
-    } else {
-      if (parts.length > 1) cond.push(`${column} IS NOT NULL`);
-      if (resume) cond.push(`(${column}, d.device_id) ${op} ($value, $id)`);
-      order = `${column} ${dir}${parts.length > 1 ? nulls : ""}, d.device_id ${dir}`;
-    }
+    const { cond, order } = keysetStep(step, parts, part, after !== null && part === start);
     for (const r of await batch(cond, `${lead}${order}`, rest)) {
       ids.push(r.device_id as string);
       next = { value: (r.v as string | null) ?? null, deviceId: r.device_id as string };

@@ -209,6 +209,32 @@ export function keysetParts(sort: DeviceSort, order: DeviceSortOrder): KeysetPar
   return order === "asc" ? ["null", "value"] : ["value", "null"];
 }
 
+/**
+ * One part of a keyset walk as SQL text: its conditions (with `$value` and `$id` for the cursor's sort value and
+ * deviceId, which each engine binds its own way) and its order. `nulls` is the engine's NULLS clause for the
+ * direction ("" where the engine already sorts missing values first ascending, as SQLite does).
+ */
+export function keysetStep(
+  k: { sort: DeviceSort; column: string; dir: "ASC" | "DESC"; op: "<" | ">"; nulls: string },
+  parts: KeysetPart[],
+  part: KeysetPart,
+  resume: boolean,
+): { cond: string[]; order: string } {
+  const cond: string[] = [];
+  if (k.sort === "deviceId") {
+    if (resume) cond.push(`d.device_id ${k.op} $id`);
+    return { cond, order: `d.device_id ${k.dir}` };
+  }
+  if (part === "null") {
+    cond.push(`${k.column} IS NULL`);
+    if (resume) cond.push(`d.device_id ${k.op} $id`);
+    return { cond, order: `${k.column} ${k.dir}${k.nulls}, d.device_id ${k.dir}` };
+  }
+  if (parts.length > 1) cond.push(`${k.column} IS NOT NULL`);
+  if (resume) cond.push(`(${k.column}, d.device_id) ${k.op} ($value, $id)`);
+  return { cond, order: `${k.column} ${k.dir}${parts.length > 1 ? k.nulls : ""}, d.device_id ${k.dir}` };
+}
+
 /** The part a cursor is in (null: the first part, from its start). */
 export const cursorPart = (sort: DeviceSort, after: ViewCursor | null): KeysetPart | null =>
   after === null ? null : (sort === "lastLoggedIn" || sort === "app") && after.value === null ? "null" : "value";
