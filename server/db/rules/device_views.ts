@@ -55,16 +55,17 @@ export const HOLDING_ROLLOUTS_SQL = `SELECT r.id, r.firmware_id, r.product_type_
   WHERE r.state IN ('running', 'paused', 'finished') OR (r.state = 'cancelled' AND r.installed > 0)
   ORDER BY r.created_at DESC, r.id DESC`;
 
-export function holdingRollouts(
-  rows: readonly {
-    id: string;
-    firmware_id: string;
-    product_type_id: string | null;
-    state: string;
-    stages: string;
-    stage: number;
-  }[],
-): HoldingRollout[] {
+/** A rollouts row as holdingRollouts reads it. */
+export interface HoldingRolloutRow {
+  id: string;
+  firmware_id: string;
+  product_type_id: string | null;
+  state: string;
+  stages: string;
+  stage: number;
+}
+
+export function holdingRollouts(rows: readonly HoldingRolloutRow[]): HoldingRollout[] {
   return rows.map((r) => ({
     id: r.id,
     firmwareId: r.firmware_id,

@@ -24,6 +24,7 @@ import {
   groupSlices,
   heldByRollout,
   HOLDING_ROLLOUTS_SQL,
+  type HoldingRolloutRow,
   holdingRollouts,
   keysetParts,
   keysetStep,
@@ -407,16 +408,7 @@ export function overviewOf(db: Db, product: string): Overview {
      FROM rollouts r JOIN firmwares f ON f.id = r.firmware_id
      WHERE r.state IN ('running', 'paused', 'finished') OR (r.state = 'cancelled' AND r.installed > 0)
      ORDER BY r.created_at DESC, r.id DESC`,
-  ).all() as {
-    id: string;
-    firmware_id: string;
-    product_type_id: string | null;
-    state: string;
-    stages: string;
-    stage: number;
-    in_stage: number;
-    installed: number;
-  }[];
+  ).all() as unknown as (HoldingRolloutRow & { in_stage: number; installed: number })[];
   const pinnedOf = sql(
     db,
     `SELECT COUNT(*) AS n FROM devices c INDEXED BY devices_custom_seen
