@@ -140,9 +140,13 @@ e2eTest("a desktop, 1440 px: fixed menu, grid within the page, search kept on Ba
     assert.ok(await noSidewaysScroll(page), `${path} scrolls sideways at 1440 px`);
   }
 
-  // Cold devices page on a slow answer: skeleton rows hold the place, the rows arrive without moving anything.
+  // Cold devices page on a slow answer: skeleton rows hold the place, the rows arrive without moving anything. The
+  // answer is held until the skeleton shows (the page asks for it at start, beside its code, so a fixed delay could end
+  // before the table is there).
+  let release!: () => void;
+  const released = new Promise<void>((r) => release = r);
   await page.route("**/api/v1/devices?*", async (route) => {
-    await new Promise((r) => setTimeout(r, 600));
+    await released;
     await route.continue();
   });
   await visit("/devices");
@@ -168,6 +172,7 @@ e2eTest("a desktop, 1440 px: fixed menu, grid within the page, search kept on Ba
       }
     }).observe({ type: "layout-shift", buffered: true });
   });
+  release();
   await page.getByText("screen-device-with-a-long-id-0", { exact: true }).waitFor();
   await settled(page);
   await page.waitForTimeout(300);
