@@ -7,6 +7,8 @@
  * scripts. The app's own chunks (`app-modules`) come in the same wave as the start-up ones, not one import level
  * after the other. Signed out, the frame stays hidden and the code is asked for at once (the sign-in form is it).
  */
+import { jwtPayload, TOKEN_KEY } from "./lib/jwt.ts";
+
 function modules(name: string): string[] {
   return document.querySelector<HTMLMetaElement>(`meta[name="${name}"]`)?.content.split(" ").filter(Boolean) ?? [];
 }
@@ -39,12 +41,10 @@ function start(signedIn: boolean): void {
 
 function hasSession(): boolean {
   try {
-    const payload = localStorage.getItem("accessToken")?.split(".")[1];
-    if (!payload) return false;
-    const { exp } = JSON.parse(atob(payload.replace(/-/g, "+").replace(/_/g, "/")));
+    const exp = (jwtPayload(localStorage.getItem(TOKEN_KEY)) as { exp?: unknown } | null)?.exp;
     return typeof exp === "number" && exp * 1000 > Date.now();
   } catch {
-    return false; // no storage or an unreadable token: signed out, as the app will find too
+    return false; // no storage: signed out, as the app will find too
   }
 }
 

@@ -1,8 +1,8 @@
 import { atom, getDefaultStore } from "jotai";
 import { TokenClaims } from "../../../shared/schemas/auth.ts";
+import { jwtPayload, TOKEN_KEY } from "./jwt.ts";
 
-/** The token lives in localStorage under this key. */
-export const TOKEN_KEY = "accessToken";
+export { TOKEN_KEY } from "./jwt.ts";
 
 /** The last token decoded and its claims: every render and request asks for the same one. */
 let decoded: { token: string; claims: TokenClaims | null } | null = null;
@@ -15,16 +15,8 @@ export function decodeClaims(token: string | null | undefined): TokenClaims | nu
 }
 
 function readClaims(token: string): TokenClaims | null {
-  const part = token.split(".")[1];
-  if (!part) return null;
-  try {
-    const b64 = part.replace(/-/g, "+").replace(/_/g, "/").padEnd(Math.ceil(part.length / 4) * 4, "=");
-    const json = new TextDecoder().decode(Uint8Array.from(atob(b64), (ch) => ch.charCodeAt(0)));
-    const parsed = TokenClaims.safeParse(JSON.parse(json));
-    return parsed.success ? parsed.data : null;
-  } catch {
-    return null;
-  }
+  const parsed = TokenClaims.safeParse(jwtPayload(token));
+  return parsed.success ? parsed.data : null;
 }
 
 /** Signed in only if a token exists and its expiry has not passed. */
