@@ -80,13 +80,28 @@ async function benchStores(engine: string, stores: Stores, refs: FleetRefs, n: n
     }],
     ["no filter, sorted by product type (name)", { filter: {}, sort: "productType", order: "asc" }],
     ["never checked in, sorted by device id desc", { filter: { seen: "never" }, sort: "deviceId", order: "desc" }],
+    // filter + sort=productType: the groups walked in name order, each counted only as far as the page needs.
+    ["filter + sort=productType: seen 7d, by product type", {
+      filter: { seen: "7d" },
+      sort: "productType",
+      order: "asc",
+    }],
+    ["filter + sort=productType: app + OS version, by product type desc", {
+      filter: { app: "2.4.1", os: "5.10.0" },
+      sort: "productType",
+      order: "desc",
+    }],
   ];
+  // FLEET_ONLY=<text>: only the views whose name holds it (and none of the other measurements).
+  const only = Deno.env.get("FLEET_ONLY");
   let seed = 1;
   const rand = () => (seed = (seed * 48271) % 2147483647) / 2147483647;
   for (const [what, view] of views) {
+    if (only && !what.includes(only)) continue;
     const r = await measure(runs, () => stores.devices.view(view, Math.floor(rand() * 40), 25, PRODUCT));
     rows.push({ engine, what: `GET devices: ${what}, page 0-39 of 25`, ...r });
   }
+  if (only) return rows;
   const deep = await measure(Math.max(10, runs / 10), () =>
     stores.devices.view(
       { filter: { productTypeId: refs.productTypeIds[1] }, sort: "lastLoggedIn", order: "desc" },
