@@ -306,6 +306,61 @@ export function groupSlices(
 }
 
 /**
+ * `sort=productType` under a filter (other than one product type alone): the product-type groups are walked in
+ * productTypeOrder, each counted only as far as the view still needs — up to `need` = the page's end plus
+ * VIEW_COUNT_LIMIT (the page's end alone when the total is not wanted) — and the walk stops once that many are
+ * counted, as the other sorts read on past the page. The engine counts each group it is given (`next()`: its key and
+ * the most to count, one LIMIT-ed index range of (product_type_id, device_id)) and reports the count (`counted()`);
+ * `result()` gives the slices of groups the page covers (groupSlices) and the total: exact when every group was
+ * counted fully (fewer than `need` in all), else the lower bound `need` with `exact: false`. A page beyond the end
+ * gets the exact number of matches: it is below `need`.
+ */
+export class GroupWalk {
+  readonly need: number;
+  readonly #groups: { key: string | null; count: number }[] = [];
+  #counted = 0;
+
+  constructor(
+    private readonly order: readonly (string | null)[],
+    private readonly offset: number,
+    private readonly perPage: number,
+    count: boolean,
+  ) {
+    this.need = offset + perPage + (count ? VIEW_COUNT_LIMIT : 0);
+  }
+
+  /** The next group to count, and the most to count of it; null when the walk is over. */
+  next(): { key: string | null; cap: number } | null {
+    const i = this.#groups.length;
+    if (i >= this.order.length || this.#counted >= this.need) return null;
+    return { key: this.order[i], cap: this.need - this.#counted };
+  }
+
+  /** Records the count of the group next() named (at most its cap). */
+  counted(n: number): void {
+    const step = this.next();
+    if (step === null) throw new Error("GroupWalk: no group to count");
+    const count = Math.min(n, step.cap);
+    this.#groups.push({ key: step.key, count });
+    this.#counted += count;
+  }
+
+  /** The page's slices of groups and the total (exact when every group was counted fully). */
+  result(): {
+    slices: { key: string | null; offset: number; limit: number }[];
+    total: number;
+    exact: boolean;
+  } {
+    if (this.next() !== null) throw new Error("GroupWalk: the walk is not over");
+    return {
+      slices: groupSlices(this.#groups, this.offset, this.perPage),
+      total: this.#counted,
+      exact: this.#counted < this.need,
+    };
+  }
+}
+
+/**
  * The overview's firmware distribution (firmware in effect): the kept counts of the custom firmware column, with the
  * devices that rollouts hold moved from the default to each rollout's firmware. A rollout's held devices come from
  * its kept counts (in its current stage, or installed when cancelled) less those that have a custom firmware since:

@@ -22,6 +22,7 @@ import {
   groupCounts,
   groupsFrom,
   groupSlices,
+  GroupWalk,
   heldByRollout,
   HOLDING_ROLLOUTS_SQL,
   type HoldingRolloutRow,
@@ -144,8 +145,8 @@ export function whereOf(
 
 /**
  * The device ids of one page of a view, in order, and the total (-1 when not counted). Every sort but productType is
- * one index walk `ORDER BY <column>, device_id`; productType walks the product types in name order, counting each
- * group once and reading only the groups the page covers (index (product_type_id, device_id)).
+ * one index walk `ORDER BY <column>, device_id`; productType walks the product types in name order, counting the
+ * groups only as far as the page needs and reading only the groups it covers (productTypePage).
  */
 export function viewIds(
   db: Db,
@@ -158,34 +159,7 @@ export function viewIds(
   const { where, args, rolloutAware } = whereOf(db, view.filter, product);
   const dir = view.order === "desc" ? "DESC" : "ASC";
   const offset = page * perPage;
-  if (view.sort === "productType") {
-    // Unfiltered: the counts kept by triggers; else one grouped count under the filter.
-    const counts = where === "1"
-      ? groupCounts(
-        sql(db, "SELECT dim, key, n FROM device_group_counts WHERE dim = 'productType'").all() as {
-          dim: string;
-          key: string;
-          n: number;
-        }[],
-      ).productType
-      : new Map(
-        (sql(db, `SELECT d.product_type_id AS k, COUNT(*) AS n FROM devices d WHERE ${where} GROUP BY 1`)
-          .all(...args) as { k: string | null; n: number }[]).map((r) => [r.k, r.n]),
-      );
-    const types = sql(db, "SELECT id, name FROM product_types").all() as { id: string; name: string }[];
-    const groups = productTypeOrder(types, view.order).map((key) => ({ key, count: counts.get(key) ?? 0 }));
-    const total = groups.reduce((n, g) => n + g.count, 0);
-    const ids: string[] = [];
-    for (const s of groupSlices(groups, offset, perPage)) {
-      const rows = sql(
-        db,
-        `SELECT d.device_id FROM devices d WHERE ${where} AND d.product_type_id IS ?
-         ORDER BY d.device_id ${dir} LIMIT ? OFFSET ?`,
-      ).all(...args, s.key, s.limit, s.offset) as { device_id: string }[];
-      ids.push(...rows.map((r) => r.device_id));
-    }
-    return { ids, total, exact: true };
-  }
+  if (view.sort === "productType") return productTypePage(db, view, where, args, rolloutAware, offset, perPage, count);
   const column = SORT_COLUMN[view.sort];
   const tie = view.sort === "deviceId" ? "" : `, d.device_id ${dir}`;
   // A filter without an exact count reads on past the page (the same index walk) to count up to VIEW_COUNT_LIMIT more.
@@ -210,6 +184,70 @@ export function viewIds(
   if (capped) return { ids, ...cappedTotal(offset, perPage, rows.length) };
   const ends = ids.length < perPage;
   return { ids, total: ends ? offset + ids.length : exactTotal(db, exact!, where, args), exact: true };
+}
+
+/**
+ * sort=productType: the product types in name order (productTypeOrder), each group read by the index
+ * (product_type_id, device_id). Unfiltered or filtered by one product type alone, the groups' sizes are the kept
+ * counts; any other filter walks the groups counting each only as far as the page and VIEW_COUNT_LIMIT need
+ * (GroupWalk), so a page costs what the other sorts' pages cost, whatever the filter matches.
+ */
+function productTypePage(
+  db: Db,
+  view: DeviceView,
+  where: string,
+  args: SQLInputValue[],
+  rolloutAware: boolean,
+  offset: number,
+  perPage: number,
+  count: boolean,
+): { ids: string[]; total: number; exact: boolean } {
+  const types = sql(db, "SELECT id, name FROM product_types").all() as { id: string; name: string }[];
+  const order = productTypeOrder(types, view.order);
+  const dir = view.order === "desc" ? "DESC" : "ASC";
+  const read = (slices: { key: string | null; offset: number; limit: number }[]) => {
+    const ids: string[] = [];
+    for (const s of slices) {
+      const rows = sql(
+        db,
+        `SELECT d.device_id FROM devices d WHERE ${where} AND d.product_type_id IS ?
+         ORDER BY d.device_id ${dir} LIMIT ? OFFSET ?`,
+      ).all(...args, s.key, s.limit, s.offset) as { device_id: string }[];
+      ids.push(...rows.map((r) => r.device_id));
+    }
+    return ids;
+  };
+  const one = exactCountOf(view.filter);
+  if (where === "1" || one?.kind === "productType") {
+    const kept = groupCounts(
+      sql(db, "SELECT dim, key, n FROM device_group_counts WHERE dim = 'productType'").all() as {
+        dim: string;
+        key: string;
+        n: number;
+      }[],
+    ).productType;
+    const groups = order.map((key) => ({
+      key,
+      count: one?.kind === "productType" && one.id !== key ? 0 : kept.get(key) ?? 0,
+    }));
+    const total = groups.reduce((n, g) => n + g.count, 0);
+    return { ids: read(groupSlices(groups, offset, perPage)), total, exact: true };
+  }
+  const walk = new GroupWalk(order, offset, perPage, count);
+  const countGroup = sql(
+    db,
+    `SELECT COUNT(*) AS n FROM (SELECT 1 FROM devices d WHERE ${where} AND d.product_type_id IS ? LIMIT ?)`,
+  );
+  for (let g = walk.next(); g !== null; g = walk.next()) {
+    walk.counted((countGroup.get(...args, g.key, g.cap) as { n: number }).n);
+  }
+  const { slices, total, exact } = walk.result();
+  const ids = read(slices);
+  if (!count) return { ids, total: -1, exact: true };
+  if (exact) return { ids, total, exact };
+  // The walk stopped early: a filter with an exact count (one of firmware, app, seen) still answers it.
+  const exactKind = rolloutAware ? null : one;
+  return exactKind ? { ids, total: exactTotal(db, exactKind, where, args), exact: true } : { ids, total, exact: false };
 }
 
 /** The time sorts' indexes, which carry the app and OS versions (migration 16). */
