@@ -2,6 +2,7 @@ import { join } from "node:path";
 import type { Config } from "./config.ts";
 import type { Paths } from "./context.ts";
 import type { OperatorStore, Stores } from "./db/stores.ts";
+import { StoreUnavailableError } from "./db/errors.ts";
 import { FilesUnavailableError, type FirmwareFiles } from "./files/firmware_files.ts";
 import { hashPassword, randomPassword } from "./auth/password.ts";
 
@@ -85,6 +86,25 @@ export async function sweepFirmwareFiles(
   } catch (err) {
     if (!(err instanceof FilesUnavailableError)) throw err;
     log(`WARNING: firmware files were not swept: ${err.message}`);
+  }
+}
+
+/**
+ * Kept counts no view reads any more are deleted (PostgreSQL: empty hours of check-ins older than 8 days; nothing on
+ * SQLite), at start and every hour: without it a year leaves 8,760 rows. `report`: log how many went (at start, where
+ * a backlog goes at once; the hourly run removes about one row). A store that cannot be reached is logged.
+ */
+export async function pruneKeptCounts(
+  stores: Pick<Stores, "devices">,
+  log: (line: string) => void,
+  report: boolean,
+): Promise<void> {
+  try {
+    const pruned = await stores.devices.pruneCounts();
+    if (report && pruned) log(`Pruned ${pruned} empty hourly check-in count(s) older than 8 days.`);
+  } catch (err) {
+    if (!(err instanceof StoreUnavailableError)) throw err;
+    log(`WARNING: kept counts were not pruned: ${err.message}`);
   }
 }
 

@@ -1,9 +1,17 @@
 import { createApp } from "./app.ts";
 import { loadSecret } from "./auth/secret.ts";
-import { bootstrapOperator, cleanUpAfterCrash, ensureDirectories, sweepFirmwareFiles } from "./bootstrap.ts";
+import {
+  bootstrapOperator,
+  cleanUpAfterCrash,
+  ensureDirectories,
+  pruneKeptCounts,
+  sweepFirmwareFiles,
+} from "./bootstrap.ts";
 
 /** How often firmware files no row names are swept while the server runs (and how old they must be). */
 const SWEEP_EVERY_MS = 60 * 60 * 1000;
+/** How often kept counts no view reads any more are pruned (PostgreSQL's empty hours of check-ins). */
+const PRUNE_COUNTS_EVERY_MS = 60 * 60 * 1000;
 import { ConfigError, loadConfig } from "./config.ts";
 import { type AppContext, pathsFor } from "./context.ts";
 import { NewerSchemaError, openStores, storesConfig, StoreUnavailableError } from "./db/mod.ts";
@@ -76,6 +84,10 @@ try {
   const shutdown = handleShutdownSignals({ stores, files, paths, graceMs: config.SHUTDOWN_GRACE_SECONDS * 1000, log });
   // Objects a crashed upload left in a shared bucket are swept while the server runs (at start, only those already old).
   setInterval(() => sweepFirmwareFiles(stores, files, log, SWEEP_EVERY_MS).catch(() => {}), SWEEP_EVERY_MS);
+  // Once at start, then every hour in every process (each run is one indexed DELETE; replicas racing delete nothing
+  // twice).
+  await pruneKeptCounts(stores, log, true);
+  setInterval(() => pruneKeptCounts(stores, log, false).catch(() => {}), PRUNE_COUNTS_EVERY_MS);
   // Once however many replicas start together on one database (a lock on PostgreSQL).
   const ctx: AppContext = await stores.system.exclusive(async () => {
     await stores.deviceTypes.ensure(config.PRODUCT);

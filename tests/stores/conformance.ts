@@ -16,7 +16,7 @@ import { firmwareCases } from "./cases/firmwares.ts";
 import { loginAttemptCases } from "./cases/login_attempts.ts";
 import { operatorCases } from "./cases/operators.ts";
 import { productTypeCases } from "./cases/product_types.ts";
-import { productTypeWalkCases } from "./cases/product_type_walk.ts";
+import { boundedCountCases } from "./cases/bounded_counts.ts";
 import { revisionCases } from "./cases/revisions.ts";
 import { rolloutCases } from "./cases/rollouts.ts";
 import { savedViewCases } from "./cases/saved_views.ts";
@@ -30,7 +30,7 @@ export function storeConformance(engine: string, options: ConformanceOptions): v
     const cases of [
       deviceCases,
       deviceViewCases,
-      productTypeWalkCases,
+      boundedCountCases,
       productTypeCases,
       deviceTypeCases,
       firmwareCases,

@@ -33,6 +33,7 @@ import {
   productTypeCondition,
   productTypeOrder,
   seenHourKey,
+  seenPruneBefore,
   seenSince,
   VIEW_COUNT_LIMIT,
   type ViewCursor,
@@ -285,6 +286,13 @@ async function productTypePage(
   return exactKind
     ? { ids, total: await exactTotal(tx, exactKind, product), exact: true }
     : { ids, total, exact: false };
+}
+
+/** DeviceStore.pruneCounts: the empty hours of check-ins older than seenPruneBefore (one range of the primary key). */
+export async function pruneSeenCounts(tx: Tx, at: Date): Promise<number> {
+  const rows = await tx`DELETE FROM device_group_counts
+    WHERE dim = 'seen' AND key >= 'h:' AND key < ${seenPruneBefore(at)} AND n = 0`;
+  return rows.count;
 }
 
 const keptCount = async (tx: Tx, dim: string, key: string) =>

@@ -14,8 +14,8 @@ import { checkIfMatch, etagOf } from "../rules/revisions.ts";
 import type { DeviceChanges, DeviceFilter, DevicePage, DeviceStore } from "../types/devices.ts";
 import type { IfMatch } from "../types/revisions.ts";
 import { appendAudit } from "./audit.ts";
-import { existing, firstMissingId, nextRevision, read, type Sql, type Tx, write } from "./open.ts";
-import { bulkDevices, namesOf, overviewOf, viewBatch, viewIds } from "./device_views.ts";
+import { existing, firstMissingId, nextRevision, read, type Sql, type Tx, unlocked, write } from "./open.ts";
+import { bulkDevices, namesOf, overviewOf, pruneSeenCounts, viewBatch, viewIds } from "./device_views.ts";
 import { isPlainView } from "../rules/device_views.ts";
 
 interface DeviceRow {
@@ -258,6 +258,9 @@ export function postgresDevices(sql: Sql): DeviceStore {
       }),
     bulk: (target, set, product) => write(sql, (tx) => bulkDevices(tx, target, set, product)),
     overview: (product) => read(sql, (tx) => overviewOf(tx, product)),
+    // One statement, no write lock: it checks nothing before it deletes; a row a trigger upserts at the same moment is
+    // either not deleted (its n changed) or made again by the upsert.
+    pruneCounts: (at = new Date()) => unlocked(sql, (tx) => pruneSeenCounts(tx, at)),
     names: () => read(sql, (tx) => namesOf(tx)),
     patch: (deviceId, changes, ifMatch) => patchDevice(sql, deviceId, changes, ifMatch),
     remove: (deviceId, ifMatch) =>

@@ -265,6 +265,14 @@ export function seenSince(seen: DeviceSeen, now: Date = new Date()): string | nu
 }
 
 /**
+ * PostgreSQL's hourly check-in counts (migration 10) are read only within the longest `seen` window (7 days); rows of
+ * hours older than that plus a day of margin (clocks of several processes, a request's time) that count no device
+ * are deleted by DeviceStore.pruneCounts. The key every such row is below (`h:` and the hour, as seenHourKey).
+ */
+export const SEEN_PRUNE_AFTER_MS = (7 + 1) * 24 * HOUR;
+export const seenPruneBefore = (at: Date) => seenHourKey(new Date(at.getTime() - SEEN_PRUNE_AFTER_MS).toISOString());
+
+/**
  * Product types in the order `sort=productType` shows them: devices without one first, then by name (code-unit
  * order), then id; `desc` reverses the whole list. null stands for "no product type".
  */

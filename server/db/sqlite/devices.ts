@@ -277,6 +277,7 @@ export function sqliteDevices(db: Db): DeviceStore {
       }),
     bulk: (target, set, product) => bulkDevices(db, target, set, product),
     overview: (product) => snapshot(db, () => overviewOf(db, product)),
+    pruneCounts: () => 0, // no hourly check-in counts here (SQLite counts a covering index range)
     names: () => snapshot(db, () => namesOf(db)),
     patch: (deviceId, changes, ifMatch) => patchDevice(db, deviceId, changes, ifMatch),
     remove: (deviceId, ifMatch) =>

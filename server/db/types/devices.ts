@@ -68,6 +68,13 @@ export interface DeviceStore {
   ): Promise<{ updated: number; deviceIds: string[] }>;
   /** Fleet health from count queries (firmware in effect; `_id: null` for none). */
   overview(product: string): Promise<Overview>;
+  /**
+   * Deletes kept counts that no view reads any more and that count no device; answers how many rows went. PostgreSQL:
+   * the hours of check-ins (migration 10) older than the longest `seen` window plus a margin (rules/device_views.ts,
+   * seenPruneBefore) with n = 0 — a trigger's upsert makes the row again if a device ever needs it, so no count is
+   * lost. SQLite keeps no such rows: 0. The server runs it at start and every hour (server/main.ts).
+   */
+  pruneCounts(at?: Date): Promise<number>;
   /** Product type and firmware names by id (for the CSV export and the console's names). */
   names(): Promise<{ productTypes: Map<string, string>; firmwares: Map<string, string> }>;
   /**

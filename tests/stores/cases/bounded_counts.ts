@@ -9,7 +9,7 @@ import { addProductType, checkin, PRODUCT, storeTest } from "../fixtures.ts";
  * against a brute-force computation over a model of the fleet: groups that straddle pages, an empty group in the
  * middle, totals exact or a lower bound, pages beyond the end.
  */
-export function productTypeWalkCases(engine: string, options: Parameters<typeof storeTest>[1]) {
+export function boundedCountCases(engine: string, options: Parameters<typeof storeTest>[1]) {
   storeTest(
     engine,
     options,
@@ -140,4 +140,47 @@ export function productTypeWalkCases(engine: string, options: Parameters<typeof 
       });
     },
   );
+
+  storeTest(engine, options, "pruneCounts: every count a view or the overview answers stays", async (stores) => {
+    await stores.deviceTypes.ensure(PRODUCT);
+    const DAY = 24 * 3600_000;
+    // check-ins 30 and 12 days ago that moved on (empty old hours on PostgreSQL), one that stayed 20 days ago
+    for (const [id, ago, again] of [["a", 30, true], ["b", 12, true], ["c", 20, false], ["d", 0, false]] as const) {
+      await withClock(-ago * DAY, () => checkin(stores, id));
+      if (again) await checkin(stores, id);
+    }
+    await stores.devices.preauthorize("e");
+    const counts = async () => ({
+      overview: (await stores.devices.overview(PRODUCT)).devices,
+      totals: await Promise.all(
+        (["24h", "7d", "never"] as const).map(async (seen) =>
+          (await stores.devices.view({ filter: { seen }, sort: "deviceId", order: "asc" }, 0, 10, PRODUCT)).total
+        ),
+      ),
+    });
+    const before = await counts();
+    assert.deepEqual(before, { overview: { total: 5, seen24h: 3, seen7d: 3, never: 1 }, totals: [3, 3, 1] });
+    assert.ok(await stores.devices.pruneCounts() >= 0);
+    assert.deepEqual(await counts(), before);
+    assert.equal(await stores.devices.pruneCounts(), 0, "nothing left the second time");
+  });
+}
+
+/** Runs `fn` with the clock moved by `shift` ms (check-ins stamp their time with `new Date()`). */
+async function withClock<T>(shift: number, fn: () => Promise<T>): Promise<T> {
+  const Real = Date;
+  class Shifted extends Real {
+    constructor(...args: unknown[]) {
+      super(...((args.length === 0 ? [Real.now() + shift] : args) as [string]));
+    }
+    static override now() {
+      return Real.now() + shift;
+    }
+  }
+  globalThis.Date = Shifted as DateConstructor;
+  try {
+    return await fn();
+  } finally {
+    globalThis.Date = Real;
+  }
 }
