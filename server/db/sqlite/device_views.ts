@@ -205,13 +205,19 @@ function productTypePage(
   const types = sql(db, "SELECT id, name FROM product_types").all() as { id: string; name: string }[];
   const order = productTypeOrder(types, view.order);
   const dir = view.order === "desc" ? "DESC" : "ASC";
+  // A check-in range (seen 24h or 7d) finds the group's matches in (product_type_id, last_logged_in, device_id),
+  // covering, and sorts them (`+` keeps SQLite from walking (product_type_id, device_id) for the order instead and
+  // visiting each device's row to test its check-in: 15 ms for a page at offset 975 of "no product type", 0.4 ms so).
+  // With an app filter, (product_type_id, app, device_id, last_logged_in) gives both the order and the check-in.
+  const f = view.filter;
+  const sortMatches = f.seen !== undefined && f.seen !== "never" && f.app === undefined ? "+" : "";
   const read = (slices: { key: string | null; offset: number; limit: number }[]) => {
     const ids: string[] = [];
     for (const s of slices) {
       const rows = sql(
         db,
         `SELECT d.device_id FROM devices d WHERE ${where} AND d.product_type_id IS ?
-         ORDER BY d.device_id ${dir} LIMIT ? OFFSET ?`,
+         ORDER BY ${sortMatches}d.device_id ${dir} LIMIT ? OFFSET ?`,
       ).all(...args, s.key, s.limit, s.offset) as { device_id: string }[];
       ids.push(...rows.map((r) => r.device_id));
     }
