@@ -75,6 +75,12 @@ export interface DeviceStore {
    * lost. SQLite keeps no such rows: 0. The server runs it at start and every hour (server/main.ts).
    */
   pruneCounts(at?: Date): Promise<number>;
+  /**
+   * Brings the kept firmware keys (per device: the firmware the rollouts give it, its firmware in effect) up to the
+   * rollouts and default in force, now; answers whether they are current. Readers that find them behind answer from
+   * the rollouts device by device and start this in the background (docs/DECISIONS.md, "Firmware in effect, kept").
+   */
+  syncFirmwareKeys(product: string): Promise<boolean>;
   /** Product type and firmware names by id (for the CSV export and the console's names). */
   names(): Promise<{ productTypes: Map<string, string>; firmwares: Map<string, string> }>;
   /**
