@@ -65,7 +65,11 @@ describe("RenameViewDialog (saved views menu: Rename view…)", () => {
     await user.clear(input);
     await user.type(input, "  Failed updates {Enter}");
     await vi.waitFor(() => expect(onHide).toHaveBeenCalled());
-    expect(request(fetch, 0)).toEqual({ method: "PATCH", path: "/api/v1/saved_views/v1", body: { name: "Failed updates" } });
+    expect(request(fetch, 0)).toEqual({
+      method: "PATCH",
+      path: "/api/v1/saved_views/v1",
+      body: { name: "Failed updates" },
+    });
     expect(onRenamed).toHaveBeenCalledWith(expect.objectContaining({ _id: "v1", name: "Failed updates" }));
     expect(toasts.map((t) => [t.severity, t.summary, t.detail])).toEqual([
       ["success", "View renamed", "Failing is now Failed updates."],
