@@ -49,13 +49,15 @@ export async function seedDemo(ctx: AppContext): Promise<void> {
     const data = demoData(ctx.config.PRODUCT, firmwares, nowMs);
     await demo.seed(data);
     const [stable, candidate] = firmwares;
+    const rolloutsStarted = performance.now();
     const rollouts = await seedRollouts(ctx.stores, {
       product: ctx.config.PRODUCT,
-      by: ctx.config.ADMIN_EMAIL ?? "release@example.com",
+      by: ctx.config.ADMIN_EMAIL || "release@example.com",
       stable,
       candidate,
       nowMs,
     });
+    const rolloutsMs = (performance.now() - rolloutsStarted).toFixed(0);
     if (ctx.config.DEVICE_AUTH === "token") {
       // Enrolled as the fleet enrols (manual admission whatever DEVICE_ADMISSION says): pending, no token.
       for (const [i, deviceId] of DEMO_PENDING_DEVICES.entries()) {
@@ -75,7 +77,7 @@ export async function seedDemo(ctx: AppContext): Promise<void> {
     ctx.log(
       `DEMO=1: added ${data.productTypes.length} product types, ${data.treatments.length} treatments, ` +
         `${firmwares.length} firmwares, ${data.devices.length} devices and 2 rollouts ` +
-        `(${rollouts.reports} status reports) in ${ms} ms` +
+        `(${rollouts.reports} status reports, ${rolloutsMs} ms) in ${ms} ms` +
         (ctx.config.DEVICE_AUTH === "token" ? `, ${DEMO_PENDING_DEVICES.length} of them pending admission.` : "."),
     );
   } catch (err) {

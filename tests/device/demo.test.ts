@@ -171,12 +171,17 @@ Deno.test("DEMO=1 fills an empty database, once, with data that shows through th
         assert.ok(history.length >= 5, `${r.name}: ${history.length} points`);
         const { at: _, stage, ...last } = history.at(-1)!;
         const { targeted: _t, ...counts } = r.counts;
-      assert.deepEqual([stage, last], [r.stage, counts]);
+        assert.deepEqual([stage, last], [r.stage, counts]);
         assert.ok(Date.parse(history[0].at) < Date.now() - 2 * 86_400_000, history[0].at);
         assert.ok(r.createdAt <= history[0].at && history[0].at <= r.updatedAt, `${r.name}: ${history[0].at}`);
       }
 
-      // A device's update state is its report; the device list filters on it; its configuration names the firmware.
+      // The audit trail says when the demo wrote them (now), not the moments the rollouts show.
+    const starts = await api.listAudit({ action: "rollout.start" });
+    assert.deepEqual(starts.data.map((e) => e.target?.id).sort(), rollouts.map((r) => r._id).sort());
+    assert.ok(starts.data.every((e) => Date.parse(e.at) > Date.now() - 10 * 60_000), JSON.stringify(starts.data));
+
+    // A device's update state is its report; the device list filters on it; its configuration names the firmware.
       const [failed] = (await api.rolloutDevices(running._id, { state: "failed" })).data;
       const device = await api.getDevice(failed.deviceId);
       assert.deepEqual(
