@@ -55,6 +55,7 @@ export async function seedDemo(ctx: AppContext): Promise<void> {
       by: ctx.config.ADMIN_EMAIL || "release@example.com",
       stable,
       candidate,
+      lastSeen: new Map(data.devices.map((d) => [d.deviceId, Date.parse(d.checkins.at(-1)!.at)])),
       nowMs,
     });
     const rolloutsMs = (performance.now() - rolloutsStarted).toFixed(0);

@@ -142,17 +142,21 @@ Deno.test("DEMO=1 fills an empty database, once, with data that shows through th
       assert.equal(finished.productTypeId, sport._id);
       assert.equal(running.productTypeId, null);
 
-      // Finished: every device of the product type without a custom firmware installed it, stage by stage.
-      assert.equal(finished.counts.targeted, (await api.rolloutTargets(sport._id)).targeted);
-      assert.ok(finished.counts.targeted >= 10, `${finished.counts.targeted} devices`);
-      assert.deepEqual(finished.counts, {
-        ...finished.counts,
-        inStage: finished.counts.targeted,
-        installed: finished.counts.targeted,
+      // Finished: the devices of the product type without a custom firmware that were seen since installed it, stage
+      // by stage; the others never reported.
+      const f = finished.counts;
+      assert.equal(f.targeted, (await api.rolloutTargets(sport._id)).targeted);
+      assert.ok(f.targeted >= 10, `${f.targeted} devices`);
+      assert.deepEqual({ ...f, installed: 0 }, {
+        targeted: f.targeted,
+        inStage: f.targeted,
         downloading: 0,
         installing: 0,
+        installed: 0,
         failed: 0,
       });
+      assert.ok(f.installed >= f.targeted / 2 && f.installed <= f.targeted, JSON.stringify(f));
+      assert.equal((await api.rolloutDevices(finished._id, { state: "pending" })).total, f.targeted - f.installed);
 
       // Running: every state reported in the second stage, and some devices still to report.
       const c = running.counts;
@@ -177,11 +181,11 @@ Deno.test("DEMO=1 fills an empty database, once, with data that shows through th
       }
 
       // The audit trail says when the demo wrote them (now), not the moments the rollouts show.
-    const starts = await api.listAudit({ action: "rollout.start" });
-    assert.deepEqual(starts.data.map((e) => e.target?.id).sort(), rollouts.map((r) => r._id).sort());
-    assert.ok(starts.data.every((e) => Date.parse(e.at) > Date.now() - 10 * 60_000), JSON.stringify(starts.data));
+      const starts = await api.listAudit({ action: "rollout.start" });
+      assert.deepEqual(starts.data.map((e) => e.target?.id).sort(), rollouts.map((r) => r._id).sort());
+      assert.ok(starts.data.every((e) => Date.parse(e.at) > Date.now() - 10 * 60_000), JSON.stringify(starts.data));
 
-    // A device's update state is its report; the device list filters on it; its configuration names the firmware.
+      // A device's update state is its report; the device list filters on it; its configuration names the firmware.
       const [failed] = (await api.rolloutDevices(running._id, { state: "failed" })).data;
       const device = await api.getDevice(failed.deviceId);
       assert.deepEqual(
@@ -194,6 +198,17 @@ Deno.test("DEMO=1 fills an empty database, once, with data that shows through th
       assert.equal(installing.total, c.installing);
       const client = new DeviceClient(failed.deviceId, { baseUrl: srv.url, apiKey: DEVICE_API_KEY });
       assert.equal((await client.config()).firmware?._id, candidate._id);
+      // A device reports only what it learnt at a check-in: every report is at or before the device's last check-in.
+      const reported = [...(await api.listDevices({ update: "installed", rowsPerPage: 100 })).data];
+      for (const state of ["downloading", "installing", "failed"] as const) {
+        reported.push(...(await api.listDevices({ update: state, rowsPerPage: 100 })).data);
+      }
+      assert.equal(reported.length, new Set(reported.map((d) => d.deviceId)).size);
+      assert.ok(reported.length >= f.installed, `${reported.length} devices reported`);
+      for (const d of reported) {
+        assert.ok(d.update!.at <= d.lastLoggedIn!, `${d.deviceId}: ${d.update!.at} > ${d.lastLoggedIn}`);
+      }
+
       // A device that installed the finished rollout's firmware and has not reported to the running one since.
       const reportedRc = new Set(
         (await api.rolloutDevices(running._id, { rowsPerPage: 100 })).data.filter((d) => d.state).map((d) =>
