@@ -1,4 +1,5 @@
 import type { VersionInfo } from "../../../shared/schemas/device.ts";
+import { refreshDeviceKeys } from "./firmware_keys.ts";
 import type { DeviceConfig } from "../../../shared/schemas/device_api.ts";
 import { deviceTypeName } from "../../../shared/schemas/device_type.ts";
 import { now } from "../clock.ts";
@@ -34,6 +35,7 @@ export async function checkinDevice(
                         ELSE excluded.updated_at END,
       version_info = excluded.version_info
     RETURNING (xmax = 0) AS inserted`;
+  if (inserted) await refreshDeviceKeys(tx, "d.device_id = $1", [deviceId]);
   return inserted as boolean;
 }
 
@@ -141,6 +143,7 @@ function enroll(sql: Sql, deviceId: string, versionInfo: VersionInfo, tokenHash:
             credentials_issued_at)
           VALUES (${deviceId}, ${at}, ${at}, ${info}, ${issued ? "accepted" : "pending"}, ${issued ? tokenHash : null},
             ${issued ? at : null})`;
+        await refreshDeviceKeys(tx, "d.device_id = $1", [deviceId]);
         break;
       }
       case "pending":

@@ -11,20 +11,21 @@ import {
   cancelledHeld,
   cappedTotal,
   cursorPart,
-  decidingRollouts,
   type DeviceView,
   type ExactCount,
   exactCountOf,
   firmwareCondition,
   firmwareDistribution,
   firmwareInEffectSql,
+  type FirmwareMode,
   groupCounts,
   groupsFrom,
   groupSlices,
   heldByRollout,
-  HOLDING_ROLLOUTS_SQL,
-  type HoldingRollout,
   holdingRollouts,
+  keptDistribution,
+  keptFirmwareSql,
+  keptFirmwareTotal,
   keysetParts,
   keysetStep,
   nextHour,
@@ -38,6 +39,7 @@ import {
 } from "../rules/device_views.ts";
 import type { DeviceSeen } from "../../../shared/schemas/device.ts";
 import { likePattern } from "../rules/like.ts";
+import { BUCKET, type KeysState, keysState, keysStateOf, kickWhenBehind, refreshDeviceKeys } from "./firmware_keys.ts";
 import { firstMissingId, nextRevision, type Tx } from "./open.ts";
 
 /** The versions as the generated columns of migration 6 (schema.ts), indexed (collation "C", as SQLite compares). */
@@ -57,11 +59,6 @@ const SORT_COLUMN = {
 
 type Arg = string | number | null;
 
-async function defaultFirmwareOf(tx: Tx, product: string): Promise<string | null> {
-  const rows = await tx`SELECT default_firmware FROM device_types WHERE name = ${deviceTypeName(product)}`;
-  return (rows[0]?.default_firmware as string | null | undefined) ?? null;
-}
-
 /**
  * The WHERE clause of a filter; parameters numbered from $1 (`args` holds them). `fixed`: the indexed columns the
  * filter holds at one value (`= x` or `IS NULL`), best first, for viewIds' ORDER BY.
@@ -70,7 +67,7 @@ async function whereOf(
   tx: Tx,
   filter: DeviceFilter,
   product: string,
-): Promise<{ where: string; args: Arg[]; fixed: string[]; rolloutAware: boolean }> {
+): Promise<{ where: string; args: Arg[]; fixed: string[]; firmware: FirmwareMode | null; keys: KeysState | null }> {
   const fixed: string[] = [];
   const parts: string[] = [];
   const args: Arg[] = [];
@@ -85,32 +82,39 @@ async function whereOf(
     parts.push(pt === null ? "d.product_type_id IS NULL" : `d.product_type_id = ${p(pt)}`);
     fixed.push("d.product_type_id");
   }
-  let rolloutAware = false;
+  let firmware: FirmwareMode | null = null;
+  let keys: KeysState | null = null;
   if (filter.firmware !== undefined) {
-    const defaultFirmware = await defaultFirmwareOf(tx, product);
-    const fw = firmwareCondition(filter.firmware, defaultFirmware);
-    const rollouts = fw.kind === "custom" ? [] : decidingRollouts(await holdingRolloutsOf(tx), defaultFirmware);
-    if (rollouts.length) {
-      // Rollouts hold devices: the firmware in effect as config resolution decides it, device by device.
-      rolloutAware = true;
+    keys = await keysState(tx, product);
+    kickWhenBehind(keys, product);
+    const fw = firmwareCondition(filter.firmware, keys.defaultFirmware);
+    if (keys.current) {
+      firmware = "kept";
+      const kept = keptFirmwareSql(fw, p);
+      parts.push(kept.sql);
+      if (kept.fixed) fixed.push(kept.fixed);
+    } else if (fw.kind !== "custom" && keys.rollouts.length) {
+      // Rollouts hold devices and the kept keys lag behind: the firmware in effect as config resolution decides it.
+      firmware = "hashed";
       parts.push(
         firmwareInEffectSql(
           fw.kind === "default" ? "default" : { id: (fw as { id: string }).id },
-          rollouts,
-          defaultFirmware,
+          keys.rollouts,
+          keys.defaultFirmware,
           p,
           BUCKET,
         ),
       );
       if (fw.kind === "default") fixed.push("d.firmware_id");
-    } else if (fw.kind === "custom") parts.push("d.firmware_id IS NOT NULL");
-    else if (fw.kind === "default") parts.push("d.firmware_id IS NULL");
-    else {
-      const id = p(fw.id);
-      parts.push(fw.orNoCustom ? `(d.firmware_id = ${id} OR d.firmware_id IS NULL)` : `d.firmware_id = ${id}`);
-    }
-    if (!rolloutAware && (fw.kind === "default" || (fw.kind === "firmware" && !fw.orNoCustom))) {
-      fixed.push("d.firmware_id");
+    } else {
+      firmware = "plain";
+      if (fw.kind === "custom") parts.push("d.firmware_id IS NOT NULL");
+      else if (fw.kind === "default") parts.push("d.firmware_id IS NULL");
+      else {
+        const id = p(fw.id);
+        parts.push(fw.orNoCustom ? `(d.firmware_id = ${id} OR d.firmware_id IS NULL)` : `d.firmware_id = ${id}`);
+      }
+      if (fw.kind === "default" || (fw.kind === "firmware" && !fw.orNoCustom)) fixed.push("d.firmware_id");
     }
   }
   if (filter.app !== undefined) parts.push(`${APP} = ${p(filter.app)}`);
@@ -127,18 +131,7 @@ async function whereOf(
   if (filter.update !== undefined) {
     parts.push(filter.update === "none" ? "d.update_status IS NULL" : `${UPDATE_STATE} = ${p(filter.update)}`);
   }
-  return { where: parts.length ? parts.join(" AND ") : "true", args, fixed, rolloutAware };
-}
-
-/**
- * rules/rollouts.ts's bucket() in SQL: the first 32 bits of sha256(rolloutId + ":" + deviceId), big-endian, over
- * 2^32, times 100, in float8 as JavaScript computes it (so a device sits on the same side of a stage's percentage).
- */
-const BUCKET = (id: string) =>
-  `((('x' || substr(encode(sha256(convert_to(${id} || ':' || d.device_id, 'UTF8')), 'hex'), 1, 8))::bit(32)::bigint)::float8 / 4294967296.0::float8 * 100.0::float8)`;
-
-async function holdingRolloutsOf(tx: Tx): Promise<HoldingRollout[]> {
-  return holdingRollouts(await tx.unsafe(HOLDING_ROLLOUTS_SQL) as unknown as Parameters<typeof holdingRollouts>[0]);
+  return { where: parts.length ? parts.join(" AND ") : "true", args, fixed, firmware, keys };
 }
 
 /**
@@ -148,7 +141,9 @@ async function holdingRolloutsOf(tx: Tx): Promise<HoldingRollout[]> {
  * firmware columns lead an index for every sort; the others only (column, device_id).
  */
 function leadingColumn(fixed: readonly string[], sort: DeviceView["sort"], dir: string): string {
-  const col = fixed.find((c) => sort === "deviceId" || c === "d.product_type_id" || c === "d.firmware_id");
+  const col = fixed.find((c) =>
+    sort === "deviceId" || c === "d.product_type_id" || c === "d.firmware_id" || c === "d.firmware_key"
+  );
   if (col === undefined) return "";
   const nulls = col === "d.last_logged_in" ? (dir === "ASC" ? " NULLS FIRST" : " NULLS LAST") : "";
   return `${col} ${dir}${nulls}, `;
@@ -163,7 +158,7 @@ export async function viewIds(
   product: string,
   count = true,
 ): Promise<{ ids: string[]; total: number; exact: boolean }> {
-  const { where, args, fixed, rolloutAware } = await whereOf(tx, view.filter, product);
+  const { where, args, fixed, firmware, keys } = await whereOf(tx, view.filter, product);
   const dir = view.order === "desc" ? "DESC" : "ASC";
   const offset = page * perPage;
   const n = args.length;
@@ -208,9 +203,8 @@ export async function viewIds(
     : "";
   const tie = view.sort === "deviceId" ? "" : `, d.device_id ${dir}`;
   // A filter without an exact count reads on past the page (the same index walk) to count up to VIEW_COUNT_LIMIT more.
-  // The kept firmware counts are of the custom firmware column: with rollouts holding devices, a firmware filter is
-  // counted as a combination is.
-  const exact = count && !rolloutAware ? exactCountOf(view.filter) : null;
+  // A firmware filter decided device by device (rollouts hold devices, the kept keys lag) is counted as a combination is.
+  const exact = count && firmware !== "hashed" ? exactCountOf(view.filter) : null;
   const capped = count && exact === null;
   const rows = await tx.unsafe(
     `SELECT d.device_id FROM devices d WHERE ${where}
@@ -230,7 +224,7 @@ export async function viewIds(
   }
   if (capped) return { ids, ...cappedTotal(offset, perPage, rows.length) };
   const ends = ids.length < perPage;
-  const total = ends ? offset + ids.length : await exactTotal(tx, exact!, product);
+  const total = ends ? offset + ids.length : await exactTotal(tx, exact!, keys);
   return { ids, total, exact: true };
 }
 
@@ -253,7 +247,7 @@ async function seenCount(tx: Tx, seen: DeviceSeen): Promise<number> {
 }
 
 /** The exact total of a filter exactCountOf() names, from the kept counts. */
-async function exactTotal(tx: Tx, exact: ExactCount, product: string): Promise<number> {
+async function exactTotal(tx: Tx, exact: ExactCount, keys: KeysState | null): Promise<number> {
   switch (exact.kind) {
     case "all":
       return Number((await tx`SELECT value FROM change_counters WHERE name = 'device_count'`)[0].value);
@@ -264,7 +258,13 @@ async function exactTotal(tx: Tx, exact: ExactCount, product: string): Promise<n
     case "seen":
       return await seenCount(tx, exact.seen);
     case "firmware": {
-      const fw = firmwareCondition(exact.filter, await defaultFirmwareOf(tx, product));
+      const fw = firmwareCondition(exact.filter, keys!.defaultFirmware);
+      if (keys!.current) {
+        const groups = groupCounts(
+          await tx`SELECT dim, key, n FROM device_group_counts WHERE dim IN ('firmware', 'effective')` as never,
+        );
+        return keptFirmwareTotal(fw, keys!.defaultFirmware, { custom: groups.firmware, effective: groups.effective });
+      }
       const [{ n }] = fw.kind === "custom"
         ? await tx`SELECT coalesce(sum(n), 0) AS n FROM device_group_counts WHERE dim = 'firmware' AND key <> 'none'`
         : fw.kind === "default"
@@ -390,6 +390,9 @@ export async function bulkDevices(
   }
   await tx`UPDATE devices SET updated_at = ${now()}, revision = ${await nextRevision(tx)}
     WHERE device_id = ANY(${ids}::text[])`;
+  if (changes.productTypeId !== undefined || changes.firmware !== undefined) {
+    await refreshDeviceKeys(tx, "d.device_id = ANY($1::text[])", [ids]);
+  }
   // One entry per device, as its own change would have, in the same transaction (the last writes).
   await appendAuditMany(tx, auditEntries(ids, set));
   return { updated: ids.length, deviceIds: ids };
@@ -413,6 +416,8 @@ export async function overviewOf(tx: Tx, product: string): Promise<Overview> {
       (SELECT json_agg(json_build_array(id, name)) FROM product_types) AS types,
       (SELECT json_agg(json_build_array(dim, key, n)) FROM device_group_counts WHERE dim <> 'seen') AS groups,
       (SELECT default_firmware FROM device_types WHERE name = ${deviceTypeName(product)}) AS default_firmware,
+      (SELECT generation FROM firmware_keys) AS generation,
+      (SELECT kept FROM firmware_keys) AS kept,
       (SELECT json_agg(json_build_array(id, name)) FROM firmwares) AS firmwares,
       (SELECT json_agg(json_build_array(r.id, r.firmware_id, r.product_type_id, r.state, r.stages, r.stage, r.in_stage,
           r.installed) ORDER BY r.created_at DESC, r.id DESC)
@@ -446,7 +451,35 @@ export async function overviewOf(tx: Tx, product: string): Promise<Overview> {
         in_stage,
         installed,
       }));
-  const deciding = decidingRollouts(holdingRollouts(rolloutRows), defaultFirmware);
+  const keys = keysStateOf(Number(row.generation), row.kept ?? null, defaultFirmware, holdingRollouts(rolloutRows));
+  kickWhenBehind(keys, product);
+  const byFirmware = keys.current
+    ? keptDistribution(groups.effective, defaultFirmware)
+    : await heldDistribution(tx, keys, rolloutRows, groups.firmware);
+  const firmwareNames = new Map((row.firmwares ?? []) as [string, string][]);
+  const firmwares = [...byFirmware].map(([id, n]) => ({
+    _id: id,
+    name: id === null ? null : firmwareNames.get(id) ?? id,
+    devices: n,
+  }));
+  byDevicesThenKey(firmwares, (f) => f._id);
+
+  const apps = [...groups.app].map(([version, n]) => ({ version, devices: n }));
+  byDevicesThenKey(apps, (a) => a.version);
+  return { devices: { total, seen24h, seen7d, never }, productTypes, firmwares, apps };
+}
+
+/**
+ * The firmware distribution while the kept keys lag behind the rollouts (a sync is due): each deciding rollout's
+ * devices from its kept counts (rules/device_views.ts firmwareDistribution; not exact where rollouts overlap).
+ */
+async function heldDistribution(
+  tx: Tx,
+  keys: KeysState,
+  rolloutRows: { id: string; state: string; in_stage: number; installed: number }[],
+  custom: ReadonlyMap<string | null, number>,
+): Promise<Map<string | null, number>> {
+  const deciding = keys.rollouts;
   const pinned = new Map<string, number>();
   if (deciding.length) {
     const rows = await tx`SELECT rd.rollout_id, count(*) AS n
@@ -480,18 +513,7 @@ export async function overviewOf(tx: Tx, product: string): Promise<Overview> {
       : heldByRollout({ ...r, custom: pinned.get(d.id) ?? 0 });
     return { firmwareId: d.firmwareId, devices };
   });
-  const byFirmware = firmwareDistribution(groups.firmware, defaultFirmware, held);
-  const firmwareNames = new Map((row.firmwares ?? []) as [string, string][]);
-  const firmwares = [...byFirmware].map(([id, n]) => ({
-    _id: id,
-    name: id === null ? null : firmwareNames.get(id) ?? id,
-    devices: n,
-  }));
-  byDevicesThenKey(firmwares, (f) => f._id);
-
-  const apps = [...groups.app].map(([version, n]) => ({ version, devices: n }));
-  byDevicesThenKey(apps, (a) => a.version);
-  return { devices: { total, seen24h, seen7d, never }, productTypes, firmwares, apps };
+  return firmwareDistribution(custom, keys.defaultFirmware, held);
 }
 
 export async function namesOf(tx: Tx) {

@@ -5,6 +5,7 @@ import type {
   PreauthorizeManyResult,
   VersionInfo,
 } from "../../../shared/schemas/device.ts";
+import { refreshDeviceKeys, syncKeys } from "./firmware_keys.ts";
 import { type AdmissionAction, admissionAuditAction, afterAction, alreadyKnown } from "../rules/admission.ts";
 import { now } from "../clock.ts";
 import { NotFoundError } from "../errors.ts";
@@ -143,6 +144,9 @@ export async function updateDevice(tx: Tx, deviceId: string, changes: DeviceChan
   if (changes.firmware !== undefined) {
     await tx`UPDATE devices SET firmware_id = ${changes.firmware} WHERE device_id = ${deviceId}`;
   }
+  if (changes.productTypeId !== undefined || changes.firmware !== undefined) {
+    await refreshDeviceKeys(tx, "d.device_id = $1", [deviceId]);
+  }
   if (changes.moduleIds !== undefined) {
     await tx`DELETE FROM device_modules WHERE device_id = ${deviceId}`;
     if (changes.moduleIds.length) {
@@ -186,6 +190,7 @@ async function patchDevice(sql: Sql, deviceId: string, patch: DeviceChanges, ifM
 
 async function insertPreauthorized(tx: Tx, deviceId: string, at: string) {
   await tx`INSERT INTO devices (device_id, created_at, updated_at, admission) VALUES (${deviceId}, ${at}, ${at}, 'accepted')`;
+  await refreshDeviceKeys(tx, "d.device_id = $1", [deviceId]);
 }
 
 function preauthorizeMany(sql: Sql, deviceIds: string[]): Promise<PreauthorizeManyResult> {
@@ -200,6 +205,7 @@ function preauthorizeMany(sql: Sql, deviceIds: string[]): Promise<PreauthorizeMa
       const at = now();
       await tx`INSERT INTO devices (device_id, created_at, updated_at, admission)
         SELECT u, ${at}, ${at}, 'accepted' FROM unnest(${created}::text[]) AS u`;
+      await refreshDeviceKeys(tx, "d.device_id = ANY($1::text[])", [created]);
       for (const deviceId of created) {
         await appendAudit(tx, { action: "device.preauthorize", target: deviceTarget(deviceId) });
       }
@@ -258,6 +264,7 @@ export function postgresDevices(sql: Sql): DeviceStore {
       }),
     bulk: (target, set, product) => write(sql, (tx) => bulkDevices(tx, target, set, product)),
     overview: (product) => read(sql, (tx) => overviewOf(tx, product)),
+    syncFirmwareKeys: (product) => syncKeys(sql, product),
     names: () => read(sql, (tx) => namesOf(tx)),
     patch: (deviceId, changes, ifMatch) => patchDevice(sql, deviceId, changes, ifMatch),
     remove: (deviceId, ifMatch) =>

@@ -2,6 +2,7 @@
  * The PostgreSQL engine (DATABASE_URL): a pool of `poolSize` connections per process, any number of processes on one
  * database. See open.ts for the concurrency model.
  */
+import { keepKeys } from "./firmware_keys.ts";
 import type { OpenStores } from "../stores.ts";
 import { postgresAudit } from "./audit.ts";
 import { postgresApiTokens } from "./api_tokens.ts";
@@ -43,6 +44,7 @@ export async function openPostgresStores(options: PostgresOptions): Promise<Open
   // whole length: they get a pool of their own, so that they can never take every connection from the requests.
   const streams = connect({ ...options, poolSize: Math.max(2, Math.ceil(options.poolSize / 2)) });
   const treatments = postgresTreatments(sql, streams);
+  const keeper = keepKeys(sql);
   return {
     devices: guarded(postgresDevices(sql)),
     productTypes: guarded(postgresProductTypes(sql)),
@@ -83,6 +85,7 @@ export async function openPostgresStores(options: PostgresOptions): Promise<Open
     close: async () => {
       // Calls made just before close() are sent first (the driver sends a query on a later turn).
       await new Promise((resolve) => setTimeout(resolve, 0));
+      await keeper.close();
       await Promise.all([sql.end({ timeout: 5 }), streams.end({ timeout: 1 })]);
     },
   };

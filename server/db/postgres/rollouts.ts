@@ -4,6 +4,7 @@
  * row, then its rollout's row (FOR UPDATE) before it moves the counts and settles, so reports of one rollout are
  * serialized on that row across every replica and a stage advances once, whichever replica receives the report.
  */
+import { refreshDeviceKeys } from "./firmware_keys.ts";
 import type postgres from "postgres";
 import { deviceTypeName } from "../../../shared/schemas/device_type.ts";
 import type { UpdateState } from "../../../shared/schemas/device.ts";
@@ -210,6 +211,8 @@ export async function recordInRollout(
     [at, rolloutId, b, historyMinute(at), updateJson, deviceId],
   );
   const row = rows[0] as unknown as RolloutRow;
+  // A cancelled rollout holds the devices that installed it: a report for it may change that.
+  if (row.state === "cancelled") await refreshDeviceKeys(tx, "d.device_id = $1", [deviceId]);
   if (nextStep(rolloutFromRow(row), row) !== null) {
     await settle(tx, rolloutId, at, { report: { deviceId, state: report.state } });
   }

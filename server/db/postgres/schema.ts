@@ -4,6 +4,42 @@
  * version, in PostgreSQL's types: text keys and names in the "C" collation (the order SQLite's BINARY gives), JSON kept
  * as the text it was written as, timestamps as ISO 8601 text (made by the server: clock.ts).
  */
+/**
+ * The statement triggers' functions that keep device_group_counts (migrations 6, 10, 12): each changed row counted
+ * under each of GROUPS' (dim, key) pairs.
+ */
+const GROUP_COUNT_FUNCTIONS = `
+  CREATE OR REPLACE FUNCTION device_groups_inserted() RETURNS trigger LANGUAGE plpgsql AS $$
+  BEGIN
+    INSERT INTO device_group_counts (dim, key, n)
+      SELECT dim, key, count(*) FROM (SELECT g.dim, g.key FROM new_rows r, LATERAL GROUPS) x GROUP BY 1, 2
+      ON CONFLICT (dim, key) DO UPDATE SET n = device_group_counts.n + excluded.n;
+    RETURN NULL;
+  END $$;
+  CREATE OR REPLACE FUNCTION device_groups_deleted() RETURNS trigger LANGUAGE plpgsql AS $$
+  BEGIN
+    INSERT INTO device_group_counts (dim, key, n)
+      SELECT dim, key, -count(*) FROM (SELECT g.dim, g.key FROM old_rows r, LATERAL GROUPS) x GROUP BY 1, 2
+      ON CONFLICT (dim, key) DO UPDATE SET n = device_group_counts.n + excluded.n;
+    RETURN NULL;
+  END $$;
+  CREATE OR REPLACE FUNCTION device_groups_updated() RETURNS trigger LANGUAGE plpgsql AS $$
+  BEGIN
+    INSERT INTO device_group_counts (dim, key, n)
+      SELECT dim, key, sum(d) FROM (
+        SELECT x.dim, x.key, 1 AS d FROM (SELECT g.dim, g.key FROM new_rows r, LATERAL GROUPS) x
+        UNION ALL
+        SELECT y.dim, y.key, -1 AS d FROM (SELECT g.dim, g.key FROM old_rows r, LATERAL GROUPS) y
+      ) z GROUP BY 1, 2 HAVING sum(d) <> 0
+      ON CONFLICT (dim, key) DO UPDATE SET n = device_group_counts.n + excluded.n;
+    RETURN NULL;
+  END $$;
+  `;
+
+const GROUPS_10 = `(VALUES ('productType', COALESCE('v:' || r.product_type_id, 'none')),
+        ('firmware', COALESCE('v:' || r.firmware_id, 'none')), ('app', COALESCE('v:' || r.app, 'none')),
+        ('seen', COALESCE('h:' || substr(r.last_logged_in, 1, 13), 'none'))) AS g(dim, key)`;
+
 export const MIGRATIONS: readonly string[] = [
   // 1: the whole schema as of SQLite's migration 7
   `
@@ -408,31 +444,7 @@ export const MIGRATIONS: readonly string[] = [
   `
   INSERT INTO device_group_counts (dim, key, n)
     SELECT 'seen', COALESCE('h:' || substr(last_logged_in, 1, 13), 'none'), count(*) FROM devices GROUP BY 2;
-  CREATE OR REPLACE FUNCTION device_groups_inserted() RETURNS trigger LANGUAGE plpgsql AS $$
-  BEGIN
-    INSERT INTO device_group_counts (dim, key, n)
-      SELECT dim, key, count(*) FROM (SELECT g.dim, g.key FROM new_rows r, LATERAL GROUPS) x GROUP BY 1, 2
-      ON CONFLICT (dim, key) DO UPDATE SET n = device_group_counts.n + excluded.n;
-    RETURN NULL;
-  END $$;
-  CREATE OR REPLACE FUNCTION device_groups_deleted() RETURNS trigger LANGUAGE plpgsql AS $$
-  BEGIN
-    INSERT INTO device_group_counts (dim, key, n)
-      SELECT dim, key, -count(*) FROM (SELECT g.dim, g.key FROM old_rows r, LATERAL GROUPS) x GROUP BY 1, 2
-      ON CONFLICT (dim, key) DO UPDATE SET n = device_group_counts.n + excluded.n;
-    RETURN NULL;
-  END $$;
-  CREATE OR REPLACE FUNCTION device_groups_updated() RETURNS trigger LANGUAGE plpgsql AS $$
-  BEGIN
-    INSERT INTO device_group_counts (dim, key, n)
-      SELECT dim, key, sum(d) FROM (
-        SELECT x.dim, x.key, 1 AS d FROM (SELECT g.dim, g.key FROM new_rows r, LATERAL GROUPS) x
-        UNION ALL
-        SELECT y.dim, y.key, -1 AS d FROM (SELECT g.dim, g.key FROM old_rows r, LATERAL GROUPS) y
-      ) z GROUP BY 1, 2 HAVING sum(d) <> 0
-      ON CONFLICT (dim, key) DO UPDATE SET n = device_group_counts.n + excluded.n;
-    RETURN NULL;
-  END $$;
+  ${GROUP_COUNT_FUNCTIONS}
   -- Filters an index does not order by are checked in the index, not by visiting each row: the last check-in (seen)
   -- after the product type and firmware sorts' keys, the app and OS versions after the time sorts'; and the devices
   -- with a custom firmware (few) have an index per sort of their own (firmware_id IS NOT NULL spans every firmware id,
@@ -459,12 +471,7 @@ export const MIGRATIONS: readonly string[] = [
   CREATE INDEX devices_custom_updated ON devices(updated_at, device_id) WHERE firmware_id IS NOT NULL;
   CREATE INDEX devices_custom_created ON devices(created_at, device_id) WHERE firmware_id IS NOT NULL;
   CREATE INDEX devices_custom_app ON devices(app NULLS FIRST, device_id) WHERE firmware_id IS NOT NULL;
-  `.replaceAll(
-    "GROUPS",
-    `(VALUES ('productType', COALESCE('v:' || r.product_type_id, 'none')),
-        ('firmware', COALESCE('v:' || r.firmware_id, 'none')), ('app', COALESCE('v:' || r.app, 'none')),
-        ('seen', COALESCE('h:' || substr(r.last_logged_in, 1, 13), 'none'))) AS g(dim, key)`,
-  ),
+  `.replaceAll("GROUPS", GROUPS_10),
   // 11: saved views and console preferences, per operator (SQLite's migration 17)
   `
   CREATE TABLE saved_views (
@@ -484,4 +491,53 @@ export const MIGRATIONS: readonly string[] = [
     device_columns TEXT
   );
   `,
+  // 12: the firmware the rollouts give each device and its firmware in effect unless the default, kept per device
+  // (SQLite's migration 18; docs/DECISIONS.md, "Firmware in effect, kept"), counted as dim 'effective'. The
+  // generation is bumped by triggers in the writing transaction: a device write that computes its keys holds the row
+  // FOR SHARE, so a change of rollouts or default waits for it, and it for the change.
+  `
+  ALTER TABLE devices ADD COLUMN rollout_firmware_id TEXT COLLATE "C";
+  ALTER TABLE devices ADD COLUMN firmware_key TEXT COLLATE "C";
+  UPDATE devices SET firmware_key = firmware_id WHERE firmware_id IS NOT NULL;
+  CREATE TABLE firmware_keys (
+    one BOOLEAN PRIMARY KEY DEFAULT true CHECK (one),
+    generation BIGINT NOT NULL,
+    kept TEXT,
+    product TEXT
+  );
+  INSERT INTO firmware_keys (one, generation, kept, product) VALUES (true, 0, NULL, NULL);
+  CREATE FUNCTION firmware_keys_bump() RETURNS trigger LANGUAGE plpgsql AS $$
+  BEGIN
+    UPDATE firmware_keys SET generation = generation + 1;
+    RETURN NULL;
+  END $$;
+  CREATE TRIGGER rollouts_keys_update AFTER UPDATE OF state, stage ON rollouts FOR EACH ROW
+    WHEN (NEW.state IS DISTINCT FROM OLD.state OR NEW.stage IS DISTINCT FROM OLD.stage)
+    EXECUTE FUNCTION firmware_keys_bump();
+  CREATE TRIGGER rollouts_keys_delete AFTER DELETE ON rollouts FOR EACH ROW EXECUTE FUNCTION firmware_keys_bump();
+  CREATE TRIGGER device_types_keys AFTER INSERT OR DELETE OR UPDATE OF default_firmware, name ON device_types
+    FOR EACH ROW EXECUTE FUNCTION firmware_keys_bump();
+  CREATE TRIGGER firmwares_keys_delete AFTER DELETE ON firmwares FOR EACH ROW EXECUTE FUNCTION firmware_keys_bump();
+  CREATE TRIGGER product_types_keys_delete AFTER DELETE ON product_types FOR EACH ROW
+    EXECUTE FUNCTION firmware_keys_bump();
+  DROP INDEX devices_firmware_seen;
+  DROP INDEX devices_firmware_updated;
+  DROP INDEX devices_firmware_created;
+  DROP INDEX devices_firmware_app;
+  CREATE INDEX devices_firmware_key ON devices(firmware_key, device_id);
+  CREATE INDEX devices_firmware_key_seen ON devices(firmware_key, last_logged_in NULLS FIRST, device_id);
+  CREATE INDEX devices_firmware_key_updated ON devices(firmware_key, updated_at, device_id, last_logged_in);
+  CREATE INDEX devices_firmware_key_created ON devices(firmware_key, created_at, device_id, last_logged_in);
+  CREATE INDEX devices_firmware_key_app ON devices(firmware_key, app NULLS FIRST, device_id, last_logged_in);
+  INSERT INTO device_group_counts (dim, key, n)
+    SELECT 'effective', COALESCE('v:' || firmware_key, 'none'), count(*) FROM devices GROUP BY 2;
+  ${GROUP_COUNT_FUNCTIONS}
+  `.replaceAll(
+    "GROUPS",
+    GROUPS_10.replace(
+      ") AS g(dim, key)",
+      `,
+        ('effective', COALESCE('v:' || r.firmware_key, 'none'))) AS g(dim, key)`,
+    ),
+  ),
 ];

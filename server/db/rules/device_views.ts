@@ -103,8 +103,24 @@ export function holdsSql(r: HoldingRollout, p: (v: string | number) => string, b
 }
 
 /**
- * The `firmware` filter as SQL over d (alias d) when rollouts may hold devices: the firmware in effect is the custom
- * one, else the newest holding rollout's, else the default (null: none). `custom` is left to the plain condition.
+ * The firmware the deciding rollouts give device d (alias d), whatever its custom firmware: the newest that holds it,
+ * else NULL. What the kept column `rollout_firmware_id` holds, and what the filters decide device by device while
+ * that column is not current.
+ */
+export function rolloutFirmwareSql(
+  rollouts: readonly HoldingRollout[],
+  p: (v: string | number) => string,
+  bucketOf: (id: string) => string,
+): string {
+  if (!rollouts.length) return "NULL";
+  return `(CASE ${rollouts.map((r) => `WHEN ${holdsSql(r, p, bucketOf)} THEN ${p(r.firmwareId)}`).join(" ")} END)`;
+}
+
+/**
+ * The `firmware` filter as SQL over d (alias d) when rollouts may hold devices and the kept columns are not current:
+ * the firmware in effect is the custom one, else the newest holding rollout's, else the default (null: none).
+ * `default` = no custom firmware, and the firmware in effect is the default (no rollout gives another one).
+ * `custom` is left to the plain condition.
  */
 export function firmwareInEffectSql(
   filter: "default" | { id: string },
@@ -113,15 +129,88 @@ export function firmwareInEffectSql(
   p: (v: string | number) => string,
   bucketOf: (id: string) => string,
 ): string {
+  // Each value is bound where it appears, in textual order (SQLite's `?`).
   if (filter === "default") {
-    const held = rollouts.map((r) => holdsSql(r, p, bucketOf)).join(" OR ");
-    return `(d.firmware_id IS NULL AND (CASE WHEN ${held} THEN 1 ELSE 0 END) = 0)`;
+    const given = rolloutFirmwareSql(rollouts, p, bucketOf);
+    if (defaultFirmwareId === null) return `(d.firmware_id IS NULL AND ${given} IS NULL)`;
+    return `(d.firmware_id IS NULL AND coalesce(${given}, ${p(defaultFirmwareId)}) = ${p(defaultFirmwareId)})`;
   }
   const custom = `d.firmware_id = ${p(filter.id)}`;
-  const cases = rollouts.map((r) => `WHEN ${holdsSql(r, p, bucketOf)} THEN ${p(r.firmwareId)}`).join(" ");
-  const rest = `ELSE ${defaultFirmwareId === null ? "NULL" : p(defaultFirmwareId)} END`;
-  return `(${custom} OR (d.firmware_id IS NULL AND (CASE ${cases} ${rest}) = ${p(filter.id)}))`;
+  const given = rolloutFirmwareSql(rollouts, p, bucketOf);
+  const rest = defaultFirmwareId === null ? "NULL" : p(defaultFirmwareId);
+  return `(${custom} OR (d.firmware_id IS NULL AND coalesce(${given}, ${rest}) = ${p(filter.id)}))`;
 }
+
+/**
+ * The kept firmware key of device d from its custom firmware and its kept `rollout_firmware_id`: the firmware in
+ * effect, or NULL when that is the default (whether by no choice, a rollout shipping it, or a pin). Kept so that every
+ * firmware filter is one index range: "the default's id" is `firmware_key IS NULL`, any other id `firmware_key = id`.
+ */
+export function firmwareKeySql(defaultFirmwareId: string | null, p: (v: string | number) => string): string {
+  const effective = "coalesce(d.firmware_id, d.rollout_firmware_id)";
+  return defaultFirmwareId === null ? effective : `NULLIF(${effective}, ${p(defaultFirmwareId)})`;
+}
+
+/**
+ * The `firmware` filter on the kept columns (current for the rollouts and default in force: see keysSignature), the
+ * same devices as firmwareInEffectSql and config resolution: `custom` = a custom firmware set; `default` = none set
+ * and the default in effect; the default's id = the default in effect (pinned or not); another id = that in effect.
+ * `fixed`: the column the condition holds at one value (for an index's order).
+ */
+export function keptFirmwareSql(
+  fw: FirmwareCondition,
+  p: (v: string | number) => string,
+): { sql: string; fixed: string | null } {
+  if (fw.kind === "custom") return { sql: "d.firmware_id IS NOT NULL", fixed: null };
+  if (fw.kind === "default") {
+    return { sql: "d.firmware_key IS NULL AND d.firmware_id IS NULL", fixed: "d.firmware_key" };
+  }
+  if (fw.orNoCustom) return { sql: "d.firmware_key IS NULL", fixed: "d.firmware_key" };
+  return { sql: `d.firmware_key = ${p(fw.id)}`, fixed: "d.firmware_key" };
+}
+
+/**
+ * How a filter's firmware condition was decided: on the kept keys (current), on the custom firmware column (no rollout
+ * decides anything, keys not current), or device by device (rollouts decide, keys not current: a sync is due).
+ */
+export type FirmwareMode = "kept" | "plain" | "hashed";
+
+/**
+ * The exact total of a firmware filter on the kept keys, from the kept counts: `custom` (dim firmware: the custom
+ * firmware column) and `effective` (the firmware key; none = the default in effect).
+ */
+export function keptFirmwareTotal(
+  fw: FirmwareCondition,
+  defaultFirmwareId: string | null,
+  counts: { custom: ReadonlyMap<string | null, number>; effective: ReadonlyMap<string | null, number> },
+): number {
+  if (fw.kind === "custom") {
+    let n = 0;
+    for (const [id, c] of counts.custom) if (id !== null) n += c;
+    return n;
+  }
+  const onDefault = counts.effective.get(null) ?? 0;
+  if (fw.kind === "default") {
+    return onDefault - (defaultFirmwareId === null ? 0 : counts.custom.get(defaultFirmwareId) ?? 0);
+  }
+  return fw.orNoCustom ? onDefault : counts.effective.get(fw.id) ?? 0;
+}
+
+/**
+ * What the kept columns `rollout_firmware_id` and `firmware_key` were computed from: the generation (bumped by
+ * triggers, in the writing transaction, whenever a rollout's state or stage, the default firmware, a firmware or a
+ * product type changes), the deciding rollouts and the default. The filters and the overview trust the kept columns
+ * only while the signature the last sync wrote is the current one; otherwise they decide device by device (and a
+ * sync is started).
+ */
+export const keysSignature = (
+  generation: number,
+  rollouts: readonly HoldingRollout[],
+  defaultFirmwareId: string | null,
+): string => JSON.stringify([Number(generation), defaultFirmwareId, rollouts]);
+
+/** How many devices one sync transaction recomputes (a sync walks the fleet in deviceId order, in such slices). */
+export const KEYS_SYNC_SLICE = 2000;
 
 /**
  * The `firmware` filter as a condition on the device's custom firmware column, given the managed device type's
@@ -334,6 +423,19 @@ export function firmwareDistribution(
   return out;
 }
 
+/** The overview's firmware distribution from the kept firmware keys' counts (none: the default in effect). */
+export function keptDistribution(
+  effective: ReadonlyMap<string | null, number>,
+  defaultFirmwareId: string | null,
+): Map<string | null, number> {
+  const out = new Map<string | null, number>();
+  for (const [key, n] of effective) {
+    const id = key ?? defaultFirmwareId;
+    out.set(id, (out.get(id) ?? 0) + n);
+  }
+  return out;
+}
+
 /**
  * The devices a cancelled rollout still decides, exactly: its members that reported installing it (few), without a
  * custom firmware (`installed` lists only those), in its scope, and not held by a newer deciding rollout (config
@@ -373,12 +475,13 @@ export function byDevicesThenKey<T extends { devices: number }>(items: T[], key:
 
 /**
  * The rows of `device_group_counts` (kept by triggers on both engines: `'v:' || value` or `'none'` per dimension) as
- * counts by value (null: none).
+ * counts by value (null: none): `firmware` is the custom firmware column, `effective` the kept firmware key.
  */
 export function groupCounts(rows: readonly { dim: string; key: string; n: number }[]) {
   const out = {
     productType: new Map<string | null, number>(),
     firmware: new Map<string | null, number>(),
+    effective: new Map<string | null, number>(),
     app: new Map<string | null, number>(),
   };
   for (const r of rows) {

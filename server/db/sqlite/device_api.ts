@@ -1,3 +1,4 @@
+import { refreshDeviceKeys } from "./firmware_keys.ts";
 import type { VersionInfo } from "../../../shared/schemas/device.ts";
 import type { DeviceConfig } from "../../../shared/schemas/device_api.ts";
 import { deviceTypeName } from "../../../shared/schemas/device_type.ts";
@@ -39,6 +40,7 @@ export function checkinDevice(db: Db, deviceId: string, versionInfo: VersionInfo
                          ELSE excluded.updated_at END,
        version_info = excluded.version_info`,
   ).run(deviceId, at, versionInfoJson(versionInfo));
+  if (!known) refreshDeviceKeys(db, "d.device_id = ?", [deviceId]);
   return !known;
 }
 
@@ -168,6 +170,7 @@ function enroll(db: Db, deviceId: string, versionInfo: VersionInfo, tokenHash: s
           `INSERT INTO devices (device_id, created_at, updated_at, version_info, admission, token_hash,
              credentials_issued_at) VALUES (?1, ?2, ?2, ?3, ?4, ?5, ?6)`,
         ).run(deviceId, at, info, issued ? "accepted" : "pending", issued ? tokenHash : null, issued ? at : null);
+        refreshDeviceKeys(db, "d.device_id = ?", [deviceId]);
         break;
       }
       case "pending":

@@ -1,7 +1,6 @@
 /** Fleet views on SQLite (CONTRACT §16): filtered, sorted pages, bulk changes and the overview's counts. */
 import type { SQLInputValue } from "node:sqlite";
 import type { DeviceBulkSet, DeviceFilter, Overview } from "../../../shared/schemas/device.ts";
-import { deviceTypeName } from "../../../shared/schemas/device_type.ts";
 import { now } from "../clock.ts";
 import { InvalidError } from "../errors.ts";
 import { devicePatchWrites } from "../rules/devices.ts";
@@ -12,20 +11,21 @@ import {
   cancelledHeld,
   cappedTotal,
   cursorPart,
-  decidingRollouts,
   type DeviceView,
   type ExactCount,
   exactCountOf,
   firmwareCondition,
   firmwareDistribution,
   firmwareInEffectSql,
+  type FirmwareMode,
   groupCounts,
   groupsFrom,
   groupSlices,
   heldByRollout,
-  HOLDING_ROLLOUTS_SQL,
   type HoldingRolloutRow,
-  holdingRollouts,
+  keptDistribution,
+  keptFirmwareSql,
+  keptFirmwareTotal,
   keysetParts,
   keysetStep,
   noBulkDevice,
@@ -36,6 +36,7 @@ import {
   type ViewCursor,
 } from "../rules/device_views.ts";
 import { likePattern } from "../rules/like.ts";
+import { BUCKET, type KeysState, keysState, refreshDeviceKeys } from "./firmware_keys.ts";
 import { type Db, firstMissingId, sql, transaction } from "./open.ts";
 import { nextRevision } from "./revisions.ts";
 
@@ -54,21 +55,18 @@ const SORT_COLUMN = {
   app: APP,
 } as const;
 
-export function defaultFirmwareOf(db: Db, product: string): string | null {
-  const row = sql(db, "SELECT default_firmware FROM device_types WHERE name = ?").get(deviceTypeName(product)) as
-    | { default_firmware: string | null }
-    | undefined;
-  return row?.default_firmware ?? null;
-}
-
 /** The WHERE clause of a filter (always something: `1` for none). */
 export function whereOf(
   db: Db,
   filter: DeviceFilter,
   product: string,
-): { where: string; args: SQLInputValue[]; rolloutAware: boolean } {
+): { where: string; args: SQLInputValue[]; firmware: FirmwareMode | null; keys: KeysState | null } {
   const parts: string[] = [];
   const args: SQLInputValue[] = [];
+  const p = (v: string | number) => {
+    args.push(v);
+    return "?";
+  };
   const q = filter.q?.trim();
   if (q) {
     parts.push("d.device_id LIKE ? ESCAPE '\\'");
@@ -82,34 +80,34 @@ export function whereOf(
       args.push(pt);
     }
   }
-  let rolloutAware = false;
+  let firmware: FirmwareMode | null = null;
+  let keys: KeysState | null = null;
   if (filter.firmware !== undefined) {
-    const defaultFirmware = defaultFirmwareOf(db, product);
-    const fw = firmwareCondition(filter.firmware, defaultFirmware);
-    const rollouts = fw.kind === "custom"
-      ? []
-      : decidingRollouts(holdingRollouts(sql(db, HOLDING_ROLLOUTS_SQL).all() as never), defaultFirmware);
-    if (rollouts.length) {
-      // Rollouts hold devices: the firmware in effect as config resolution decides it, device by device.
-      rolloutAware = true;
-      const p = (v: string | number) => {
-        args.push(v);
-        return "?";
-      };
+    keys = keysState(db, product);
+    const fw = firmwareCondition(filter.firmware, keys.defaultFirmware);
+    if (keys.current) {
+      firmware = "kept";
+      parts.push(keptFirmwareSql(fw, p).sql);
+    } else if (fw.kind !== "custom" && keys.rollouts.length) {
+      // Rollouts hold devices and the kept keys lag behind: the firmware in effect as config resolution decides it.
+      firmware = "hashed";
       parts.push(
         firmwareInEffectSql(
           fw.kind === "default" ? "default" : { id: (fw as { id: string }).id },
-          rollouts,
-          defaultFirmware,
+          keys.rollouts,
+          keys.defaultFirmware,
           p,
-          (id) => `rollout_bucket(${id}, d.device_id)`,
+          BUCKET,
         ),
       );
-    } else if (fw.kind === "custom") parts.push("d.firmware_id IS NOT NULL");
-    else if (fw.kind === "default") parts.push("d.firmware_id IS NULL");
-    else {
-      parts.push(fw.orNoCustom ? "(d.firmware_id = ? OR d.firmware_id IS NULL)" : "d.firmware_id = ?");
-      args.push(fw.id);
+    } else {
+      firmware = "plain";
+      if (fw.kind === "custom") parts.push("d.firmware_id IS NOT NULL");
+      else if (fw.kind === "default") parts.push("d.firmware_id IS NULL");
+      else {
+        parts.push(fw.orNoCustom ? "(d.firmware_id = ? OR d.firmware_id IS NULL)" : "d.firmware_id = ?");
+        args.push(fw.id);
+      }
     }
   }
   if (filter.app !== undefined) {
@@ -139,7 +137,7 @@ export function whereOf(
       args.push(filter.update);
     }
   }
-  return { where: parts.length ? parts.join(" AND ") : "1", args, rolloutAware };
+  return { where: parts.length ? parts.join(" AND ") : "1", args, firmware, keys };
 }
 
 /**
@@ -155,7 +153,7 @@ export function viewIds(
   product: string,
   count = true,
 ): { ids: string[]; total: number; exact: boolean } {
-  const { where, args, rolloutAware } = whereOf(db, view.filter, product);
+  const { where, args, firmware, keys } = whereOf(db, view.filter, product);
   const dir = view.order === "desc" ? "DESC" : "ASC";
   const offset = page * perPage;
   if (view.sort === "productType") {
@@ -189,9 +187,8 @@ export function viewIds(
   const column = SORT_COLUMN[view.sort];
   const tie = view.sort === "deviceId" ? "" : `, d.device_id ${dir}`;
   // A filter without an exact count reads on past the page (the same index walk) to count up to VIEW_COUNT_LIMIT more.
-  // The kept firmware counts are of the custom firmware column: with rollouts holding devices, a firmware filter is
-  // counted as a combination is.
-  const exact = count && !rolloutAware ? exactCountOf(view.filter) : null;
+  // A firmware filter decided device by device (rollouts hold devices, the kept keys lag) is counted as a combination is.
+  const exact = count && firmware !== "hashed" ? exactCountOf(view.filter) : null;
   const capped = count && exact === null;
   const rows = sql(
     db,
@@ -209,7 +206,7 @@ export function viewIds(
   }
   if (capped) return { ids, ...cappedTotal(offset, perPage, rows.length) };
   const ends = ids.length < perPage;
-  return { ids, total: ends ? offset + ids.length : exactTotal(db, exact!, where, args), exact: true };
+  return { ids, total: ends ? offset + ids.length : exactTotal(db, exact!, where, args, keys), exact: true };
 }
 
 /** The time sorts' indexes, which carry the app and OS versions (migration 16). */
@@ -235,8 +232,17 @@ const keptSum = (db: Db, dim: string, keyCondition: string, ...args: SQLInputVal
   (sql(db, `SELECT coalesce(sum(n), 0) AS n FROM device_group_counts WHERE dim = ? AND ${keyCondition}`)
     .get(dim, ...args) as { n: number }).n;
 
-/** The exact total of a filter exactCountOf() names: the kept group counts, or (seen) one covering index range. */
-function exactTotal(db: Db, exact: ExactCount, where: string, args: SQLInputValue[]): number {
+/**
+ * The exact total of a filter exactCountOf() names: the kept group counts, or (seen, and firmware before the keys are
+ * current) one covering index range.
+ */
+function exactTotal(
+  db: Db,
+  exact: ExactCount,
+  where: string,
+  args: SQLInputValue[],
+  keys: KeysState | null,
+): number {
   switch (exact.kind) {
     case "all":
       return keptSum(db, "productType", "1");
@@ -245,6 +251,16 @@ function exactTotal(db: Db, exact: ExactCount, where: string, args: SQLInputValu
     case "app":
       return keptSum(db, "app", "key = ?", `v:${exact.version}`);
     case "firmware":
+      if (keys?.current) {
+        const groups = groupCounts(
+          sql(db, "SELECT dim, key, n FROM device_group_counts WHERE dim IN ('firmware', 'effective')").all() as never,
+        );
+        return keptFirmwareTotal(firmwareCondition(exact.filter, keys.defaultFirmware), keys.defaultFirmware, {
+          custom: groups.firmware,
+          effective: groups.effective,
+        });
+      }
+      return (sql(db, `SELECT COUNT(*) AS n FROM devices d WHERE ${where}`).get(...args) as { n: number }).n;
     case "seen":
       return (sql(db, `SELECT COUNT(*) AS n FROM devices d WHERE ${where}`).get(...args) as { n: number }).n;
   }
@@ -373,6 +389,9 @@ export function bulkDevices(
       ).run(list, JSON.stringify(changes.additionalTreatmentIds));
     }
     sql(db, `UPDATE devices SET updated_at = ?, revision = ? WHERE ${IN}`).run(now(), nextRevision(db), list);
+    if (changes.productTypeId !== undefined || changes.firmware !== undefined) {
+      refreshDeviceKeys(db, "d.device_id IN (SELECT value FROM json_each(?))", [list]);
+    }
     // One entry per device, as its own change would have, in the same transaction (the last writes).
     appendAuditMany(db, auditEntries(ids, set));
     return { updated: ids.length, deviceIds: ids };
@@ -399,7 +418,34 @@ export function overviewOf(db: Db, product: string): Overview {
     .map((id) => ({ _id: id, name: id === null ? null : typeNames.get(id)!, devices: byType.get(id) ?? 0 }))
     .filter((t) => t._id !== null || t.devices > 0);
 
-  const defaultFirmware = defaultFirmwareOf(db, product);
+  const keys = keysState(db, product);
+  const byFirmware = keys.current
+    ? keptDistribution(groups.effective, keys.defaultFirmware)
+    : heldDistribution(db, keys, groups.firmware);
+  const firmwareNames = new Map(
+    (sql(db, "SELECT id, name FROM firmwares").all() as { id: string; name: string }[]).map((f) => [f.id, f.name]),
+  );
+  const firmwares = [...byFirmware].map(([id, n]) => ({
+    _id: id,
+    name: id === null ? null : firmwareNames.get(id) ?? id,
+    devices: n,
+  }));
+  byDevicesThenKey(firmwares, (f) => f._id);
+
+  const apps = [...groups.app].map(([version, n]) => ({ version, devices: n }));
+  byDevicesThenKey(apps, (a) => a.version);
+  return { devices: { total, seen24h, seen7d, never }, productTypes, firmwares, apps };
+}
+
+/**
+ * The firmware distribution while the kept keys lag behind the rollouts (a sync is due): each deciding rollout's
+ * devices from its kept counts (rules/device_views.ts firmwareDistribution; not exact where rollouts overlap).
+ */
+function heldDistribution(
+  db: Db,
+  keys: KeysState,
+  custom: ReadonlyMap<string | null, number>,
+): Map<string | null, number> {
   // The rollouts that decide some device's firmware, their devices from their kept counts less their pinned members
   // (counted from the custom devices, few, through rollout_devices' key).
   const rolloutRows = sql(
@@ -415,7 +461,7 @@ export function overviewOf(db: Db, product: string): Overview {
        CROSS JOIN rollout_devices rd ON rd.rollout_id = ? AND rd.device_id = c.device_id
      WHERE c.firmware_id IS NOT NULL AND CASE WHEN ? THEN rd.state = 'installed' ELSE rd.bucket < ? END`,
   );
-  const deciding = decidingRollouts(holdingRollouts(rolloutRows), defaultFirmware);
+  const deciding = keys.rollouts;
   // A cancelled rollout's devices (those that installed it: few) are counted one by one.
   const installedOf = sql(
     db,
@@ -437,20 +483,7 @@ export function overviewOf(db: Db, product: string): Overview {
       : heldByRollout({ ...r, custom: (pinnedOf.get(d.id, 0, d.percent) as { n: number }).n });
     return { firmwareId: d.firmwareId, devices };
   });
-  const byFirmware = firmwareDistribution(groups.firmware, defaultFirmware, held);
-  const firmwareNames = new Map(
-    (sql(db, "SELECT id, name FROM firmwares").all() as { id: string; name: string }[]).map((f) => [f.id, f.name]),
-  );
-  const firmwares = [...byFirmware].map(([id, n]) => ({
-    _id: id,
-    name: id === null ? null : firmwareNames.get(id) ?? id,
-    devices: n,
-  }));
-  byDevicesThenKey(firmwares, (f) => f._id);
-
-  const apps = [...groups.app].map(([version, n]) => ({ version, devices: n }));
-  byDevicesThenKey(apps, (a) => a.version);
-  return { devices: { total, seen24h, seen7d, never }, productTypes, firmwares, apps };
+  return firmwareDistribution(custom, keys.defaultFirmware, held);
 }
 
 export function namesOf(db: Db) {

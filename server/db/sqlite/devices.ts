@@ -1,3 +1,4 @@
+import { refreshDeviceKeys, syncKeys } from "./firmware_keys.ts";
 import type {
   Admission,
   Device,
@@ -129,6 +130,7 @@ function insertPreauthorized(db: Db, deviceId: string, at: string): void {
     db,
     `INSERT INTO devices (device_id, created_at, updated_at, admission) VALUES (?1, ?2, ?2, 'accepted')`,
   ).run(deviceId, at);
+  refreshDeviceKeys(db, "d.device_id = ?", [deviceId]);
 }
 
 function preauthorizeMany(db: Db, deviceIds: string[]): PreauthorizeManyResult {
@@ -207,6 +209,9 @@ export function updateDevice(db: Db, deviceId: string, changes: DeviceChanges): 
     if (changes.firmware !== undefined) {
       sql(db, "UPDATE devices SET firmware_id = ? WHERE device_id = ?").run(changes.firmware, deviceId);
     }
+    if (changes.productTypeId !== undefined || changes.firmware !== undefined) {
+      refreshDeviceKeys(db, "d.device_id = ?", [deviceId]);
+    }
     if (changes.moduleIds !== undefined) {
       sql(db, "DELETE FROM device_modules WHERE device_id = ?").run(deviceId);
       sql(db, "INSERT INTO device_modules (device_id, module_id, position) SELECT ?, value, key FROM json_each(?)")
@@ -261,7 +266,12 @@ function patchDevice(db: Db, deviceId: string, patch: DeviceChanges, ifMatch?: I
 const DEVICES_VERSION = "SELECT value FROM change_counters WHERE name = 'devices'";
 
 export function sqliteDevices(db: Db): DeviceStore {
-  return promised<DeviceStore>({
+  // The keys sync runs in slices with turns between them: the one asynchronous method.
+  return { ...syncDevices(db), syncFirmwareKeys: (product) => syncKeys(db, product) };
+}
+
+function syncDevices(db: Db): Omit<DeviceStore, "syncFirmwareKeys"> {
+  return promised<Omit<DeviceStore, "syncFirmwareKeys">>({
     get: (deviceId) => getDevice(db, deviceId),
     list: (page, perPage, q, filter) => snapshot(db, () => listDevices(db, page, perPage, q, filter)),
     view: (view, page, perPage, product, opts) =>

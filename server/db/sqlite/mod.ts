@@ -13,6 +13,7 @@ import { sqliteDevices } from "./devices.ts";
 import { sqliteFirmwares } from "./firmwares.ts";
 import { sqliteLoginAttempts } from "./login_attempts.ts";
 import { fullDiskAware } from "./full_disk.ts";
+import { keepKeys } from "./firmware_keys.ts";
 import { openDatabase } from "./open.ts";
 import { sqliteOperators } from "./operators.ts";
 import { sqliteProductTypes } from "./product_types.ts";
@@ -23,6 +24,7 @@ import { sqliteTreatments } from "./treatments.ts";
 /** Opens the database file (creating and migrating it as needed); NewerSchemaError leaves it untouched. */
 export function openSqliteStores(file: string): OpenStores {
   const db = fullDiskAware({ openDatabase }).openDatabase(file);
+  const keeper = keepKeys(db);
   return {
     devices: fullDiskAware(sqliteDevices(db)),
     productTypes: fullDiskAware(sqliteProductTypes(db)),
@@ -43,9 +45,9 @@ export function openSqliteStores(file: string): OpenStores {
       // Several processes on one SQLite file start rarely; each step is its own transaction (addFirst, ensure).
       exclusive: (fn) => fn(),
     },
-    close: () => {
+    close: async () => {
+      await keeper.close();
       if (db.isOpen) db.close();
-      return Promise.resolve();
     },
   };
 }

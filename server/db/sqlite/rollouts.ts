@@ -1,4 +1,5 @@
 /** Staged rollouts on SQLite (CONTRACT §13); the rules are rules/rollouts.ts. */
+import { refreshDeviceKeys } from "./firmware_keys.ts";
 import { deviceTypeName } from "../../../shared/schemas/device_type.ts";
 import type { UpdateState } from "../../../shared/schemas/device.ts";
 import type { Rollout, RolloutAction, RolloutHistoryPoint } from "../../../shared/schemas/rollout.ts";
@@ -192,6 +193,10 @@ export function recordInRollout(
     const dec = before ? `${COUNT_COLUMN[before]} = ${COUNT_COLUMN[before]} - 1, ` : "";
     const col = COUNT_COLUMN[report.state];
     sql(db, `UPDATE rollouts SET ${dec}${col} = ${col} + 1, updated_at = ? WHERE id = ?`).run(at, rolloutId);
+  }
+  // A cancelled rollout holds the devices that installed it: a report for it may change that.
+  if ((sql(db, "SELECT state FROM rollouts WHERE id = ?").get(rolloutId) as { state: string }).state === "cancelled") {
+    refreshDeviceKeys(db, "d.device_id = ?", [deviceId]);
   }
   settle(db, rolloutId, at, { report: { deviceId, state: report.state } });
 }

@@ -477,4 +477,68 @@ export const MIGRATIONS: readonly string[] = [
     device_columns TEXT                      -- JSON array of column ids, NULL: the default columns
   );
   `,
+  // 18: the firmware the rollouts give each device and its firmware in effect unless the default, kept per device so
+  // that every firmware filter is an index range and the overview's distribution a kept count (docs/DECISIONS.md,
+  // "Firmware in effect, kept"): written by a sync whenever firmware_keys' signature moves, and by each device write.
+  // firmware_keys.generation is bumped by triggers in the writing transaction; kept = the signature synced.
+  `
+  ALTER TABLE devices ADD COLUMN rollout_firmware_id TEXT;
+  ALTER TABLE devices ADD COLUMN firmware_key TEXT;
+  UPDATE devices SET firmware_key = firmware_id;
+  CREATE TABLE firmware_keys (
+    id INTEGER PRIMARY KEY CHECK (id = 1),
+    generation INTEGER NOT NULL,
+    kept TEXT,
+    product TEXT                             -- the PRODUCT the last sync ran for (whose device type's default counts)
+  );
+  INSERT INTO firmware_keys (id, generation, kept, product) VALUES (1, 0, NULL, NULL);
+  CREATE TRIGGER rollouts_keys_update AFTER UPDATE OF state, stage ON rollouts
+    WHEN NEW.state IS NOT OLD.state OR NEW.stage IS NOT OLD.stage BEGIN
+    UPDATE firmware_keys SET generation = generation + 1;
+  END;
+  CREATE TRIGGER rollouts_keys_delete AFTER DELETE ON rollouts BEGIN
+    UPDATE firmware_keys SET generation = generation + 1;
+  END;
+  CREATE TRIGGER device_types_keys_insert AFTER INSERT ON device_types BEGIN
+    UPDATE firmware_keys SET generation = generation + 1;
+  END;
+  CREATE TRIGGER device_types_keys_update AFTER UPDATE OF default_firmware, name ON device_types BEGIN
+    UPDATE firmware_keys SET generation = generation + 1;
+  END;
+  CREATE TRIGGER device_types_keys_delete AFTER DELETE ON device_types BEGIN
+    UPDATE firmware_keys SET generation = generation + 1;
+  END;
+  CREATE TRIGGER firmwares_keys_delete AFTER DELETE ON firmwares BEGIN
+    UPDATE firmware_keys SET generation = generation + 1;
+  END;
+  CREATE TRIGGER product_types_keys_delete AFTER DELETE ON product_types BEGIN
+    UPDATE firmware_keys SET generation = generation + 1;
+  END;
+  DROP INDEX devices_firmware_seen;
+  DROP INDEX devices_firmware_updated;
+  DROP INDEX devices_firmware_created;
+  DROP INDEX devices_firmware_app;
+  CREATE INDEX devices_firmware_key ON devices(firmware_key, device_id);
+  CREATE INDEX devices_firmware_key_seen ON devices(firmware_key, last_logged_in, device_id);
+  CREATE INDEX devices_firmware_key_updated ON devices(firmware_key, updated_at, device_id, last_logged_in);
+  CREATE INDEX devices_firmware_key_created ON devices(firmware_key, created_at, device_id, last_logged_in);
+  CREATE INDEX devices_firmware_key_app ON devices(firmware_key, app, device_id, last_logged_in);
+  INSERT INTO device_group_counts (dim, key, n)
+    SELECT 'effective', COALESCE('v:' || firmware_key, 'none'), COUNT(*) FROM devices GROUP BY 2;
+  CREATE TRIGGER devices_effective_count_insert AFTER INSERT ON devices BEGIN
+    INSERT INTO device_group_counts (dim, key, n) SELECT 'effective', COALESCE('v:' || NEW.firmware_key, 'none'), 0
+      WHERE NOT EXISTS (SELECT 1 FROM device_group_counts WHERE dim = 'effective' AND key = COALESCE('v:' || NEW.firmware_key, 'none'));
+    UPDATE device_group_counts SET n = n + 1 WHERE dim = 'effective' AND key = COALESCE('v:' || NEW.firmware_key, 'none');
+  END;
+  CREATE TRIGGER devices_effective_count_delete AFTER DELETE ON devices BEGIN
+    UPDATE device_group_counts SET n = n - 1 WHERE dim = 'effective' AND key = COALESCE('v:' || OLD.firmware_key, 'none');
+  END;
+  CREATE TRIGGER devices_effective_count_update AFTER UPDATE OF firmware_key ON devices
+    WHEN NEW.firmware_key IS NOT OLD.firmware_key BEGIN
+    UPDATE device_group_counts SET n = n - 1 WHERE dim = 'effective' AND key = COALESCE('v:' || OLD.firmware_key, 'none');
+    INSERT INTO device_group_counts (dim, key, n) SELECT 'effective', COALESCE('v:' || NEW.firmware_key, 'none'), 0
+      WHERE NOT EXISTS (SELECT 1 FROM device_group_counts WHERE dim = 'effective' AND key = COALESCE('v:' || NEW.firmware_key, 'none'));
+    UPDATE device_group_counts SET n = n + 1 WHERE dim = 'effective' AND key = COALESCE('v:' || NEW.firmware_key, 'none');
+  END;
+  `,
 ];

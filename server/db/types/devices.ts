@@ -68,6 +68,12 @@ export interface DeviceStore {
   ): Promise<{ updated: number; deviceIds: string[] }>;
   /** Fleet health from count queries (firmware in effect; `_id: null` for none). */
   overview(product: string): Promise<Overview>;
+  /**
+   * Brings the kept firmware keys (per device: the firmware the rollouts give it, its firmware in effect) up to the
+   * rollouts and default in force, now; answers whether they are current. Readers that find them behind answer from
+   * the rollouts device by device and start this in the background (docs/DECISIONS.md, "Firmware in effect, kept").
+   */
+  syncFirmwareKeys(product: string): Promise<boolean>;
   /** Product type and firmware names by id (for the CSV export and the console's names). */
   names(): Promise<{ productTypes: Map<string, string>; firmwares: Map<string, string> }>;
   /**
