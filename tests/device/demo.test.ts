@@ -198,6 +198,11 @@ Deno.test("DEMO=1 fills an empty database, once, with data that shows through th
       assert.equal(installing.total, c.installing);
       const client = new DeviceClient(failed.deviceId, { baseUrl: srv.url, apiKey: DEVICE_API_KEY });
       assert.equal((await client.config()).firmware?._id, candidate._id);
+      // The firmware in effect follows the rollouts: the release candidate runs on the devices given it as their own
+      // firmware and on the running rollout's stage.
+      const custom = (await api.listDevices({ firmware: "custom" })).total;
+      assert.equal((await api.listDevices({ firmware: candidate._id })).total, custom + c.inStage);
+
       // A device reports only what it learnt at a check-in: every report is at or before the device's last check-in.
       const reported = [...(await api.listDevices({ update: "installed", rowsPerPage: 100 })).data];
       for (const state of ["downloading", "installing", "failed"] as const) {
