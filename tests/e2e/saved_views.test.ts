@@ -180,6 +180,10 @@ e2eTest(
     await assertEventually(async () =>
       assert.equal(await menu.locator("option:checked").textContent(), "Second version")
     );
+    const renameButton = page.getByRole("button", { name: "Rename view…" });
+    await assertEventually(async () =>
+      assert.equal(await page.evaluate(() => document.activeElement?.id), "rename-view", "focus is back")
+    );
     assert.equal(await menu.locator("option", { hasText: "Version two" }).count(), 0);
     assert.deepEqual((await api.listSavedViews()).map((v) => [v.name, v.query]), [
       ["Ann's", { q: "sv-old" }],
@@ -204,6 +208,9 @@ e2eTest(
     await assertAccessible(page, "rename saved view dialog with a refused name");
     await page.keyboard.press("Escape");
     await again.waitFor({ state: "hidden" });
+    await assertEventually(async () =>
+      assert.equal(await page.evaluate(() => document.activeElement?.id), "rename-view", "focus is back")
+    );
     assert.deepEqual((await api.listSavedViews()).map((v) => v.name), ["Ann's", "Old ones", "Second version"]);
 
     // One's own shared view can be renamed; another operator's shared view cannot.

@@ -4,6 +4,7 @@ import { lazy, Suspense, useEffect, useState } from "react";
 import type { SavedView } from "../../../../shared/schemas/saved_view.ts";
 import { type PendingConfirm, PendingConfirmDialog } from "../../components/ConfirmDialog.tsx";
 import { LiteButton } from "../../components/LiteButton.tsx";
+import { focusWhenReady } from "../../lib/focus.ts";
 import { useNotify, useNotifyError } from "../../lib/notify.ts";
 import { useRole } from "../../lib/role.ts";
 import {
@@ -238,6 +239,7 @@ export default function SavedViews({ who, current, onOpen }: {
       )}
       {open && own && (
         <LiteButton
+          id="rename-view"
           label="Rename view…"
           icon="pi pi-pencil"
           size="small"
@@ -259,7 +261,15 @@ export default function SavedViews({ who, current, onOpen }: {
       )}
       {renaming && (
         <Suspense fallback={null}>
-          <RenameViewDialog view={renaming} onRenamed={(v) => setPicked(v._id)} onHide={() => setRenaming(null)} />
+          <RenameViewDialog
+            view={renaming}
+            onRenamed={(v) => setPicked(v._id)}
+            onHide={() => {
+              setRenaming(null);
+              // Back to the button that opened it (the dialog is gone with its focused field).
+              focusWhenReady(() => document.getElementById("rename-view"));
+            }}
+          />
         </Suspense>
       )}
       <PendingConfirmDialog
