@@ -8,7 +8,7 @@ import { enrollAuditDetails, enrollStep, outcomeOf } from "../rules/admission.ts
 import { deviceTarget, noDevice } from "../rules/devices.ts";
 import { firstPlaces, versionInfoJson } from "../rules/device_config.ts";
 import type { DeviceApiStore, FirmwareRef } from "../types/device_api.ts";
-import { nextRevision, read, type Sql, type Tx, unlocked, write } from "./open.ts";
+import { nextRevision, read, type Sql, type Tx, unlocked, writeRetried } from "./open.ts";
 import { ConflictError, NotFoundError } from "../errors.ts";
 import { deviceUpdateOf, statusMismatch, unknownDevice } from "../rules/rollouts.ts";
 import { joinRollouts, offeredByRollout, type OfferedFirmware, recordInRollout } from "./rollouts.ts";
@@ -127,7 +127,7 @@ async function deviceConfig(tx: Tx, deviceId: string, product: string): Promise<
 }
 
 function enroll(sql: Sql, deviceId: string, versionInfo: VersionInfo, tokenHash: string, auto: boolean) {
-  return write(sql, async (tx) => {
+  return writeRetried(sql, async (tx) => {
     const rows = await tx`SELECT admission, token_hash FROM devices WHERE device_id = ${deviceId} FOR UPDATE`;
     const row = rows[0] as { admission: Admission; token_hash: string | null } | undefined;
     const step = enrollStep(row ? { admission: row.admission, hasToken: row.token_hash !== null } : null, auto);

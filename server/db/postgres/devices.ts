@@ -15,7 +15,7 @@ import { checkIfMatch, etagOf } from "../rules/revisions.ts";
 import type { DeviceChanges, DeviceFilter, DevicePage, DeviceStore } from "../types/devices.ts";
 import type { IfMatch } from "../types/revisions.ts";
 import { appendAudit } from "./audit.ts";
-import { existing, firstMissingId, nextRevision, read, type Sql, type Tx, write } from "./open.ts";
+import { existing, firstMissingId, nextRevision, read, type Sql, type Tx, write, writeRetried } from "./open.ts";
 import { bulkDevices, namesOf, overviewOf, viewBatch, viewIds } from "./device_views.ts";
 import { isPlainView } from "../rules/device_views.ts";
 
@@ -167,7 +167,7 @@ export async function updateDevice(tx: Tx, deviceId: string, changes: DeviceChan
 }
 
 async function patchDevice(sql: Sql, deviceId: string, patch: DeviceChanges, ifMatch?: IfMatch): Promise<Device> {
-  return await write(sql, async (tx) => {
+  return await writeRetried(sql, async (tx) => {
     const device = await getDevice(tx, deviceId, true);
     if (!device) throw new NotFoundError(noDevice(deviceId));
     checkIfMatch(ifMatch, device.etag, `Device ${deviceId}`);
@@ -194,7 +194,7 @@ async function insertPreauthorized(tx: Tx, deviceId: string, at: string) {
 }
 
 function preauthorizeMany(sql: Sql, deviceIds: string[]): Promise<PreauthorizeManyResult> {
-  return write(sql, async (tx) => {
+  return writeRetried(sql, async (tx) => {
     const ids = [...new Set(deviceIds)];
     const known = new Map<string, Admission>();
     for (const r of await tx`SELECT device_id, admission FROM devices WHERE device_id = ANY(${ids}::text[])`) {
@@ -262,7 +262,7 @@ export function postgresDevices(sql: Sql): DeviceStore {
         const { ids, next } = await viewBatch(tx, view, after, limit, product);
         return { data: await devicesInOrder(tx, ids), next };
       }),
-    bulk: (target, set, product) => write(sql, (tx) => bulkDevices(tx, target, set, product)),
+    bulk: (target, set, product) => writeRetried(sql, (tx) => bulkDevices(tx, target, set, product)),
     overview: (product) => read(sql, (tx) => overviewOf(tx, product)),
     syncFirmwareKeys: (product) => syncKeys(sql, product),
     names: () => read(sql, (tx) => namesOf(tx)),
@@ -277,7 +277,7 @@ export function postgresDevices(sql: Sql): DeviceStore {
       }),
     version: async () => Number((await sql`SELECT value FROM change_counters WHERE name = 'devices'`)[0].value),
     preauthorize: (deviceId) =>
-      write(sql, async (tx) => {
+      writeRetried(sql, async (tx) => {
         const rows = await tx`SELECT admission FROM devices WHERE device_id = ${deviceId}`;
         if (rows.length) throw alreadyKnown(deviceId, rows[0].admission);
         await insertPreauthorized(tx, deviceId, now());

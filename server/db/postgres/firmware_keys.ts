@@ -18,7 +18,7 @@ import {
   keysSignature,
   rolloutFirmwareSql,
 } from "../rules/device_views.ts";
-import { type Sql, type Tx, write } from "./open.ts";
+import { type Sql, type Tx, write, writeRetried } from "./open.ts";
 
 type Arg = string | number | null | string[];
 
@@ -128,22 +128,32 @@ export async function syncKeys(sql: Sql, product: string, stopped = () => false)
     let after = "";
     for (;;) {
       if (stopped()) return false;
-      const step = await write(sql, async (tx) => {
+      const step = await writeRetried(sql, async (tx) => {
         const state = await keysState(tx, product);
         if (state.signature !== first.signature) return "again";
         const [end] = await tx`SELECT device_id FROM devices WHERE device_id > ${after}
           ORDER BY device_id LIMIT 1 OFFSET ${KEYS_SYNC_SLICE - 1}`;
         if (end === undefined) {
           await refreshKeys(tx, state, "d.device_id > $1", [after]);
-          await tx`UPDATE firmware_keys SET kept = ${state.signature}`;
-          return "done";
+          return "last";
         }
         await refreshKeys(tx, state, "d.device_id > $1 AND d.device_id <= $2", [after, end.device_id as string]);
         after = end.device_id as string;
         return "more";
       });
-      if (step === "done") return true;
       if (step === "again") break;
+      if (step === "last") {
+        // Marked in a transaction of its own, which holds no counter row while it waits for firmware_keys' row (a
+        // check-in computing its keys holds that row FOR SHARE and then takes counter rows).
+        const marked = await write(sql, async (tx) => {
+          const state = await keysState(tx, product);
+          if (state.signature !== first.signature) return false;
+          await tx`UPDATE firmware_keys SET kept = ${state.signature}`;
+          return true;
+        });
+        if (marked) return true;
+        break;
+      }
     }
   }
   return false;

@@ -122,6 +122,24 @@ export function write<T>(sql: Sql, fn: (tx: postgres.TransactionSql<{ bigint: nu
 }
 
 /**
+ * write() for a function that only reads and writes the database (so it can run again): a deadlock PostgreSQL breaks
+ * (40P01) is retried. Device writes hold the kept counters' rows (device_group_counts, taken by statement triggers)
+ * while a check-in of a new device may take the same rows in another order: one of them is broken, and run again.
+ */
+export async function writeRetried<T>(
+  sql: Sql,
+  fn: (tx: postgres.TransactionSql<{ bigint: number }>) => Promise<T>,
+): Promise<T> {
+  for (let attempt = 1;; attempt++) {
+    try {
+      return await write(sql, fn);
+    } catch (err) {
+      if (attempt >= 5 || (err as { code?: string }).code !== "40P01") throw err;
+    }
+  }
+}
+
+/**
  * A transaction that does not take the write lock: for a write that checks nothing before it writes (a check-in's
  * upsert of its own row), so that it never waits behind a long write (an import's publish). Row locks order it
  * against the rest; a deadlock PostgreSQL breaks (40P01, e.g. against the demo seed) is retried.

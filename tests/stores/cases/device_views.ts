@@ -484,6 +484,13 @@ export function deviceViewCases(engine: string, options: ConformanceOptions) {
         const offered = await agree("cancelled");
         assert.deepEqual(offered.get(fwRollout._id), [inStage[0]]);
       });
+      await t.step("its product type deleted, then its firmware: the rollout holds nobody", async () => {
+        await stores.productTypes.remove(alpha._id);
+        const offered = await agree("product type deleted");
+        assert.equal(offered.get(fwRollout._id), undefined);
+        await stores.firmwares.remove(fwRollout._id);
+        await agree("firmware deleted");
+      });
       await t.step("a rollout to every device, finished and promoted: the plain condition again", async () => {
         const fwNext = await addFirmware(stores, "next.xz");
         firmwares.push(fwNext);
