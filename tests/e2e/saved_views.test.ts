@@ -180,7 +180,6 @@ e2eTest(
     await assertEventually(async () =>
       assert.equal(await menu.locator("option:checked").textContent(), "Second version")
     );
-    const renameButton = page.getByRole("button", { name: "Rename view…" });
     await assertEventually(async () =>
       assert.equal(await page.evaluate(() => document.activeElement?.id), "rename-view", "focus is back")
     );
