@@ -30,6 +30,7 @@ import {
   keysetStep,
   nextHour,
   noBulkDevice,
+  overviewLists,
   productTypeCondition,
   productTypeOrder,
   seenHourKey,
@@ -457,16 +458,11 @@ export async function overviewOf(tx: Tx, product: string): Promise<Overview> {
     ? keptDistribution(groups.effective, defaultFirmware)
     : await heldDistribution(tx, keys, rolloutRows, groups.firmware);
   const firmwareNames = new Map((row.firmwares ?? []) as [string, string][]);
-  const firmwares = [...byFirmware].map(([id, n]) => ({
-    _id: id,
-    name: id === null ? null : firmwareNames.get(id) ?? id,
-    devices: n,
-  }));
-  byDevicesThenKey(firmwares, (f) => f._id);
-
-  const apps = [...groups.app].map(([version, n]) => ({ version, devices: n }));
-  byDevicesThenKey(apps, (a) => a.version);
-  return { devices: { total, seen24h, seen7d, never }, productTypes, firmwares, apps };
+  return {
+    devices: { total, seen24h, seen7d, never },
+    productTypes,
+    ...overviewLists(byFirmware, firmwareNames, groups.app),
+  };
 }
 
 /**

@@ -131,6 +131,7 @@ export async function syncKeys(sql: Sql, product: string, stopped = () => false)
       const step = await writeRetried(sql, async (tx) => {
         const state = await keysState(tx, product);
         if (state.signature !== first.signature) return "again";
+        if (state.current) return "done"; // another replica's sync got there first
         const [end] = await tx`SELECT device_id FROM devices WHERE device_id > ${after}
           ORDER BY device_id LIMIT 1 OFFSET ${KEYS_SYNC_SLICE - 1}`;
         if (end === undefined) {
@@ -141,6 +142,7 @@ export async function syncKeys(sql: Sql, product: string, stopped = () => false)
         after = end.device_id as string;
         return "more";
       });
+      if (step === "done") return true;
       if (step === "again") break;
       if (step === "last") {
         // Marked in a transaction of its own, which holds no counter row while it waits for firmware_keys' row (a

@@ -126,15 +126,20 @@ export function write<T>(sql: Sql, fn: (tx: postgres.TransactionSql<{ bigint: nu
  * (40P01) is retried. Device writes hold the kept counters' rows (device_group_counts, taken by statement triggers)
  * while a check-in of a new device may take the same rows in another order: one of them is broken, and run again.
  */
-export async function writeRetried<T>(
+export function writeRetried<T>(
   sql: Sql,
   fn: (tx: postgres.TransactionSql<{ bigint: number }>) => Promise<T>,
 ): Promise<T> {
-  for (let attempt = 1;; attempt++) {
+  return retried(() => write(sql, fn), ["40P01"]);
+}
+
+/** Runs `attempt` again (at most 5 times in all) while it fails with one of these PostgreSQL error codes. */
+async function retried<T>(attempt: () => Promise<T>, codes: readonly string[]): Promise<T> {
+  for (let n = 1;; n++) {
     try {
-      return await write(sql, fn);
+      return await attempt();
     } catch (err) {
-      if (attempt >= 5 || (err as { code?: string }).code !== "40P01") throw err;
+      if (n >= 5 || !codes.includes((err as { code?: string }).code ?? "")) throw err;
     }
   }
 }
@@ -144,18 +149,11 @@ export async function writeRetried<T>(
  * upsert of its own row), so that it never waits behind a long write (an import's publish). Row locks order it
  * against the rest; a deadlock PostgreSQL breaks (40P01, e.g. against the demo seed) is retried.
  */
-export async function unlocked<T>(
+export function unlocked<T>(
   sql: Sql,
   fn: (tx: postgres.TransactionSql<{ bigint: number }>) => Promise<T>,
 ): Promise<T> {
-  for (let attempt = 1;; attempt++) {
-    try {
-      return await sql.begin(fn) as T;
-    } catch (err) {
-      const code = (err as { code?: string }).code;
-      if (attempt >= 5 || (code !== "40P01" && code !== "40001")) throw err;
-    }
-  }
+  return retried(() => sql.begin(fn) as Promise<T>, ["40P01", "40001"]);
 }
 
 /** A transaction serialized with the others on the same key (two-int advisory lock namespace 0x6a65). */

@@ -461,6 +461,23 @@ export function cancelledHeld(
 export const heldByRollout = (r: { state: string; in_stage: number; installed: number; custom: number }) =>
   Math.max(0, Number(r.state === "cancelled" ? r.installed : r.in_stage) - Number(r.custom));
 
+/** The overview's firmware and app lists from their counts, in byDevicesThenKey order, named. */
+export function overviewLists(
+  byFirmware: ReadonlyMap<string | null, number>,
+  firmwareNames: ReadonlyMap<string, string>,
+  apps: ReadonlyMap<string | null, number>,
+) {
+  const firmwares = [...byFirmware].map(([id, n]) => ({
+    _id: id,
+    name: id === null ? null : firmwareNames.get(id) ?? id,
+    devices: n,
+  }));
+  return {
+    firmwares: byDevicesThenKey(firmwares, (f) => f._id),
+    apps: byDevicesThenKey([...apps].map(([version, n]) => ({ version, devices: n })), (a) => a.version),
+  };
+}
+
 /** The overview's lists: most devices first, then by key (null first), the same on every engine. */
 export function byDevicesThenKey<T extends { devices: number }>(items: T[], key: (t: T) => string | null): T[] {
   return items.sort((a, b) => {

@@ -29,6 +29,7 @@ import {
   keysetParts,
   keysetStep,
   noBulkDevice,
+  overviewLists,
   productTypeCondition,
   productTypeOrder,
   seenSince,
@@ -425,16 +426,11 @@ export function overviewOf(db: Db, product: string): Overview {
   const firmwareNames = new Map(
     (sql(db, "SELECT id, name FROM firmwares").all() as { id: string; name: string }[]).map((f) => [f.id, f.name]),
   );
-  const firmwares = [...byFirmware].map(([id, n]) => ({
-    _id: id,
-    name: id === null ? null : firmwareNames.get(id) ?? id,
-    devices: n,
-  }));
-  byDevicesThenKey(firmwares, (f) => f._id);
-
-  const apps = [...groups.app].map(([version, n]) => ({ version, devices: n }));
-  byDevicesThenKey(apps, (a) => a.version);
-  return { devices: { total, seen24h, seen7d, never }, productTypes, firmwares, apps };
+  return {
+    devices: { total, seen24h, seen7d, never },
+    productTypes,
+    ...overviewLists(byFirmware, firmwareNames, groups.app),
+  };
 }
 
 /**

@@ -70,6 +70,29 @@ export function deviceViewCases(engine: string, options: ConformanceOptions) {
       assert.deepEqual(await ids({ q: "D1" }), ["d1"]);
     });
 
+    await t.step("the firmware filters, their totals and the overview on the kept keys (synced)", async () => {
+      assert.equal(await devices.syncFirmwareKeys(PRODUCT), true);
+      const counted = async (firmware: string, sort: DeviceSort = "lastLoggedIn") => {
+        const p = await devices.view({ filter: { firmware }, sort, order: "asc" }, 0, 2, PRODUCT);
+        return [p.total, p.exact];
+      };
+      assert.deepEqual(await ids({ firmware: "custom" }), ["d1", "d2"]);
+      assert.deepEqual(await ids({ firmware: "default" }, "app"), ["d3", "d5", "d0", "d4"]);
+      assert.deepEqual(await ids({ firmware: fwDefault._id }, "createdAt", "desc"), ["d5", "d4", "d3", "d2", "d0"]);
+      assert.deepEqual(await ids({ firmware: fwPinned._id }), ["d1"]);
+      assert.deepEqual(await ids({ firmware: "nope" }), []);
+      assert.deepEqual(await ids({ app: "1.0", productTypeId: alpha._id, firmware: "default" }), ["d3"]);
+      // exact totals from the kept counts (a page of 2 of more)
+      assert.deepEqual(await counted("custom"), [2, true]);
+      assert.deepEqual(await counted("default"), [4, true]);
+      assert.deepEqual(await counted(fwDefault._id), [5, true]);
+      assert.deepEqual(await counted(fwPinned._id), [1, true]);
+      assert.deepEqual((await devices.overview(PRODUCT)).firmwares, [
+        { _id: fwDefault._id, name: "default.xz", devices: 5 },
+        { _id: fwPinned._id, name: "pinned.xz", devices: 1 },
+      ]);
+    });
+
     await t.step("sorts, ties broken by deviceId in the same direction", async () => {
       assert.deepEqual(await ids({}, "deviceId", "desc"), ["d5", "d4", "d3", "d2", "d1", "d0"]);
       assert.deepEqual(await ids({}, "lastLoggedIn"), ["d0", "d1", "d2", "d3", "d4", "d5"]);
