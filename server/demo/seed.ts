@@ -1,7 +1,9 @@
 /**
  * DEMO=1 data (CONTRACT §1), added only to an empty database: product types with modules, ~50 treatments with
- * PNG illustrations, two firmwares (one the managed device type's default) and ~300 devices that arrive through
- * the same check-in function as the device API. Deterministic: every demo database looks the same.
+ * PNG illustrations, two firmwares (one the managed device type's default), ~300 devices that arrive through
+ * the same check-in function as the device API, and two staged rollouts (one finished, one running: rollouts.ts).
+ * Deterministic: every demo database looks the same, except which devices a rollout's stages hold (a device's bucket
+ * hashes the rollout's id, made at random when the rollout is created).
  */
 import type { VersionInfo } from "../../shared/schemas/device.ts";
 import { deviceTypeName } from "../../shared/schemas/device_type.ts";
@@ -13,6 +15,7 @@ import { addFirmware } from "../firmware_storage.ts";
 import { type Prng, prng } from "../../testing/prng.ts";
 import { phasesFor, TREATMENTS } from "./catalogue.ts";
 import { DEMO_FIRMWARES } from "./firmwares.ts";
+import { seedRollouts } from "./rollouts.ts";
 import { electrodePlacement, envelopeChart } from "./illustrations.ts";
 
 export const DEMO_DEVICE_COUNT = 300;
@@ -42,8 +45,20 @@ export async function seedDemo(ctx: AppContext): Promise<void> {
       const bytes = Uint8Array.from(atob(fw.base64), (ch) => ch.charCodeAt(0));
       firmwares.push(await addFirmware(firmwareRows, ctx.files, fw.name, bytes));
     }
-    const data = demoData(ctx.config.PRODUCT, firmwares, Date.now());
+    const nowMs = Date.now();
+    const data = demoData(ctx.config.PRODUCT, firmwares, nowMs);
     await demo.seed(data);
+    const [stable, candidate] = firmwares;
+    const rolloutsStarted = performance.now();
+    const rollouts = await seedRollouts(ctx.stores, {
+      product: ctx.config.PRODUCT,
+      by: ctx.config.ADMIN_EMAIL || "release@example.com",
+      stable,
+      candidate,
+      lastSeen: new Map(data.devices.map((d) => [d.deviceId, Date.parse(d.checkins.at(-1)!.at)])),
+      nowMs,
+    });
+    const rolloutsMs = (performance.now() - rolloutsStarted).toFixed(0);
     if (ctx.config.DEVICE_AUTH === "token") {
       // Enrolled as the fleet enrols (manual admission whatever DEVICE_ADMISSION says): pending, no token.
       for (const [i, deviceId] of DEMO_PENDING_DEVICES.entries()) {
@@ -62,7 +77,8 @@ export async function seedDemo(ctx: AppContext): Promise<void> {
     const ms = (performance.now() - started).toFixed(0);
     ctx.log(
       `DEMO=1: added ${data.productTypes.length} product types, ${data.treatments.length} treatments, ` +
-        `${firmwares.length} firmwares and ${data.devices.length} devices in ${ms} ms` +
+        `${firmwares.length} firmwares, ${data.devices.length} devices and 2 rollouts ` +
+        `(${rollouts.reports} status reports, ${rolloutsMs} ms) in ${ms} ms` +
         (ctx.config.DEVICE_AUTH === "token" ? `, ${DEMO_PENDING_DEVICES.length} of them pending admission.` : "."),
     );
   } catch (err) {

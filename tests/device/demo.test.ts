@@ -123,6 +123,115 @@ Deno.test("DEMO=1 fills an empty database, once, with data that shows through th
     assert.equal((await download.arrayBuffer()).byteLength, config.firmware.size);
   });
 
+  await t.step(
+    "a finished rollout and one running at its second stage, counted from the devices' reports",
+    async () => {
+      const rollouts = await api.listRollouts();
+      assert.deepEqual(rollouts.map((r) => [r.name, r.state, r.stage]), [
+        ["Firmware 1.5.0-rc1, every device", "running", 1],
+        ["JeeCee Sport: firmware 1.4.2", "finished", 3],
+      ]);
+      const [running, finished] = rollouts;
+      const firmwares = await api.listFirmwares();
+      const [stable, candidate] = ["1.4.2", "1.5.0-rc1"].map((v) =>
+        firmwares.find((f) => f.name === `jeecee-baby-fw-${v}.xz`)!
+      );
+      assert.equal(finished.firmwareId, stable._id);
+      assert.equal(running.firmwareId, candidate._id);
+      const sport = (await api.listProductTypes()).find((pt) => pt.name === "JeeCee Sport")!;
+      assert.equal(finished.productTypeId, sport._id);
+      assert.equal(running.productTypeId, null);
+
+      // Finished: the devices of the product type without a custom firmware that were seen since installed it, stage
+      // by stage; the others never reported.
+      const f = finished.counts;
+      assert.equal(f.targeted, (await api.rolloutTargets(sport._id)).targeted);
+      assert.ok(f.targeted >= 10, `${f.targeted} devices`);
+      assert.deepEqual({ ...f, installed: 0 }, {
+        targeted: f.targeted,
+        inStage: f.targeted,
+        downloading: 0,
+        installing: 0,
+        installed: 0,
+        failed: 0,
+      });
+      assert.ok(f.installed >= f.targeted / 2 && f.installed <= f.targeted, JSON.stringify(f));
+      assert.equal((await api.rolloutDevices(finished._id, { state: "pending" })).total, f.targeted - f.installed);
+
+      // Running: every state reported in the second stage, and some devices still to report.
+      const c = running.counts;
+      assert.equal(c.targeted, (await api.rolloutTargets(null)).targeted);
+      assert.ok(c.downloading >= 1 && c.installing >= 1 && c.installed >= 1 && c.failed === 1, JSON.stringify(c));
+      assert.ok(c.downloading + c.installing + c.installed + c.failed < c.inStage, JSON.stringify(c));
+      for (const state of ["downloading", "installing", "installed", "failed"] as const) {
+        assert.equal((await api.rolloutDevices(running._id, { state, rowsPerPage: 1 })).total, c[state], state);
+      }
+      const pending = await api.rolloutDevices(running._id, { state: "pending", rowsPerPage: 1 });
+      assert.equal(pending.total, c.inStage - c.downloading - c.installing - c.installed - c.failed);
+
+      // The history spans the days the rollouts ran, and ends at the counts.
+      for (const r of rollouts) {
+        const history = await api.rolloutHistory(r._id);
+        assert.ok(history.length >= 5, `${r.name}: ${history.length} points`);
+        const { at: _, stage, ...last } = history.at(-1)!;
+        const { targeted: _t, ...counts } = r.counts;
+        assert.deepEqual([stage, last], [r.stage, counts]);
+        assert.ok(Date.parse(history[0].at) < Date.now() - 2 * 86_400_000, history[0].at);
+        assert.ok(r.createdAt <= history[0].at && history[0].at <= r.updatedAt, `${r.name}: ${history[0].at}`);
+      }
+
+      // The audit trail says when the demo wrote them (now), not the moments the rollouts show.
+      const starts = await api.listAudit({ action: "rollout.start" });
+      assert.deepEqual(starts.data.map((e) => e.target?.id).sort(), rollouts.map((r) => r._id).sort());
+      assert.ok(starts.data.every((e) => Date.parse(e.at) > Date.now() - 10 * 60_000), JSON.stringify(starts.data));
+
+      // A device's update state is its report; the device list filters on it; its configuration names the firmware.
+      const [failed] = (await api.rolloutDevices(running._id, { state: "failed" })).data;
+      const device = await api.getDevice(failed.deviceId);
+      assert.deepEqual(
+        { ...device.update, at: undefined },
+        { firmwareId: candidate._id, state: "failed", progress: 70, message: failed.message, at: undefined },
+      );
+      assert.equal(device.update?.at, failed.at);
+      assert.match(failed.message ?? "", /failed/);
+      const installing = await api.listDevices({ update: "installing" });
+      assert.equal(installing.total, c.installing);
+      const client = new DeviceClient(failed.deviceId, { baseUrl: srv.url, apiKey: DEVICE_API_KEY });
+      assert.equal((await client.config()).firmware?._id, candidate._id);
+      // The firmware in effect follows the rollouts: the release candidate runs on the devices given it as their own
+      // firmware and on the running rollout's stage.
+      const custom = (await api.listDevices({ firmware: "custom" })).total;
+      assert.equal((await api.listDevices({ firmware: candidate._id })).total, custom + c.inStage);
+
+      // A device reports only what it learnt at a check-in: every report is at or before the device's last check-in.
+      const reported = [...(await api.listDevices({ update: "installed", rowsPerPage: 100 })).data];
+      for (const state of ["downloading", "installing", "failed"] as const) {
+        reported.push(...(await api.listDevices({ update: state, rowsPerPage: 100 })).data);
+      }
+      assert.equal(reported.length, new Set(reported.map((d) => d.deviceId)).size);
+      assert.ok(reported.length >= f.installed, `${reported.length} devices reported`);
+      for (const d of reported) {
+        assert.ok(d.update!.at <= d.lastLoggedIn!, `${d.deviceId}: ${d.update!.at} > ${d.lastLoggedIn}`);
+      }
+
+      // A device that installed the finished rollout's firmware and has not reported to the running one since.
+      const reportedRc = new Set(
+        (await api.rolloutDevices(running._id, { rowsPerPage: 100 })).data.filter((d) => d.state).map((d) =>
+          d.deviceId
+        ),
+      );
+      const done = (await api.rolloutDevices(finished._id, { rowsPerPage: 100 })).data
+        .find((d) => !reportedRc.has(d.deviceId))!;
+      assert.deepEqual((await api.getDevice(done.deviceId)).update, {
+        firmwareId: stable._id,
+        state: "installed",
+        progress: 100,
+        message: null,
+        at: done.at,
+      });
+    },
+  );
+
   await t.step("a restart with DEMO=1 adds nothing to a database that holds data", async () => {
     const before = (await api.listDevices()).total;
     assert.equal(await srv.stop(), 0);

@@ -138,3 +138,86 @@ e2eTest("saved views: kept on the server, shared, found from a fresh browser, de
   assert.deepEqual((await api.listSavedViews()).map((v) => v.name), ["Made elsewhere", "Old local"]);
   assert.equal(await page.getByLabel("Saved view").locator("option", { hasText: "Version two" }).count(), 0);
 });
+
+e2eTest(
+  "saved views: rename one's own view in a dialog fetched when used; a taken name is refused in place",
+  async (c) => {
+    const { page, visit, signIn, screenshot, srv, api } = c;
+    await checkInDevices(srv, newer, { app: "2.0.0", os: "Linux", channels: [] });
+    await checkInDevices(srv, older, { app: "1.0.0", os: "Linux", channels: [] });
+    await api.createSavedView({ name: "Version two", query: { app: "2.0.0" } });
+    await api.createSavedView({ name: "Old ones", query: { app: "1.0.0" }, shared: true });
+    await api.createOperator({ email: "ann@example.com", password: "ann-pass-1234", role: "operator" });
+    const ann = await srv.login("ann@example.com", "ann-pass-1234");
+    await ann.createSavedView({ name: "Ann's", query: { q: "sv-old" }, shared: true });
+    const scripts: string[] = [];
+    page.on("request", (req) => {
+      if (req.resourceType() === "script") scripts.push(new URL(req.url()).pathname);
+    });
+    const renameChunk = () => scripts.filter((s) => /\/RenameViewDialog-[^/]+\.js$/.test(s));
+
+    await visit("/devices?app=2.0.0");
+    await signIn();
+    await page.getByText("4 devices match").waitFor();
+    const menu = page.getByLabel("Saved view");
+    await assertEventually(async () => assert.equal(await menu.locator("option:checked").textContent(), "Version two"));
+    assert.deepEqual(renameChunk(), [], "the rename dialog's code waits until it is asked for");
+
+    // Rename: the dialog opens on the current name; Enter saves; the menu shows the new name at once.
+    await page.getByRole("button", { name: "Rename view…" }).click();
+    const dialog = page.getByRole("dialog", { name: "Rename saved view Version two" });
+    const name = dialog.getByLabel("Name", { exact: true });
+    await name.waitFor();
+    assert.equal(await name.inputValue(), "Version two");
+    assert.equal(renameChunk().length, 1);
+    await assertEventually(async () => assert.equal(await name.evaluate((el) => el === document.activeElement), true));
+    await page.waitForTimeout(350); // the dialog's entry animation ends before axe measures colours
+    await assertAccessible(page, "rename saved view dialog");
+    await name.fill("Second version");
+    await name.press("Enter");
+    await page.getByText("Version two is now Second version.").waitFor();
+    await dialog.waitFor({ state: "hidden" });
+    await assertEventually(async () =>
+      assert.equal(await menu.locator("option:checked").textContent(), "Second version")
+    );
+    await assertEventually(async () =>
+      assert.equal(await page.evaluate(() => document.activeElement?.id), "rename-view", "focus is back")
+    );
+    assert.equal(await menu.locator("option", { hasText: "Version two" }).count(), 0);
+    assert.deepEqual((await api.listSavedViews()).map((v) => [v.name, v.query]), [
+      ["Ann's", { q: "sv-old" }],
+      ["Old ones", { app: "1.0.0" }],
+      ["Second version", { app: "2.0.0" }],
+    ]);
+
+    // A name one already uses (ignoring case) is refused by the server: the reason shows under the field, which keeps
+    // the name typed, and nothing changes.
+    await page.getByRole("button", { name: "Rename view…" }).click();
+    const again = page.getByRole("dialog", { name: "Rename saved view Second version" });
+    await again.getByLabel("Name", { exact: true }).fill("old ONES");
+    await again.getByRole("button", { name: "Rename" }).click();
+    const refusal = again.getByText('you already have a saved view named "old ONES"');
+    await refusal.waitFor();
+    assert.equal(await again.getByLabel("Name", { exact: true }).getAttribute("aria-invalid"), "true");
+    assert.equal(
+      await again.getByLabel("Name", { exact: true }).getAttribute("aria-describedby"),
+      await refusal.getAttribute("id"),
+    );
+    await screenshot("saved-views-02-rename-refused");
+    await assertAccessible(page, "rename saved view dialog with a refused name");
+    await page.keyboard.press("Escape");
+    await again.waitFor({ state: "hidden" });
+    await assertEventually(async () =>
+      assert.equal(await page.evaluate(() => document.activeElement?.id), "rename-view", "focus is back")
+    );
+    assert.deepEqual((await api.listSavedViews()).map((v) => v.name), ["Ann's", "Old ones", "Second version"]);
+
+    // One's own shared view can be renamed; another operator's shared view cannot.
+    await menu.selectOption({ label: "Old ones (shared)" });
+    await page.getByText("6 devices match").waitFor();
+    assert.equal(await page.getByRole("button", { name: "Rename view…" }).count(), 1);
+    await menu.selectOption({ label: "Ann's (shared by ann@example.com)" });
+    await page.getByText("Shared by ann@example.com", { exact: true }).waitFor();
+    assert.equal(await page.getByRole("button", { name: "Rename view…" }).count(), 0);
+  },
+);

@@ -80,15 +80,18 @@ export async function keysState(tx: Tx, product: string): Promise<KeysState> {
   return keysStateOf(Number(row.generation), row.kept ?? null, row.default_firmware ?? null, holding);
 }
 
-/** Recomputes the keys of the devices `where` selects (over alias d, parameters from $1), in the caller's transaction. */
-async function refreshKeys(tx: Tx, state: KeysState, where: string, whereArgs: Arg[]): Promise<void> {
+/**
+ * Recomputes the keys of the devices `where` selects (over alias d, parameters from $1), in the caller's transaction;
+ * answers how many rows changed.
+ */
+async function refreshKeys(tx: Tx, state: KeysState, where: string, whereArgs: Arg[]): Promise<number> {
   const args = [...whereArgs];
   const p = (v: Arg) => {
     args.push(v);
     return `$${args.length}`;
   };
   const given = rolloutFirmwareSql(state.rollouts, p, BUCKET);
-  await tx.unsafe(
+  const first = await tx.unsafe(
     `UPDATE devices u SET rollout_firmware_id = x.r
      FROM (SELECT d.device_id, ${given}::text AS r FROM devices d WHERE ${where}) x
      WHERE u.device_id = x.device_id AND u.rollout_firmware_id IS DISTINCT FROM x.r`,
@@ -96,10 +99,11 @@ async function refreshKeys(tx: Tx, state: KeysState, where: string, whereArgs: A
   );
   args.length = whereArgs.length;
   const key = firmwareKeySql(state.defaultFirmware, p);
-  await tx.unsafe(
+  const second = await tx.unsafe(
     `UPDATE devices d SET firmware_key = ${key} WHERE ${where} AND d.firmware_key IS DISTINCT FROM ${key}`,
     args as never,
   );
+  return first.count + second.count;
 }
 
 /**
@@ -126,6 +130,7 @@ export async function syncKeys(sql: Sql, product: string, stopped = () => false)
       (tx) => tx`UPDATE firmware_keys SET product = ${product} WHERE product IS DISTINCT FROM ${product}`,
     );
     let after = "";
+    let changed = 0;
     for (;;) {
       if (stopped()) return false;
       const step = await writeRetried(sql, async (tx) => {
@@ -135,10 +140,13 @@ export async function syncKeys(sql: Sql, product: string, stopped = () => false)
         const [end] = await tx`SELECT device_id FROM devices WHERE device_id > ${after}
           ORDER BY device_id LIMIT 1 OFFSET ${KEYS_SYNC_SLICE - 1}`;
         if (end === undefined) {
-          await refreshKeys(tx, state, "d.device_id > $1", [after]);
+          changed += await refreshKeys(tx, state, "d.device_id > $1", [after]);
           return "last";
         }
-        await refreshKeys(tx, state, "d.device_id > $1 AND d.device_id <= $2", [after, end.device_id as string]);
+        changed += await refreshKeys(tx, state, "d.device_id > $1 AND d.device_id <= $2", [
+          after,
+          end.device_id as string,
+        ]);
         after = end.device_id as string;
         return "more";
       });
@@ -153,6 +161,9 @@ export async function syncKeys(sql: Sql, product: string, stopped = () => false)
           await tx`UPDATE firmware_keys SET kept = ${state.signature}`;
           return true;
         });
+        // The planner's picture of the keys (how many devices are on the default) moves with them; autovacuum's
+        // analyze may not run for a change of a few percent, and a stale one made deep pages sort every match.
+        if (changed > 0) await sql`ANALYZE devices (firmware_key, rollout_firmware_id)`;
         if (marked) return true;
         break;
       }

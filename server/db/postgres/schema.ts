@@ -524,11 +524,17 @@ export const MIGRATIONS: readonly string[] = [
   DROP INDEX devices_firmware_updated;
   DROP INDEX devices_firmware_created;
   DROP INDEX devices_firmware_app;
-  CREATE INDEX devices_firmware_key ON devices(firmware_key, device_id);
-  CREATE INDEX devices_firmware_key_seen ON devices(firmware_key, last_logged_in NULLS FIRST, device_id);
-  CREATE INDEX devices_firmware_key_updated ON devices(firmware_key, updated_at, device_id, last_logged_in);
-  CREATE INDEX devices_firmware_key_created ON devices(firmware_key, created_at, device_id, last_logged_in);
-  CREATE INDEX devices_firmware_key_app ON devices(firmware_key, app NULLS FIRST, device_id, last_logged_in);
+  -- firmware_id rides along: the default filter (firmware_key IS NULL AND firmware_id IS NULL) stays an index-only
+  -- walk, which the planner then prefers to sorting every match for a deep page
+  CREATE INDEX devices_firmware_key ON devices(firmware_key, device_id) INCLUDE (firmware_id);
+  CREATE INDEX devices_firmware_key_seen ON devices(firmware_key, last_logged_in NULLS FIRST, device_id)
+    INCLUDE (firmware_id);
+  CREATE INDEX devices_firmware_key_updated ON devices(firmware_key, updated_at, device_id, last_logged_in)
+    INCLUDE (firmware_id);
+  CREATE INDEX devices_firmware_key_created ON devices(firmware_key, created_at, device_id, last_logged_in)
+    INCLUDE (firmware_id);
+  CREATE INDEX devices_firmware_key_app ON devices(firmware_key, app NULLS FIRST, device_id, last_logged_in)
+    INCLUDE (firmware_id);
   INSERT INTO device_group_counts (dim, key, n)
     SELECT 'effective', COALESCE('v:' || firmware_key, 'none'), count(*) FROM devices GROUP BY 2;
   ${GROUP_COUNT_FUNCTIONS}

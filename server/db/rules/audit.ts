@@ -5,7 +5,7 @@
 import { createHash } from "node:crypto";
 import type { AuditAction, AuditEntry, AuditFilter, AuditTarget, JsonValue } from "../../../shared/schemas/audit.ts";
 import { newId } from "../../../shared/ids.ts";
-import { now } from "../clock.ts";
+import { wallClock } from "../clock.ts";
 import { currentAuditContext } from "../audit_context.ts";
 import { csvLine } from "./csv.ts";
 
@@ -58,7 +58,7 @@ export function nextEntry(previous: { seq: number; hash: string }, entry: NewAud
   const hashed: HashedEntry = {
     _id: newId(),
     seq: previous.seq + 1,
-    at: now(),
+    at: wallClock(),
     actor: { type: actor.type, id: actor.id, name: actor.name },
     action: entry.action,
     target: entry.target ? { type: entry.target.type, id: entry.target.id, name: entry.target.name } : null,

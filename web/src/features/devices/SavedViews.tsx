@@ -1,9 +1,10 @@
 import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { InputText } from "primereact/inputtext";
-import { useEffect, useState } from "react";
+import { lazy, Suspense, useEffect, useState } from "react";
 import type { SavedView } from "../../../../shared/schemas/saved_view.ts";
 import { type PendingConfirm, PendingConfirmDialog } from "../../components/ConfirmDialog.tsx";
 import { LiteButton } from "../../components/LiteButton.tsx";
+import { focusWhenReady } from "../../lib/focus.ts";
 import { useNotify, useNotifyError } from "../../lib/notify.ts";
 import { useRole } from "../../lib/role.ts";
 import {
@@ -16,6 +17,23 @@ import {
 } from "./api.ts";
 import { keepLocalViews, loadLocalViews, localViewQuery, viewLabel, viewQueryOf, viewUrlQuery } from "./savedViews.ts";
 import { readDevicesUrl } from "./urlState.ts";
+
+/** In place of the rename dialog when its code could not be fetched (offline): says so and closes. */
+function RenameNotLoaded({ error, onHide }: { error: unknown; onHide: () => void }) {
+  const notifyError = useNotifyError();
+  useEffect(() => {
+    notifyError(error);
+    onHide();
+  }, []);
+  return null;
+}
+
+// The rename dialog's code is fetched when the operator first asks to rename: using the menu does not need it.
+const RenameViewDialog = lazy(() =>
+  import("./RenameViewDialog.tsx").catch((error) => ({
+    default: ({ onHide }: { onHide: () => void }) => <RenameNotLoaded error={error} onHide={onHide} />,
+  }))
+);
 
 const nameKey = (name: string) => name.trim().normalize("NFC").toLowerCase();
 const importing = new Set<string>();
@@ -54,7 +72,7 @@ async function importLocalViews(who: string, mine: SavedView[]): Promise<{ moved
 
 /**
  * Saved views of the devices list, kept on the server per operator: open one (own or shared by another operator),
- * save the current one (optionally shared), share or unshare one's own, delete one behind a confirmation (admins may
+ * save the current one (optionally shared), share, unshare or rename one's own, delete one behind a confirmation (admins may
  * delete a view someone shared). Rendered by SavedViewsSlot once the browser is idle after the list's first load.
  */
 export default function SavedViews({ who, current, onOpen }: {
@@ -75,6 +93,7 @@ export default function SavedViews({ who, current, onOpen }: {
   const [shared, setShared] = useState(false);
   const [naming, setNaming] = useState(false);
   const [confirm, setConfirm] = useState<PendingConfirm | null>(null);
+  const [renaming, setRenaming] = useState<SavedView | null>(null);
 
   const list = views.data ?? [];
   const mine = list.filter((v) => v.owner === who);
@@ -218,6 +237,18 @@ export default function SavedViews({ who, current, onOpen }: {
             })}
         />
       )}
+      {open && own && (
+        <LiteButton
+          id="rename-view"
+          label="Rename view…"
+          icon="pi pi-pencil"
+          size="small"
+          text
+          severity="secondary"
+          aria-haspopup="dialog"
+          onClick={() => setRenaming(open)}
+        />
+      )}
       {open && (own || (isAdmin && open.shared)) && (
         <LiteButton
           label="Delete view"
@@ -227,6 +258,19 @@ export default function SavedViews({ who, current, onOpen }: {
           severity="secondary"
           onClick={() => askDelete(open)}
         />
+      )}
+      {renaming && (
+        <Suspense fallback={null}>
+          <RenameViewDialog
+            view={renaming}
+            onRenamed={(v) => setPicked(v._id)}
+            onHide={() => {
+              setRenaming(null);
+              // Back to the button that opened it (the dialog is gone with its focused field).
+              focusWhenReady(() => document.getElementById("rename-view"));
+            }}
+          />
+        </Suspense>
       )}
       <PendingConfirmDialog
         pending={confirm}

@@ -18,8 +18,8 @@ import { ModuleCard } from "./ModuleCard.tsx";
 import { DeletionImpact } from "./DeletionImpact.tsx";
 import { ModuleDialog } from "./ModuleDialog.tsx";
 import { renamed, withModule, withoutModule } from "./modules.ts";
-import { NameDialog } from "./NameDialog.tsx";
-import { nameErrorOf } from "./nameError.ts";
+import { NameDialog } from "../../components/NameDialog.tsx";
+import { nameErrorOf } from "../../lib/nameError.ts";
 
 /** Which module the dialog edits: a module, null for a new one, or closed. */
 type Editing = { module: Module | null } | null;

@@ -10,8 +10,8 @@ import { formatDateTime } from "../../lib/format.ts";
 import { useNotify, useNotifyError } from "../../lib/notify.ts";
 import { useRole } from "../../lib/role.ts";
 import { productTypesQuery, useCreateProductType } from "./api.ts";
-import { NameDialog } from "./NameDialog.tsx";
-import { nameErrorOf } from "./nameError.ts";
+import { NameDialog } from "../../components/NameDialog.tsx";
+import { nameErrorOf } from "../../lib/nameError.ts";
 
 const href = (id: string) => `/product_types/${encodeURIComponent(id)}`;
 

@@ -1,14 +1,18 @@
 import { useEffect, useId, useState } from "react";
 import { Button } from "primereact/button";
 import { InputText } from "primereact/inputtext";
-import { AppDialog } from "../../components/AppDialog.tsx";
-import { useFieldError } from "../../lib/useFieldError.ts";
+import { AppDialog } from "./AppDialog.tsx";
+import { useFieldError } from "../lib/useFieldError.ts";
 
 export interface NameDialogProps {
   visible: boolean;
   header: string;
   placeholder: string;
   initial?: string;
+  /** The longest name the server takes (default 200). */
+  maxLength?: number;
+  /** The submit button's label (default OK). */
+  okLabel?: string;
   busy?: boolean;
   /** Why the server refused the name, shown under the field until the text changes. */
   error?: string | null;
@@ -17,9 +21,10 @@ export interface NameDialogProps {
   onHide: () => void;
 }
 
-/** Asks for one name; OK is disabled while the trimmed text is empty. Enter submits. */
+/** Asks for one name (add or rename a product type, rename a saved view); OK is disabled while the trimmed text is empty. Enter submits. */
 export function NameDialog(
-  { visible, header, placeholder, initial = "", busy, error, onSubmit, onHide }: NameDialogProps,
+  { visible, header, placeholder, initial = "", maxLength = 200, okLabel = "OK", busy, error, onSubmit, onHide }:
+    NameDialogProps,
 ) {
   const id = useId();
   const errorId = useId();
@@ -41,7 +46,7 @@ export function NameDialog(
         <div>
           <Button label="Cancel" icon="pi pi-times" outlined onClick={onHide} />
           <Button
-            label="OK"
+            label={okLabel}
             icon="pi pi-check"
             disabled={!canSubmit}
             loading={busy}
@@ -63,7 +68,7 @@ export function NameDialog(
           value={name}
           onChange={(e) => setName(e.target.value)}
           placeholder={placeholder}
-          maxLength={200}
+          maxLength={maxLength}
           autoFocus
           invalid={!!shownError}
           aria-invalid={!!shownError}

@@ -1,5 +1,5 @@
-import { ApiError } from "../../../../shared/client.ts";
-import { errorMessage, fieldError, fieldSentence } from "../../lib/messages.ts";
+import { ApiError } from "../../../shared/client.ts";
+import { errorMessage, fieldError, fieldSentence } from "./messages.ts";
 
 /**
  * The sentence to show beside a name field when the server refused a save because of that name (the field matched
