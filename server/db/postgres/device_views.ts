@@ -7,7 +7,6 @@ import { devicePatchWrites } from "../rules/devices.ts";
 import { appendAuditMany } from "./audit.ts";
 import {
   auditEntries,
-  byDevicesThenKey,
   cancelledHeld,
   cappedTotal,
   cursorPart,
