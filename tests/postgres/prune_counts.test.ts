@@ -3,6 +3,7 @@
  * plus a margin go; hours that still count devices, recent hours and every count a view or the overview answers stay.
  * Once through the store, once through the real server (which prunes at start).
  */
+import { withClock } from "../../testing/clock.ts";
 import assert from "node:assert/strict";
 import { type OpenStores, openStores } from "../../server/db/mod.ts";
 import { SEEN_PRUNE_AFTER_MS } from "../../server/db/rules/device_views.ts";
@@ -12,25 +13,6 @@ import { startServer } from "../../testing/server.ts";
 const PRODUCT = "prune";
 const HOUR = 3600_000;
 const DAY = 24 * HOUR;
-
-/** Runs `fn` with the clock moved by `shift` ms (check-ins stamp their time with `new Date()`). */
-async function withClock<T>(shift: number, fn: () => Promise<T>): Promise<T> {
-  const Real = Date;
-  class Shifted extends Real {
-    constructor(...args: unknown[]) {
-      super(...((args.length === 0 ? [Real.now() + shift] : args) as [string]));
-    }
-    static override now() {
-      return Real.now() + shift;
-    }
-  }
-  globalThis.Date = Shifted as DateConstructor;
-  try {
-    return await fn();
-  } finally {
-    globalThis.Date = Real;
-  }
-}
 
 const hourKey = (msAgo: number) => `h:${new Date(Date.now() - msAgo).toISOString().slice(0, 13)}`;
 

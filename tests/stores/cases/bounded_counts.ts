@@ -1,3 +1,4 @@
+import { withClock } from "../../../testing/clock.ts";
 import assert from "node:assert/strict";
 import { productTypeOrder, VIEW_COUNT_LIMIT } from "../../../server/db/rules/device_views.ts";
 import type { DeviceFilter } from "../../../shared/schemas/device.ts";
@@ -164,23 +165,4 @@ export function boundedCountCases(engine: string, options: Parameters<typeof sto
     assert.deepEqual(await counts(), before);
     assert.equal(await stores.devices.pruneCounts(), 0, "nothing left the second time");
   });
-}
-
-/** Runs `fn` with the clock moved by `shift` ms (check-ins stamp their time with `new Date()`). */
-async function withClock<T>(shift: number, fn: () => Promise<T>): Promise<T> {
-  const Real = Date;
-  class Shifted extends Real {
-    constructor(...args: unknown[]) {
-      super(...((args.length === 0 ? [Real.now() + shift] : args) as [string]));
-    }
-    static override now() {
-      return Real.now() + shift;
-    }
-  }
-  globalThis.Date = Shifted as DateConstructor;
-  try {
-    return await fn();
-  } finally {
-    globalThis.Date = Real;
-  }
 }

@@ -1,3 +1,4 @@
+import { withClock } from "../../../testing/clock.ts";
 import assert from "node:assert/strict";
 import { InvalidError } from "../../../server/db/errors.ts";
 import {
@@ -537,23 +538,4 @@ export function deviceViewCases(engine: string, options: ConformanceOptions) {
       });
     },
   );
-}
-
-/** Runs `fn` with the clock moved by `shift` ms (check-ins stamp their time with `new Date()`). */
-async function withClock<T>(shift: number, fn: () => Promise<T>): Promise<T> {
-  const Real = Date;
-  class Shifted extends Real {
-    constructor(...args: unknown[]) {
-      super(...((args.length === 0 ? [Real.now() + shift] : args) as [string]));
-    }
-    static override now() {
-      return Real.now() + shift;
-    }
-  }
-  globalThis.Date = Shifted as DateConstructor;
-  try {
-    return await fn();
-  } finally {
-    globalThis.Date = Real;
-  }
 }
