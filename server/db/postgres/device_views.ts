@@ -26,6 +26,7 @@ import {
   keptDistribution,
   keptFirmwareSql,
   keptFirmwareTotal,
+  keptGroups,
   keysetParts,
   keysetStep,
   nextHour,
@@ -254,11 +255,7 @@ async function productTypePage(
         n: number;
       }[],
     ).productType;
-    const groups = order.map((key) => ({
-      key,
-      count: one?.kind === "productType" && one.id !== key ? 0 : kept.get(key) ?? 0,
-    }));
-    const total = groups.reduce((s, g) => s + g.count, 0);
+    const { groups, total } = keptGroups(order, kept, one);
     return { ids: await read(groupSlices(groups, offset, perPage)), total, exact: true };
   }
   const walk = new GroupWalk(order, offset, perPage, count);

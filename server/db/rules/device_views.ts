@@ -377,6 +377,22 @@ export function productTypeOrder(
 }
 
 /**
+ * The product-type groups of `sort=productType` from the kept counts (no filter, or one product type alone: the others
+ * are empty), in `order`, and their total.
+ */
+export function keptGroups(
+  order: readonly (string | null)[],
+  kept: ReadonlyMap<string | null, number>,
+  one: ExactCount | null,
+): { groups: { key: string | null; count: number }[]; total: number } {
+  const groups = order.map((key) => ({
+    key,
+    count: one?.kind === "productType" && one.id !== key ? 0 : kept.get(key) ?? 0,
+  }));
+  return { groups, total: groups.reduce((s, g) => s + g.count, 0) };
+}
+
+/**
  * The slices of product-type groups (in productTypeOrder) that one page covers: for each, the group, how many of its
  * devices to skip and how many to take (each group ordered by deviceId in the view's direction).
  */

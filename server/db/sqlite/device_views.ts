@@ -26,6 +26,7 @@ import {
   keptDistribution,
   keptFirmwareSql,
   keptFirmwareTotal,
+  keptGroups,
   keysetParts,
   keysetStep,
   noBulkDevice,
@@ -230,11 +231,7 @@ function productTypePage(
         n: number;
       }[],
     ).productType;
-    const groups = order.map((key) => ({
-      key,
-      count: one?.kind === "productType" && one.id !== key ? 0 : kept.get(key) ?? 0,
-    }));
-    const total = groups.reduce((n, g) => n + g.count, 0);
+    const { groups, total } = keptGroups(order, kept, one);
     return { ids: read(groupSlices(groups, offset, perPage)), total, exact: true };
   }
   const walk = new GroupWalk(order, offset, perPage, count);
