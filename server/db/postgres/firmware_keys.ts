@@ -133,23 +133,26 @@ export async function syncKeys(sql: Sql, product: string, stopped = () => false)
     let changed = 0;
     for (;;) {
       if (stopped()) return false;
-      const step = await writeRetried(sql, async (tx) => {
+      // The slice's outcome is applied once its transaction committed (a retried one starts from the same place).
+      const { step, end, n } = await writeRetried(sql, async (tx) => {
         const state = await keysState(tx, product);
-        if (state.signature !== first.signature) return "again";
-        if (state.current) return "done"; // another replica's sync got there first
-        const [end] = await tx`SELECT device_id FROM devices WHERE device_id > ${after}
+        if (state.signature !== first.signature) return { step: "again", end: null, n: 0 };
+        // another replica's sync got there first
+        if (state.current) return { step: "done", end: null, n: 0 };
+        const [row] = await tx`SELECT device_id FROM devices WHERE device_id > ${after}
           ORDER BY device_id LIMIT 1 OFFSET ${KEYS_SYNC_SLICE - 1}`;
-        if (end === undefined) {
-          changed += await refreshKeys(tx, state, "d.device_id > $1", [after]);
-          return "last";
+        if (row === undefined) {
+          return { step: "last", end: null, n: await refreshKeys(tx, state, "d.device_id > $1", [after]) };
         }
-        changed += await refreshKeys(tx, state, "d.device_id > $1 AND d.device_id <= $2", [
-          after,
-          end.device_id as string,
-        ]);
-        after = end.device_id as string;
-        return "more";
+        const end = row.device_id as string;
+        return {
+          step: "more",
+          end,
+          n: await refreshKeys(tx, state, "d.device_id > $1 AND d.device_id <= $2", [after, end]),
+        };
       });
+      changed += n;
+      if (end !== null) after = end;
       if (step === "done") return true;
       if (step === "again") break;
       if (step === "last") {
