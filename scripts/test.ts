@@ -97,6 +97,21 @@ if (!Deno.args.length) {
 }
 
 let passed = 0, failed = 0, broken = false;
+/** What each failing suite said of its failures, repeated after the closing line: CI logs are often read from the end. */
+const recaps: string[] = [];
+
+/** Deno's FAILURES list and the start of its ERRORS section; vitest's FAIL lines. */
+function failureRecap(out: string): string {
+  const lines = stripAnsi(out).split("\n");
+  const at = (title: string) => lines.findIndex((l) => l.trim() === title);
+  const errors = at("ERRORS"), failures = at("FAILURES");
+  if (failures >= 0) {
+    const list = lines.slice(failures + 1).filter((l) => l.includes("=>"));
+    const detail = errors >= 0 ? lines.slice(errors + 1, failures).filter((l) => l.trim()).slice(0, 60) : [];
+    return [...list, "", ...detail].join("\n");
+  }
+  return lines.filter((l) => /^\s*(FAIL|×|❯ .*\.test\.)/.test(l)).slice(0, 60).join("\n");
+}
 /** Whether a suite's files include any that run on PostgreSQL. */
 const needsPostgres = (suite: Suite) =>
   suite.env?.TEST_ENGINE === "postgres" ||
@@ -148,11 +163,13 @@ for (const suite of suites) {
   }
   passed += counts.passed;
   failed += counts.failed;
+  if (counts.failed || code !== 0) recaps.push(`--- ${suite.name} (exit ${code})\n${failureRecap(out)}`);
   if (code !== 0 && counts.failed === 0) {
     console.log(`!!! ${suite.name} exited with ${code}`);
     broken = true;
   }
 }
 await cluster?.[Symbol.asyncDispose]();
+if (recaps.length) console.log(`\n=== what failed\n${recaps.join("\n\n")}`);
 console.log(`\n${passed} passed, ${failed} failed`);
 Deno.exit(failed || broken ? 1 : 0);
