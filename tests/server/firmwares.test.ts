@@ -348,6 +348,7 @@ Deno.test("a 256 MiB upload keeps the server's memory flat", async () => {
   const info = `idle ${Math.round(idle / MiB)} MiB, +${Math.round(growth / MiB)} MiB, peak ${
     Math.round(peak / MiB)
   } MiB`;
+  console.log(`256 MiB upload: ${info}`);
   assert.ok(growth < SIZE / 2, info);
   assert.ok(peak < 220 * MiB, info);
 });

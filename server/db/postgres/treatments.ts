@@ -112,7 +112,8 @@ export async function importIn(tx: Tx, treatments: readonly ImportedTreatment[])
     let to = from, bytes = 0;
     while (to < treatments.length && to - from < STAGE_ROWS && bytes < STAGE_BYTES) {
       const t = treatments[to++];
-      bytes += phasesText(t).length + t.images.reduce((s, i) => s + i.data.byteLength, 0);
+      const phases = typeof t.phasesJson === "string" ? t.phasesJson.length : t.phasesJson.byteLength;
+      bytes += phases + t.images.reduce((s, i) => s + i.data.byteLength, 0);
     }
     const batch = treatments.slice(from, to);
     const pIds = await drawIds(tx, "treatment_phases", batch.length);
