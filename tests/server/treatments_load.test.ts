@@ -48,7 +48,6 @@ Deno.test("treatments at the limits: import and lists never hold up check-ins, m
       const seconds = (performance.now() - started) / 1000;
       const { count, max } = await probe.stop();
       const { peak } = memoryOf(pid);
-
       console.log(
         `import of ${(fileSize / MiB).toFixed(0)} MiB (${TREATMENTS * PHASES * CHANNELS} channels): ` +
           `${seconds.toFixed(1)} s; ${count} check-ins, slowest ${max.toFixed(0)} ms; ` +
