@@ -21,6 +21,7 @@ import { registerViewsDelete } from "./commands/views/delete.ts";
 import { registerViewsList } from "./commands/views/list.ts";
 import { registerViewsSave } from "./commands/views/save.ts";
 import { registerViewsUpdate } from "./commands/views/update.ts";
+import { exitWhenCancelled } from "./lib/cancel.ts";
 import { handleError } from "./lib/errors.ts";
 import { DEFAULT_URL } from "./lib/session.ts";
 
@@ -41,7 +42,8 @@ export function buildProgram(): Command {
     .addHelpText(
       "after",
       `
-Exit status: 0 done, 1 the server or the network refused (message on standard error), 2 wrong usage.
+Exit status: 0 done, 1 the server or the network refused (message on standard error), 2 wrong usage,
+130 / 143 cancelled by SIGINT / SIGTERM (an upload not finished is not stored; nothing more is done).
 
 Examples:
   $ deno task cli --url https://console.example.com login --email ops@example.com
@@ -119,5 +121,6 @@ export async function run(args: string[]): Promise<number> {
 }
 
 if (import.meta.main) {
+  exitWhenCancelled();
   Deno.exit(await run(Deno.args));
 }

@@ -17,6 +17,7 @@ import { type AppContext, pathsFor } from "./context.ts";
 import { NewerSchemaError, openStores, storesConfig, StoreUnavailableError } from "./db/mod.ts";
 import { seedDemo } from "./demo/seed.ts";
 import { handleShutdownSignals } from "./shutdown.ts";
+import { watchLaunchers } from "../shared/launcher.ts";
 import { createLogger } from "./lib/logger.ts";
 import { ensureWebBundle } from "./web_bundle.ts";
 import { requireXz, XzMissingError } from "./files/xz_check.ts";
@@ -82,6 +83,8 @@ try {
   const files = await openFirmwareFiles(config, paths);
   await cleanUpAfterCrash(stores, files, paths, log);
   const shutdown = handleShutdownSignals({ stores, files, paths, graceMs: config.SHUTDOWN_GRACE_SECONDS * 1000, log });
+  // Behind `npx … task start`, a SIGTERM to npx reaches neither `deno task` nor the server: they stop when it is gone.
+  watchLaunchers((launcher) => shutdown.stop(`The ${launcher} that started the server is gone`));
   // Objects a crashed upload left in a shared bucket are swept while the server runs (at start, only those already old).
   setInterval(() => sweepFirmwareFiles(stores, files, log, SWEEP_EVERY_MS).catch(() => {}), SWEEP_EVERY_MS);
   // Once at start, then every hour in every process (each run is one indexed DELETE; replicas racing delete nothing

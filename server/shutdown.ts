@@ -2,6 +2,7 @@ import { clearTmpSync } from "./bootstrap.ts";
 import type { Paths } from "./context.ts";
 import type { OpenStores } from "./db/stores.ts";
 import { FilesUnavailableError, type FirmwareFiles } from "./files/firmware_files.ts";
+import { stopWebBuild } from "./web_bundle.ts";
 
 export interface ShutdownOptions {
   stores: OpenStores;
@@ -19,12 +20,21 @@ export interface GracefulShutdown {
   wrap(handler: Handler): Handler;
   /** Call once Deno.serve has returned the server. */
   serving(server: Deno.HttpServer): void;
+  /** Stops as on SIGTERM, for another reason (the launcher in front of the server is gone: shared/launcher.ts). */
+  stop(reason: string): void;
 }
+
+/**
+ * A signal within this long of the first is a copy of the same stop, not the operator insisting: Ctrl-C reaches every
+ * process of the terminal's group and `deno task` (and `timeout`, systemd's control-group stop) forwards it too, so one
+ * stop arrives two or three times within milliseconds. A signal after this long skips the wait.
+ */
+export const COPY_WINDOW_MS = 2000;
 
 /**
  * SIGTERM / SIGINT: refuse new requests with 503, let requests in flight finish for up to graceMs,
  * then sweep what an unfinished upload or import left, close the database and exit 0.
- * A second signal skips the wait.
+ * Copies of the signal arriving within COPY_WINDOW_MS are ignored; a signal after that skips the wait.
  *
  * Deno's server.shutdown() alone is not enough: it cuts the body of a request still being received
  * (an upload in progress fails). So requests are drained first and shutdown() runs once none is left.
@@ -44,6 +54,7 @@ export function handleShutdownSignals(opts: ShutdownOptions): GracefulShutdown {
   const finish = async () => {
     if (finishing) return;
     finishing = true;
+    stopWebBuild();
     try {
       const ids = stores.firmwares.ids();
       const closed = stores.close();
@@ -63,8 +74,11 @@ export function handleShutdownSignals(opts: ShutdownOptions): GracefulShutdown {
     Deno.exit(0);
   };
 
-  const stop = async (signal: Deno.Signal) => {
-    log(`${signal}: refusing new requests; finishing ${inFlight} request(s) in flight (up to ${graceMs / 1000} s).`);
+  const stop = async (signal: string) => {
+    log(
+      `${signal}: refusing new requests; finishing ${inFlight} request(s) in flight (up to ${graceMs / 1000} s; ` +
+        `a signal again after ${COPY_WINDOW_MS / 1000} s stops without waiting).`,
+    );
     const deadline = new Promise<"late">((r) => setTimeout(() => r("late"), graceMs));
     const idle = inFlight === 0 ? Promise.resolve() : new Promise<void>((r) => drained = r);
     // shutdown() then also waits for response bodies still being sent (downloads).
@@ -73,12 +87,21 @@ export function handleShutdownSignals(opts: ShutdownOptions): GracefulShutdown {
     finish();
   };
 
-  const onSignal = (signal: Deno.Signal) => {
+  let stoppedAt = 0;
+  let copies = 0;
+  const onSignal = (signal: string, external = false) => {
     if (stopping) {
+      // Only a signal is the operator insisting; a launcher gone while stopping changes nothing.
+      if (external || finishing) return;
+      if (performance.now() - stoppedAt < COPY_WINDOW_MS) {
+        if (copies++ === 0) log(`${signal} again at once: a copy of the same stop (the wait goes on).`);
+        return;
+      }
       log(`${signal} again: stopping without waiting.`);
       return finish();
     }
     stopping = true;
+    stoppedAt = performance.now();
     if (!server) {
       log(`${signal} while starting: stopping.`);
       return finish();
@@ -106,5 +129,6 @@ export function handleShutdownSignals(opts: ShutdownOptions): GracefulShutdown {
     serving(s) {
       server = s;
     },
+    stop: (reason) => onSignal(reason, true),
   };
 }

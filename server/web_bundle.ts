@@ -44,6 +44,24 @@ async function tryLock(): Promise<boolean> {
   }
 }
 
+/** The build under way (this process holds the lock), if any. */
+let building: AbortController | null = null;
+
+/**
+ * The server stops while it builds (a signal during start-up): the build is ended and the lock removed now, since the
+ * exit skips ensureWebBundle's cleanup; else the next start would wait for a lock nobody holds.
+ */
+export function stopWebBuild(): void {
+  if (!building) return;
+  building.abort();
+  building = null;
+  try {
+    Deno.removeSync(LOCK);
+  } catch {
+    // already gone
+  }
+}
+
 export async function ensureWebBundle(log: (line: string) => void): Promise<void> {
   if (!await webBundleIsStale()) return;
   const deadline = Date.now() + STALE_LOCK_MS + 10_000;
@@ -55,12 +73,14 @@ export async function ensureWebBundle(log: (line: string) => void): Promise<void
     // Another process may have built it while we waited.
     if (!await webBundleIsStale()) return;
     log("Building the web console bundle (web/dist)…");
+    building = new AbortController();
     const out = await new Deno.Command(Deno.execPath(), {
       args: ["run", "-A", `${ROOT}scripts/build-web.ts`],
       cwd: ROOT,
       stdout: "piped",
       stderr: "piped",
-    }).output();
+      signal: building.signal,
+    }).output().finally(() => building = null);
     const text = new TextDecoder().decode(out.stdout) + new TextDecoder().decode(out.stderr);
     if (!out.success) throw new Error(`The web build failed:\n${text}`);
     log(text.trim());

@@ -28,8 +28,10 @@ export interface TestServer extends AsyncDisposable {
   login(email?: string, password?: string): Promise<ApiClient & { token: string }>;
   /** fetch against the server with an optional bearer token. */
   fetch(path: string, init?: RequestInit & { token?: string }): Promise<Response>;
-  /** Sends a signal and waits for the exit code. */
+  /** Sends a signal (to the process started: with `launch`, the launcher) and waits for the exit code. */
   stop(signal?: Deno.Signal): Promise<number>;
+  /** With `launch`: sends a signal to the whole process group, as Ctrl-C or systemd do. */
+  signalGroup(signal: Deno.Signal): void;
   /** The stored firmware files (`<id>.xz`, sorted), on disk or in the bucket. */
   storedFirmwares(): Promise<string[]>;
   /** The bucket holding the firmware files (TEST_FIRMWARE_STORE=s3, or given), else null. */
@@ -47,6 +49,11 @@ export interface StartOptions {
   umask?: string;
   /** Firmware files in this bucket (default: a bucket of its own when TEST_FIRMWARE_STORE=s3, else the disk). */
   bucket?: TestBucket;
+  /**
+   * Start the server through this command line, run in the repository (e.g. `[Deno.execPath(), "task", "start"]`),
+   * instead of `deno run … server/main.ts`; it leads a process group of its own (signalGroup).
+   */
+  launch?: string[];
 }
 
 /**
@@ -68,9 +75,11 @@ export async function startServer(opts: StartOptions = {}): Promise<TestServer> 
   const bucket = opts.bucket ?? ownBucket;
   const args = ["run", "-A", "--v8-flags=--expose-gc", `${ROOT}server/main.ts`];
   const engine = await engineEnv(dataDir, opts.env);
-  const child = new Deno.Command(opts.umask ? "/bin/sh" : Deno.execPath(), {
+  const [command, ...commandArgs] = opts.launch ?? [Deno.execPath(), ...args];
+  const child = new Deno.Command(opts.umask ? "/bin/sh" : command, {
     // exec: the shell becomes the server, so its pid and signals are the server's
-    args: opts.umask ? ["-c", `umask ${opts.umask} && exec "$0" "$@"`, Deno.execPath(), ...args] : args,
+    args: opts.umask ? ["-c", `umask ${opts.umask} && exec "$0" "$@"`, command, ...commandArgs] : commandArgs,
+    detached: !!opts.launch,
     cwd: ROOT,
     env: {
       PORT: "0",
@@ -153,12 +162,21 @@ export async function startServer(opts: StartOptions = {}): Promise<TestServer> 
       return checked(`${url}${path}`, { ...init, headers });
     },
     stop,
+    signalGroup(signal) {
+      if (!opts.launch) throw new Error("signalGroup needs a server started with `launch`");
+      Deno.kill(-child.pid, signal);
+    },
     bucket,
     async storedFirmwares() {
       if (!bucket) return await listFiles(`${dataDir}/firmwares`);
       return (await bucket.keys("firmwares/")).map((key) => key.slice("firmwares/".length));
     },
     async [Symbol.asyncDispose]() {
+      if (opts.launch) {
+        try {
+          Deno.kill(-child.pid, "SIGKILL"); // the launcher's children too
+        } catch { /* the group is gone */ }
+      }
       await stop("SIGKILL");
       await ownBucket?.[Symbol.asyncDispose]();
       if (problems.length) {

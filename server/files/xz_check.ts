@@ -7,7 +7,7 @@
  *
  *   const check = startXzCheck(); await check.write(chunk); ...; const problem = await check.finish();
  */
-import type { StreamCheck } from "../lib/stream_check.ts";
+import { CheckInterruptedError, type StreamCheck } from "../lib/stream_check.ts";
 
 /** Decoding memory allowed: `xz -9` needs 65 MiB; a header asking for more than this is refused, not obeyed. */
 export const XZ_MEMLIMIT = "1GiB";
@@ -72,13 +72,23 @@ function headProblem(head: Uint8Array): string | null {
   return null;
 }
 
-export function startXzCheck(): StreamCheck {
+/** What a check killed by a signal (not by abort()) answers: it says nothing about the file. */
+const interrupted = (signal: string) =>
+  new CheckInterruptedError(`the xz check was stopped by ${signal} before it could judge the file`);
+
+/** The check, and the pid of its xz process (tests). */
+export function startXzCheck(): StreamCheck & { pid: number } {
+  // detached: xz runs in a session (and process group) of its own, so a signal an operator, systemd or `timeout`
+  // sends to the server's process group (Ctrl-C) reaches the server alone; the server decides what becomes of the
+  // uploads in flight (they finish within the grace period). Its stdin is the server's pipe: if the server dies, xz
+  // reads the end of its input and exits.
   const child = new Deno.Command("xz", {
     args: XZ_ARGS,
     env: XZ_ENV,
     stdin: "piped",
     stdout: "null",
     stderr: "piped",
+    detached: true,
   }).spawn();
   const writer = child.stdin.getWriter();
   const stderr = new Response(child.stderr).text().catch(() => "");
@@ -87,16 +97,23 @@ export function startXzCheck(): StreamCheck {
   let inFlight = 0;
   let closed = false;
   let exited = false;
+  let aborted = false;
 
+  // A signal is never the file's fault: xz killed by one (other than abort()'s) is an interrupted check.
   const verdict = Promise.all([child.status, stderr]).then(([status, text]) => {
     exited = true;
+    if (status.signal !== null && !aborted) throw interrupted(status.signal);
     return status.success ? null : xzProblem(text);
   });
-  const refused = new Promise<string>((resolve) => {
+  verdict.catch(() => {}); // handled by refused or finish(), whichever is awaited
+  const refused = new Promise<string>((resolve, reject) => {
     verdict.then((problem) => {
       if (problem !== null && !closed) resolve(problem);
+    }, (err) => {
+      if (!closed) reject(err);
     });
   });
+  refused.catch(() => {}); // a caller that never awaits refused (addFirmware) must not meet an unhandled rejection
 
   const stop = () => {
     if (closed) return;
@@ -105,6 +122,7 @@ export function startXzCheck(): StreamCheck {
   };
 
   return {
+    pid: child.pid,
     refused,
     write(chunk) {
       if (closed || exited) return null;
@@ -128,6 +146,7 @@ export function startXzCheck(): StreamCheck {
       return headBytes < HEAD ? "the file ends before its xz stream does" : headProblem(head);
     },
     abort() {
+      aborted = true;
       stop();
       if (!exited) {
         try {

@@ -21,7 +21,7 @@ import { collectChunks } from "../../shared/collect_chunks.ts";
 import { nameProblem } from "../../shared/schemas/common.ts";
 import { NoSpaceError, startFileWrite } from "../files/file_write.ts";
 import { FilesUnavailableError } from "../files/firmware_files.ts";
-import type { StreamCheck } from "./stream_check.ts";
+import { CheckInterruptedError, type StreamCheck } from "./stream_check.ts";
 
 /** Where an upload's bytes go: written and hashed as they stream; aborted (nothing left) on failure. */
 export interface UploadSink {
@@ -82,6 +82,14 @@ export function tempFileSink(tmpDir: string): UploadSink & { path: string } {
 /** The answer to a write that found no room: nothing is kept, the server stays up. */
 export const noRoom = () =>
   insufficientStorage("The server has no room left to store the file; nothing was stored. Try again later.");
+
+/** The content check was stopped (the server is stopping): not the file's fault, so never 422; nothing is kept. */
+const checkInterrupted = () =>
+  new ApiHttpError(
+    503,
+    "unavailable",
+    "The server is stopping: the file's check was interrupted and nothing was stored; send it again in a moment.",
+  );
 
 /** Multipart overhead allowed beyond maxBytes before a declared Content-Length is refused outright. */
 const OVERHEAD = 64 * 1024;
@@ -179,7 +187,7 @@ export async function receiveUpload<S extends UploadSink>(
       const verify = opts.verify;
       if (verify) {
         check = verify.start();
-        check.refused.then((problem) => stop(verify.error(clientName, problem)));
+        check.refused.then((problem) => stop(verify.error(clientName, problem)), stop);
       }
       stream.on("limit", () => stop(tooLarge(`The file is larger than the limit of ${limitText}.`)));
       stream.on("data", (chunk: Buffer) => {
@@ -254,6 +262,7 @@ export async function receiveUpload<S extends UploadSink>(
     await pump;
     await sink?.abort();
     if (err instanceof NoSpaceError) throw noRoom();
+    if (err instanceof CheckInterruptedError) throw checkInterrupted();
     if (err instanceof ApiHttpError || err instanceof FilesUnavailableError) throw err;
     throw badRequest("The upload was interrupted or malformed.");
   }

@@ -75,3 +75,27 @@ Deno.test("SIGTERM with an upload stalled past the grace period: discarded, no p
   await using again = await startServer({ dataDir });
   assert.deepEqual(await (await again.login()).listFirmwares(), []);
 });
+
+Deno.test("copies of the stop signal at once keep the grace period; a signal seconds later stops without waiting", async () => {
+  await using srv = await startServer({ env: { SHUTDOWN_GRACE_SECONDS: "60" } });
+  const api = await srv.login();
+  const upload = heldUpload(`${srv.url}/api/v1/device_firmwares`, api.token, "copies.xz", fakeXz(256 * 1024));
+  await waitForTempFile(srv.dataDir);
+
+  // What a Ctrl-C behind wrappers (or `timeout`, or systemd's control-group stop) delivers: one stop, several copies.
+  for (const signal of ["SIGINT", "SIGINT", "SIGTERM"] as const) srv.process.kill(signal);
+  const exited = srv.process.status;
+  assert.ok(await stillRunning(exited.then((s) => s.code), 1_000), "copies must not skip the grace period");
+  assert.equal(srv.output().match(/refusing new requests/g)?.length, 1, srv.output());
+  assert.match(srv.output(), /again at once: a copy of the same stop/); // two SIGINTs at once may merge into one
+  assert.doesNotMatch(srv.output(), /again: stopping without waiting/);
+
+  await new Promise((r) => setTimeout(r, 2_500)); // past COPY_WINDOW_MS (2 s): now the operator insists
+  const forced = performance.now();
+  assert.equal(await within(srv.stop("SIGTERM"), 10_000, "no exit"), 0);
+  console.log(`  a signal 3.5 s after the first: stopped ${Math.round(performance.now() - forced)} ms later`);
+  assert.match(srv.output(), /SIGTERM again: stopping without waiting/);
+  assert.match(srv.output(), /Discarded 1 unfinished upload/);
+  await assert.rejects(upload.response.then((r) => r.text()));
+  assert.deepEqual(await srv.storedFirmwares(), []);
+});

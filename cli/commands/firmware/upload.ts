@@ -2,6 +2,7 @@ import type { Command } from "commander";
 import { formatBytes } from "../../../shared/format_bytes.ts";
 import { XZ_MAGIC } from "../../../shared/schemas/firmware.ts";
 import { FIRMWARE_EXTENSION } from "../../../shared/schemas/firmware.ts";
+import { whileCancellable } from "../../lib/cancel.ts";
 import { RefusedError } from "../../lib/errors.ts";
 import { checkedUploadSource } from "../../lib/local_file.ts";
 import { managedDeviceType } from "../../lib/lookup.ts";
@@ -39,12 +40,25 @@ Examples:
       const deviceType = opts.default ? await managedDeviceType(api) : null;
       const bar = progressBar(g);
       let created;
+      let sent = false;
+      const noDefault = deviceType ? "; it was not made the default" : "";
+      const uploading = whileCancellable(() =>
+        sent
+          ? `the whole file was sent before the cancel, so the server may have stored it (see firmware list)${noDefault}`
+          : "the upload was stopped before its end; nothing was stored" + (deviceType ? " and no default was set" : "")
+      );
       try {
-        created = await api.uploadFirmware(source, (p) => bar.update(p));
+        created = await api.uploadFirmware(source, (p) => bar.update(p), { onSent: () => sent = true });
       } finally {
         bar.done();
+        uploading();
       }
       if (deviceType) {
+        const uploaded = created;
+        // The default is a second call: a cancel before it is sent leaves the fleet as it was.
+        const defaulting = whileCancellable(() =>
+          `${uploaded.name} was uploaded (${uploaded._id}); whether it became the default, see firmware list`
+        );
         try {
           // On the version looked up before the upload: a default someone set meanwhile is not overwritten (412).
           await api.patchDeviceType({ _id: deviceType._id, defaultFirmware: created._id }, {
@@ -55,6 +69,8 @@ Examples:
           throw new RefusedError(
             `Uploaded ${created.name} (${created._id}) but could not make it the default: ${why}`,
           );
+        } finally {
+          defaulting();
         }
       }
       if (g.json) return printJson(created);
