@@ -1,6 +1,7 @@
 /** The xz check on its own: verdicts in words, backpressure, an early refusal, abort. */
 import assert from "node:assert/strict";
 import { startXzCheck, xzProblem } from "../../server/files/xz_check.ts";
+import { CheckInterruptedError } from "../../server/lib/stream_check.ts";
 import { brokenXz, concat, filler, xzBytes, xzStreamOfSize } from "../../testing/xz_fixtures.ts";
 
 async function verdict(bytes: Uint8Array, chunk = 4096): Promise<string | null> {
@@ -54,4 +55,21 @@ Deno.test("xz check: 64 MiB with backpressure, an early refusal before the end, 
   aborted.abort();
   aborted.abort();
   assert.notEqual(await aborted.finish(), null);
+});
+
+Deno.test("xz check: runs in a session of its own; killed by a signal, it is interrupted, not a verdict on the file", async () => {
+  const stat = (pid: number) => Deno.readTextFileSync(`/proc/${pid}/stat`).split(") ")[1].split(" ");
+  const [, , ourGroup, ourSession] = stat(Deno.pid);
+  const valid = xzBytes(concat([...filler(100_000)]));
+
+  // refused rejects at once (the upload is answered 503 without waiting for the rest); finish() throws it too.
+  const early = startXzCheck();
+  await early.write(valid.subarray(0, 1000));
+  const [, , group, session] = stat(early.pid);
+  assert.equal(group, String(early.pid), "xz leads a process group of its own");
+  assert.notEqual(group, ourGroup);
+  assert.notEqual(session, ourSession);
+  Deno.kill(early.pid, "SIGINT");
+  await assert.rejects(early.refused, CheckInterruptedError);
+  await assert.rejects(early.finish(), /stopped by SIGINT/);
 });
