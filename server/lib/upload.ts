@@ -88,7 +88,7 @@ const checkInterrupted = () =>
   new ApiHttpError(
     503,
     "unavailable",
-    "The server is stopping: the file's check was interrupted and nothing was stored; send it again in a moment.",
+    "The file's check was interrupted (the server may be stopping) and nothing was stored; send it again in a moment.",
   );
 
 /** Multipart overhead allowed beyond maxBytes before a declared Content-Length is refused outright. */

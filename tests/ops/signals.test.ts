@@ -7,7 +7,7 @@
 import assert from "node:assert/strict";
 import { listFiles, startServer } from "../../testing/server.ts";
 import { cliEnv } from "../cli/run_cli.ts";
-import { fakeXz, heldUpload, waitForTempFile } from "./helpers.ts";
+import { fakeXz, heldUpload } from "./helpers.ts";
 import { holdingProxy } from "./holding_proxy.ts";
 import { childrenOf, groupGone, procInfo, waitFor } from "./processes.ts";
 
@@ -30,10 +30,13 @@ Deno.test("Ctrl-C to `npx … task start` during a valid upload: 201, one shutdo
   const api = await srv.login();
   const content = fakeXz(1 << 20);
   const upload = heldUpload(`${srv.url}/api/v1/device_firmwares`, api.token, "group-1.0.xz", content);
-  await waitForTempFile(srv.dataDir);
   // npm exec → sh -c → deno task → the server
-  const server = await waitFor(() => descendant(srv.process.pid, 3), 5_000, "the server under npx");
-  const xz = await waitFor(() => childrenOf(server.pid, "xz")[0], 5_000, "the upload's xz check");
+  const server = await waitFor(() => descendant(srv.process.pid, 3), 10_000, "the server under npx");
+  const xz = await waitFor(
+    () => childrenOf(server.pid, "xz")[0],
+    10_000,
+    "the upload's xz check (the upload in flight)",
+  );
   assert.notEqual(xz.pgrp, srv.process.pid, "xz must not be in the server's process group");
 
   const stopped = performance.now();
@@ -62,8 +65,11 @@ Deno.test("an xz check killed by a signal: 503 unavailable, never 422, nothing s
   await using srv = await startServer();
   const api = await srv.login();
   const upload = heldUpload(`${srv.url}/api/v1/device_firmwares`, api.token, "killed-1.0.xz", fakeXz(1 << 20));
-  await waitForTempFile(srv.dataDir);
-  const xz = await waitFor(() => childrenOf(srv.process.pid, "xz")[0], 5_000, "the upload's xz check");
+  const xz = await waitFor(
+    () => childrenOf(srv.process.pid, "xz")[0],
+    10_000,
+    "the upload's xz check (the upload in flight)",
+  );
   Deno.kill(xz.pid, "SIGTERM");
   const res = await upload.response;
   const body = await res.json();
