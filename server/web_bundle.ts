@@ -73,14 +73,19 @@ export async function ensureWebBundle(log: (line: string) => void): Promise<void
     // Another process may have built it while we waited.
     if (!await webBundleIsStale()) return;
     log("Building the web console bundle (web/dist)…");
-    building = new AbortController();
+    const build = building = new AbortController();
     const out = await new Deno.Command(Deno.execPath(), {
       args: ["run", "-A", `${ROOT}scripts/build-web.ts`],
       cwd: ROOT,
       stdout: "piped",
       stderr: "piped",
-      signal: building.signal,
-    }).output().finally(() => building = null);
+      signal: build.signal,
+    }).output().catch((err) => {
+      if (!build.signal.aborted) throw err;
+      return null;
+    }).finally(() => building = null);
+    // Stopped by stopWebBuild: the server is exiting; nothing more here (the lock is no longer this build's).
+    if (!out || build.signal.aborted) return await new Promise<never>(() => {});
     const text = new TextDecoder().decode(out.stdout) + new TextDecoder().decode(out.stderr);
     if (!out.success) throw new Error(`The web build failed:\n${text}`);
     log(text.trim());
