@@ -5,7 +5,10 @@ export interface StreamCheck {
    * resolves when it can (backpressure: the caller stops reading until then).
    */
   write(chunk: Uint8Array): Promise<void> | null;
-  /** After the last chunk: null when the content is valid, else what is wrong with it, in words (CheckInterruptedError). */
+  /**
+   * After the last chunk: null when the content is valid, else what is wrong with it, in words. Throws a
+   * CheckInterruptedError when the check was stopped before it could judge.
+   */
   finish(): Promise<string | null>;
   /**
    * Resolves with what is wrong as soon as the check refuses the content before its end; never for valid content.

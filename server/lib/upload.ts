@@ -83,7 +83,7 @@ export function tempFileSink(tmpDir: string): UploadSink & { path: string } {
 export const noRoom = () =>
   insufficientStorage("The server has no room left to store the file; nothing was stored. Try again later.");
 
-/** The content check was stopped (the server is stopping): not the file's fault, so never 422; nothing is kept. */
+/** The content check was stopped by a signal (not the file's fault, so never 422): nothing is kept, send it again. */
 const checkInterrupted = () =>
   new ApiHttpError(
     503,
