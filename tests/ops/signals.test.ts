@@ -49,7 +49,8 @@ Deno.test("Ctrl-C to `npx … task start` during a valid upload: 201, one shutdo
   const res = await upload.response;
   const body = await res.json();
   assert.equal(res.status, 201, JSON.stringify(body));
-  await srv.process.status;
+  // Bounded: a server left running would keep the output's pipes open (and srv.stop() waiting) for ever.
+  await groupGone(srv.process.pid, 30_000);
   const code = await srv.stop(); // exited already: no signal is sent, the output is read to its end
   const out = srv.output();
   console.log(
@@ -60,7 +61,6 @@ Deno.test("Ctrl-C to `npx … task start` during a valid upload: 201, one shutdo
   assert.doesNotMatch(out, /again: stopping without waiting|invalid_firmware|device_firmwares 422/);
   assert.match(out, /Stopped\./);
   assert.deepEqual(await srv.storedFirmwares(), [`${body._id}.xz`]);
-  await groupGone(srv.process.pid, 5_000);
 });
 
 Deno.test("an xz check killed by a signal: 503 unavailable, never 422, nothing stored", async () => {
@@ -88,8 +88,10 @@ Deno.test("SIGTERM to the npx in front of `task start`: the server stops, nothin
   await using srv = await startServer({ launch: [...NPX_DENO, "task", "start"] });
   assert.equal((await srv.fetch("/healthz")).status, 200);
   const killed = performance.now();
-  const code = await srv.stop("SIGTERM"); // npx's own exit; the pipes stay open until the server is gone too
-  await groupGone(srv.process.pid, 15_000);
+  srv.process.kill("SIGTERM");
+  const { code } = await srv.process.status; // npx's own exit
+  await groupGone(srv.process.pid, 15_000); // before srv.stop(): the output's pipes stay open while anything runs
+  await srv.stop();
   console.log(`  SIGTERM to npx: npx exit ${code}; deno task and the server gone after ${ms(killed)}`);
   assert.match(srv.output(), /The npx that started the server is gone: refusing new requests/);
   assert.match(srv.output(), /Stopped\./);
@@ -122,9 +124,14 @@ Deno.test("a cancelled CLI upload (SIGTERM to npx in front; SIGINT to its group)
     await new Promise((r) => setTimeout(r, 200));
     const sent = performance.now();
     signal(child.pid);
-    const out = await output;
-    await groupGone(child.pid, 10_000);
+    // Bounded: a CLI left running keeps the output's pipes open (the npx one exits on its own).
+    await groupGone(child.pid, 15_000).catch(async (err) => {
+      Deno.kill(-child.pid, "SIGKILL");
+      await output;
+      throw err;
+    });
     const gone = ms(sent);
+    const out = await output;
     const stderr = new TextDecoder().decode(out.stderr);
     // The server sees the body cut and removes the partial file.
     const deadline = Date.now() + 30_000;
