@@ -120,7 +120,13 @@ Deno.test("a cancelled CLI upload (SIGTERM to npx in front; SIGINT to its group)
       stderr: "piped",
     }).spawn();
     const output = child.output();
-    await proxy.holding;
+    const early = output.then((o) => {
+      throw new Error(
+        `the CLI ended before its upload was in flight: exit ${o.code}\n${new TextDecoder().decode(o.stderr)}`,
+      );
+    });
+    await Promise.race([proxy.holding, early]);
+    early.catch(() => {});
     await new Promise((r) => setTimeout(r, 200));
     const sent = performance.now();
     signal(child.pid);
