@@ -445,11 +445,12 @@ export function postgresRollouts(sql: Sql): RolloutStore {
         let rows;
         if (r.state === "draft") {
           // No device rows yet: the devices a start would target now, by the same bucket rule.
-          const k = stageIndexSql(r.stages, BUCKET(`${p(id)}::text`), p);
+          const k = stageIndexSql(r.stages, "x.bucket", p);
+          const b = BUCKET(`${p(id)}::text`);
           const scope = r.productTypeId === null ? "" : `AND d.product_type_id = ${p(r.productTypeId)}`;
           rows = await tx.unsafe(
-            `SELECT ${k} AS k, NULL AS state, count(*) AS n FROM devices d WHERE d.firmware_id IS NULL ${scope}
-             GROUP BY 1`,
+            `SELECT ${k} AS k, NULL AS state, count(*) AS n
+             FROM (SELECT ${b} AS bucket FROM devices d WHERE d.firmware_id IS NULL ${scope}) x GROUP BY 1`,
             args,
           );
         } else {

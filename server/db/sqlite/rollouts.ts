@@ -425,12 +425,13 @@ export function sqliteRollouts(db: Db): RolloutStore {
         let groups: { k: number; state: string | null; n: number }[];
         if (r.state === "draft") {
           // No device rows yet: the devices a start would target now, by the same bucket rule.
-          const k = stageIndexSql(r.stages, BUCKET(p(id)), p);
+          const k = stageIndexSql(r.stages, "bucket", p);
+          const b = BUCKET(p(id));
           const scope = r.productTypeId === null ? "" : `AND d.product_type_id = ${p(r.productTypeId)}`;
           groups = sql(
             db,
-            `SELECT ${k} AS k, NULL AS state, COUNT(*) AS n FROM devices d WHERE d.firmware_id IS NULL ${scope}
-             GROUP BY 1`,
+            `SELECT ${k} AS k, NULL AS state, COUNT(*) AS n
+             FROM (SELECT ${b} AS bucket FROM devices d WHERE d.firmware_id IS NULL ${scope}) GROUP BY 1`,
           ).all(...args) as never;
         } else {
           const k = stageIndexSql(r.stages, "bucket", p);
