@@ -21,7 +21,8 @@ export function registerFirmwareUpload(firmware: Command): void {
 The name and the xz magic bytes (FD 37 7A 58 5A 00) are checked before anything is sent; the server tests the
 whole xz stream and refuses a damaged or incomplete file (exit 1, nothing stored). Bytes already uploaded under
 another name are stored again, with a note on stderr (with --json: the answer's duplicateOf).
-A progress bar shows on a terminal; none when standard output is not a terminal or with --json.
+A progress bar shows on a terminal; elsewhere (a CI log, --json) progress lines go to standard error: at the
+start, at every 10 % and when the server has checked and stored the file.
 
 Examples:
   $ deno task cli firmware upload build/firmware-1.4.2.xz
@@ -37,13 +38,15 @@ Examples:
       const api = await signedInClient(cmd);
       // Look the device type up first, so a --default that cannot work refuses before the upload.
       const deviceType = opts.default ? await managedDeviceType(api) : null;
-      const bar = progressBar(g);
+      const bar = progressBar(g, `Uploading ${file.split("/").pop()}`, source.size);
       let created;
       try {
         created = await api.uploadFirmware(source, (p) => bar.update(p));
-      } finally {
-        bar.done();
+      } catch (err) {
+        bar.done(false);
+        throw err;
       }
+      bar.done();
       if (deviceType) {
         try {
           // On the version looked up before the upload: a default someone set meanwhile is not overwritten (412).
