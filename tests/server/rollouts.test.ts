@@ -134,6 +134,20 @@ Deno.test("rollouts: 1 %, advance, a failure burst pauses it, resume, finish, pr
     assert.equal(list[0]._id, r._id);
   });
 
+  await t.step("the firmware the fleet already runs, rolled out again: counted installed, it finishes", async () => {
+    let again = await api.createRollout({ name: "v2 again", firmwareId: v2._id, productTypeId: null });
+    again = await api.rolloutAction(again._id, "start");
+    assert.equal(again.state, "finished", JSON.stringify(again));
+    assert.deepEqual([again.counts.inStage, again.counts.installed, again.counts.pending], [
+      DEVICES - 1,
+      DEVICES - 1,
+      0,
+    ]);
+    const stages = await api.rolloutStages(again._id);
+    assert.deepEqual(stages.map((s) => s.pending), [0, 0, 0, 0]);
+    assert.equal((await api.firmwareInEffect("sim-3")).rolloutId, again._id);
+  });
+
   await t.step("cancel: the devices that did not install it return to the default", async () => {
     const v3 = await api.uploadFirmware(await fileSource(await makeXzFile(dir, "fw-3.0.xz", "three")));
     let c = await api.createRollout({

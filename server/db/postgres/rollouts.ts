@@ -41,7 +41,7 @@ import {
 } from "../rules/rollouts.ts";
 import { BUCKET } from "./firmware_keys.ts";
 import type { RolloutStore } from "../types/rollouts.ts";
-import { existing, nextRevision, read, type Sql, type Tx, write } from "./open.ts";
+import { existing, nextRevision, read, type Sql, type Tx, write, writeRetried } from "./open.ts";
 import { appendAudit } from "./audit.ts";
 import { runAs, SYSTEM_ACTOR } from "../audit_context.ts";
 
@@ -386,7 +386,9 @@ export function postgresRollouts(sql: Sql): RolloutStore {
         });
         return rolloutFromRow(row);
       }),
-    act: (id, action, by, product) => write(sql, (tx) => act(tx, id, action, by.email, product)),
+    // Retried on a deadlock: an action that moves device rows (retry, a stage entered that counts devices already
+    // running the firmware) holds the rollout's row first, a report holds its device row first.
+    act: (id, action, by, product) => writeRetried(sql, (tx) => act(tx, id, action, by.email, product)),
     devices: (id, { state, page, rowsPerPage }) =>
       read(sql, async (tx) => {
         const row = await getRow(tx, id);
