@@ -117,5 +117,12 @@ Deno.test("CLI rollouts: create, list, show, actions with --json and exit codes;
     assert.equal((await api.listDeviceTypes())[0].defaultFirmware, fw._id);
     const cancel = await runCli(["rollouts", "cancel", r._id], { env });
     assert.equal(cancel.code, 1);
+    const shown = await runCli(["devices", "show", "CL-0"], { env });
+    assert.match(
+      shown.stdout,
+      new RegExp(`Firmware in effect:\\s+fw-9\\.xz \\(${fw._id}\\), from rollout fw-9\\.xz \\(${r._id}\\)`),
+    );
+    const table = await runCli(["rollouts", "list"], { env });
+    assert.match(table.stdout, /INSTALLED\s+FAILED\s+PENDING\s+TARGETED/);
   });
 });

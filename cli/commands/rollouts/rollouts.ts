@@ -140,7 +140,7 @@ export function registerRollouts(rollouts: Command): void {
       if (g.json) return printJson(list);
       if (list.length === 0) return console.log("No rollouts.");
       printTable(
-        ["ID", "NAME", "STATE", "STAGE", "INSTALLED", "FAILED", "TARGETED", "CREATED"],
+        ["ID", "NAME", "STATE", "STAGE", "INSTALLED", "FAILED", "PENDING", "TARGETED", "CREATED"],
         list.map((r) => [
           r._id,
           r.name,
@@ -148,6 +148,7 @@ export function registerRollouts(rollouts: Command): void {
           r.stage < 0 ? "-" : `${r.stage + 1}/${r.stages.length} (${r.stages[r.stage]} %)`,
           `${r.counts.installed}/${r.counts.inStage}`,
           String(r.counts.failed),
+          String(r.counts.pending),
           String(r.counts.targeted),
           formatDate(r.createdAt),
         ]),
