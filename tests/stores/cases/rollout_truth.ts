@@ -35,105 +35,118 @@ async function auditActions(stores: Stores, id: string): Promise<string[]> {
 }
 
 export function rolloutTruthCases(engine: string, options: ConformanceOptions) {
-  storeTest(engine, options, "rollouts: resume never advances; pending counts; retry of failed devices", async (s, t) => {
-    await s.deviceTypes.ensure(PRODUCT);
-    const v1 = await addFirmware(s, "v1.xz");
-    const v2 = await addFirmware(s, "v2.xz");
-    await setDefault(s, v1._id);
-    const ids = Array.from({ length: 20 }, (_, i) => `t-${String(i).padStart(2, "0")}`);
-    for (const id of ids) await checkin(s, id);
-    const draft = await s.rollouts.create(
-      { name: "v2", firmwareId: v2._id, productTypeId: null, stages: [50, 100], failureThreshold: 5 },
-      BY,
-    );
-    const first = ids.filter((id) => bucket(draft._id, id) < 50);
-    assert.ok(first.length >= 2 && first.length < ids.length, `${first.length} devices in the first stage`);
-
-    await t.step("a draft: retry refused; its stages say how many devices each would reach", async () => {
-      await rejectsWith(
-        act(s, draft._id, "retry"),
-        ConflictError,
-        "Rollout v2 is draft: it cannot be retried (only a running, paused or finished rollout can).",
+  storeTest(
+    engine,
+    options,
+    "rollouts: resume never advances; pending counts; retry of failed devices",
+    async (s, t) => {
+      await s.deviceTypes.ensure(PRODUCT);
+      const v1 = await addFirmware(s, "v1.xz");
+      const v2 = await addFirmware(s, "v2.xz");
+      await setDefault(s, v1._id);
+      const ids = Array.from({ length: 20 }, (_, i) => `t-${String(i).padStart(2, "0")}`);
+      for (const id of ids) await checkin(s, id);
+      const draft = await s.rollouts.create(
+        { name: "v2", firmwareId: v2._id, productTypeId: null, stages: [50, 100], failureThreshold: 5 },
+        BY,
       );
-      assert.deepEqual(await s.rollouts.stages(draft._id), [
-        { stage: 0, percent: 50, reached: false, devices: first.length, installed: 0, failed: 0, pending: 0 },
-        { stage: 1, percent: 100, reached: false, devices: 20, installed: 0, failed: 0, pending: 0 },
-      ]);
-      assert.equal(await s.rollouts.stages("nope"), null);
-    });
+      const first = ids.filter((id) => bucket(draft._id, id) < 50);
+      assert.ok(first.length >= 2 && first.length < ids.length, `${first.length} devices in the first stage`);
 
-    const started = await act(s, draft._id, "start");
-    await t.step("started: every device of the stage is pending until its final report", () => {
-      assert.equal(started.counts.inStage, first.length);
-      assert.equal(started.counts.pending, first.length);
-      return Promise.resolve();
-    });
+      await t.step("a draft: retry refused; its stages say how many devices each would reach", async () => {
+        await rejectsWith(
+          act(s, draft._id, "retry"),
+          ConflictError,
+          "Rollout v2 is draft: it cannot be retried (only a running, paused or finished rollout can).",
+        );
+        assert.deepEqual(await s.rollouts.stages(draft._id), [
+          { stage: 0, percent: 50, reached: false, devices: first.length, installed: 0, failed: 0, pending: 0 },
+          { stage: 1, percent: 100, reached: false, devices: 20, installed: 0, failed: 0, pending: 0 },
+        ]);
+        assert.equal(await s.rollouts.stages("nope"), null);
+      });
 
-    await t.step("a failure pauses it; the others install meanwhile; resume keeps the complete stage", async () => {
-      await s.deviceApi.status(first[0], { firmwareId: v2._id, state: "downloading" }, PRODUCT);
-      assert.equal((await s.rollouts.get(draft._id))!.counts.pending, first.length, "downloading is still pending");
-      await s.deviceApi.status(first[0], { firmwareId: v2._id, state: "failed", message: "disk" }, PRODUCT);
-      let now = (await s.rollouts.get(draft._id))!;
-      assert.equal(now.state, "paused");
-      assert.equal(now.counts.pending, first.length - 1);
-      for (const id of first.slice(1)) {
-        await s.deviceApi.status(id, { firmwareId: v2._id, state: "installed" }, PRODUCT);
-      }
-      now = (await s.rollouts.get(draft._id))!;
-      assert.deepEqual([now.state, now.stage, now.counts.pending], ["paused", 0, 0]);
-      now = await act(s, draft._id, "resume");
-      assert.deepEqual([now.state, now.stage, now.counts.inStage], ["running", 0, first.length], "resume stayed");
-      assert.equal((await s.rollouts.get(draft._id))!.stage, 0);
-      const actions = await auditActions(s, draft._id);
-      assert.equal(actions.at(-1), "rollout.resume");
-      assert.ok(!actions.includes("rollout.auto_advance"), actions.join(", "));
-    });
+      const started = await act(s, draft._id, "start");
+      await t.step("started: every device of the stage is pending until its final report", () => {
+        assert.equal(started.counts.inStage, first.length);
+        assert.equal(started.counts.pending, first.length);
+        return Promise.resolve();
+      });
 
-    await t.step("retry: the failed device is pending again, audited; nothing left to retry is 409", async () => {
-      const now = await act(s, draft._id, "retry");
-      assert.deepEqual([now.state, now.stage], ["running", 0]);
-      assert.deepEqual(
-        [now.counts.failed, now.counts.pending, now.counts.installed],
-        [0, 1, first.length - 1],
-      );
-      const pending = (await s.rollouts.devices(draft._id, { state: "pending", page: 0, rowsPerPage: 100 }))!;
-      assert.deepEqual(pending.data.map((d) => [d.deviceId, d.message]), [[first[0], null]]);
-      const entry = (await s.audit.list({ targetType: "rollout", targetId: draft._id }, 0, 1)).data[0];
-      assert.equal(entry.action, "rollout.retry");
-      assert.equal(entry.details.retried, 1);
-      assert.equal((entry.details.counts as { pending: number }).pending, 1);
-      await rejectsWith(
-        act(s, draft._id, "retry"),
-        ConflictError,
-        "Rollout v2 has no failed devices: there is nothing to retry.",
-      );
-    });
+      await t.step("a failure pauses it; the others install meanwhile; resume keeps the complete stage", async () => {
+        await s.deviceApi.status(first[0], { firmwareId: v2._id, state: "downloading" }, PRODUCT);
+        assert.equal((await s.rollouts.get(draft._id))!.counts.pending, first.length, "downloading is still pending");
+        await s.deviceApi.status(first[0], { firmwareId: v2._id, state: "failed", message: "disk" }, PRODUCT);
+        let now = (await s.rollouts.get(draft._id))!;
+        assert.equal(now.state, "paused");
+        assert.equal(now.counts.pending, first.length - 1);
+        for (const id of first.slice(1)) {
+          await s.deviceApi.status(id, { firmwareId: v2._id, state: "installed" }, PRODUCT);
+        }
+        now = (await s.rollouts.get(draft._id))!;
+        assert.deepEqual([now.state, now.stage, now.counts.pending], ["paused", 0, 0]);
+        now = await act(s, draft._id, "resume");
+        assert.deepEqual([now.state, now.stage, now.counts.inStage], ["running", 0, first.length], "resume stayed");
+        assert.equal((await s.rollouts.get(draft._id))!.stage, 0);
+        const actions = await auditActions(s, draft._id);
+        assert.equal(actions.at(-1), "rollout.resume");
+        assert.ok(!actions.includes("rollout.auto_advance"), actions.join(", "));
+      });
 
-    await t.step("the retried device installs: the stage completes and advances by itself", async () => {
-      await s.deviceApi.status(first[0], { firmwareId: v2._id, state: "installed" }, PRODUCT);
-      const now = (await s.rollouts.get(draft._id))!;
-      assert.equal(now.stage, 1);
-      assert.equal(now.counts.inStage, 20);
-      assert.equal(now.counts.pending, 20 - first.length);
-      assert.deepEqual(await s.rollouts.stages(draft._id), [
-        { stage: 0, percent: 50, reached: true, devices: first.length, installed: first.length, failed: 0, pending: 0 },
-        {
-          stage: 1,
-          percent: 100,
-          reached: true,
-          devices: 20,
-          installed: first.length,
-          failed: 0,
-          pending: 20 - first.length,
-        },
-      ]);
-    });
+      await t.step("retry: the failed device is pending again, audited; nothing left to retry is 409", async () => {
+        const now = await act(s, draft._id, "retry");
+        assert.deepEqual([now.state, now.stage], ["running", 0]);
+        assert.deepEqual(
+          [now.counts.failed, now.counts.pending, now.counts.installed],
+          [0, 1, first.length - 1],
+        );
+        const pending = (await s.rollouts.devices(draft._id, { state: "pending", page: 0, rowsPerPage: 100 }))!;
+        assert.deepEqual(pending.data.map((d) => [d.deviceId, d.message]), [[first[0], null]]);
+        const entry = (await s.audit.list({ targetType: "rollout", targetId: draft._id }, 0, 1)).data[0];
+        assert.equal(entry.action, "rollout.retry");
+        assert.equal(entry.details.retried, 1);
+        assert.equal((entry.details.counts as { pending: number }).pending, 1);
+        await rejectsWith(
+          act(s, draft._id, "retry"),
+          ConflictError,
+          "Rollout v2 has no failed devices: there is nothing to retry.",
+        );
+      });
 
-    await t.step("cancelled: retry refused", async () => {
-      await act(s, draft._id, "cancel");
-      await assert.rejects(act(s, draft._id, "retry"), ConflictError);
-    });
-  });
+      await t.step("the retried device installs: the stage completes and advances by itself", async () => {
+        await s.deviceApi.status(first[0], { firmwareId: v2._id, state: "installed" }, PRODUCT);
+        const now = (await s.rollouts.get(draft._id))!;
+        assert.equal(now.stage, 1);
+        assert.equal(now.counts.inStage, 20);
+        assert.equal(now.counts.pending, 20 - first.length);
+        assert.deepEqual(await s.rollouts.stages(draft._id), [
+          {
+            stage: 0,
+            percent: 50,
+            reached: true,
+            devices: first.length,
+            installed: first.length,
+            failed: 0,
+            pending: 0,
+          },
+          {
+            stage: 1,
+            percent: 100,
+            reached: true,
+            devices: 20,
+            installed: first.length,
+            failed: 0,
+            pending: 20 - first.length,
+          },
+        ]);
+      });
+
+      await t.step("cancelled: retry refused", async () => {
+        await act(s, draft._id, "cancel");
+        await assert.rejects(act(s, draft._id, "retry"), ConflictError);
+      });
+    },
+  );
 
   storeTest(
     engine,
