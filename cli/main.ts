@@ -24,10 +24,15 @@ import { registerViewsUpdate } from "./commands/views/update.ts";
 import { exitWhenCancelled } from "./lib/cancel.ts";
 import { handleError } from "./lib/errors.ts";
 import { DEFAULT_URL } from "./lib/session.ts";
+import { RELEASE } from "../shared/version.ts";
+
+/** How the CLI is run (README): the name its usage lines and help show. */
+export const CLI_NAME = "deno task cli";
 
 export function buildProgram(): Command {
-  const program = new Command("cli")
+  const program = new Command(CLI_NAME)
     .description("Command line for the therapy device fleet console")
+    .version(RELEASE, "--version", "print the CLI's release and exit")
     .option("--url <url>", `console URL (default: CONSOLE_URL, else ${DEFAULT_URL})`)
     .option(
       "--token <token>",
@@ -42,8 +47,11 @@ export function buildProgram(): Command {
     .addHelpText(
       "after",
       `
-Exit status: 0 done, 1 the server or the network refused (message on standard error), 2 wrong usage,
-130 / 143 cancelled by SIGINT / SIGTERM (an upload not finished is not stored; nothing more is done).
+Exit status: 0 done, 1 the server or the network refused (message on standard error), 2 wrong usage (or
+rollouts show --wait --timeout ran out), 130 / 143 cancelled by SIGINT / SIGTERM (an upload not finished is not
+stored; nothing more is done).
+Options and arguments may come in any order; long jobs (uploads, imports, rollouts show --wait) print progress
+lines on standard error when it is not a terminal (a bar when it is).
 
 Examples:
   $ deno task cli --url https://console.example.com login --email ops@example.com
@@ -81,7 +89,7 @@ Examples:
   const rollouts = group(
     program,
     "rollouts",
-    "ship a firmware in stages: create, list, show (--wait), start, pause, resume, advance, cancel, promote",
+    "ship a firmware in stages: create, list, show (--wait), start, pause, resume, advance, retry, cancel, promote",
     "rollouts show <id> --wait",
   );
   registerRollouts(rollouts);

@@ -1,4 +1,5 @@
 import { openApiDocument } from "../shared/openapi.ts";
+import { RELEASE } from "../shared/version.ts";
 import { routeList } from "../shared/routes/mod.ts";
 import { storageState } from "./storage_state.ts";
 import * as metrics from "./metrics.ts";
@@ -54,7 +55,7 @@ export const SECURITY_HEADERS: Record<string, string> = {
 const PUBLIC_API = /^\/api\/v1\/(login$|openapi\.json$|device\/)/;
 
 /** The release of this API's description (info.version of the OpenAPI document). */
-export const API_VERSION = "1.0.0";
+export const API_VERSION = RELEASE;
 
 let openApi: Record<string, unknown> | undefined;
 

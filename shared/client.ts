@@ -312,6 +312,10 @@ export class ApiClient {
   getDevice(deviceId: string) {
     return this.call(routes.getDevice, { params: { deviceId } });
   }
+  /** The firmware in effect for a device and why (custom, a rollout's stage, the default). */
+  firmwareInEffect(deviceId: string) {
+    return this.call(routes.firmwareInEffect, { params: { deviceId } });
+  }
   patchDevice(patch: DevicePatch, opts: WriteOptions = {}) {
     return this.call(routes.patchDevice, {
       params: { deviceId: patch.deviceId },
@@ -329,6 +333,10 @@ export class ApiClient {
   }
   getDeviceType(id: string) {
     return this.call(routes.getDeviceType, { params: { id } });
+  }
+  /** How many devices a default firmware of this device type reaches (CONTRACT §13's set-default confirm). */
+  deviceTypeReach(id: string) {
+    return this.call(routes.deviceTypeReach, { params: { id } });
   }
   patchDeviceType(body: DeviceTypePatch, opts: WriteOptions = {}) {
     return this.call(routes.patchDeviceType, { params: { id: body._id }, body, headers: conditional(opts) });
@@ -402,7 +410,10 @@ export class ApiClient {
   rolloutTargets(productTypeId: string | null) {
     return this.call(routes.rolloutTargets, { query: productTypeId === null ? {} : { productTypeId } });
   }
-  /** start, pause, resume, advance, cancel or promote: the rollout as it now is. */
+  rolloutStages(id: string) {
+    return this.call(routes.rolloutStages, { params: { id } });
+  }
+  /** start, pause, resume, advance, cancel, promote or retry: the rollout as it now is. */
   rolloutAction(id: string, action: RolloutAction) {
     return this.call(ROLLOUT_ACTION_ROUTES[action], { params: { id } });
   }
@@ -540,6 +551,7 @@ const ROLLOUT_ACTION_ROUTES = {
   advance: routes.advanceRollout,
   cancel: routes.cancelRollout,
   promote: routes.promoteRollout,
+  retry: routes.retryRollout,
 } as const;
 
 /** A route's path under /api/v1 (no leading slash), its parameters encoded, with the query string. */

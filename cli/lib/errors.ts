@@ -2,10 +2,11 @@
 import { CommanderError } from "commander";
 import { ApiError } from "../../shared/client.ts";
 
-/** Exit codes: 0 done, 1 refused by the server or the network, 2 wrong usage (README "CLI"). */
+/** Exit codes: 0 done, 1 refused by the server or the network, 2 wrong usage or a wait timed out (README "CLI"). */
 export const EXIT_OK = 0;
 export const EXIT_REFUSED = 1;
 export const EXIT_USAGE = 2;
+export const EXIT_TIMED_OUT = 2;
 
 /** Wrong usage detected locally: bad argument, missing file, wrong extension, bad magic bytes, no credentials. */
 export class UsageError extends Error {
@@ -15,6 +16,11 @@ export class UsageError extends Error {
 /** A refusal decided from the server's answers, e.g. an unknown or ambiguous firmware name. */
 export class RefusedError extends Error {
   override name = "RefusedError";
+}
+
+/** A wait that ran out of time (rollouts show --wait --timeout): exit 2, so CI tells it from a paused rollout. */
+export class TimedOutError extends Error {
+  override name = "TimedOutError";
 }
 
 let credentialSource: string | undefined;
@@ -32,6 +38,7 @@ export function handleError(err: unknown): number {
   }
   if (err instanceof UsageError) return fail(err.message, EXIT_USAGE);
   if (err instanceof RefusedError) return fail(err.message, EXIT_REFUSED);
+  if (err instanceof TimedOutError) return fail(err.message, EXIT_TIMED_OUT);
   if (err instanceof ApiError) return fail(apiErrorLine(err), EXIT_REFUSED);
   return fail(`unexpected failure: ${err instanceof Error ? err.message : String(err)}`, EXIT_REFUSED);
 }

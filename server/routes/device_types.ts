@@ -15,6 +15,12 @@ export function deviceTypesRoutes(ctx: AppContext) {
       if (!deviceType) throw notFound(noDeviceType(id));
       return c.json(deviceType, 200, { ETag: deviceType.etag });
     })
+    .get("/:id/reach", async (c) => {
+      const { id } = paramsOf(routes.deviceTypeReach, c);
+      const reach = await deviceTypes.reach(id, ctx.config.PRODUCT);
+      if (!reach) throw notFound(noDeviceType(id));
+      return c.json(reach);
+    })
     .patch("/:id", async (c) => {
       const { id } = paramsOf(routes.patchDeviceType, c);
       const ifMatch = ifMatchOf(routes.patchDeviceType, c);

@@ -103,6 +103,12 @@ export function devicesRoutes(ctx: AppContext) {
       const device = await reset(paramsOf(routes.resetDeviceCredentials, c).deviceId);
       return c.json(device, 200, { ETag: device.etag });
     })
+    .get("/:deviceId/firmware", async (c) => {
+      const { deviceId } = paramsOf(routes.firmwareInEffect, c);
+      const inEffect = await ctx.stores.deviceApi.firmwareInEffect(deviceId, product);
+      if (!inEffect) throw notFound(noDevice(deviceId));
+      return c.json(inEffect);
+    })
     .get("/:deviceId", async (c) => {
       const { deviceId } = paramsOf(routes.getDevice, c);
       const found = await devices.get(deviceId);

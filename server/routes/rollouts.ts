@@ -13,6 +13,7 @@ const ACTION_ROUTES = {
   advance: routes.advanceRollout,
   cancel: routes.cancelRollout,
   promote: routes.promoteRollout,
+  retry: routes.retryRollout,
 } as const satisfies Record<RolloutAction, unknown>;
 
 /** CONTRACT §13: staged rollouts (the rules and the automatic steps are the store's). */
@@ -41,6 +42,12 @@ export function rolloutsRoutes(ctx: AppContext) {
       const page = await rollouts.devices(id, queryOf(routes.rolloutDevices, c));
       if (!page) throw notFound(noRollout(id));
       return c.json(page);
+    })
+    .get("/rollouts/:id/stages", async (c) => {
+      const { id } = paramsOf(routes.rolloutStages, c);
+      const stages = await rollouts.stages(id);
+      if (!stages) throw notFound(noRollout(id));
+      return c.json(stages);
     })
     .get("/rollouts/:id/history", async (c) => {
       const { id } = paramsOf(routes.rolloutHistory, c);

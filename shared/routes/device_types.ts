@@ -1,5 +1,5 @@
 import * as z from "zod";
-import { DeviceType, DeviceTypePatch } from "../schemas/device_type.ts";
+import { DefaultReach, DeviceType, DeviceTypePatch } from "../schemas/device_type.ts";
 import { IdParams } from "./params.ts";
 import { errors, etagHeader, ifMatch, json, noBody, route } from "./route.ts";
 
@@ -22,6 +22,17 @@ export const deviceTypeRoutes = {
     params: IdParams,
     body: noBody,
     answers: { 200: json(DeviceType, etagHeader), ...errors(400, 401, 404) },
+  }),
+  deviceTypeReach: route({
+    name: "deviceTypeReach",
+    method: "GET",
+    path: "/device_types/:id/reach",
+    auth: "operator",
+    summary: "How many devices a default firmware of this device type reaches at their next check-in (no custom " +
+      "firmware, no rollout holding them), and how many are pinned or held by a rollout.",
+    params: IdParams,
+    body: noBody,
+    answers: { 200: json(DefaultReach), ...errors(400, 401, 404) },
   }),
   patchDeviceType: route({
     name: "patchDeviceType",

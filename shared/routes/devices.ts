@@ -7,6 +7,7 @@ import {
   DeviceList,
   DeviceListQuery,
   DevicePatch,
+  FirmwareInEffect,
   Overview,
   PreauthorizeBody,
   PreauthorizeManyBody,
@@ -36,6 +37,17 @@ export const deviceRoutes = {
     params: DeviceIdParams,
     body: noBody,
     answers: { 200: json(Device, etagHeader), ...errors(400, 401, 404) },
+  }),
+  firmwareInEffect: route({
+    name: "firmwareInEffect",
+    method: "GET",
+    path: "/devices/:deviceId/firmware",
+    auth: "operator",
+    summary: "The firmware in effect for a device and why: its custom firmware, a rollout's stage (named), or the " +
+      "device type's default.",
+    params: DeviceIdParams,
+    body: noBody,
+    answers: { 200: json(FirmwareInEffect), ...errors(400, 401, 404) },
   }),
   patchDevice: route({
     name: "patchDevice",

@@ -5,6 +5,7 @@ import {
   RolloutDevicePage,
   RolloutDevicesQuery,
   RolloutHistoryPoint,
+  RolloutStage,
   RolloutTargets,
   RolloutTargetsQuery,
 } from "../schemas/rollout.ts";
@@ -77,6 +78,16 @@ export const rolloutRoutes = {
     body: noBody,
     answers: { 200: json(z.array(RolloutHistoryPoint)), ...errors(400, 401, 403, 404) },
   }),
+  rolloutStages: route({
+    name: "rolloutStages",
+    method: "GET",
+    path: "/rollouts/:id/stages",
+    auth: "operator",
+    summary: "Each stage's devices (cumulative) with how many installed, failed and are pending (reached stages only).",
+    params: IdParams,
+    body: noBody,
+    answers: { 200: json(z.array(RolloutStage)), ...errors(400, 401, 403, 404) },
+  }),
   rolloutTargets: route({
     name: "rolloutTargets",
     method: "GET",
@@ -107,6 +118,13 @@ export const rolloutRoutes = {
   promoteRollout: action(
     "promoteRollout",
     "promote",
-    "Make a finished rollout's firmware the device type's default.",
+    "Make a finished rollout's firmware the device type's default (allowed with pending or failed devices: " +
+      "its counts say how many).",
+  ),
+  retryRollout: action(
+    "retryRollout",
+    "retry",
+    "Offer the firmware again to the rollout's failed devices: their failure is cleared and they count as pending " +
+      "(409 for a draft or cancelled rollout, or one without failed devices).",
   ),
 };

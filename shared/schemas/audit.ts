@@ -52,6 +52,7 @@ export const AUDIT_ACTIONS = [
   "rollout.advance",
   "rollout.cancel",
   "rollout.promote",
+  "rollout.retry",
   "rollout.auto_advance",
   "rollout.auto_pause",
 ] as const;

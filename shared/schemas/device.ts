@@ -92,8 +92,8 @@ export const DEVICE_SORTS = ["deviceId", "productType", "lastLoggedIn", "updated
 export type DeviceSort = (typeof DEVICE_SORTS)[number];
 export const DeviceSortOrder = z.enum(["asc", "desc"]);
 export type DeviceSortOrder = z.infer<typeof DeviceSortOrder>;
-/** Last check-in within 24 hours, within 7 days, or never. */
-export const DEVICE_SEEN = ["24h", "7d", "never"] as const;
+/** Last check-in within 24 hours, within 7 days, more than 7 days ago (stale), or never. */
+export const DEVICE_SEEN = ["24h", "7d", "stale", "never"] as const;
 export type DeviceSeen = (typeof DEVICE_SEEN)[number];
 
 /**
@@ -179,13 +179,35 @@ export const Overview = z.object({
     total: z.number().int(),
     seen24h: z.number().int(),
     seen7d: z.number().int(),
+    /** Last check-in more than 7 days ago. */
+    stale: z.number().int(),
     never: z.number().int(),
+    /** Admission pending (CONTRACT §11): waiting for an operator to accept or reject them. */
+    pending: z.number().int(),
   }),
   productTypes: z.array(z.object({ _id: Id.nullable(), name: z.string().nullable(), devices: z.number().int() })),
   firmwares: z.array(z.object({ _id: Id.nullable(), name: z.string().nullable(), devices: z.number().int() })),
   apps: z.array(z.object({ version: z.string().nullable(), devices: z.number().int() })),
 });
 export type Overview = z.infer<typeof Overview>;
+
+/** Where a device's firmware in effect comes from (CONTRACT §13's config resolution); null: no firmware at all. */
+export const FIRMWARE_SOURCES = ["custom", "rollout", "default"] as const;
+export type FirmwareSource = (typeof FIRMWARE_SOURCES)[number];
+
+/**
+ * GET devices/{deviceId}/firmware: the firmware its configuration names now and why: its custom firmware (an
+ * operator's pin), a rollout's current stage (with the rollout), or the device type's default.
+ */
+export const FirmwareInEffect = z.object({
+  deviceId: DeviceId,
+  firmwareId: Id.nullable(),
+  firmwareName: z.string().nullable(),
+  source: z.enum(FIRMWARE_SOURCES).nullable(),
+  rolloutId: Id.nullable(),
+  rolloutName: z.string().nullable(),
+});
+export type FirmwareInEffect = z.infer<typeof FirmwareInEffect>;
 
 /** The header row of GET devices.csv: SPEC's columns plus app and OS version. */
 export const DEVICE_CSV_COLUMNS = [

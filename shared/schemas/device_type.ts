@@ -15,6 +15,20 @@ export const DeviceTypePatch = z.strictObject({
 });
 export type DeviceTypePatch = z.infer<typeof DeviceTypePatch>;
 
+/**
+ * GET device_types/{id}/reach: how many devices take this device type's default firmware at their next check-in
+ * (`devices`: no custom firmware and no rollout holding them), and how many a default does not reach: `custom`
+ * (pinned) and `rollout` (a rollout's stage decides their firmware). `total`: every device. A device type other than
+ * the managed one reaches none.
+ */
+export const DefaultReach = z.object({
+  total: z.number().int(),
+  devices: z.number().int(),
+  custom: z.number().int(),
+  rollout: z.number().int(),
+});
+export type DefaultReach = z.infer<typeof DefaultReach>;
+
 /** The managed device types are named jeecee_baby_<PRODUCT>. */
 export const MANAGED_DEVICE_TYPE_PREFIX = "jeecee_baby_";
 

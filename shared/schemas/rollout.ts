@@ -50,6 +50,8 @@ export const RolloutCounts = z.object({
   installing: z.number().int(),
   installed: z.number().int(),
   failed: z.number().int(),
+  /** Devices of the current stage without a final report (neither installed nor failed): inStage - installed - failed. */
+  pending: z.number().int(),
 });
 export type RolloutCounts = z.infer<typeof RolloutCounts>;
 
@@ -72,7 +74,7 @@ export const Rollout = z.object({
 export type Rollout = z.infer<typeof Rollout>;
 
 /** The actions of POST rollouts/{id}/{action}. */
-export const ROLLOUT_ACTIONS = ["start", "pause", "resume", "advance", "cancel", "promote"] as const;
+export const ROLLOUT_ACTIONS = ["start", "pause", "resume", "advance", "cancel", "promote", "retry"] as const;
 export type RolloutAction = typeof ROLLOUT_ACTIONS[number];
 
 /** A device of a rollout's current stage; `state` null: no report yet (pending). */
@@ -126,3 +128,19 @@ export const RolloutTargetsQuery = z.object({
 });
 export const RolloutTargets = z.object({ targeted: z.number().int() });
 export type RolloutTargets = z.infer<typeof RolloutTargets>;
+
+/**
+ * GET rollouts/{id}/stages: each stage as the devices it holds (cumulative: bucket below its percentage). `reached`:
+ * the rollout has entered it (the current stage and those before, or every stage once finished); a stage not reached
+ * has no reports and no pending devices yet: `devices` says how many it will offer the firmware to.
+ */
+export const RolloutStage = z.object({
+  stage: z.number().int(),
+  percent: z.number(),
+  reached: z.boolean(),
+  devices: z.number().int(),
+  installed: z.number().int(),
+  failed: z.number().int(),
+  pending: z.number().int(),
+});
+export type RolloutStage = z.infer<typeof RolloutStage>;

@@ -99,6 +99,7 @@ export function samplesFor(s: Seed): Record<RouteName, Sample> {
     },
     listDevices: { probe: {} },
     getDevice: { probe: { params: { deviceId: "dev-001" } }, byId: {} },
+    firmwareInEffect: { probe: { params: { deviceId: "dev-001" } }, byId: {} },
     patchDevice: {
       probe: { params: { deviceId: "dev-005" }, body: json({ deviceId: "dev-005", firmware: s.fwA._id }) },
       byId: { body: (id) => ({ deviceId: id, firmware: null }) },
@@ -142,6 +143,7 @@ export function samplesFor(s: Seed): Record<RouteName, Sample> {
     deviceAdmission: { probe: {} },
     listDeviceTypes: { probe: {} },
     getDeviceType: { probe: { params: { id: s.dtId } }, byId: {} },
+    deviceTypeReach: { probe: { params: { id: s.dtId } }, byId: {} },
     patchDeviceType: {
       probe: { params: { id: s.dtId }, body: json({ _id: s.dtId, defaultFirmware: null }) },
       byId: { body: (id) => ({ _id: id, defaultFirmware: null }) },
@@ -261,6 +263,7 @@ export function samplesFor(s: Seed): Record<RouteName, Sample> {
     getRollout: { probe: { params: { id: s.rolloutId } }, byId: {} },
     rolloutDevices: { probe: { params: { id: s.rolloutId } }, byId: {} },
     rolloutHistory: { probe: { params: { id: s.rolloutId } }, byId: {} },
+    rolloutStages: { probe: { params: { id: s.rolloutId } }, byId: {} },
     rolloutTargets: { probe: {} },
     startRollout: { probe: { params: { id: s.rolloutId } }, byId: {} },
     pauseRollout: { probe: { params: { id: s.rolloutId } }, byId: {} },
@@ -268,6 +271,7 @@ export function samplesFor(s: Seed): Record<RouteName, Sample> {
     advanceRollout: { probe: { params: { id: s.rolloutId } }, byId: {} },
     cancelRollout: { probe: { params: { id: s.rolloutId } }, byId: {} },
     promoteRollout: { probe: { params: { id: s.rolloutId } }, byId: {} },
+    retryRollout: { probe: { params: { id: s.rolloutId } }, byId: {} },
     resetOperatorPassword: {
       probe: { params: { id: s.viewerId }, body: json({ password: "probe-pass-1" }) },
       byId: { body: () => ({ password: "probe-pass-1" }) },

@@ -97,7 +97,7 @@ Deno.test("CLI: the device type is changed with If-Match; a change made in betwe
       assert.equal(r.code, 1, show(r));
       assert.match(
         r.stderr,
-        /^error: Uploaded fw-3\.xz \(\w+\) but could not make it the default: .*changed by someone else/,
+        /^Uploading fw-3\.xz: done, .*\nerror: Uploaded fw-3\.xz \(\w+\) but could not make it the default: .*changed by someone else/m,
       );
       assert.equal((await managed()).defaultFirmware, fw1._id);
       assert.ok((await api.listFirmwares()).some((f) => f.name === "fw-3.xz"));

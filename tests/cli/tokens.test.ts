@@ -65,4 +65,11 @@ Deno.test("CLI tokens create, list, revoke; a tdc_ token works as --token and CO
     assert.equal(r.code, 1, show(r));
     assert.match(r.stderr, /unknown or has been revoked\. \(the token came from CONSOLE_TOKEN\)/);
   });
+  await t.step("options in any order: --scope before the name, global --json after the command", async () => {
+    const made = await cliJson<{ name: string; scopes: string[] }>(
+      ["tokens", "create", "--scope", "read", "--scope", "devices:write", "fleet report", "--json"],
+      { env },
+    );
+    assert.deepEqual([made.name, made.scopes], ["fleet report", ["read", "devices:write"]]);
+  });
 });

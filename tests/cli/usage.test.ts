@@ -19,7 +19,9 @@ const COMMANDS = [
   ["product-types"],
   ["product-types", "list"],
   ["rollouts"],
-  ...["create", "list", "show", "start", "pause", "resume", "advance", "cancel", "promote"].map((c) => ["rollouts", c]),
+  ...["create", "list", "show", "start", "pause", "resume", "advance", "retry", "cancel", "promote"].map((
+    c,
+  ) => ["rollouts", c]),
   ["tokens"],
   ["tokens", "create"],
   ["tokens", "list"],
@@ -34,7 +36,7 @@ const COMMANDS = [
 Deno.test("CLI --help on every command: exit 0, usage and an example on stdout", async () => {
   for (const cmd of COMMANDS) {
     const r = await runCli([...cmd, "--help"]);
-    const name = ["cli", ...cmd].join(" ");
+    const name = ["deno task cli", ...cmd].join(" ");
     assert.equal(r.code, 0, `${name}: ${show(r)}`);
     assert.ok(r.stdout.startsWith(`Usage: ${name}`), `${name}: ${show(r)}`);
     assert.match(r.stdout, /Examples?:\n {2}\$ deno task cli /, name);
@@ -44,15 +46,17 @@ Deno.test("CLI --help on every command: exit 0, usage and an example on stdout",
 
 Deno.test("CLI wrong usage exits 2 with one error line on stderr and nothing on stdout", async () => {
   const cases: [string[], RegExp][] = [
-    [[], /Usage: cli/],
+    [[], /Usage: deno task cli/],
     [["frimware", "list"], /unknown command 'frimware'/],
-    [["firmware"], /Usage: cli firmware/],
+    [["firmware"], /Usage: deno task cli firmware/],
     [["firmware", "lst"], /unknown command 'lst'/],
     [["firmware", "list", "--bogus"], /unknown option '--bogus'/],
     [["firmware", "delete"], /missing required argument 'id\|name'/],
     [["--url"], /argument missing/],
     [["devices", "list", "--per-page"], /argument missing/],
     [["tokens", "create", "ci"], /required option '--scope/],
+    [["tokens", "create", "--scope", "read"], /missing required argument 'name'/],
+    [["rollouts", "show", "x", "--wait", "--timeout", "0"], /--timeout.*seconds, more than 0/],
     [["tokens", "create", "ci", "--scope", "root"], /unknown scope root/],
     [["tokens", "create", "ci", "--scope", "read", "--expires", "soon"], /'soon' is neither a duration/],
     [["tokens", "revoke"], /missing required argument 'id'/],
@@ -70,4 +74,11 @@ Deno.test("CLI wrong usage exits 2 with one error line on stderr and nothing on 
       assert.match(r.stderr, /^error: [^\n]+ \(add --help for usage\)\n$/, args.join(" "));
     }
   }
+});
+
+Deno.test("CLI --version prints the release on stdout, exit 0", async () => {
+  const r = await runCli(["--version"]);
+  assert.equal(r.code, 0, show(r));
+  assert.match(r.stdout, /^\d+\.\d+\.\d+\n$/);
+  assert.equal(r.stderr, "");
 });

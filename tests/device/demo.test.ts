@@ -154,6 +154,7 @@ Deno.test("DEMO=1 fills an empty database, once, with data that shows through th
         installing: 0,
         installed: 0,
         failed: 0,
+        pending: f.targeted - f.installed,
       });
       assert.ok(f.installed >= f.targeted / 2 && f.installed <= f.targeted, JSON.stringify(f));
       assert.equal((await api.rolloutDevices(finished._id, { state: "pending" })).total, f.targeted - f.installed);
@@ -168,13 +169,14 @@ Deno.test("DEMO=1 fills an empty database, once, with data that shows through th
       }
       const pending = await api.rolloutDevices(running._id, { state: "pending", rowsPerPage: 1 });
       assert.equal(pending.total, c.inStage - c.downloading - c.installing - c.installed - c.failed);
+      assert.equal(c.pending, c.inStage - c.installed - c.failed, "counts.pending: no final report");
 
       // The history spans the days the rollouts ran, and ends at the counts.
       for (const r of rollouts) {
         const history = await api.rolloutHistory(r._id);
         assert.ok(history.length >= 5, `${r.name}: ${history.length} points`);
         const { at: _, stage, ...last } = history.at(-1)!;
-        const { targeted: _t, ...counts } = r.counts;
+        const { targeted: _t, pending: _p, ...counts } = r.counts;
         assert.deepEqual([stage, last], [r.stage, counts]);
         assert.ok(Date.parse(history[0].at) < Date.now() - 2 * 86_400_000, history[0].at);
         assert.ok(r.createdAt <= history[0].at && history[0].at <= r.updatedAt, `${r.name}: ${history[0].at}`);

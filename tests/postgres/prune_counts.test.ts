@@ -24,12 +24,13 @@ async function seenRows(url: string): Promise<Map<string, number>> {
 
 /** What every reader of the seen counts answers: the overview's and the seen filters' totals. */
 async function seenCounts(stores: OpenStores) {
-  const total = async (seen: "24h" | "7d" | "never") =>
+  const total = async (seen: "24h" | "7d" | "stale" | "never") =>
     (await stores.devices.view({ filter: { seen }, sort: "deviceId", order: "asc" }, 0, 10, PRODUCT)).total;
   return {
     overview: (await stores.devices.overview(PRODUCT)).devices,
     seen24h: await total("24h"),
     seen7d: await total("7d"),
+    stale: await total("stale"),
     never: await total("never"),
   };
 }
@@ -64,7 +65,7 @@ Deno.test("PostgreSQL: empty hours of check-ins older than 8 days are pruned; ev
     await seedFleet(stores, url);
     const before = await seenRows(url);
     const counts = await seenCounts(stores);
-    assert.deepEqual(counts.overview, { total: 7, seen24h: 4, seen7d: 4, never: 1 });
+    assert.deepEqual(counts.overview, { total: 7, seen24h: 4, seen7d: 4, stale: 2, never: 1, pending: 0 });
     const cutoff = hourKey(SEEN_PRUNE_AFTER_MS);
     const doomed = [...before].filter(([k, n]) => k.startsWith("h:") && k < cutoff && n === 0).map(([k]) => k);
     assert.ok(doomed.length >= 365 * 24 - 48, `${doomed.length} empty old hours`);

@@ -108,7 +108,7 @@ Deno.test("fleet views: filters, sort, CSV, bulk, overview, CLI", async (t) => {
 
   await t.step("overview: counts of check-ins, product types, firmware in effect and apps", async () => {
     const o = await api.overview();
-    assert.deepEqual(o.devices, { total: 30, seen24h: 30, seen7d: 30, never: 0 });
+    assert.deepEqual(o.devices, { total: 30, seen24h: 30, seen7d: 30, stale: 0, never: 0, pending: 0 });
     assert.deepEqual(o.productTypes, [
       { _id: null, name: null, devices: 20 },
       { _id: pt._id, name: "Clinic", devices: 10 },

@@ -103,22 +103,49 @@ Deno.test("rollouts: 1 %, advance, a failure burst pauses it, resume, finish, pr
     assert.equal(history.at(-1)!.failed, r.counts.failed);
   });
 
-  await t.step("resume accepts those failures; the rest installs; it finishes; promote sets the default", async () => {
+  await t.step("resume stays at the complete stage; retry offers the failed devices the firmware again", async () => {
     r = await api.rolloutAction(r._id, "resume");
-    // every device of the 50 % stage had reported: the resume advances it to 100 % at once
+    // every device of the 50 % stage had reported, yet resume never widens it (CONTRACT §13)
     assert.equal(r.state, "running");
-    assert.equal(r.stages[r.stage], 100);
+    assert.equal(r.stages[r.stage], 50);
+    assert.equal(r.counts.pending, 0);
+    const failed = await api.rolloutDevices(r._id, { state: "failed", rowsPerPage: 100 });
+    r = await api.rolloutAction(r._id, "retry");
+    assert.deepEqual([r.counts.failed, r.counts.pending], [0, failed.total]);
+    assert.equal(r.stages[r.stage], 50);
+    // the simulated devices try again what they have not installed
+    for (const d of failed.data) installed.delete(d.deviceId);
+    assert.deepEqual((await fleet()).errors, {});
+    r = await api.getRollout(r._id);
+    assert.equal(r.stages[r.stage], 100, "the retried devices completed the stage: it advanced by itself");
+  });
+
+  await t.step("the rest installs; it finishes; promote sets the default", async () => {
     const s = await fleet();
     assert.deepEqual(s.errors, {});
     r = await api.getRollout(r._id);
     assert.equal(r.state, "finished", JSON.stringify(r));
     assert.equal(r.counts.inStage, DEVICES - 1);
-    assert.equal(r.counts.installed + r.counts.failed, DEVICES - 1);
+    assert.deepEqual([r.counts.installed, r.counts.failed, r.counts.pending], [DEVICES - 1, 0, 0]);
     r = await api.rolloutAction(r._id, "promote");
     assert.equal((await api.getDeviceType(managed._id)).defaultFirmware, v2._id);
     assert.equal((await api.getDevice("sim-5")).firmware, v1._id);
     const list = await api.listRollouts();
     assert.equal(list[0]._id, r._id);
+  });
+
+  await t.step("the firmware the fleet already runs, rolled out again: counted installed, it finishes", async () => {
+    let again = await api.createRollout({ name: "v2 again", firmwareId: v2._id, productTypeId: null });
+    again = await api.rolloutAction(again._id, "start");
+    assert.equal(again.state, "finished", JSON.stringify(again));
+    assert.deepEqual([again.counts.inStage, again.counts.installed, again.counts.pending], [
+      DEVICES - 1,
+      DEVICES - 1,
+      0,
+    ]);
+    const stages = await api.rolloutStages(again._id);
+    assert.deepEqual(stages.map((s) => s.pending), [0, 0, 0, 0]);
+    assert.equal((await api.firmwareInEffect("sim-3")).rolloutId, again._id);
   });
 
   await t.step("cancel: the devices that did not install it return to the default", async () => {

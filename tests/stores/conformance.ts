@@ -19,6 +19,7 @@ import { productTypeCases } from "./cases/product_types.ts";
 import { boundedCountCases } from "./cases/bounded_counts.ts";
 import { revisionCases } from "./cases/revisions.ts";
 import { rolloutCases } from "./cases/rollouts.ts";
+import { rolloutTruthCases } from "./cases/rollout_truth.ts";
 import { savedViewCases } from "./cases/saved_views.ts";
 import { treatmentCases } from "./cases/treatments.ts";
 import type { ConformanceOptions } from "./fixtures.ts";
@@ -44,6 +45,7 @@ export function storeConformance(engine: string, options: ConformanceOptions): v
       loginAttemptCases,
       admissionCases,
       rolloutCases,
+      rolloutTruthCases,
       auditCases,
       apiTokenCases,
       savedViewCases,

@@ -73,7 +73,11 @@ export function addViewOptions(cmd: Command): Command {
     .option("--firmware <custom|default|id|name>", "only devices by firmware in effect (custom, default or a firmware)")
     .option("--app <version>", "only devices reporting this app version")
     .option("--os <version>", "only devices reporting this OS version")
-    .addOption(new Option("--seen <when>", "last check-in within 24 h, 7 days, or never").choices([...DEVICE_SEEN]))
+    .addOption(
+      new Option("--seen <when>", "last check-in within 24 h, 7 days, more than 7 days ago (stale), or never").choices([
+        ...DEVICE_SEEN,
+      ]),
+    )
     .addOption(
       new Option("--update <state>", "latest update report: its state, or none (never reported)").choices([
         ...DEVICE_UPDATE_FILTERS,

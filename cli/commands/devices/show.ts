@@ -1,4 +1,5 @@
 import type { Command } from "commander";
+import type { FirmwareInEffect } from "../../../shared/schemas/device.ts";
 import { formatDate, orDash, printFields, printJson } from "../../lib/output.ts";
 import { globals, signedInClient } from "../../lib/session.ts";
 
@@ -22,6 +23,7 @@ export function registerDevicesShow(devices: Command): void {
         device.additionalTreatmentIds.length ? (await api.listTreatments()).map((t) => [t._id, t.name]) : [],
       );
       const firmware = device.firmware ? (await api.listFirmwares()).find((f) => f._id === device.firmware) : null;
+      const inEffect = await api.firmwareInEffect(deviceId);
       printFields([
         ["Device ID", device.deviceId],
         ["Product type", productType ? `${productType.name} (${productType._id})` : orDash(device.productTypeId)],
@@ -31,6 +33,7 @@ export function registerDevicesShow(devices: Command): void {
           device.additionalTreatmentIds.map((id) => treatmentNames.get(id) ?? id).join(", ") || "-",
         ],
         ["Custom firmware", firmware ? `${firmware.name} (${firmware._id})` : orDash(device.firmware)],
+        ["Firmware in effect", firmwareInEffectText(inEffect)],
         ["Last logged in", formatDate(device.lastLoggedIn)],
         ["Admission", device.admission],
         ["Credentials issued", formatDate(device.credentialsIssuedAt)],
@@ -41,4 +44,15 @@ export function registerDevicesShow(devices: Command): void {
         ["Updated", formatDate(device.updatedAt)],
       ]);
     });
+}
+
+/** "fw-2.xz, from rollout v2 (3f2a...)": the firmware the device's configuration names now, and why. */
+export function firmwareInEffectText(f: FirmwareInEffect): string {
+  if (f.firmwareId === null) return "none (no custom firmware, no rollout, no default)";
+  const why = f.source === "custom"
+    ? "its custom firmware"
+    : f.source === "rollout"
+    ? `from rollout ${f.rolloutName} (${f.rolloutId})`
+    : "the device type's default";
+  return `${f.firmwareName} (${f.firmwareId}), ${why}`;
 }

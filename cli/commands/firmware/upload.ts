@@ -22,7 +22,8 @@ export function registerFirmwareUpload(firmware: Command): void {
 The name and the xz magic bytes (FD 37 7A 58 5A 00) are checked before anything is sent; the server tests the
 whole xz stream and refuses a damaged or incomplete file (exit 1, nothing stored). Bytes already uploaded under
 another name are stored again, with a note on stderr (with --json: the answer's duplicateOf).
-A progress bar shows on a terminal; none when standard output is not a terminal or with --json.
+A progress bar shows on a terminal; elsewhere (a CI log, --json) progress lines go to standard error: at the
+start, at every 10 % and when the server has checked and stored the file.
 
 Examples:
   $ deno task cli firmware upload build/firmware-1.4.2.xz
@@ -38,7 +39,7 @@ Examples:
       const api = await signedInClient(cmd);
       // Look the device type up first, so a --default that cannot work refuses before the upload.
       const deviceType = opts.default ? await managedDeviceType(api) : null;
-      const bar = progressBar(g);
+      const bar = progressBar(g, `Uploading ${file.split("/").pop()}`, source.size);
       let created;
       let sent = false;
       const noDefault = deviceType ? "; it was not made the default" : "";
@@ -49,10 +50,13 @@ Examples:
       );
       try {
         created = await api.uploadFirmware(source, (p) => bar.update(p), { onSent: () => sent = true });
+      } catch (err) {
+        bar.done(false);
+        throw err;
       } finally {
-        bar.done();
         uploading();
       }
+      bar.done();
       if (deviceType) {
         const uploaded = created;
         // The default is a second call: a cancel before it is sent leaves the fleet as it was.

@@ -1,8 +1,8 @@
-/** `rollouts create|list|show|start|pause|resume|advance|cancel|promote` (CONTRACT §13). */
+/** `rollouts create|list|show|start|pause|resume|advance|retry|cancel|promote` (CONTRACT §13). */
 import { type Command, InvalidArgumentError } from "commander";
-import type { ApiClient } from "../../../shared/client.ts";
+import { type ApiClient, ApiError } from "../../../shared/client.ts";
 import type { Rollout, RolloutAction } from "../../../shared/schemas/rollout.ts";
-import { RefusedError } from "../../lib/errors.ts";
+import { RefusedError, TimedOutError } from "../../lib/errors.ts";
 import { findFirmware } from "../../lib/lookup.ts";
 import { formatDate, orDash, printFields, printJson, printTable } from "../../lib/output.ts";
 import { globals, signedInClient } from "../../lib/session.ts";
@@ -28,13 +28,22 @@ function parseSeconds(value: string): number {
   return n;
 }
 
+/** --timeout: seconds, more than 0, at most a week. */
+function parseTimeout(value: string): number {
+  const n = Number(value);
+  if (!Number.isFinite(n) || n <= 0 || n > 604_800) {
+    throw new InvalidArgumentError("seconds, more than 0 and at most 604800 (a week).");
+  }
+  return n;
+}
+
 /** One line of progress: state, stage, counts. */
 export function progressLine(r: Rollout): string {
   const c = r.counts;
   const stage = r.stage < 0 ? "not started" : `stage ${r.stage + 1}/${r.stages.length} (${r.stages[r.stage]} %)`;
-  return `${r.name}: ${r.state}, ${stage}; ${c.installed}/${c.inStage} installed, ${c.failed} failed, ${
+  return `${r.name}: ${r.state}, ${stage}; ${c.installed}/${c.inStage} installed, ${c.failed} failed, ${c.pending} pending (${
     c.downloading + c.installing
-  } in progress, ${c.targeted} targeted${r.pausedReason ? `; ${r.pausedReason}` : ""}`;
+  } in progress), ${c.targeted} targeted${r.pausedReason ? `; ${r.pausedReason}` : ""}`;
 }
 
 /** A product type by id or exact name; "all" means every device. */
@@ -63,6 +72,7 @@ function printRollout(r: Rollout): void {
     ["Installing", String(r.counts.installing)],
     ["Installed", String(r.counts.installed)],
     ["Failed", String(r.counts.failed)],
+    ["Pending", `${r.counts.pending} (in the stage, no final report)`],
     ["Created", `${formatDate(r.createdAt)} by ${r.createdBy}`],
     ["Updated", formatDate(r.updatedAt)],
   ]);
@@ -97,7 +107,20 @@ export function registerRollouts(rollouts: Command): void {
         ...(opts.threshold !== undefined ? { failureThreshold: opts.threshold } : {}),
         autoAdvance: opts.autoAdvance !== false,
       });
-      if (opts.start) rollout = await api.rolloutAction(rollout._id, "start");
+      if (opts.start) {
+        try {
+          rollout = await api.rolloutAction(rollout._id, "start");
+        } catch (err) {
+          // The draft stays: say which, and how to start it later or cancel it (a draft is never deleted).
+          if (g.json) printJson(rollout);
+          const why = err instanceof ApiError ? err.msg : err instanceof Error ? err.message : String(err);
+          throw new RefusedError(
+            `Rollout ${rollout.name} (${rollout._id}) was created but not started: ${why} It is left as a draft: ` +
+              `start it later with \`deno task cli rollouts start ${rollout._id}\`, or drop it with ` +
+              `\`deno task cli rollouts cancel ${rollout._id}\`.`,
+          );
+        }
+      }
       if (g.json) return printJson(rollout);
       console.log(`Rollout ${rollout._id} created${opts.start ? " and started" : " (draft)"}.`);
       console.log(progressLine(rollout));
@@ -117,7 +140,7 @@ export function registerRollouts(rollouts: Command): void {
       if (g.json) return printJson(list);
       if (list.length === 0) return console.log("No rollouts.");
       printTable(
-        ["ID", "NAME", "STATE", "STAGE", "INSTALLED", "FAILED", "TARGETED", "CREATED"],
+        ["ID", "NAME", "STATE", "STAGE", "INSTALLED", "FAILED", "PENDING", "TARGETED", "CREATED"],
         list.map((r) => [
           r._id,
           r.name,
@@ -125,6 +148,7 @@ export function registerRollouts(rollouts: Command): void {
           r.stage < 0 ? "-" : `${r.stage + 1}/${r.stages.length} (${r.stages[r.stage]} %)`,
           `${r.counts.installed}/${r.counts.inStage}`,
           String(r.counts.failed),
+          String(r.counts.pending),
           String(r.counts.targeted),
           formatDate(r.createdAt),
         ]),
@@ -133,17 +157,26 @@ export function registerRollouts(rollouts: Command): void {
 
   rollouts
     .command("show")
-    .description("show one rollout; --wait follows it until finished (exit 0) or paused/cancelled (exit 1)")
+    .description(
+      "show one rollout; --wait follows it until finished (exit 0), paused/cancelled (exit 1) or --timeout (exit 2)",
+    )
     .argument("<id>", "the rollout's id")
     .option("--wait", "print progress until the rollout finishes (exit 0) or pauses (exit 1)")
     .option("--interval <seconds>", "seconds between polls with --wait", parseSeconds, 5)
+    .option("--timeout <seconds>", "with --wait: give up after this many seconds (exit 2)", parseTimeout)
     .addHelpText(
       "after",
-      `\nExamples:\n  $ deno task cli rollouts show 3f2a...\n  $ deno task cli rollouts show 3f2a... --wait --interval 10   # in CI: exit 0 finished, 1 paused`,
+      `
+Examples:
+  $ deno task cli rollouts show 3f2a...
+  $ deno task cli rollouts show 3f2a... --wait --interval 10 --timeout 3600
+    # in CI: exit 0 finished, 1 paused or cancelled, 2 still running after an hour`,
     )
-    .action(async (id: string, opts: { wait?: boolean; interval: number }, cmd: Command) => {
+    .action(async (id: string, opts: { wait?: boolean; interval: number; timeout?: number }, cmd: Command) => {
       const g = globals(cmd);
+      if (opts.timeout !== undefined && !opts.wait) throw new InvalidArgumentError("--timeout needs --wait.");
       const api = await signedInClient(cmd);
+      const deadline = opts.timeout === undefined ? Infinity : Date.now() + opts.timeout * 1000;
       let rollout = await api.getRollout(id);
       if (!opts.wait) return g.json ? printJson(rollout) : printRollout(rollout);
       let last = "";
@@ -158,7 +191,14 @@ export function registerRollouts(rollouts: Command): void {
             `Rollout ${rollout.name} is ${rollout.state}${rollout.pausedReason ? `: ${rollout.pausedReason}` : "."}`,
           );
         }
-        await sleep(opts.interval * 1000);
+        const left = deadline - Date.now();
+        if (left <= 0) {
+          if (g.json) printJson(rollout);
+          throw new TimedOutError(
+            `Rollout ${rollout.name} is still ${rollout.state} after ${opts.timeout} s: ${progressLine(rollout)}`,
+          );
+        }
+        await sleep(Math.min(opts.interval * 1000, left));
         rollout = await api.getRollout(id);
       }
     });
@@ -166,10 +206,11 @@ export function registerRollouts(rollouts: Command): void {
   const actions: [RolloutAction, string][] = [
     ["start", "start a draft rollout at its first stage"],
     ["pause", "pause a running rollout (devices already in a stage keep the firmware)"],
-    ["resume", "resume a paused rollout (the failures so far are accepted)"],
+    ["resume", "resume a paused rollout at its current stage (the failures so far are accepted; it never widens)"],
     ["advance", "widen a running rollout to its next stage (at the last: finish it)"],
+    ["retry", "offer the firmware again to the rollout's failed devices (they count as pending again)"],
     ["cancel", "cancel a rollout: devices that did not install it return to the default"],
-    ["promote", "make a finished rollout's firmware the device type's default"],
+    ["promote", "make a finished rollout's firmware the device type's default (says how many were pending or failed)"],
   ];
   for (const [action, description] of actions) {
     rollouts
@@ -181,6 +222,13 @@ export function registerRollouts(rollouts: Command): void {
         const g = globals(cmd);
         const api = await signedInClient(cmd);
         const rollout = await api.rolloutAction(id, action);
+        const { pending, failed } = rollout.counts;
+        if (action === "promote" && pending + failed > 0) {
+          console.error(
+            `Note: promoted while ${pending} device(s) had not reported and ${failed} had failed ` +
+              `(deno task cli rollouts show ${rollout._id}).`,
+          );
+        }
         if (g.json) return printJson(rollout);
         console.log(progressLine(rollout));
       });

@@ -31,7 +31,8 @@ export function registerTokensCreate(tokens: Command): void {
     .description("make an API token for CI or a script and print its secret (shown this once only)")
     .argument("<name>", "what the token is for, e.g. 'nightly firmware upload'")
     .addOption(
-      new Option("--scope <scope...>", `what it may do (repeat or comma-separate): ${SCOPES.join(", ")}`)
+      // One value per --scope (not variadic), so the name may come after it: tokens create --scope read "ci".
+      new Option("--scope <scope>", `what it may do (repeat or comma-separate): ${SCOPES.join(", ")}`)
         .argParser(collect)
         .makeOptionMandatory(),
     )
@@ -47,6 +48,7 @@ secret store and pass it as CONSOLE_TOKEN or --token. It cannot be shown again: 
 
 Examples:
   $ deno task cli tokens create "nightly firmware" --scope firmware:write --expires 90d
+  $ deno task cli tokens create --scope read --scope devices:write "fleet report"
   $ deno task cli --json tokens create ci --scope read,devices:write | jq -r .token`,
     )
     .action(async (name: string, opts: { scope: string[]; expires?: string }, cmd: Command) => {

@@ -28,13 +28,15 @@ Examples:
         kind: "an SQLite database",
       });
       const api = await signedInClient(cmd);
-      const bar = progressBar(g);
+      const bar = progressBar(g, `Importing ${file.split("/").pop()}`, source.size);
       let result;
       try {
         result = await api.importTreatments(source, (p) => bar.update(p));
-      } finally {
-        bar.done();
+      } catch (err) {
+        bar.done(false);
+        throw err;
       }
+      bar.done();
       if (g.json) return printJson(result);
       console.log(`Imported ${result.imported} treatments: ${result.created} created, ${result.updated} updated.`);
     });

@@ -10,7 +10,7 @@ import { firstPlaces, versionInfoJson } from "../rules/device_config.ts";
 import type { DeviceApiStore, FirmwareRef } from "../types/device_api.ts";
 import { nextRevision, read, type Sql, type Tx, unlocked, writeRetried } from "./open.ts";
 import { ConflictError, NotFoundError } from "../errors.ts";
-import { deviceUpdateOf, statusMismatch, unknownDevice } from "../rules/rollouts.ts";
+import { deviceUpdateOf, firmwareInEffectOf, statusMismatch, unknownDevice } from "../rules/rollouts.ts";
 import { joinRollouts, offeredByRollout, type OfferedFirmware, recordInRollout } from "./rollouts.ts";
 import { appendAudit } from "./audit.ts";
 import {
@@ -215,6 +215,18 @@ export function postgresDeviceApi(sql: Sql): DeviceApiStore {
     },
     enroll: (deviceId, versionInfo, tokenHash, auto) => enroll(sql, deviceId, versionInfo, tokenHash, auto),
     config: (deviceId, product) => read(sql, (tx) => deviceConfig(tx, deviceId, product)),
+    firmwareInEffect: (deviceId, product) =>
+      read(sql, async (tx) => {
+        const rows =
+          await tx`SELECT device_id, product_type_id, firmware_id FROM devices WHERE device_id = ${deviceId}`;
+        if (!rows.length) return null;
+        const device = rows[0] as unknown as DeviceKeys;
+        const resolved = await resolveFirmware(tx, device, product);
+        const named = resolved.rolloutId === null
+          ? []
+          : await tx`SELECT name FROM rollouts WHERE id = ${resolved.rolloutId}`;
+        return firmwareInEffectOf(deviceId, device.firmware_id, resolved, named[0]?.name ?? null);
+      }),
     firmware: (deviceId, product) => read(sql, (tx) => deviceFirmware(tx, deviceId, product)),
     // Without the write lock (see rollouts.ts): the device's row is locked first (one report per device at a time),
     // then the rollout's row and the devices change counter by recordInRollout's last statement.

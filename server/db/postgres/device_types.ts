@@ -1,10 +1,12 @@
 import { type DeviceType, deviceTypeName } from "../../../shared/schemas/device_type.ts";
 import { newId } from "../../../shared/ids.ts";
 import { InvalidError, NotFoundError } from "../errors.ts";
-import { noDefaultFirmware, noDeviceType } from "../rules/device_types.ts";
+import { heldByRolloutSql, noDefaultFirmware, noDeviceType } from "../rules/device_types.ts";
+import { HOLDING_ROLLOUTS_SQL, holdingRollouts } from "../rules/device_views.ts";
+import { BUCKET } from "./firmware_keys.ts";
 import { checkIfMatch, etagOf } from "../rules/revisions.ts";
 import type { DeviceTypeStore } from "../types/device_types.ts";
-import { firstMissingId, nextRevision, type Sql, type Tx, write } from "./open.ts";
+import { firstMissingId, nextRevision, read, type Sql, type Tx, write } from "./open.ts";
 import { appendAudit } from "./audit.ts";
 
 // deno-lint-ignore no-explicit-any
@@ -28,6 +30,23 @@ export function postgresDeviceTypes(sql: Sql): DeviceTypeStore {
     list: async () =>
       (await sql`SELECT id, name, default_firmware, revision FROM device_types ORDER BY name`).map(toDeviceType),
     get: (id) => getDeviceType(sql, id),
+    reach: (id, product) =>
+      read(sql, async (tx) => {
+        const type = await getDeviceType(tx, id);
+        if (!type) return null;
+        const n = async (where: string, args: (string | number)[] = []) =>
+          Number((await tx.unsafe(`SELECT count(*) AS n FROM devices d WHERE ${where}`, args))[0].n);
+        const total = await n("true");
+        if (type.name !== deviceTypeName(product)) return { total, devices: 0, custom: 0, rollout: 0 };
+        const custom = await n("d.firmware_id IS NOT NULL");
+        const args: (string | number)[] = [];
+        const held = heldByRolloutSql(holdingRollouts(await tx.unsafe(HOLDING_ROLLOUTS_SQL) as never), (v) => {
+          args.push(v);
+          return `$${args.length}`;
+        }, BUCKET);
+        const rollout = held === null ? 0 : await n(`d.firmware_id IS NULL AND ${held}`, args);
+        return { total, devices: total - custom - rollout, custom, rollout };
+      }),
     ensure: async (product) => {
       await write(sql, async (tx) => {
         const name = deviceTypeName(product);

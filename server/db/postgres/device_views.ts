@@ -37,6 +37,7 @@ import {
   seenHourKey,
   seenPruneBefore,
   seenSince,
+  seenSql,
   VIEW_COUNT_LIMIT,
   type ViewCursor,
 } from "../rules/device_views.ts";
@@ -123,9 +124,8 @@ async function whereOf(
   if (filter.app !== undefined) parts.push(`${APP} = ${p(filter.app)}`);
   if (filter.os !== undefined) parts.push(`${OS} = ${p(filter.os)}`);
   if (filter.seen !== undefined) {
-    const since = seenSince(filter.seen);
-    parts.push(since === null ? "d.last_logged_in IS NULL" : `d.last_logged_in >= ${p(since)}`);
-    if (since === null) fixed.push("d.last_logged_in");
+    parts.push(seenSql(filter.seen, p));
+    if (filter.seen === "never") fixed.push("d.last_logged_in");
   }
   if (filter.admission !== undefined) {
     parts.push(`d.admission = ${p(filter.admission)}`);
@@ -295,6 +295,11 @@ const keptCount = async (tx: Tx, dim: string, key: string) =>
  * hour's check-ins).
  */
 async function seenCount(tx: Tx, seen: DeviceSeen): Promise<number> {
+  if (seen === "stale") {
+    // Every device less those seen within 7 days and those never seen: three kept counts.
+    const [{ total }] = await tx`SELECT value AS total FROM change_counters WHERE name = 'device_count'`;
+    return Number(total) - await seenCount(tx, "7d") - await seenCount(tx, "never");
+  }
   const since = seenSince(seen);
   if (since === null) return await keptCount(tx, "seen", "none");
   const [{ n }] = await tx`SELECT
@@ -471,6 +476,7 @@ export async function overviewOf(tx: Tx, product: string): Promise<Overview> {
       (SELECT coalesce(sum(n), 0) FROM device_group_counts WHERE dim = 'seen' AND key > ${h7} AND key < 'i')
         + (SELECT count(*) FROM devices WHERE last_logged_in >= ${s7} AND last_logged_in < ${n7}) AS seen7d,
       (SELECT coalesce(sum(n), 0) FROM device_group_counts WHERE dim = 'seen' AND key = 'none') AS never,
+      (SELECT count(*) FROM devices WHERE admission = 'pending') AS pending,
       (SELECT json_agg(json_build_array(id, name)) FROM product_types) AS types,
       (SELECT json_agg(json_build_array(dim, key, n)) FROM device_group_counts WHERE dim <> 'seen') AS groups,
       (SELECT default_firmware FROM device_types WHERE name = ${deviceTypeName(product)}) AS default_firmware,
@@ -516,7 +522,7 @@ export async function overviewOf(tx: Tx, product: string): Promise<Overview> {
     : await heldDistribution(tx, keys, rolloutRows, groups.firmware);
   const firmwareNames = new Map((row.firmwares ?? []) as [string, string][]);
   return {
-    devices: { total, seen24h, seen7d, never },
+    devices: { total, seen24h, seen7d, stale: total - seen7d - never, never, pending: Number(row.pending) },
     productTypes,
     ...overviewLists(byFirmware, firmwareNames, groups.app),
   };

@@ -15,6 +15,7 @@ import { now } from "../clock.ts";
 import { ConflictError, InvalidError, NotFoundError } from "../errors.ts";
 import {
   ACTIVE_STATES,
+  ALREADY_RUNNING,
   autoPauseReason,
   bucket,
   COUNT_COLUMN,
@@ -25,6 +26,7 @@ import {
   noProductTypeField,
   noRollout,
   notAllowed,
+  nothingToRetry,
   OFFERING_STATES,
   ROLLOUT_COLUMNS,
   rolloutDetails,
@@ -32,11 +34,14 @@ import {
   type RolloutRow,
   rolloutTarget,
   scopeBusy,
+  stageIndexSql,
   stagePercent,
+  stagesOf,
   TRANSITIONS,
 } from "../rules/rollouts.ts";
+import { BUCKET } from "./firmware_keys.ts";
 import type { RolloutStore } from "../types/rollouts.ts";
-import { existing, nextRevision, read, type Sql, type Tx, write } from "./open.ts";
+import { existing, nextRevision, read, type Sql, type Tx, write, writeRetried } from "./open.ts";
 import { appendAudit } from "./audit.ts";
 import { runAs, SYSTEM_ACTOR } from "../audit_context.ts";
 
@@ -92,14 +97,36 @@ export async function joinRollouts(tx: Tx, deviceId: string): Promise<void> {
       AND NOT EXISTS (SELECT 1 FROM rollout_devices rd WHERE rd.rollout_id = r.id AND rd.device_id = ${deviceId})`;
   for (const r of rollouts) {
     const b = bucket(r.id, deviceId);
-    await tx`WITH ins AS (
+    const [joined] = await tx`WITH ins AS (
         INSERT INTO rollout_devices (rollout_id, device_id, bucket) VALUES (${r.id}, ${deviceId}, ${b})
         ON CONFLICT DO NOTHING RETURNING bucket
       )
       UPDATE rollouts SET targeted = targeted + (SELECT count(*) FROM ins),
         in_stage = in_stage + (SELECT count(*) FROM ins WHERE ins.bucket < rollouts.stage_percent)
-      WHERE id = ${r.id}`;
+      WHERE id = ${r.id} RETURNING (SELECT count(*) FROM ins WHERE ins.bucket < rollouts.stage_percent) AS n`;
+    if (joined && Number(joined.n) > 0) await adoptRunning(tx, r.id, deviceId);
   }
+}
+
+/** See SQLite's adoptRunning. */
+export async function adoptRunning(tx: Tx, rolloutId: string, deviceId?: string): Promise<number> {
+  const args: (string | null)[] = [ALREADY_RUNNING, rolloutId];
+  if (deviceId !== undefined) args.push(deviceId);
+  const rows = await tx.unsafe(
+    `WITH a AS (
+       UPDATE rollout_devices AS rd SET state = 'installed', progress = NULL, message = $1,
+         at = d.update_status::jsonb ->> 'at'
+       FROM rollouts r, devices d
+       WHERE rd.rollout_id = $2 ${deviceId === undefined ? "" : "AND rd.device_id = $3"} AND r.id = rd.rollout_id
+         AND rd.bucket < r.stage_percent AND rd.state IS NULL AND d.device_id = rd.device_id
+         AND d.update_status::jsonb ->> 'state' = 'installed' AND d.update_status::jsonb ->> 'firmwareId' = r.firmware_id
+       RETURNING 1
+     )
+     UPDATE rollouts SET installed = installed + (SELECT count(*) FROM a) WHERE id = $2
+     RETURNING (SELECT count(*) FROM a) AS n`,
+    args,
+  );
+  return Number(rows[0]?.n ?? 0);
 }
 
 async function recordHistory(tx: Tx, r: RolloutRow, at: string): Promise<void> {
@@ -116,8 +143,9 @@ async function enterStage(tx: Tx, r: RolloutRow, stage: number, at: string): Pro
   const [{ n }] =
     await tx`SELECT count(*) AS n FROM rollout_devices WHERE rollout_id = ${r.id} AND bucket < ${percent}`;
   // Conditional on the stage it left: a stage is entered once, whoever asks.
-  await tx`UPDATE rollouts SET stage = ${stage}, stage_percent = ${percent}, in_stage = ${n}, updated_at = ${at}
-    WHERE id = ${r.id} AND stage = ${r.stage}`;
+  const entered = await tx`UPDATE rollouts SET stage = ${stage}, stage_percent = ${percent}, in_stage = ${n},
+    updated_at = ${at} WHERE id = ${r.id} AND stage = ${r.stage} RETURNING 1`;
+  if (entered.length) await adoptRunning(tx, r.id);
 }
 
 async function auditAuto(
@@ -256,6 +284,7 @@ async function act(tx: TxSql, id: string, action: RolloutAction, by: string, pro
   if (!row) throw new NotFoundError(noRollout(id));
   if (!TRANSITIONS[action].from.includes(row.state)) throw new ConflictError(notAllowed(action, row));
   const at = now();
+  let retried = 0;
   switch (action) {
     case "start":
       await start(tx, row, at);
@@ -265,6 +294,7 @@ async function act(tx: TxSql, id: string, action: RolloutAction, by: string, pro
         WHERE id = ${id}`;
       break;
     case "resume":
+      // Resuming continues the current stage: it never advances, even when that stage is complete (CONTRACT §13).
       await busyWith(tx, row);
       await tx`UPDATE rollouts SET state = 'running', paused_reason = NULL, failed_accepted = failed,
         updated_at = ${at} WHERE id = ${id}`;
@@ -279,6 +309,17 @@ async function act(tx: TxSql, id: string, action: RolloutAction, by: string, pro
     case "cancel":
       await tx`UPDATE rollouts SET state = 'cancelled', paused_reason = NULL, updated_at = ${at} WHERE id = ${id}`;
       break;
+    case "retry": {
+      // The failed devices are pending again: their failure no longer counts, against the threshold either.
+      const cleared = await tx`UPDATE rollout_devices SET state = NULL, progress = NULL, message = NULL, at = NULL
+        WHERE rollout_id = ${id} AND state = 'failed' RETURNING 1`;
+      const n = cleared.length;
+      if (n === 0) throw new ConflictError(nothingToRetry(row));
+      await tx`UPDATE rollouts SET failed = failed - ${n}, failed_accepted = greatest(0, failed_accepted - ${n}),
+        updated_at = ${at} WHERE id = ${id}`;
+      retried = n;
+      break;
+    }
     case "promote": {
       if (!(await existing(tx, "firmwares", [row.firmware_id])).has(row.firmware_id)) {
         throw new ConflictError(`Rollout ${row.name}: its firmware was deleted, so it cannot be promoted.`);
@@ -297,10 +338,11 @@ async function act(tx: TxSql, id: string, action: RolloutAction, by: string, pro
       done,
       action === "promote"
         ? { defaultOf: deviceTypeName(product), firmwareId: done.firmware_id }
-        : { fromState: row.state, fromStage: Number(row.stage) },
+        : { fromState: row.state, fromStage: Number(row.stage), ...(action === "retry" ? { retried } : {}) },
     ),
   });
-  if (action === "start" || action === "resume" || action === "advance") await settle(tx, id, at, { action });
+  // Resume and retry never step the rollout by themselves: the next step is an operator's or a later report's.
+  if (action === "start" || action === "advance") await settle(tx, id, at, { action });
   else await recordHistory(tx, (await getRow(tx, id))!, at);
   return rolloutFromRow((await getRow(tx, id))!);
 }
@@ -344,7 +386,9 @@ export function postgresRollouts(sql: Sql): RolloutStore {
         });
         return rolloutFromRow(row);
       }),
-    act: (id, action, by, product) => write(sql, (tx) => act(tx, id, action, by.email, product)),
+    // Retried on a deadlock: an action that moves device rows (retry, a stage entered that counts devices already
+    // running the firmware) holds the rollout's row first, a report holds its device row first.
+    act: (id, action, by, product) => writeRetried(sql, (tx) => act(tx, id, action, by.email, product)),
     devices: (id, { state, page, rowsPerPage }) =>
       read(sql, async (tx) => {
         const row = await getRow(tx, id);
@@ -389,6 +433,36 @@ export function postgresRollouts(sql: Sql): RolloutStore {
           installed: Number(p.installed),
           failed: Number(p.failed),
         }));
+      }),
+    stages: (id) =>
+      read(sql, async (tx) => {
+        const row = await getRow(tx, id);
+        if (!row) return null;
+        const r = rolloutFromRow(row);
+        const args: (string | number)[] = [];
+        const p = (v: string | number) => {
+          args.push(v);
+          return `$${args.length}`;
+        };
+        let rows;
+        if (r.state === "draft") {
+          // No device rows yet: the devices a start would target now, by the same bucket rule.
+          const k = stageIndexSql(r.stages, "x.bucket", p);
+          const b = BUCKET(`${p(id)}::text`);
+          const scope = r.productTypeId === null ? "" : `AND d.product_type_id = ${p(r.productTypeId)}`;
+          rows = await tx.unsafe(
+            `SELECT ${k} AS k, NULL AS state, count(*) AS n
+             FROM (SELECT ${b} AS bucket FROM devices d WHERE d.firmware_id IS NULL ${scope}) x GROUP BY 1`,
+            args,
+          );
+        } else {
+          const k = stageIndexSql(r.stages, "bucket", p);
+          rows = await tx.unsafe(
+            `SELECT ${k} AS k, state, count(*) AS n FROM rollout_devices WHERE rollout_id = ${p(id)} GROUP BY 1, 2`,
+            args,
+          );
+        }
+        return stagesOf(r, rows.map((g) => ({ k: Number(g.k), state: g.state ?? null, n: Number(g.n) })));
       }),
     targets: async (productTypeId) => {
       const [{ n }] = productTypeId === null

@@ -347,10 +347,20 @@ export function groupsFrom(
 export const productTypeCondition = (filter: string): string | null => filter === "none" ? null : filter;
 
 const HOUR = 3600_000;
-/** The `seen` filter: last check-in at or after `since`, or never (null). */
+/**
+ * The `seen` filter's time: last check-in at or after it (24h, 7d), before it (stale: more than 7 days ago), or never
+ * (null).
+ */
 export function seenSince(seen: DeviceSeen, now: Date = new Date()): string | null {
   if (seen === "never") return null;
   return new Date(now.getTime() - (seen === "24h" ? 24 : 7 * 24) * HOUR).toISOString();
+}
+
+/** The `seen` filter as a condition on d.last_logged_in, its time bound by `p`. */
+export function seenSql(seen: DeviceSeen, p: (v: string) => string, now: Date = new Date()): string {
+  const since = seenSince(seen, now);
+  if (since === null) return "d.last_logged_in IS NULL";
+  return seen === "stale" ? `d.last_logged_in < ${p(since)}` : `d.last_logged_in >= ${p(since)}`;
 }
 
 /**

@@ -4,8 +4,14 @@
  * entered. The engines keep the counts; this file decides what they mean.
  */
 import { createHash } from "node:crypto";
-import type { Rollout, RolloutAction, RolloutCounts, RolloutState } from "../../../shared/schemas/rollout.ts";
-import type { DeviceUpdate, UpdateState } from "../../../shared/schemas/device.ts";
+import type {
+  Rollout,
+  RolloutAction,
+  RolloutCounts,
+  RolloutStage,
+  RolloutState,
+} from "../../../shared/schemas/rollout.ts";
+import type { DeviceUpdate, FirmwareInEffect, UpdateState } from "../../../shared/schemas/device.ts";
 import type { StatusBody } from "../../../shared/schemas/rollout.ts";
 
 /**
@@ -39,6 +45,8 @@ export const TRANSITIONS: Record<RolloutAction, { from: readonly RolloutState[] 
   advance: { from: ["running"] },
   cancel: { from: ["draft", "running", "paused"] },
   promote: { from: ["finished"] },
+  // Failed devices of a rollout that offers its firmware (a finished one too: its stage still holds them).
+  retry: { from: ["running", "paused", "finished"] },
 };
 
 export const noRollout = (id: string) => `No rollout with id ${id}.`;
@@ -53,7 +61,10 @@ const PAST: Record<RolloutAction, string> = {
   advance: "advanced",
   cancel: "cancelled",
   promote: "promoted",
+  retry: "retried",
 };
+export const nothingToRetry = (r: Pick<Rollout, "name">) =>
+  `Rollout ${r.name} has no failed devices: there is nothing to retry.`;
 export const scopeBusy = (productTypeName: string | null, other: string) =>
   `Rollout ${other} is already running or paused for ${
     productTypeName === null ? "all devices" : `product type ${productTypeName}`
@@ -84,6 +95,7 @@ export const countsOf = (r: CountRow): RolloutCounts => ({
   installing: Number(r.installing),
   installed: Number(r.installed),
   failed: Number(r.failed),
+  pending: Math.max(0, Number(r.in_stage) - Number(r.installed) - Number(r.failed)),
 });
 
 /** The column of a state's count. */
@@ -114,6 +126,49 @@ export const autoPauseReason = (stage: number, r: CountRow, failureThreshold: nu
   } failed (${share} %), over the threshold of ${failureThreshold} %.`;
 };
 export const manualPauseReason = (by: string) => `Paused by ${by}.`;
+
+/**
+ * A stage index from a bucket, in SQL (`bucketSql`: the engine's column or expression): 0 for the first stage, ...;
+ * the `p` binds each percentage in textual order.
+ */
+export function stageIndexSql(stages: readonly number[], bucketSql: string, p: (v: number) => string): string {
+  return `(CASE ${
+    stages.map((pct, k) => `WHEN ${bucketSql} < ${p(pct)} THEN ${k}`).join(" ")
+  } ELSE ${stages.length} END)`;
+}
+
+/**
+ * GET rollouts/{id}/stages from the devices per stage index (its own slice of buckets) and report state: cumulative
+ * per stage; a stage is reached once the rollout entered it (not in a draft); only a reached stage has pending
+ * devices.
+ */
+export function stagesOf(
+  r: Pick<Rollout, "stages" | "stage" | "state">,
+  groups: readonly { k: number; state: string | null; n: number }[],
+): RolloutStage[] {
+  let devices = 0, installed = 0, failed = 0;
+  return r.stages.map((percent, stage) => {
+    for (const g of groups) {
+      if (Number(g.k) !== stage) continue;
+      devices += Number(g.n);
+      if (g.state === "installed") installed += Number(g.n);
+      if (g.state === "failed") failed += Number(g.n);
+    }
+    const reached = r.state !== "draft" && stage <= r.stage;
+    return {
+      stage,
+      percent,
+      reached,
+      devices,
+      installed,
+      failed,
+      pending: reached ? Math.max(0, devices - installed - failed) : 0,
+    };
+  });
+}
+
+/** The message of a device counted installed because it already runs the rollout's firmware. */
+export const ALREADY_RUNNING = "Already running this firmware when its stage began (its latest report: installed).";
 
 /**
  * What a running rollout should do now: pause when failures exceed the threshold (whatever autoAdvance says: a bad
@@ -198,3 +253,27 @@ export const rolloutDetails = (r: RolloutRow, extra: Record<string, unknown> = {
   stagePercent: Number(r.stage_percent),
   counts: countsOf(r),
 });
+
+/** GET devices/{deviceId}/firmware from config resolution's answer (rolloutName: the offering rollout's name). */
+export function firmwareInEffectOf(
+  deviceId: string,
+  customFirmwareId: string | null,
+  resolved: { rolloutId: string | null; firmware: { _id: string; name: string } | null },
+  rolloutName: string | null,
+): FirmwareInEffect {
+  const firmware = resolved.firmware;
+  return {
+    deviceId,
+    firmwareId: firmware?._id ?? null,
+    firmwareName: firmware?.name ?? null,
+    source: firmware === null
+      ? null
+      : customFirmwareId !== null
+      ? "custom"
+      : resolved.rolloutId !== null
+      ? "rollout"
+      : "default",
+    rolloutId: firmware === null ? null : resolved.rolloutId,
+    rolloutName: firmware === null ? null : rolloutName,
+  };
+}

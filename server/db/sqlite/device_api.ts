@@ -11,7 +11,7 @@ import { firstPlaces, versionInfoJson } from "../rules/device_config.ts";
 import type { DeviceApiStore, FirmwareRef } from "../types/device_api.ts";
 import { type Db, snapshot, sql, transaction } from "./open.ts";
 import { ConflictError, NotFoundError } from "../errors.ts";
-import { deviceUpdateOf, statusMismatch, unknownDevice } from "../rules/rollouts.ts";
+import { deviceUpdateOf, firmwareInEffectOf, statusMismatch, unknownDevice } from "../rules/rollouts.ts";
 import { joinRollouts, offeredByRollout, type OfferedFirmware, recordInRollout } from "./rollouts.ts";
 import { promised } from "./promised.ts";
 import { appendAudit } from "./audit.ts";
@@ -220,6 +220,18 @@ export function sqliteDeviceApi(db: Db): DeviceApiStore {
     enroll: (deviceId, versionInfo, tokenHash, auto) => enroll(db, deviceId, versionInfo, tokenHash, auto),
     config: (deviceId, product) => snapshot(db, () => deviceConfig(db, deviceId, product)),
     firmware: (deviceId, product) => snapshot(db, () => deviceFirmware(db, deviceId, product)),
+    firmwareInEffect: (deviceId, product) =>
+      snapshot(db, () => {
+        const device = sql(db, "SELECT device_id, product_type_id, firmware_id FROM devices WHERE device_id = ?").get(
+          deviceId,
+        ) as DeviceKeys | undefined;
+        if (!device) return null;
+        const resolved = resolveFirmware(db, device, product);
+        const rollout = resolved.rolloutId === null
+          ? undefined
+          : sql(db, "SELECT name FROM rollouts WHERE id = ?").get(resolved.rolloutId) as { name: string } | undefined;
+        return firmwareInEffectOf(deviceId, device.firmware_id, resolved, rollout?.name ?? null);
+      }),
     status: (deviceId, report, product) =>
       transaction(db, () => {
         const device = sql(db, "SELECT device_id, product_type_id, firmware_id FROM devices WHERE device_id = ?").get(

@@ -1,10 +1,12 @@
 import { type DeviceType, deviceTypeName } from "../../../shared/schemas/device_type.ts";
 import { newId } from "../../../shared/ids.ts";
 import { InvalidError, NotFoundError } from "../errors.ts";
-import { noDefaultFirmware, noDeviceType } from "../rules/device_types.ts";
+import { heldByRolloutSql, noDefaultFirmware, noDeviceType } from "../rules/device_types.ts";
+import { HOLDING_ROLLOUTS_SQL, holdingRollouts } from "../rules/device_views.ts";
+import { BUCKET } from "./firmware_keys.ts";
 import { checkIfMatch, etagOf } from "../rules/revisions.ts";
 import type { DeviceTypeStore } from "../types/device_types.ts";
-import { type Db, firstMissingId, sql, transaction } from "./open.ts";
+import { type Db, firstMissingId, snapshot, sql, transaction } from "./open.ts";
 import { promised } from "./promised.ts";
 import { appendAudit } from "./audit.ts";
 import { nextRevision } from "./revisions.ts";
@@ -37,6 +39,23 @@ export function sqliteDeviceTypes(db: Db): DeviceTypeStore {
       return (rows as unknown as DeviceTypeRow[]).map(toDeviceType);
     },
     get: (id) => getDeviceType(db, id),
+    reach: (id, product) =>
+      snapshot(db, () => {
+        const type = getDeviceType(db, id);
+        if (!type) return null;
+        const n = (where: string, ...args: (string | number)[]) =>
+          (sql(db, `SELECT COUNT(*) AS n FROM devices d WHERE ${where}`).get(...args) as { n: number }).n;
+        const total = n("1");
+        if (type.name !== deviceTypeName(product)) return { total, devices: 0, custom: 0, rollout: 0 };
+        const custom = n("d.firmware_id IS NOT NULL");
+        const args: (string | number)[] = [];
+        const held = heldByRolloutSql(holdingRollouts(sql(db, HOLDING_ROLLOUTS_SQL).all() as never), (v) => {
+          args.push(v);
+          return "?";
+        }, BUCKET);
+        const rollout = held === null ? 0 : n(`d.firmware_id IS NULL AND ${held}`, ...args);
+        return { total, devices: total - custom - rollout, custom, rollout };
+      }),
     ensure: (product) =>
       transaction(db, () => {
         const id = newId();

@@ -34,6 +34,7 @@ import {
   productTypeCondition,
   productTypeOrder,
   seenSince,
+  seenSql,
   VIEW_COUNT_LIMIT,
   type ViewCursor,
 } from "../rules/device_views.ts";
@@ -121,12 +122,10 @@ export function whereOf(
     args.push(filter.os);
   }
   if (filter.seen !== undefined) {
-    const since = seenSince(filter.seen);
-    if (since === null) parts.push("d.last_logged_in IS NULL");
-    else {
-      parts.push("d.last_logged_in >= ?");
-      args.push(since);
-    }
+    parts.push(seenSql(filter.seen, (v) => {
+      args.push(v);
+      return "?";
+    }));
   }
   if (filter.admission !== undefined) {
     parts.push("d.admission = ?");
@@ -452,6 +451,7 @@ export function overviewOf(db: Db, product: string): Overview {
   const seen24h = count(db, "d.last_logged_in >= ?", seenSince("24h")!);
   const seen7d = count(db, "d.last_logged_in >= ?", seenSince("7d")!);
   const never = count(db, "d.last_logged_in IS NULL");
+  const pending = count(db, "d.admission = 'pending'");
 
   const types = sql(db, "SELECT id, name FROM product_types").all() as { id: string; name: string }[];
   const groups = groupCounts(
@@ -471,7 +471,7 @@ export function overviewOf(db: Db, product: string): Overview {
     (sql(db, "SELECT id, name FROM firmwares").all() as { id: string; name: string }[]).map((f) => [f.id, f.name]),
   );
   return {
-    devices: { total, seen24h, seen7d, never },
+    devices: { total, seen24h, seen7d, stale: total - seen7d - never, never, pending },
     productTypes,
     ...overviewLists(byFirmware, firmwareNames, groups.app),
   };

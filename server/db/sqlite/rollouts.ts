@@ -9,6 +9,7 @@ import { now } from "../clock.ts";
 import { ConflictError, InvalidError, NotFoundError } from "../errors.ts";
 import {
   ACTIVE_STATES,
+  ALREADY_RUNNING,
   autoPauseReason,
   bucket,
   COUNT_COLUMN,
@@ -19,6 +20,7 @@ import {
   noProductTypeField,
   noRollout,
   notAllowed,
+  nothingToRetry,
   OFFERING_STATES,
   ROLLOUT_COLUMNS,
   rolloutDetails,
@@ -26,9 +28,12 @@ import {
   type RolloutRow,
   rolloutTarget,
   scopeBusy,
+  stageIndexSql,
   stagePercent,
+  stagesOf,
   TRANSITIONS,
 } from "../rules/rollouts.ts";
+import { BUCKET } from "./firmware_keys.ts";
 import type { RolloutStore } from "../types/rollouts.ts";
 import { type Db, firstMissingId, snapshot, sql, transaction } from "./open.ts";
 import { promised } from "./promised.ts";
@@ -103,7 +108,29 @@ export function joinRollouts(db: Db, deviceId: string): void {
     sql(db, "INSERT INTO rollout_devices (rollout_id, device_id, bucket) VALUES (?, ?, ?)").run(r.id, deviceId, b);
     sql(db, "UPDATE rollouts SET targeted = targeted + 1, in_stage = in_stage + ? WHERE id = ?")
       .run(b < r.stage_percent ? 1 : 0, r.id);
+    if (b < r.stage_percent) adoptRunning(db, r.id, deviceId);
   }
+}
+
+/**
+ * The devices of a rollout's current stage without a report in it that already run its firmware (their latest report
+ * says installed, of this firmware: e.g. it was the default) are counted installed at once, so the stage never waits
+ * for a report that will not come. Only `deviceId` when given. Answers how many.
+ */
+export function adoptRunning(db: Db, rolloutId: string, deviceId?: string): number {
+  const one = deviceId === undefined ? "" : "AND rd.device_id = ?";
+  const { changes } = sql(
+    db,
+    `UPDATE rollout_devices AS rd SET state = 'installed', progress = NULL, message = ?,
+       at = json_extract(d.update_status, '$.at')
+     FROM rollouts r, devices d
+     WHERE rd.rollout_id = ? ${one} AND r.id = rd.rollout_id AND rd.bucket < r.stage_percent AND rd.state IS NULL
+       AND d.device_id = rd.device_id AND json_extract(d.update_status, '$.state') = 'installed'
+       AND json_extract(d.update_status, '$.firmwareId') = r.firmware_id`,
+  ).run(ALREADY_RUNNING, rolloutId, ...(deviceId === undefined ? [] : [deviceId]));
+  const n = Number(changes);
+  if (n > 0) sql(db, "UPDATE rollouts SET installed = installed + ? WHERE id = ?").run(n, rolloutId);
+  return n;
 }
 
 function recordHistory(db: Db, r: RolloutRow, at: string): void {
@@ -125,6 +152,7 @@ function enterStage(db: Db, r: RolloutRow, stage: number, at: string): void {
     .get(r.id, percent) as { n: number };
   sql(db, "UPDATE rollouts SET stage = ?, stage_percent = ?, in_stage = ?, updated_at = ? WHERE id = ?")
     .run(stage, percent, n, at, r.id);
+  adoptRunning(db, r.id);
 }
 
 /** An automatic step in the audit trail: the system's, with what led to it. */
@@ -235,6 +263,7 @@ function act(db: Db, id: string, action: RolloutAction, by: string, product: str
   if (!row) throw new NotFoundError(noRollout(id));
   if (!TRANSITIONS[action].from.includes(row.state)) throw new ConflictError(notAllowed(action, row));
   const at = now();
+  let retried = 0;
   switch (action) {
     case "start":
       start(db, row, at);
@@ -244,6 +273,7 @@ function act(db: Db, id: string, action: RolloutAction, by: string, product: str
         .run(manualPauseReason(by), at, id);
       break;
     case "resume":
+      // Resuming continues the current stage: it never advances, even when that stage is complete (CONTRACT §13).
       busyWith(db, row);
       // Resuming accepts the failures seen so far: only new ones count against the threshold.
       sql(
@@ -261,6 +291,23 @@ function act(db: Db, id: string, action: RolloutAction, by: string, product: str
     case "cancel":
       sql(db, "UPDATE rollouts SET state = 'cancelled', paused_reason = NULL, updated_at = ? WHERE id = ?").run(at, id);
       break;
+    case "retry": {
+      // The failed devices are pending again: their failure no longer counts, against the threshold either.
+      const { changes } = sql(
+        db,
+        `UPDATE rollout_devices SET state = NULL, progress = NULL, message = NULL, at = NULL
+         WHERE rollout_id = ? AND state = 'failed'`,
+      ).run(id);
+      const n = Number(changes);
+      if (n === 0) throw new ConflictError(nothingToRetry(row));
+      sql(
+        db,
+        `UPDATE rollouts SET failed = failed - ?1, failed_accepted = max(0, failed_accepted - ?1), updated_at = ?2
+         WHERE id = ?3`,
+      ).run(n, at, id);
+      retried = n;
+      break;
+    }
     case "promote": {
       if (firstMissingId(db, "firmwares", [row.firmware_id]) !== null) {
         throw new ConflictError(`Rollout ${row.name}: its firmware was deleted, so it cannot be promoted.`);
@@ -277,13 +324,13 @@ function act(db: Db, id: string, action: RolloutAction, by: string, product: str
     target: rolloutTarget(done),
     details: rolloutDetails(
       done,
-      action === "promote" ? { defaultOf: deviceTypeName(product), firmwareId: done.firmware_id } : {
-        fromState: row.state,
-        fromStage: Number(row.stage),
-      },
+      action === "promote"
+        ? { defaultOf: deviceTypeName(product), firmwareId: done.firmware_id }
+        : { fromState: row.state, fromStage: Number(row.stage), ...(action === "retry" ? { retried } : {}) },
     ),
   });
-  if (action === "start" || action === "resume" || action === "advance") settle(db, id, at, { action });
+  // Resume and retry never step the rollout by themselves: the next step is an operator's or a later report's.
+  if (action === "start" || action === "advance") settle(db, id, at, { action });
   else recordHistory(db, getRow(db, id)!, at);
   return rolloutFromRow(getRow(db, id)!);
 }
@@ -364,6 +411,36 @@ export function sqliteRollouts(db: Db): RolloutStore {
           `SELECT at, stage, in_stage AS inStage, downloading, installing, installed, failed FROM rollout_history
            WHERE rollout_id = ? ORDER BY at`,
         ).all(id) as unknown as RolloutHistoryPoint[]).map((p) => ({ ...p }));
+      }),
+    stages: (id) =>
+      snapshot(db, () => {
+        const row = getRow(db, id);
+        if (!row) return null;
+        const r = rolloutFromRow(row);
+        const args: (string | number)[] = [];
+        const p = (v: string | number) => {
+          args.push(v);
+          return "?";
+        };
+        let groups: { k: number; state: string | null; n: number }[];
+        if (r.state === "draft") {
+          // No device rows yet: the devices a start would target now, by the same bucket rule.
+          const k = stageIndexSql(r.stages, "bucket", p);
+          const b = BUCKET(p(id));
+          const scope = r.productTypeId === null ? "" : `AND d.product_type_id = ${p(r.productTypeId)}`;
+          groups = sql(
+            db,
+            `SELECT ${k} AS k, NULL AS state, COUNT(*) AS n
+             FROM (SELECT ${b} AS bucket FROM devices d WHERE d.firmware_id IS NULL ${scope}) GROUP BY 1`,
+          ).all(...args) as never;
+        } else {
+          const k = stageIndexSql(r.stages, "bucket", p);
+          groups = sql(
+            db,
+            `SELECT ${k} AS k, state, COUNT(*) AS n FROM rollout_devices WHERE rollout_id = ${p(id)} GROUP BY 1, 2`,
+          ).all(...args) as never;
+        }
+        return stagesOf(r, groups);
       }),
     targets: (productTypeId) => {
       const row = productTypeId === null

@@ -3,6 +3,7 @@ import type { DeviceConfig } from "../../../shared/schemas/device_api.ts";
 import type { Admission } from "../../../shared/schemas/device.ts";
 import type { EnrollOutcome } from "../rules/admission.ts";
 import type { StatusBody } from "../../../shared/schemas/rollout.ts";
+import type { FirmwareInEffect } from "../../../shared/schemas/device.ts";
 
 export type FirmwareRef = NonNullable<DeviceConfig["firmware"]>;
 
@@ -36,6 +37,11 @@ export interface DeviceApiStore {
   config(deviceId: string, product: string): Promise<DeviceConfig | null>;
   /** The firmware that applies (custom, else the managed type's default, else null); undefined for an unknown device. */
   firmware(deviceId: string, product: string): Promise<FirmwareRef | null | undefined>;
+  /**
+   * The firmware in effect and where it comes from (custom, a rollout's stage with that rollout, the default), decided
+   * as config resolution decides; null for an unknown device.
+   */
+  firmwareInEffect(deviceId: string, product: string): Promise<FirmwareInEffect | null>;
   /**
    * Records an update report (CONTRACT §13) as the device's `update` and, when a rollout offers the firmware, in that
    * rollout's counts, then lets the rollout pause, advance or finish, all in one transaction: NotFoundError for an

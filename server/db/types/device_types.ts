@@ -1,10 +1,15 @@
-import type { DeviceType } from "../../../shared/schemas/device_type.ts";
+import type { DefaultReach, DeviceType } from "../../../shared/schemas/device_type.ts";
 import type { IfMatch } from "./revisions.ts";
 
 export interface DeviceTypeStore {
   /** Ordered by name. */
   list(): Promise<DeviceType[]>;
   get(id: string): Promise<DeviceType | null>;
+  /**
+   * How many devices a default of this device type reaches (none but the managed type of `product` reaches any):
+   * those without a custom firmware that no rollout holds (rules/device_views.ts holdsSql); null for an unknown id.
+   */
+  reach(id: string, product: string): Promise<DefaultReach | null>;
   /** Creates the managed device type of this PRODUCT (`jeecee_baby_<PRODUCT>`) when it is missing. */
   ensure(product: string): Promise<void>;
   /**

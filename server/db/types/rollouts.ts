@@ -5,6 +5,7 @@ import type {
   RolloutDeviceFilter,
   RolloutDevicePage,
   RolloutHistoryPoint,
+  RolloutStage,
 } from "../../../shared/schemas/rollout.ts";
 
 /** Who acts (an operator's e-mail, or the system for automatic steps). */
@@ -22,7 +23,9 @@ export interface RolloutStore {
   /**
    * One action, checked and written in one transaction: NotFoundError, ConflictError for a transition the state does
    * not allow or a second running/paused rollout of the same scope. Start and advance settle at once (a stage that
-   * holds no device, or whose devices have all reported already, advances).
+   * holds no device, or whose devices have all reported already or already run its firmware, advances); resume and
+   * retry never step the rollout (CONTRACT §13: nothing widens by surprise). Retry clears the failed devices' reports
+   * (they count as pending again); ConflictError when there are none.
    */
   act(id: string, action: RolloutAction, by: RolloutActor, product: string): Promise<Rollout>;
   /** The current stage's devices ordered by deviceId (state: pending = no report yet); null for an unknown rollout. */
@@ -32,6 +35,8 @@ export interface RolloutStore {
   ): Promise<RolloutDevicePage | null>;
   /** The counts per minute in which something changed, oldest first; null for an unknown rollout. */
   history(id: string): Promise<RolloutHistoryPoint[] | null>;
+  /** Each stage's devices and their reports (rules/rollouts.ts stagesOf); null for an unknown rollout. */
+  stages(id: string): Promise<RolloutStage[] | null>;
   /** How many devices a rollout of this scope would target now (productTypeId null: all). */
   targets(productTypeId: string | null): Promise<number>;
 }

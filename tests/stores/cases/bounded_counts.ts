@@ -154,13 +154,16 @@ export function boundedCountCases(engine: string, options: Parameters<typeof sto
     const counts = async () => ({
       overview: (await stores.devices.overview(PRODUCT)).devices,
       totals: await Promise.all(
-        (["24h", "7d", "never"] as const).map(async (seen) =>
+        (["24h", "7d", "stale", "never"] as const).map(async (seen) =>
           (await stores.devices.view({ filter: { seen }, sort: "deviceId", order: "asc" }, 0, 10, PRODUCT)).total
         ),
       ),
     });
     const before = await counts();
-    assert.deepEqual(before, { overview: { total: 5, seen24h: 3, seen7d: 3, never: 1 }, totals: [3, 3, 1] });
+    assert.deepEqual(before, {
+      overview: { total: 5, seen24h: 3, seen7d: 3, stale: 1, never: 1, pending: 0 },
+      totals: [3, 3, 1, 1],
+    });
     assert.ok(await stores.devices.pruneCounts() >= 0);
     assert.deepEqual(await counts(), before);
     assert.equal(await stores.devices.pruneCounts(), 0, "nothing left the second time");

@@ -170,7 +170,7 @@ export function deviceViewCases(engine: string, options: ConformanceOptions) {
 
     await t.step("the overview: counts by check-in, product type, firmware in effect and app", async () => {
       const o = await devices.overview(PRODUCT);
-      assert.deepEqual(o.devices, { total: 6, seen24h: 6, seen7d: 6, never: 0 });
+      assert.deepEqual(o.devices, { total: 6, seen24h: 6, seen7d: 6, stale: 0, never: 0, pending: 0 });
       assert.deepEqual(o.productTypes, [
         { _id: null, name: null, devices: 2 },
         { _id: alpha._id, name: "Alpha", devices: 2 },
@@ -381,8 +381,10 @@ export function deviceViewCases(engine: string, options: ConformanceOptions) {
         const want24 = n + 1 + ago.filter((h) => h < 24).length;
         const want7 = n + 1 + ago.filter((h) => h < 7 * 24).length;
         const o = await devices.overview(PRODUCT);
-        assert.deepEqual(o.devices, { total: n + ago.length + 1, seen24h: want24, seen7d: want7, never: 0 });
-        for (const [seen, want] of [["24h", want24], ["7d", want7]] as const) {
+        const total = n + ago.length + 1;
+        const stale = total - want7;
+        assert.deepEqual(o.devices, { total, seen24h: want24, seen7d: want7, stale, never: 0, pending: 0 });
+        for (const [seen, want] of [["24h", want24], ["7d", want7], ["stale", stale]] as const) {
           const all = await page({ seen }, 0, 100, "deviceId");
           assert.deepEqual([all.total, all.exact], [want, true], seen);
         }

@@ -49,6 +49,7 @@ export function rolloutCases(engine: string, options: ConformanceOptions) {
         installing: 0,
         installed: 0,
         failed: 0,
+        pending: 0,
       });
       assert.equal(draft.autoAdvance, true);
       assert.equal(draft.createdBy, BY.email);
