@@ -20,7 +20,7 @@ export function DeviceNavBadges() {
         <Link
           href={devicesHref({ admission: "pending" })}
           className="nav-badge pending"
-          aria-label={`${pending} device${pending === 1 ? "" : "s"} waiting for admission`}
+          aria-label={`${pending} pending: device${pending === 1 ? "" : "s"} waiting for admission`}
           title="Waiting for admission"
         >
           {pending} pending
@@ -30,7 +30,7 @@ export function DeviceNavBadges() {
         <Link
           href={devicesHref({ seen: "stale" })}
           className="nav-badge stale"
-          aria-label={`${stale} device${stale === 1 ? "" : "s"} not seen for more than 7 days`}
+          aria-label={`${stale} stale: device${stale === 1 ? "" : "s"} not seen for more than 7 days`}
           title="Not seen for more than 7 days"
         >
           {stale} stale
