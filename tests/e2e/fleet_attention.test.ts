@@ -73,6 +73,11 @@ e2eTest(
     assert.equal(await page.evaluate(() => document.documentElement.scrollWidth <= innerWidth), true);
     await screenshot("attention-02-pending-1280");
 
+    // Accepting one: named buttons in the confirmation, and the menu's badge counts one fewer.
+    await page.getByRole("button", { name: `Accept ${waiting[0]}` }).click();
+    await page.getByRole("dialog").getByRole("button", { name: "Accept", exact: true }).click();
+    await nav.getByRole("link", { name: `${o.pending - 1} pending: devices waiting for admission` }).waitFor();
+
     // Set as default: the confirmation says how many devices the default reaches, and offers a staged rollout.
     const managed = (await api.listDeviceTypes()).find((t) => t.name.startsWith("jeecee_baby_"))!;
     const other = (await api.listFirmwares()).find((f) => f._id !== managed.defaultFirmware)!;

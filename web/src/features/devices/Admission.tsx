@@ -90,6 +90,8 @@ export function useAdmissionActions(onDone?: () => void) {
       message: `${VERB[action].title} ${name}?`,
       details: WHAT[action](one ? "this device" : "these devices"),
       destructive: action !== "accept",
+      acceptLabel: one ? VERB[action].button : `${VERB[action].button} ${deviceIds.length} devices`,
+      cancelLabel: "Leave as is",
       onAccept: async () => {
         const outcome = await admit.mutateAsync({ action, deviceIds });
         setOpen(false);
@@ -114,6 +116,8 @@ export function useAdmissionActions(onDone?: () => void) {
       message={pending?.message ?? ""}
       details={pending?.details}
       destructive={pending?.destructive}
+      acceptLabel={pending?.acceptLabel}
+      cancelLabel={pending?.cancelLabel}
       busy={admit.isPending}
       onAccept={() => pending?.onAccept()}
       onHide={() => setOpen(false)}

@@ -176,6 +176,8 @@ export function useAdmitDevices() {
       for (const device of outcome.done) qc.setQueryData(deviceKeys.detail(device.deviceId), device);
       void qc.invalidateQueries({ queryKey: deviceKeys.lists() });
       void qc.invalidateQueries({ queryKey: admissionQuery().queryKey });
+      // The menu's pending badge and the overview's tile count them too.
+      void qc.invalidateQueries({ queryKey: overviewQuery().queryKey });
     },
   });
 }
