@@ -44,7 +44,7 @@ export default function FirmwaresScreen() {
   // The firmware whose delete is being confirmed, and the one a staged rollout is being created for.
   const [deleting, setDeleting] = useState<Firmware | null>(null);
   const [deleteOpen, setDeleteOpen] = useState(false);
-  const impact = useDeleteImpact(deleting);
+  const impact = useDeleteImpact(deleting, deleteOpen);
   const [rolloutOf, setRolloutOf] = useState<string | null>(null);
 
   const managed = managedDeviceType(deviceTypes.data);

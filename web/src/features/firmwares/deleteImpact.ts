@@ -71,11 +71,14 @@ const inEffectQuery = (firmwareId: string) =>
     staleTime: 0,
   });
 
-/** deleteImpact for the firmware whose delete confirmation is open (null: none; nothing is asked). */
-export function useDeleteImpact(f: Firmware | null): DeleteImpact {
+/**
+ * deleteImpact for the firmware of the delete confirmation (null: none). Asked only while the confirmation is `open`;
+ * what was found stays shown while it closes (and nothing is asked about a firmware just deleted).
+ */
+export function useDeleteImpact(f: Firmware | null, open: boolean): DeleteImpact {
   const deviceTypes = useQuery(deviceTypesQuery());
-  const rollouts = useQuery({ ...rolloutsQuery(), enabled: f !== null });
-  const count = useQuery({ ...inEffectQuery(f?._id ?? ""), enabled: f !== null });
+  const rollouts = useQuery({ ...rolloutsQuery(), enabled: f !== null && open });
+  const count = useQuery({ ...inEffectQuery(f?._id ?? ""), enabled: f !== null && open });
   if (!f || !deviceTypes.data || !rollouts.data || count.data === undefined) {
     return {
       reasons: [],
