@@ -42,13 +42,13 @@ e2eTest("device admission: filter with the pending count, accept and reject, cre
   await accessible(page, "devices, pending filter");
   await screenshot("admission-pending");
 
-  // Accept one row: a confirm dialog with focus on Cancel, then a toast; the row leaves the pending list.
+  // Accept one row: a confirm dialog with focus on "Leave as is", then a toast; the row leaves the pending list.
   await page.getByRole("button", { name: "Accept new-1" }).click();
   const dialog = page.getByRole("dialog");
   await dialog.getByText("Accept device new-1?").first().waitFor();
-  assert.equal(await page.evaluate(() => document.activeElement?.textContent?.trim()), "Cancel");
+  assert.equal(await page.evaluate(() => document.activeElement?.textContent?.trim()), "Leave as is");
   await accessible(page, "accept dialog");
-  await dialog.getByRole("button", { name: "OK" }).click();
+  await dialog.getByRole("button", { name: "Accept", exact: true }).click();
   await page.locator(".p-toast").getByText("Device accepted").waitFor();
   await assertEventually(async () => assert.equal(await rows.count(), 3));
   assert.equal((await api.getDevice("new-1")).admission, "accepted");
@@ -60,7 +60,7 @@ e2eTest("device admission: filter with the pending count, accept and reject, cre
   await page.getByText("2 selected").waitFor();
   await page.getByRole("button", { name: "Reject selected" }).click();
   await dialog.getByText("Reject 2 devices?").first().waitFor();
-  await dialog.getByRole("button", { name: "OK" }).click();
+  await dialog.getByRole("button", { name: "Reject 2 devices" }).click();
   await page.locator(".p-toast").getByText("Devices rejected").waitFor();
   await assertEventually(async () => assert.equal(await rows.count(), 1));
   assert.equal((await api.getDevice("new-2")).admission, "rejected");
@@ -76,7 +76,7 @@ e2eTest("device admission: filter with the pending count, accept and reject, cre
   await accessible(page, "device with credentials");
   await card.getByRole("button", { name: "Reset credentials" }).click();
   await dialog.getByText("Reset credentials of device new-1?").first().waitFor();
-  await dialog.getByRole("button", { name: "OK" }).click();
+  await dialog.getByRole("button", { name: "Reset credentials" }).click();
   await page.locator(".p-toast").getByText("Credentials reset").waitFor();
   await card.getByText("No token yet: issued at the next enrolment").waitFor();
   assert.equal(
@@ -88,7 +88,7 @@ e2eTest("device admission: filter with the pending count, accept and reject, cre
 
   // Reject from the card; then Accept is offered again.
   await card.getByRole("button", { name: "Reject" }).click();
-  await dialog.getByRole("button", { name: "OK" }).click();
+  await dialog.getByRole("button", { name: "Reject", exact: true }).click();
   await card.getByText("Rejected", { exact: true }).waitFor();
   await card.getByRole("button", { name: "Accept" }).waitFor();
 }, { env: { DEVICE_AUTH: "token" } });

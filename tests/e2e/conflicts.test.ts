@@ -129,8 +129,8 @@ e2eTest("firmwares page: a stale default firmware change is refused and the curr
   const card = (page: Page, name: string) => page.getByLabel(`Firmware ${name}`, { exact: true });
   const setDefault = async (page: Page, name: string) => {
     await card(page, name).getByRole("button", { name: "Set as default firmware" }).click();
-    await page.getByRole("dialog", { name: `Set default firmware to ${name}?` }).getByRole("button", { name: "OK" })
-      .click();
+    await page.getByRole("dialog", { name: `Set default firmware to ${name}?` })
+      .getByRole("button", { name: "Set as default firmware" }).click();
   };
 
   await visit("/device_firmwares");

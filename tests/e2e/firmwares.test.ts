@@ -96,76 +96,92 @@ e2eTest("firmware upload shows progress in percent, then the card; wrong files a
   }
 });
 
-e2eTest("firmware default: set and unset with confirms; delete with confirm and the 409 toast", async (c) => {
-  const { page, visit, signIn, screenshot, api } = c;
-  const dir = await Deno.makeTempDir({ prefix: "e2e-fw-" });
-  try {
-    const a = await api.uploadFirmware(await fileSource(await makeXzFile(dir, "fw-a-1.0.xz")));
-    const b = await api.uploadFirmware(await fileSource(await makeXzFile(dir, "fw-b-1.1.xz")));
-    const managed = (await api.listDeviceTypes()).find((t) => t.name.startsWith("jeecee_baby_"))!;
+e2eTest(
+  "firmware default: set and unset with confirms (the count it reaches); delete says what it refuses first",
+  async (c) => {
+    const { page, visit, signIn, screenshot, api } = c;
+    const dir = await Deno.makeTempDir({ prefix: "e2e-fw-" });
+    try {
+      const a = await api.uploadFirmware(await fileSource(await makeXzFile(dir, "fw-a-1.0.xz")));
+      const b = await api.uploadFirmware(await fileSource(await makeXzFile(dir, "fw-b-1.1.xz")));
+      const managed = (await api.listDeviceTypes()).find((t) => t.name.startsWith("jeecee_baby_"))!;
 
-    await visit("/device_firmwares");
-    await signIn();
-    await card(page, a.name).waitFor();
-    await card(page, b.name).waitFor();
-    assert.equal(await page.getByText("Default", { exact: true }).count(), 0);
-    const unset = page.getByRole("button", { name: "Unset default firmware" });
-    assert.equal(await unset.isDisabled(), true);
+      await visit("/device_firmwares");
+      await signIn();
+      await card(page, a.name).waitFor();
+      await card(page, b.name).waitFor();
+      assert.equal(await page.getByText("Default", { exact: true }).count(), 0);
+      const unset = page.getByRole("button", { name: "Unset default firmware" });
+      assert.equal(await unset.isDisabled(), true);
 
-    // Set default: Cancel changes nothing, OK sets it.
-    await card(page, a.name).getByRole("button", { name: "Set as default firmware" }).click();
-    const dlg = dialog(page);
-    await dlg.getByText(`Set default firmware to ${a.name}?`).waitFor();
-    await dlg.getByText(
-      "Are you sure you want to change the default firmware? After this change any device that will perform an update will get this firmware.",
-    ).waitFor();
-    await screenshot("firmwares-05-confirm-default");
-    await dlg.getByRole("button", { name: "Cancel" }).click();
-    await dlg.waitFor({ state: "hidden" });
-    assert.equal((await api.listDeviceTypes()).find((t) => t._id === managed._id)!.defaultFirmware, null);
+      // Set default: the count of devices it reaches, "Keep the current default" changes nothing, the named button sets it.
+      await card(page, a.name).getByRole("button", { name: "Set as default firmware" }).click();
+      const dlg = dialog(page);
+      await dlg.getByText(`Set default firmware to ${a.name}?`).waitFor();
+      await dlg.getByText(
+        "Are you sure you want to change the default firmware? After this change any device that will perform an update will get this firmware.",
+      ).waitFor();
+      await dlg.getByTestId("default-reach").getByText("0 devices", { exact: true }).waitFor();
+      await dlg.getByRole("button", { name: "Start a staged rollout instead" }).waitFor();
+      await screenshot("firmwares-05-confirm-default");
+      await dlg.getByRole("button", { name: "Keep the current default" }).click();
+      await dlg.waitFor({ state: "hidden" });
+      assert.equal((await api.listDeviceTypes()).find((t) => t._id === managed._id)!.defaultFirmware, null);
 
-    await card(page, a.name).getByRole("button", { name: "Set as default firmware" }).click();
-    await dlg.getByRole("button", { name: "OK" }).click();
-    await card(page, a.name).getByText("Default", { exact: true }).waitFor();
-    assert.equal(await card(page, a.name).getByRole("button", { name: "Set as default firmware" }).isDisabled(), true);
-    assert.equal(await card(page, b.name).getByRole("button", { name: "Set as default firmware" }).isDisabled(), false);
-    assert.equal(await unset.isDisabled(), false);
-    assert.equal((await api.listDeviceTypes()).find((t) => t._id === managed._id)!.defaultFirmware, a._id);
-    await screenshot("firmwares-06-default-set");
+      await card(page, a.name).getByRole("button", { name: "Set as default firmware" }).click();
+      await dlg.getByRole("button", { name: "Set as default firmware" }).click();
+      await card(page, a.name).getByText("Default", { exact: true }).waitFor();
+      assert.equal(
+        await card(page, a.name).getByRole("button", { name: "Set as default firmware" }).isDisabled(),
+        true,
+      );
+      assert.equal(
+        await card(page, b.name).getByRole("button", { name: "Set as default firmware" }).isDisabled(),
+        false,
+      );
+      assert.equal(await unset.isDisabled(), false);
+      assert.equal((await api.listDeviceTypes()).find((t) => t._id === managed._id)!.defaultFirmware, a._id);
+      await screenshot("firmwares-06-default-set");
 
-    // Deleting the default firmware is refused by the server: its msg shows in a toast, the card stays.
-    const refused = await api.deleteFirmware(a._id).then(() => null, (e: unknown) => e);
-    assert.ok(refused instanceof ApiError && refused.status === 409);
-    await card(page, a.name).getByRole("button", { name: `Delete firmware ${a.name}` }).click();
-    await dlg.getByText(`Delete firmware ${a.name}?`).waitFor();
-    await dlg.getByText("Are you sure you want to delete this firmware?").waitFor();
-    await dlg.getByRole("button", { name: "OK" }).click();
-    await page.locator(".p-toast").getByText(refused.msg, { exact: true }).waitFor();
-    await page.waitForTimeout(500); // let the toast finish sliding in for the screenshot
-    await screenshot("firmwares-07-delete-refused");
-    await card(page, a.name).waitFor();
+      // Deleting the default firmware would be refused by the server: the confirm says so before, its button is off.
+      const refused = await api.deleteFirmware(a._id).then(() => null, (e: unknown) => e);
+      assert.ok(refused instanceof ApiError && refused.status === 409);
+      await card(page, a.name).getByRole("button", { name: `Delete firmware ${a.name}` }).click();
+      await dlg.getByText(`Delete firmware ${a.name}?`).waitFor();
+      await dlg.getByText("Are you sure you want to delete this firmware?").waitFor();
+      await dlg.getByTestId("delete-impact").getByText(
+        `It cannot be deleted now: it is the default firmware of device type ${managed.name}.`,
+      ).waitFor();
+      assert.ok(refused.msg.includes(`it is the default firmware of device type ${managed.name}`), refused.msg);
+      assert.equal(await dlg.getByRole("button", { name: "Delete firmware" }).isDisabled(), true);
+      await screenshot("firmwares-07-delete-refused");
+      await dlg.getByRole("button", { name: "Keep firmware" }).click();
+      await dlg.waitFor({ state: "hidden" });
+      await card(page, a.name).waitFor();
 
-    // Unset with its confirm.
-    await unset.click();
-    await dlg.getByText("Unset default firmware?").waitFor();
-    await dlg.getByRole("button", { name: "OK" }).click();
-    await page.getByText("Default", { exact: true }).waitFor({ state: "detached" });
-    await page.waitForFunction(() =>
-      [...document.querySelectorAll("button")].some((b) => b.textContent?.includes("Unset default") && b.disabled)
-    );
-    assert.equal((await api.listDeviceTypes()).find((t) => t._id === managed._id)!.defaultFirmware, null);
+      // Unset with its confirm.
+      await unset.click();
+      await dlg.getByText("Unset default firmware?").waitFor();
+      await dlg.getByRole("button", { name: "Unset default firmware" }).click();
+      await page.getByText("Default", { exact: true }).waitFor({ state: "detached" });
+      await page.waitForFunction(() =>
+        [...document.querySelectorAll("button")].some((b) => b.textContent?.includes("Unset default") && b.disabled)
+      );
+      assert.equal((await api.listDeviceTypes()).find((t) => t._id === managed._id)!.defaultFirmware, null);
 
-    // Delete with confirm: Cancel keeps it, OK removes it.
-    await card(page, b.name).getByRole("button", { name: `Delete firmware ${b.name}` }).click();
-    await dlg.getByRole("button", { name: "Cancel" }).click();
-    await card(page, b.name).waitFor();
-    await card(page, b.name).getByRole("button", { name: `Delete firmware ${b.name}` }).click();
-    await dlg.getByText(`Delete firmware ${b.name}?`).waitFor();
-    await dlg.getByRole("button", { name: "OK" }).click();
-    await card(page, b.name).waitFor({ state: "detached" });
-    assert.deepEqual((await api.listFirmwares()).map((f) => f.name), [a.name]);
-    await screenshot("firmwares-08-after-delete");
-  } finally {
-    await Deno.remove(dir, { recursive: true });
-  }
-});
+      // Delete with confirm: "Keep firmware" keeps it, "Delete firmware" removes it.
+      await card(page, b.name).getByRole("button", { name: `Delete firmware ${b.name}` }).click();
+      await dlg.getByRole("button", { name: "Keep firmware" }).click();
+      await card(page, b.name).waitFor();
+      await card(page, b.name).getByRole("button", { name: `Delete firmware ${b.name}` }).click();
+      await dlg.getByText(`Delete firmware ${b.name}?`).waitFor();
+      await dlg.getByText("No device, default or rollout uses it.").waitFor();
+      await dlg.getByRole("button", { name: "Delete firmware" }).click();
+      await card(page, b.name).waitFor({ state: "detached" });
+      assert.deepEqual((await api.listFirmwares()).map((f) => f.name), [a.name]);
+      await screenshot("firmwares-08-after-delete");
+    } finally {
+      await Deno.remove(dir, { recursive: true });
+    }
+  },
+);

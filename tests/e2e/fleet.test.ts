@@ -132,12 +132,14 @@ e2eTest("fleet views: sort, filters in the URL, columns, bulk change with confir
   await assertAccessible(page, "devices list (390)");
   await page.setViewportSize({ width: 1440, height: 900 });
 
-  // A firmware that cannot be deleted names its devices: the refusal links to them.
+  // A firmware that cannot be deleted names its devices before the delete: the confirmation links to them.
   await visit("/device_firmwares");
   await page.getByText("pinned-2.xz").waitFor();
   await page.getByRole("button", { name: /Delete/ }).first().click();
-  await page.getByRole("dialog").getByRole("button", { name: "OK" }).click();
-  const link = page.getByRole("link", { name: "Show the 3 devices" });
+  const confirm = page.getByRole("dialog");
+  await confirm.getByText("It cannot be deleted now: it is the custom firmware of 3 devices.").waitFor();
+  assert.equal(await confirm.getByRole("button", { name: "Delete firmware" }).isDisabled(), true);
+  const link = confirm.getByRole("link", { name: "Show the 3 devices" });
   await link.waitFor();
   await screenshot("fleet-03-refusal-link");
   await link.click();

@@ -8,6 +8,7 @@ import { useRole } from "../lib/role.ts";
 import type { Role } from "../../../shared/schemas/operator.ts";
 import { useSession } from "../lib/session.ts";
 import { PRODUCT_TITLE } from "../lib/title.ts";
+import { DeviceNavBadges } from "../features/devices/NavBadges.tsx";
 
 // The dialog's code stays out of every page's first load: fetched when the account menu opens, shown on the first
 // 'Change password' click.
@@ -136,6 +137,7 @@ export function Shell({ children }: { children: ReactNode }) {
                 <i className={n.icon} aria-hidden="true" />
                 <span>{n.label}</span>
               </Link>
+              {n.href === "/devices" && <DeviceNavBadges />}
             </li>
           ))}
         </ul>

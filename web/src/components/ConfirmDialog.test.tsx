@@ -29,3 +29,43 @@ describe("ConfirmDialog", () => {
     expect(onAccept).toHaveBeenCalledTimes(1);
   });
 });
+
+describe("ConfirmDialog with buttons named for the action", () => {
+  it("names its buttons, offers the alternative (closing first) and can refuse to accept", async () => {
+    const user = userEvent.setup();
+    const onAccept = vi.fn();
+    const onHide = vi.fn();
+    const instead = vi.fn();
+    const { rerender } = render(
+      <ConfirmDialog
+        visible
+        header="Cancel rollout fw-2?"
+        message="3 devices that have not installed fw-2 return to the default firmware."
+        acceptLabel="Cancel rollout"
+        cancelLabel="Keep running"
+        alternative={{ label: "Start a staged rollout instead", onClick: instead }}
+        onAccept={onAccept}
+        onHide={onHide}
+      />,
+    );
+    const keep = await screen.findByRole("button", { name: "Keep running" });
+    await waitFor(() => expect(document.activeElement).toBe(keep));
+    expect(screen.queryByRole("button", { name: "OK" })).toBeNull();
+    await user.click(screen.getByRole("button", { name: "Start a staged rollout instead" }));
+    expect(onHide).toHaveBeenCalledTimes(1);
+    expect(instead).toHaveBeenCalledTimes(1);
+    rerender(
+      <ConfirmDialog
+        visible
+        header="Delete firmware fw-2?"
+        message="Are you sure you want to delete this firmware?"
+        acceptLabel="Delete firmware"
+        acceptDisabled
+        onAccept={onAccept}
+        onHide={onHide}
+      />,
+    );
+    expect((screen.getByRole("button", { name: "Delete firmware" }) as HTMLButtonElement).disabled).toBe(true);
+    expect(onAccept).not.toHaveBeenCalled();
+  });
+});

@@ -14,6 +14,13 @@ export interface ConfirmDialogProps {
   onHide: () => void;
   /** Disables OK while the accepted action runs. */
   busy?: boolean;
+  /** The buttons named for what they do ("Cancel rollout" / "Keep running"); OK and Cancel otherwise. */
+  acceptLabel?: string;
+  cancelLabel?: string;
+  /** The action is known to be refused (or its effect is still being counted): the accept button is disabled. */
+  acceptDisabled?: boolean;
+  /** Another way out offered beside them (e.g. "Start a staged rollout instead"): closes this dialog first. */
+  alternative?: { label: string; icon?: string; onClick: () => void };
 }
 
 /**
@@ -21,7 +28,20 @@ export interface ConfirmDialogProps {
  * removes data, so the dialog opens with focus on Cancel: Enter or Space alone never confirms.
  */
 export function ConfirmDialog(
-  { visible, header, message, details, destructive, onAccept, onHide, busy }: ConfirmDialogProps,
+  {
+    visible,
+    header,
+    message,
+    details,
+    destructive,
+    onAccept,
+    onHide,
+    busy,
+    acceptLabel,
+    cancelLabel,
+    acceptDisabled,
+    alternative,
+  }: ConfirmDialogProps,
 ) {
   return (
     <AppDialog
@@ -31,13 +51,25 @@ export function ConfirmDialog(
       style={{ width: "32rem", maxWidth: "95vw" }}
       footer={
         <div>
-          <Button label="Cancel" icon="pi pi-times" outlined autoFocus onClick={onHide} />
+          {alternative && (
+            <Button
+              label={alternative.label}
+              icon={alternative.icon}
+              text
+              disabled={busy}
+              onClick={() => {
+                onHide();
+                alternative.onClick();
+              }}
+            />
+          )}
+          <Button label={cancelLabel ?? "Cancel"} icon="pi pi-times" outlined autoFocus onClick={onHide} />
           <Button
-            label="OK"
+            label={acceptLabel ?? "OK"}
             icon="pi pi-check"
             severity={destructive ? "danger" : undefined}
             loading={busy}
-            disabled={busy}
+            disabled={busy || acceptDisabled}
             onClick={onAccept}
           />
         </div>
@@ -58,6 +90,9 @@ export interface PendingConfirm {
   message: string;
   details?: ReactNode;
   destructive?: boolean;
+  acceptLabel?: string;
+  cancelLabel?: string;
+  alternative?: ConfirmDialogProps["alternative"];
   onAccept: () => void;
 }
 
@@ -74,6 +109,9 @@ export function PendingConfirmDialog({ pending, onHide, busy }: {
       message={pending?.message ?? ""}
       details={pending?.details}
       destructive={pending?.destructive}
+      acceptLabel={pending?.acceptLabel}
+      cancelLabel={pending?.cancelLabel}
+      alternative={pending?.alternative}
       busy={busy}
       onAccept={() => pending?.onAccept()}
       onHide={onHide}

@@ -1,7 +1,7 @@
-import type { CSSProperties } from "react";
+import type { CSSProperties, ReactNode } from "react";
 
 /** A two-column label/value table (class `info-table`), one row a pair. */
-export function InfoTable({ rows, style }: { rows: readonly [string, string][]; style?: CSSProperties }) {
+export function InfoTable({ rows, style }: { rows: readonly [string, ReactNode][]; style?: CSSProperties }) {
   return (
     <table className="info-table" style={style}>
       <tbody>

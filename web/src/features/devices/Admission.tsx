@@ -90,6 +90,8 @@ export function useAdmissionActions(onDone?: () => void) {
       message: `${VERB[action].title} ${name}?`,
       details: WHAT[action](one ? "this device" : "these devices"),
       destructive: action !== "accept",
+      acceptLabel: one ? VERB[action].button : `${VERB[action].button} ${deviceIds.length} devices`,
+      cancelLabel: "Leave as is",
       onAccept: async () => {
         const outcome = await admit.mutateAsync({ action, deviceIds });
         setOpen(false);
@@ -114,6 +116,8 @@ export function useAdmissionActions(onDone?: () => void) {
       message={pending?.message ?? ""}
       details={pending?.details}
       destructive={pending?.destructive}
+      acceptLabel={pending?.acceptLabel}
+      cancelLabel={pending?.cancelLabel}
       busy={admit.isPending}
       onAccept={() => pending?.onAccept()}
       onHide={() => setOpen(false)}
@@ -122,7 +126,10 @@ export function useAdmissionActions(onDone?: () => void) {
   return { ask, dialog, busy: admit.isPending || !canWrite };
 }
 
-/** A row's admission tag and its Accept / Reject buttons (the row itself opens the device: clicks stop here). */
+/**
+ * A row's admission tag and its labelled Accept / Reject buttons (the row itself opens the device: clicks stop here).
+ * The column comes right after the device id, so the buttons are in view without scrolling sideways.
+ */
 export function AdmissionCell({ device, ask, busy }: {
   device: Device;
   ask: (action: AdmissionAction, ids: string[]) => void;
@@ -135,10 +142,10 @@ export function AdmissionCell({ device, ask, busy }: {
       {a !== "accepted" && (
         <LiteButton
           icon="pi pi-check"
+          label="Accept"
           text
           size="small"
           aria-label={`Accept ${device.deviceId}`}
-          title="Accept"
           disabled={busy}
           onClick={() => ask("accept", [device.deviceId])}
         />
@@ -146,11 +153,11 @@ export function AdmissionCell({ device, ask, busy }: {
       {a !== "rejected" && (
         <LiteButton
           icon="pi pi-ban"
+          label="Reject"
           text
           size="small"
           severity="danger"
           aria-label={`Reject ${device.deviceId}`}
-          title="Reject"
           disabled={busy}
           onClick={() => ask("reject", [device.deviceId])}
         />

@@ -8,6 +8,7 @@ import { AuditHistory } from "../audit/api.ts";
 import { AdditionalTreatmentsCard } from "./AdditionalTreatmentsCard.tsx";
 import { DeviceInfoCard } from "./DeviceInfoCard.tsx";
 import { FirmwareCard } from "./FirmwareCard.tsx";
+import { FirmwareInEffectCard } from "./FirmwareInEffectCard.tsx";
 import { ModulesCard } from "./ModulesCard.tsx";
 import { ProductTypeCard } from "./ProductTypeCard.tsx";
 import { UpdateStatusCard } from "./UpdateStatusCard.tsx";
@@ -62,6 +63,7 @@ export default function DeviceScreen() {
           <div className="detail-column">
             <DeviceInfoCard device={d} />
             {tokenMode && <AdmissionCard device={d} />}
+            <FirmwareInEffectCard device={d} />
             <UpdateStatusCard device={d} />
             <AdditionalTreatmentsCard device={d} busy={busy} save={save} />
           </div>

@@ -5,7 +5,12 @@ import { AdmissionFilter } from "./Admission.tsx";
 import { FilterSelect } from "./FilterSelect.tsx";
 import type { DevicesFilterState } from "./urlState.ts";
 
-const SEEN_LABELS = { "24h": "Within 24 hours", "7d": "Within 7 days", never: "Never" } as const;
+const SEEN_LABELS = {
+  "24h": "Within 24 hours",
+  "7d": "Within 7 days",
+  stale: "More than 7 days ago",
+  never: "Never",
+} as const;
 const UPDATE_LABELS = {
   downloading: "Downloading",
   installing: "Installing",

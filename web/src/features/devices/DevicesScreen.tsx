@@ -109,14 +109,15 @@ export default function DevicesScreen() {
   const ask = useStableCallback(admission.ask);
   const columns: DeviceColumn[] = useMemo(() => {
     const chosen = COLUMNS.filter((c) => columnIds.includes(c.id) || c.id === "deviceId");
-    return tokenMode
-      ? [...chosen, {
-        id: "admission",
-        header: "Admission",
-        width: "11.5rem",
-        body: (d) => <AdmissionCell device={d} ask={ask} busy={admission.busy} />,
-      }]
-      : chosen;
+    if (!tokenMode) return chosen;
+    // Right after the device id: the labelled Accept / Reject stay in view without scrolling sideways.
+    const [id, ...rest] = chosen;
+    return [id, {
+      id: "admission",
+      header: "Admission",
+      width: "16rem",
+      body: (d) => <AdmissionCell device={d} ask={ask} busy={admission.busy} />,
+    }, ...rest];
   }, [columnIds, tokenMode, admission.busy]);
   const [bulkOpen, setBulkOpen] = useState(false);
   const [exporting, setExporting] = useState(false);

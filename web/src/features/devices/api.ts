@@ -75,6 +75,17 @@ export const deviceQuery = (id: string) =>
   });
 
 /**
+ * The firmware in effect for a device and why (custom, a rollout's stage, the default); asked again with every new
+ * version of the device (its etag) and whenever devices change.
+ */
+export const deviceFirmwareQuery = (id: string, etag: string) =>
+  queryOptions({
+    queryKey: [...deviceKeys.detail(id), "firmware", etag] as const,
+    queryFn: () => api.firmwareInEffect(id),
+    refetchOnMount: "always",
+  });
+
+/**
  * PATCH devices/{deviceId} on the version `ifMatch` (its etag): a change someone else made since is refused with 412
  * instead of being overwritten. The answer becomes the cached detail and every list is refreshed.
  */
@@ -165,6 +176,8 @@ export function useAdmitDevices() {
       for (const device of outcome.done) qc.setQueryData(deviceKeys.detail(device.deviceId), device);
       void qc.invalidateQueries({ queryKey: deviceKeys.lists() });
       void qc.invalidateQueries({ queryKey: admissionQuery().queryKey });
+      // The menu's pending badge and the overview's tile count them too.
+      void qc.invalidateQueries({ queryKey: overviewQuery().queryKey });
     },
   });
 }

@@ -1,11 +1,11 @@
-import { useState } from "react";
+import { lazy, Suspense, useState } from "react";
 import { AuditHistory } from "../audit/api.ts";
 import { useQuery } from "@tanstack/react-query";
 import { Button } from "primereact/button";
 import type { Firmware } from "../../../../shared/schemas/firmware.ts";
 import { FIRMWARE_EXTENSION } from "../../../../shared/schemas/firmware.ts";
 import { CardGrid } from "../../components/CardGrid.tsx";
-import { type PendingConfirm, PendingConfirmDialog } from "../../components/ConfirmDialog.tsx";
+import { ConfirmDialog, type PendingConfirm, PendingConfirmDialog } from "../../components/ConfirmDialog.tsx";
 import { LoadState } from "../../components/LoadState.tsx";
 import { UploadDialog } from "../../components/UploadDialog.tsx";
 import { isPreconditionFailed } from "../../../../shared/client.ts";
@@ -21,6 +21,12 @@ import {
 } from "./api.ts";
 import { FirmwareCard } from "./FirmwareCard.tsx";
 import { refusalLink } from "./refusal.ts";
+import { useDeleteImpact } from "./deleteImpact.ts";
+import { loadCreateRolloutDialog } from "../rollouts/api.ts";
+import { DefaultReachText, DeleteImpactText } from "./ConfirmTexts.tsx";
+
+// The new-rollout dialog ("Start a staged rollout instead") loads when asked for.
+const CreateRolloutDialog = lazy(loadCreateRolloutDialog);
 
 /** /device_firmwares: cards, upload dialog, set/unset default of the managed device type. */
 export default function FirmwaresScreen() {
@@ -35,6 +41,11 @@ export default function FirmwaresScreen() {
   const [uploading, setUploading] = useState(false);
   const { canWrite } = useRole();
   const [confirm, setConfirm] = useState<PendingConfirm | null>(null);
+  // The firmware whose delete is being confirmed, and the one a staged rollout is being created for.
+  const [deleting, setDeleting] = useState<Firmware | null>(null);
+  const [deleteOpen, setDeleteOpen] = useState(false);
+  const impact = useDeleteImpact(deleting, deleteOpen);
+  const [rolloutOf, setRolloutOf] = useState<string | null>(null);
 
   const managed = managedDeviceType(deviceTypes.data);
   const defaultId = managed?.defaultFirmware ?? null;
@@ -55,24 +66,19 @@ export default function FirmwaresScreen() {
     }).finally(() => setConfirm(null));
   };
 
-  const askDelete = (f: Firmware) =>
-    setConfirm({
-      header: `Delete firmware ${f.name}?`,
-      message: "Are you sure you want to delete this firmware?",
-      destructive: true,
-      onAccept: () =>
-        remove.mutateAsync(f._id).then(() => notify("Firmware deleted"), (err) =>
-          notifyError(err, refusalLink(err, f._id)))
-          .finally(() =>
-            setConfirm(null)
-          ),
-    });
-
   const askSetDefault = (f: Firmware) =>
     managed && setConfirm({
       header: `Set default firmware to ${f.name}?`,
       message:
         "Are you sure you want to change the default firmware? After this change any device that will perform an update will get this firmware.",
+      details: <DefaultReachText deviceTypeId={managed._id} firmware={f.name} />,
+      acceptLabel: "Set as default firmware",
+      cancelLabel: "Keep the current default",
+      alternative: {
+        label: "Start a staged rollout instead",
+        icon: "pi pi-send",
+        onClick: () => setRolloutOf(f._id),
+      },
       onAccept: () => changeDefault(f._id, "Default firmware set"),
     });
 
@@ -82,6 +88,8 @@ export default function FirmwaresScreen() {
       message:
         "Are you sure you want to unset the default firmware? After this change devices without a custom firmware will not get a firmware update.",
       destructive: true,
+      acceptLabel: "Unset default firmware",
+      cancelLabel: "Keep the default",
       onAccept: () => changeDefault(null, "Default firmware unset"),
     });
 
@@ -108,7 +116,10 @@ export default function FirmwaresScreen() {
               isDefault={f._id === defaultId}
               canSetDefault={managed !== undefined && canWrite}
               canDelete={canWrite}
-              onDelete={() => askDelete(f)}
+              onDelete={() => {
+                setDeleting(f);
+                setDeleteOpen(true);
+              }}
               onSetDefault={() => askSetDefault(f)}
             />
           ))}
@@ -157,6 +168,30 @@ export default function FirmwaresScreen() {
         }}
         onHide={() => setUploading(false)}
       />
+      {deleting && (
+        <ConfirmDialog
+          visible={deleteOpen}
+          header={`Delete firmware ${deleting.name}?`}
+          message="Are you sure you want to delete this firmware?"
+          details={<DeleteImpactText impact={impact} />}
+          destructive
+          acceptLabel="Delete firmware"
+          cancelLabel="Keep firmware"
+          acceptDisabled={impact.loading || impact.refused}
+          busy={remove.isPending}
+          onHide={() => setDeleteOpen(false)}
+          onAccept={() =>
+            remove.mutateAsync(deleting._id).then(
+              () => notify("Firmware deleted"),
+              (err) => notifyError(err, refusalLink(err, deleting._id)),
+            ).finally(() => setDeleteOpen(false))}
+        />
+      )}
+      {rolloutOf && (
+        <Suspense fallback={null}>
+          <CreateRolloutDialog firmwareId={rolloutOf} onHide={() => setRolloutOf(null)} />
+        </Suspense>
+      )}
       <PendingConfirmDialog
         pending={confirm}
         busy={remove.isPending || setDefault.isPending}

@@ -53,3 +53,14 @@ export function useSetDefaultFirmware() {
     onSettled: () => qc.invalidateQueries({ queryKey: deviceTypeKeys.all }),
   });
 }
+
+/**
+ * How many devices a default firmware of the device type reaches at their next check-in, and how many it does not
+ * (custom firmware, a rollout's stage): asked when a set-default or promote confirmation opens.
+ */
+export const defaultReachQuery = (deviceTypeId: string) =>
+  queryOptions({
+    queryKey: [...deviceTypeKeys.all, "reach", deviceTypeId] as const,
+    queryFn: () => api.deviceTypeReach(deviceTypeId),
+    staleTime: 0,
+  });

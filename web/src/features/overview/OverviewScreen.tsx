@@ -5,7 +5,7 @@ import type { Overview } from "../../../../shared/schemas/mod.ts";
 import { LoadError } from "../../components/LoadState.tsx";
 import { productTypesQuery } from "../product_types/api.ts";
 import { treatmentSummariesQuery } from "../treatments/api.ts";
-import { devicesHref, overviewQuery } from "../devices/api.ts";
+import { admissionQuery, devicesHref, overviewQuery } from "../devices/api.ts";
 import { type Slice, SLICE_COLORS } from "./slices.ts";
 
 // chart.js (through PrimeReact's Chart) loads after the page is up: the initial JavaScript stays in budget.
@@ -75,11 +75,13 @@ function slicesOf(o: Overview) {
 
 /**
  * Overview: the three SPEC cards (device total, treatments, product types; '-' until loaded), then fleet health from
- * GET overview: check-ins within 24 h / 7 days / never, and the distributions of firmware in effect, app version and
+ * GET overview: check-ins within 24 h / 7 days / more than 7 days ago / never, devices waiting for admission (with
+ * DEVICE_AUTH=token), and the distributions of firmware in effect, app version and
  * product type, each slice leading to the devices list filtered to it.
  */
 export default function OverviewScreen() {
   const overview = useQuery(overviewQuery());
+  const tokenMode = useQuery(admissionQuery()).data?.auth === "token";
   const treatments = useQuery(treatmentSummariesQuery());
   const productTypes = useQuery(productTypesQuery());
   const queries = [overview, treatments, productTypes];
@@ -118,11 +120,25 @@ export default function OverviewScreen() {
           value={o?.devices.seen7d}
         />
         <Card
+          href={devicesHref({ seen: "stale" })}
+          icon="pi pi-exclamation-circle"
+          label="Not seen for more than 7 days"
+          value={o?.devices.stale}
+        />
+        <Card
           href={devicesHref({ seen: "never" })}
           icon="pi pi-question-circle"
           label="Never checked in"
           value={o?.devices.never}
         />
+        {(tokenMode || (o?.devices.pending ?? 0) > 0) && (
+          <Card
+            href={devicesHref({ admission: "pending" })}
+            icon="pi pi-user-plus"
+            label="Waiting for admission"
+            value={o?.devices.pending}
+          />
+        )}
       </div>
       {slices && (
         <div className="overview-health">

@@ -32,15 +32,21 @@ export function parseStages(text: string): { stages: number[] } | { error: strin
 /** How many of `targeted` devices a cumulative stage reaches, about (the bucket of each device decides). */
 export const aboutInStage = (targeted: number, pct: number) => Math.round(targeted * pct / 100);
 
-/** The create dialog: firmware, product type or all, stages, threshold, auto-advance, with a preview per stage. */
-export default function CreateRolloutDialog({ onHide }: { onHide: () => void }) {
+/**
+ * The create dialog: firmware, product type or all, stages, threshold, auto-advance, with a preview per stage.
+ * `firmwareId` prefills the firmware (the firmware screen's "Start a staged rollout instead").
+ */
+export default function CreateRolloutDialog({ onHide, firmwareId: initialFirmware = null }: {
+  onHide: () => void;
+  firmwareId?: string | null;
+}) {
   const firmwares = useQuery(firmwaresQuery());
   const productTypes = useQuery(productTypesQuery());
   const create = useCreateRollout();
   const notify = useNotify();
   const [, navigate] = useLocation();
   const [name, setName] = useState("");
-  const [firmwareId, setFirmwareId] = useState<string | null>(null);
+  const [firmwareId, setFirmwareId] = useState<string | null>(initialFirmware);
   const [productTypeId, setProductTypeId] = useState<string>(ALL);
   const [stagesText, setStagesText] = useState(DEFAULT_STAGES.join(", "));
   const [threshold, setThreshold] = useState(String(DEFAULT_FAILURE_THRESHOLD));

@@ -1,4 +1,4 @@
-import { useQuery } from "@tanstack/react-query";
+import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { Button } from "primereact/button";
 import { Card } from "primereact/card";
 import { Message } from "primereact/message";
@@ -11,69 +11,40 @@ import { LoadState } from "../../components/LoadState.tsx";
 import { formatDateTime } from "../../lib/format.ts";
 import { useNotify, useNotifyError } from "../../lib/notify.ts";
 import { useRole } from "../../lib/role.ts";
-import { firmwaresQuery } from "../firmwares/api.ts";
+import { defaultReachQuery, deviceTypesQuery, firmwaresQuery, managedDeviceType } from "../firmwares/api.ts";
 import { productTypesQuery } from "../product_types/api.ts";
-import { rolloutDevicesQuery, rolloutHistoryQuery, rolloutQuery, useRolloutAction } from "./api.ts";
+import { rolloutDevicesQuery, rolloutHistoryQuery, rolloutQuery, rolloutStagesQuery, useRolloutAction } from "./api.ts";
+import { actionEffect } from "./effects.ts";
 import { StageBars } from "./StageBars.tsx";
 
 // chart.js (with PrimeReact's wrapper) loads with the detail screen's chart only, never with the first page.
 const RolloutChart = lazy(() => import("./RolloutChart.tsx"));
 
-/** The actions a state allows, with their confirmations (every one changes what devices are offered). */
+/** The actions a state allows; each asks first with its effect in devices (effects.ts). */
 const ACTIONS: {
   action: RolloutAction;
   label: string;
   icon: string;
-  when: Rollout["state"][];
+  when: (r: Rollout) => boolean;
   destructive?: boolean;
-  question: (r: Rollout) => string;
 }[] = [
+  { action: "start", label: "Start", icon: "pi pi-play", when: (r) => r.state === "draft" },
+  { action: "pause", label: "Pause", icon: "pi pi-pause", when: (r) => r.state === "running" },
+  { action: "resume", label: "Resume", icon: "pi pi-play", when: (r) => r.state === "paused" },
+  { action: "advance", label: "Advance", icon: "pi pi-forward", when: (r) => r.state === "running" },
   {
-    action: "start",
-    label: "Start",
-    icon: "pi pi-play",
-    when: ["draft"],
-    question: (r) => `The devices of the first stage (${r.stages[0]} %) will be offered this firmware at once.`,
+    action: "retry",
+    label: "Retry failed devices",
+    icon: "pi pi-replay",
+    when: (r) => ["running", "paused", "finished"].includes(r.state) && r.counts.failed > 0,
   },
-  {
-    action: "pause",
-    label: "Pause",
-    icon: "pi pi-pause",
-    when: ["running"],
-    question: () => "The rollout will not widen any more. Devices already in a stage keep the firmware.",
-  },
-  {
-    action: "resume",
-    label: "Resume",
-    icon: "pi pi-play",
-    when: ["paused"],
-    question: () =>
-      "The failures so far are accepted: only new failures count against the threshold. It may widen at once if the stage is complete.",
-  },
-  {
-    action: "advance",
-    label: "Advance",
-    icon: "pi pi-forward",
-    when: ["running"],
-    question: (r) =>
-      r.stage >= r.stages.length - 1
-        ? "This is the last stage: the rollout will be marked finished, whatever devices have not reported yet."
-        : `The next stage (${r.stages[r.stage + 1]} %) will be offered this firmware at once.`,
-  },
-  {
-    action: "promote",
-    label: "Promote to default",
-    icon: "pi pi-star",
-    when: ["finished"],
-    question: () => "This firmware becomes the device type's default: every device without a custom firmware gets it.",
-  },
+  { action: "promote", label: "Promote to default", icon: "pi pi-star", when: (r) => r.state === "finished" },
   {
     action: "cancel",
     label: "Cancel rollout",
     icon: "pi pi-times",
-    when: ["draft", "running", "paused"],
+    when: (r) => ["draft", "running", "paused"].includes(r.state),
     destructive: true,
-    question: () => "Devices that have not installed this firmware return to the default firmware.",
   },
 ];
 
@@ -100,26 +71,44 @@ export default function RolloutScreen() {
   const [filter, setFilter] = useState<RolloutDeviceFilter | undefined>("failed");
   const [page, setPage] = useState(0);
   const devices = useQuery({ ...rolloutDevicesQuery(rolloutId, filter, page, live), enabled: !!r });
+  const stages = useQuery({ ...rolloutStagesQuery(rolloutId, live), enabled: !!r });
   const firmwares = useQuery(firmwaresQuery());
   const productTypes = useQuery(productTypesQuery());
+  const deviceTypes = useQuery(deviceTypesQuery());
+  const managed = managedDeviceType(deviceTypes.data);
+  const qc = useQueryClient();
   const act = useRolloutAction();
   const notify = useNotify();
   const notifyError = useNotifyError();
   const [confirm, setConfirm] = useState<PendingConfirm | null>(null);
+  const firmware = r && firmwares.data?.find((f) => f._id === r.firmwareId);
 
-  const ask = (a: (typeof ACTIONS)[number]) =>
-    r && setConfirm({
-      header: `${a.label}: ${r.name}?`,
-      message: a.question(r),
-      destructive: a.destructive,
+  const ask = async (a: (typeof ACTIONS)[number]) => {
+    if (!r) return;
+    // Promote says how many devices the new default reaches: asked now, a failure leaves the sentence general.
+    const reach = a.action === "promote" && managed
+      ? await qc.fetchQuery(defaultReachQuery(managed._id)).catch(() => null)
+      : null;
+    const e = actionEffect(a.action, r, { firmware: firmware?.name ?? r.firmwareId, stages: stages.data, reach });
+    setConfirm({
+      header: e.header,
+      message: e.message,
+      details: e.details,
+      destructive: e.destructive,
+      acceptLabel: e.accept,
+      cancelLabel: e.keep,
       onAccept: () =>
         act.mutateAsync({ id: r._id, action: a.action }).then(
-          (now) => notify(`Rollout ${now.state}`, `${now.name}: ${now.state}`),
+          (now) =>
+            notify(
+              a.action === "retry" ? "Failed devices offered the firmware again" : `Rollout ${now.state}`,
+              `${now.name}: ${now.state}, stage ${now.stage + 1} of ${now.stages.length}`,
+            ),
           notifyError,
         ).finally(() => setConfirm(null)),
     });
+  };
 
-  const firmware = r && firmwares.data?.find((f) => f._id === r.firmwareId);
   const type = r?.productTypeId ? productTypes.data?.find((t) => t._id === r.productTypeId) : null;
   const pages = devices.data ? Math.max(1, Math.ceil(devices.data.total / devices.data.per_page)) : 1;
 
@@ -136,14 +125,14 @@ export default function RolloutScreen() {
           )}
         </div>
         <div style={{ display: "flex", gap: "0.5rem", flexWrap: "wrap" }}>
-          {r && canWrite && ACTIONS.filter((a) => a.when.includes(r.state)).map((a) => (
+          {r && canWrite && ACTIONS.filter((a) => a.when(r)).map((a) => (
             <Button
               key={a.action}
               label={a.label}
               icon={a.icon}
               severity={a.destructive ? "danger" : undefined}
               outlined={a.destructive}
-              onClick={() => ask(a)}
+              onClick={() => void ask(a)}
             />
           ))}
         </div>
@@ -156,7 +145,7 @@ export default function RolloutScreen() {
         <div className="detail-columns">
           <div className="detail-column">
             <Card title="Stages">
-              <StageBars rollout={r} />
+              <StageBars rollout={r} stages={stages.data} />
               <InfoTable
                 style={{ marginTop: "1rem" }}
                 rows={[
@@ -172,6 +161,7 @@ export default function RolloutScreen() {
                   ["Installing", String(r.counts.installing)],
                   ["Installed", String(r.counts.installed)],
                   ["Failed", String(r.counts.failed)],
+                  ["Pending (no final report)", String(r.counts.pending)],
                   ["Failure threshold", `${r.failureThreshold} %`],
                   ["Advance", r.autoAdvance ? "Automatically" : "By an operator"],
                 ]}

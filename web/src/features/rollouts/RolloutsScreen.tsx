@@ -7,11 +7,37 @@ import { formatDateTime } from "../../lib/format.ts";
 import { useRole } from "../../lib/role.ts";
 import { firmwaresQuery } from "../firmwares/api.ts";
 import { productTypesQuery } from "../product_types/api.ts";
-import { rolloutsQuery } from "./api.ts";
+import type { Rollout } from "../../../../shared/schemas/rollout.ts";
+import { rolloutsQuery, rolloutStagesQuery } from "./api.ts";
 import { StageBars } from "./StageBars.tsx";
 
 // The dialog (dropdowns, number inputs) loads when it opens, not with the list.
 const CreateRolloutDialog = lazy(() => import("./CreateRolloutDialog.tsx"));
+
+/** A row: its stage bars from the rollout's stage figures (asked per row, polled while it runs). */
+function RolloutRow({ rollout: r, firmware, devices }: { rollout: Rollout; firmware: string; devices: string }) {
+  const live = r.state === "running" || r.state === "paused";
+  const stages = useQuery({ ...rolloutStagesQuery(r._id, live), enabled: r.state !== "draft" });
+  return (
+    <tr>
+      <td>
+        <Link href={`/rollouts/${r._id}`}>{r.name}</Link>
+      </td>
+      <td>
+        <span className={`rollout-state state-${r.state}`}>{r.state}</span>
+      </td>
+      <td>{firmware}</td>
+      <td>{devices}</td>
+      <td style={{ minWidth: "12rem" }}>
+        <StageBars rollout={r} stages={stages.data} compact />
+      </td>
+      <td>{r.counts.installed} / {r.counts.inStage}</td>
+      <td>{r.counts.failed}</td>
+      <td>{r.counts.pending}</td>
+      <td>{formatDateTime(r.createdAt)}</td>
+    </tr>
+  );
+}
 
 /** /rollouts: every staged rollout, newest first, with a progress bar per stage; "New rollout" opens the dialog. */
 export default function RolloutsScreen() {
@@ -54,27 +80,18 @@ export default function RolloutsScreen() {
               <th scope="col">Stages</th>
               <th scope="col">Installed</th>
               <th scope="col">Failed</th>
+              <th scope="col">Pending</th>
               <th scope="col">Created</th>
             </tr>
           </thead>
           <tbody>
             {list.map((r) => (
-              <tr key={r._id}>
-                <td>
-                  <Link href={`/rollouts/${r._id}`}>{r.name}</Link>
-                </td>
-                <td>
-                  <span className={`rollout-state state-${r.state}`}>{r.state}</span>
-                </td>
-                <td>{firmwareName(r.firmwareId)}</td>
-                <td>{typeName(r.productTypeId)}</td>
-                <td style={{ minWidth: "12rem" }}>
-                  <StageBars rollout={r} compact />
-                </td>
-                <td>{r.counts.installed} / {r.counts.inStage}</td>
-                <td>{r.counts.failed}</td>
-                <td>{formatDateTime(r.createdAt)}</td>
-              </tr>
+              <RolloutRow
+                key={r._id}
+                rollout={r}
+                firmware={firmwareName(r.firmwareId)}
+                devices={typeName(r.productTypeId)}
+              />
             ))}
           </tbody>
         </table>

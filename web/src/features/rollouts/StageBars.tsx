@@ -1,37 +1,38 @@
-import type { Rollout } from "../../../../shared/schemas/rollout.ts";
-
-/** Where a stage stands: done (the rollout went past it), current, or ahead. */
-function stageState(r: Rollout, i: number): "done" | "current" | "ahead" {
-  if (r.state === "finished" || i < r.stage) return "done";
-  return i === r.stage ? "current" : "ahead";
-}
+import type { Rollout, RolloutStage } from "../../../../shared/schemas/rollout.ts";
+import { shares, stageFigures, stageLabel } from "./effects.ts";
 
 /**
- * One bar per stage: a stage's share of the targeted devices, filled by how many of the current stage installed
- * (failed in red). Stages are cumulative, so a finished stage is full.
+ * One bar per stage: its devices (cumulative) split into installed (green), failed (red) and pending (hatched): a
+ * stage with pending devices is never drawn full. With `compact` off each bar has its numbers beside it.
  */
-export function StageBars({ rollout: r, compact }: { rollout: Rollout; compact?: boolean }) {
-  const c = r.counts;
+export function StageBars({ rollout: r, stages, compact }: {
+  rollout: Rollout;
+  stages: readonly RolloutStage[] | undefined;
+  compact?: boolean;
+}) {
+  const figures = stageFigures(r, stages);
   return (
     <ol className={`stage-bars${compact ? " compact" : ""}`} aria-label={`Stages of ${r.name}`}>
-      {r.stages.map((pct, i) => {
-        const state = stageState(r, i);
-        const installed = state === "done" ? 100 : state === "current" && c.inStage ? c.installed * 100 / c.inStage : 0;
-        const failed = state === "current" && c.inStage ? c.failed * 100 / c.inStage : 0;
-        const label = `Stage ${i + 1}, ${pct} %: ${
-          state === "done"
-            ? "done"
-            : state === "current"
-            ? `${c.installed} of ${c.inStage} installed, ${c.failed} failed`
-            : "not reached"
-        }`;
+      {figures.map((f) => {
+        const label = stageLabel(f);
+        const w = shares(f);
         return (
-          <li key={i} className={`stage-bar ${state}`} title={label}>
-            {!compact && <span className="stage-label">{pct} %</span>}
+          <li key={f.stage} className={`stage-bar ${f.state}${f.known ? "" : " unknown"}`} title={label}>
+            {!compact && <span className="stage-label">{f.percent} %</span>}
             <span className="stage-track" role="img" aria-label={label}>
-              <span className="stage-installed" style={{ width: `${installed}%` }} />
-              <span className="stage-failed" style={{ width: `${failed}%` }} />
+              <span className="stage-installed" style={{ width: `${w.installed}%` }} />
+              <span className="stage-failed" style={{ width: `${w.failed}%` }} />
+              <span className="stage-pending" style={{ width: `${w.pending}%` }} />
             </span>
+            {!compact && (
+              <span className="stage-numbers">
+                {f.state === "ahead"
+                  ? f.devices === null ? "not reached" : `not reached · ${f.devices} devices`
+                  : !f.known
+                  ? "passed"
+                  : `${f.installed} installed · ${f.failed} failed · ${f.pending} pending of ${f.devices}`}
+              </span>
+            )}
           </li>
         );
       })}

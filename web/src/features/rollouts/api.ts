@@ -9,6 +9,7 @@ export const rolloutKeys = {
   devices: (id: string, state: RolloutDeviceFilter | undefined, page: number) =>
     [...rolloutKeys.all, "devices", id, state ?? "all", page] as const,
   history: (id: string) => [...rolloutKeys.all, "history", id] as const,
+  stages: (id: string) => [...rolloutKeys.all, "stages", id] as const,
   targets: (productTypeId: string | null) => [...rolloutKeys.all, "targets", productTypeId ?? "all"] as const,
 };
 
@@ -44,6 +45,14 @@ export const rolloutHistoryQuery = (id: string, poll: boolean) =>
     refetchInterval: poll ? POLL_MS : false,
   });
 
+/** Each stage's devices with how many installed, failed and are pending (GET rollouts/{id}/stages). */
+export const rolloutStagesQuery = (id: string, poll: boolean) =>
+  queryOptions({
+    queryKey: rolloutKeys.stages(id),
+    queryFn: () => api.rolloutStages(id),
+    refetchInterval: poll ? POLL_MS : false,
+  });
+
 export const rolloutTargetsQuery = (productTypeId: string | null) =>
   queryOptions({ queryKey: rolloutKeys.targets(productTypeId), queryFn: () => api.rolloutTargets(productTypeId) });
 
@@ -61,11 +70,15 @@ export function useRolloutAction() {
   return useMutation({
     mutationFn: ({ id, action }: { id: string; action: RolloutAction }) => api.rolloutAction(id, action),
     onSuccess: (r) => qc.setQueryData(rolloutKeys.one(r._id), r),
-    // promote changes the default firmware too
+    // promote changes the default firmware too; every action changes what devices are offered
     onSettled: () =>
       Promise.all([
         qc.invalidateQueries({ queryKey: rolloutKeys.all }),
         qc.invalidateQueries({ queryKey: ["device_types"] }),
+        qc.invalidateQueries({ queryKey: ["devices"] }),
       ]),
   });
 }
+
+/** The new-rollout dialog's module, loaded when a screen opens it (the firmware screen's "staged rollout instead"). */
+export const loadCreateRolloutDialog = () => import("./CreateRolloutDialog.tsx");
