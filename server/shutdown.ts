@@ -10,6 +10,8 @@ export interface ShutdownOptions {
   /** How long requests in flight may take to finish before they are discarded. */
   graceMs: number;
   log: (line: string) => void;
+  /** Runs once before the stores close (the last audit checkpoint). */
+  beforeClose?: () => Promise<void>;
 }
 
 type Handler = (req: Request, info: Deno.ServeHandlerInfo) => Response | Promise<Response>;
@@ -44,6 +46,7 @@ export function handleShutdownSignals(opts: ShutdownOptions): GracefulShutdown {
   const finish = async () => {
     if (finishing) return;
     finishing = true;
+    await opts.beforeClose?.().catch(() => {});
     try {
       const ids = stores.firmwares.ids();
       const closed = stores.close();
