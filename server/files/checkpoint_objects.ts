@@ -5,7 +5,13 @@
  * replace what an auditor may already hold. Set an object lock or a bucket policy that denies deletes for the prefix
  * to keep them from the console's own credentials too (docs/OPERATIONS.md).
  */
-import { GetObjectCommand, HeadObjectCommand, ListObjectsV2Command, PutObjectCommand, S3Client } from "@aws-sdk/client-s3";
+import {
+  GetObjectCommand,
+  HeadObjectCommand,
+  ListObjectsV2Command,
+  PutObjectCommand,
+  S3Client,
+} from "@aws-sdk/client-s3";
 import type { AuditCheckpoint } from "../db/rules/audit.ts";
 import type { S3Settings } from "./s3_firmware_files.ts";
 

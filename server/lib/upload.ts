@@ -213,7 +213,9 @@ export async function receiveUpload<S extends UploadSink>(
     });
     // Text fields are not stored, but the text rule holds for every part (CONTRACT §17).
     bb.on("field", (name: string, value: string) => {
-      if (!isCleanText(name) || !isCleanText(value)) fail(badRequest(`${escapeText(name).slice(0, 64)}: ${TEXT_RULE_MSG}.`));
+      if (!isCleanText(name) || !isCleanText(value)) {
+        fail(badRequest(`${escapeText(name).slice(0, 64)}: ${TEXT_RULE_MSG}.`));
+      }
     });
     bb.on("filesLimit", () => fail(badRequest("Send exactly one file per request.")));
     bb.on("partsLimit", () => fail(badRequest("The multipart body has too many parts (at most 40).")));

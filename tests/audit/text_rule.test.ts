@@ -12,7 +12,17 @@ import { escapeText } from "../../shared/text_rule.ts";
 import { DEVICE_API_KEY } from "../../testing/server.ts";
 import { HOSTILE_STRINGS, type Json, multipart, paths, prng, setAt } from "../helpers/hostile.ts";
 import { idRoutes, jsonRoutes, samplesFor, uploadRoutes } from "./samples.ts";
-import { assertNoInternalErrors, describe, Findings, rawPath, refused, type Res, sane, send, startAudit } from "./setup.ts";
+import {
+  assertNoInternalErrors,
+  describe,
+  Findings,
+  rawPath,
+  refused,
+  type Res,
+  sane,
+  send,
+  startAudit,
+} from "./setup.ts";
 
 const ROOT = new URL("../../", import.meta.url).pathname;
 const BAD_TEXT = [{ label: "NUL", value: "a\u0000b" }, { label: "lone surrogate", value: "a\ud800b" }];
@@ -86,29 +96,32 @@ Deno.test("records: one text rule at the edge on every route, a verifying chain,
     f.done();
   });
 
-  await t.step("JSON bodies of every route, device calls included: a NUL or lone surrogate anywhere is 400", async () => {
-    const f = new Findings();
-    for (const route of jsonRoutes(s)) {
-      const base = await route.base();
-      const where = paths(base).filter((p) => typeof p.reduce<unknown>((v, k) => (v as never)[k], base) === "string");
-      const cases: [string, Json][] = where.flatMap((p) =>
-        BAD_TEXT.map(({ label, value }) => [`${p.join(".")} ${label}`, setAt(base, p, value)] as [string, Json])
-      );
-      if (base !== null && typeof base === "object" && !Array.isArray(base)) {
-        cases.push(["a member name with a NUL", setAt(base, ["x\u0000y"], "z")]);
+  await t.step(
+    "JSON bodies of every route, device calls included: a NUL or lone surrogate anywhere is 400",
+    async () => {
+      const f = new Findings();
+      for (const route of jsonRoutes(s)) {
+        const base = await route.base();
+        const where = paths(base).filter((p) => typeof p.reduce<unknown>((v, k) => (v as never)[k], base) === "string");
+        const cases: [string, Json][] = where.flatMap((p) =>
+          BAD_TEXT.map(({ label, value }) => [`${p.join(".")} ${label}`, setAt(base, p, value)] as [string, Json])
+        );
+        if (base !== null && typeof base === "object" && !Array.isArray(base)) {
+          cases.push(["a member name with a NUL", setAt(base, ["x\u0000y"], "z")]);
+        }
+        for (const [what, body] of cases) {
+          const r = await send(srv, route.method, route.path, {
+            ...(route.auth === "device" ? { token: DEVICE_API_KEY } : route.auth === "public" ? {} : { token }),
+            json: body,
+          });
+          const label = `${route.label} [${what}]`;
+          if (route.login) refused(f, label, r, [401, 429]);
+          else refused(f, label, r, [400], { code: "invalid_request", field: what.split(" ")[0] });
+        }
       }
-      for (const [what, body] of cases) {
-        const r = await send(srv, route.method, route.path, {
-          ...(route.auth === "device" ? { token: DEVICE_API_KEY } : route.auth === "public" ? {} : { token }),
-          json: body,
-        });
-        const label = `${route.label} [${what}]`;
-        if (route.login) refused(f, label, r, [401, 429]);
-        else refused(f, label, r, [400], { code: "invalid_request", field: what.split(" ")[0] });
-      }
-    }
-    f.done();
-  });
+      f.done();
+    },
+  );
 
   await t.step("multipart: a NUL in the file name or in a text field is 400", async () => {
     const f = new Findings();
@@ -148,17 +161,15 @@ Deno.test("records: one text rule at the edge on every route, a verifying chain,
         const rng = prng(FUZZ_SEED + n++);
         for (let i = 0; i < FUZZ_ITERATIONS; i++) {
           const valid = sample.probe?.params ?? sample.json?.params ?? {};
-          const path = template.replace(/\{([A-Za-z_]+)\}/g, (_, k) =>
-            rng.next() < 0.3 && valid[k] ? encodeURIComponent(valid[k]) : rng.pick(HOSTILE_PATH));
+          const path = template.replace(
+            /\{([A-Za-z_]+)\}/g,
+            (_, k) => rng.next() < 0.3 && valid[k] ? encodeURIComponent(valid[k]) : rng.pick(HOSTILE_PATH),
+          );
           const query = (op.parameters ?? []).filter((p) => p.in === "query" && rng.next() < 0.7)
             .map((p) => `${p.name}=${rng.pick(HOSTILE_QUERY)}`);
           if (rng.next() < 0.2) query.push(`${rng.pick(HOSTILE_QUERY)}=${rng.pick(HOSTILE_QUERY)}`);
           const url = `${path}${query.length ? `?${query.join("&")}` : ""}`;
-          const auth = route.auth === "device"
-            ? { token: DEVICE_API_KEY }
-            : route.auth === "public"
-            ? {}
-            : { token };
+          const auth = route.auth === "device" ? { token: DEVICE_API_KEY } : route.auth === "public" ? {} : { token };
           let body: Pick<Parameters<typeof send>[3] & object, "json" | "body" | "contentType"> = {};
           const jsonRoute = bodies.get(route.name);
           const upload = uploads.get(route.name);

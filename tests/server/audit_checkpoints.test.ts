@@ -76,7 +76,10 @@ Deno.test("audit checkpoints: log, metrics, bucket; audit-verify --checkpoint ca
     for (let i = 0; i < 100 && !(await bucket.keys("audit/")).includes(`audit/checkpoints/${n}.json`); i++) {
       await new Promise((r) => setTimeout(r, 100));
     }
-    assert.ok((await bucket.keys("audit/")).includes(`audit/checkpoints/${n}.json`), String(await bucket.keys("audit/")));
+    assert.ok(
+      (await bucket.keys("audit/")).includes(`audit/checkpoints/${n}.json`),
+      String(await bucket.keys("audit/")),
+    );
     // Cheap: nothing new is published while the head stands still.
     const lines = checkpointLines(srv).length;
     await new Promise((r) => setTimeout(r, 2500));
