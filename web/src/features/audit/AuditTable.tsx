@@ -1,4 +1,4 @@
-import { Fragment, type KeyboardEvent, useState } from "react";
+import { Fragment, useState } from "react";
 import type { AuditEntry } from "../../../../shared/schemas/audit.ts";
 import { Skeleton, skeletonWidth } from "../../components/Skeleton.tsx";
 import { formatDateTime } from "../../lib/format.ts";
@@ -25,7 +25,8 @@ const ALL_COLUMNS: Column[] = [
 /**
  * Audit entries as a plain table on DataTable's classes (as the devices list), newest first, in words: the action's
  * name, the target by name, the details as names and values (CONTRACT §17). A row opens to the entry's full details
- * (a click, or Enter / Space on the focused row). `compact` leaves the address out (the history of one entity).
+ * (a click on the row, or Enter / Space on its first cell's button). `compact` leaves the address out (the history of
+ * one entity).
  */
 export function AuditTable(
   { entries, pending, rows, label, compact, stale, names = {} }: {
@@ -46,11 +47,6 @@ export function AuditTable(
       if (!next.delete(id)) next.add(id);
       return next;
     });
-  const onKey = (id: string) => (ev: KeyboardEvent) => {
-    if (ev.target !== ev.currentTarget || (ev.key !== "Enter" && ev.key !== " ")) return;
-    ev.preventDefault();
-    toggle(id);
-  };
   return (
     <div className="p-datatable p-component p-datatable-responsive-scroll p-datatable-striped p-datatable-sm">
       {/* Focusable: on a narrow screen the table scrolls sideways, and the keyboard must be able to scroll it. */}
@@ -99,23 +95,35 @@ export function AuditTable(
                     <tr
                       className={`audit-row${i % 2 ? " p-row-odd" : ""}`}
                       data-seq={e.seq}
-                      tabIndex={0}
-                      aria-expanded={expanded}
-                      aria-label={`${actionText(e.action)}, ${targetText(e)}, ${formatDateTime(e.at)}: ${
-                        expanded ? "hide" : "show"
-                      } the full details`}
                       onClick={() => toggle(e._id)}
-                      onKeyDown={onKey(e._id)}
                     >
-                      {columns.map((c) => {
+                      {columns.map((c, j) => {
                         const text = c.body(e, names);
-                        return c.wrap
-                          ? <td key={c.header} className="audit-details">{text}</td>
-                          : (
-                            <td key={c.header} className="nowrap ellipsis" title={text}>
-                              {text}
-                            </td>
-                          );
+                        if (c.wrap) return <td key={c.header} className="audit-details">{text}</td>;
+                        return (
+                          <td key={c.header} className="nowrap ellipsis" title={text}>
+                            {j === 0
+                              ? (
+                                // The row's disclosure: a click anywhere on the row, or Enter / Space here (the click
+                                // bubbles to the row).
+                                <button
+                                  type="button"
+                                  className="audit-open"
+                                  aria-expanded={expanded}
+                                  aria-label={`${text}, ${actionText(e.action)}, ${targetText(e)}: ${
+                                    expanded ? "hide" : "show"
+                                  } the full details`}
+                                >
+                                  <i
+                                    className={`pi ${expanded ? "pi-chevron-down" : "pi-chevron-right"}`}
+                                    aria-hidden
+                                  />
+                                  {text}
+                                </button>
+                              )
+                              : text}
+                          </td>
+                        );
                       })}
                     </tr>
                     {expanded && (

@@ -168,7 +168,7 @@ export function detailLines(e: AuditEntry, names: Names = {}): string[] {
     const keys = [...Object.keys(changes), ...Object.keys(before ?? {}).filter((k) => !(k in changes))];
     for (const key of keys) {
       const after = key in changes ? changes[key] : ID_KINDS[key] ? [] : null;
-      if (key === "theme") continue; // its colours are in the full details
+      if (key === "theme" || key === "_id") continue; // the colours, and the target's own id: in the full details
       if (key === "modules" && Array.isArray(after)) {
         const change = before ? moduleChanges(before.modules, after) : after.map((m) => m?.name).join(", ") || "none";
         if (change !== "unchanged") lines.push(`Modules: ${change}`);
@@ -188,7 +188,7 @@ export function detailLines(e: AuditEntry, names: Names = {}): string[] {
   for (const [key, v] of Object.entries(d)) {
     if (key === "changes" || key === "before" || (changes && !isObject(d.changes) && key in changes)) continue;
     if (key === "devices" && e.action === "device.bulk_update") continue;
-    if (key === "escaped" && v === true) continue;
+    if ((key === "escaped" && v === true) || key === "_id") continue;
     lines.push(`${labelOf(key)}: ${valueText(key, v, names)}${key === "email" && d.escaped ? " (escaped)" : ""}`);
   }
   return lines;
