@@ -22,7 +22,7 @@ import { ensureWebBundle } from "./web_bundle.ts";
 import { requireXz, XzMissingError } from "./files/xz_check.ts";
 import { openFirmwareFiles } from "./files/mod.ts";
 import { isNoSpace } from "./storage_state.ts";
-import { type AuditCheckpoints, startAuditCheckpoints } from "./audit_checkpoints.ts";
+import { startAuditCheckpoints } from "./audit_checkpoints.ts";
 import { checkpointObjects } from "./files/checkpoint_objects.ts";
 
 function fail(message: string): never {
@@ -83,14 +83,21 @@ try {
   }
   const files = await openFirmwareFiles(config, paths);
   await cleanUpAfterCrash(stores, files, paths, log);
-  let checkpoints: AuditCheckpoints | undefined;
+  // The audit chain's head outside the database (CONTRACT §17): at start, when it moved, and at shutdown.
+  const checkpoints = startAuditCheckpoints({
+    head: () => stores.audit.head(),
+    everyMs: config.AUDIT_CHECKPOINT_SECONDS * 1000,
+    publish: (cp) => logger.event("audit.checkpoint", { count: cp.count, hash: cp.hash, at: cp.at }),
+    objects: config.firmwareStore.kind === "s3" ? checkpointObjects(config.firmwareStore) : null,
+    log,
+  });
   const shutdown = handleShutdownSignals({
     stores,
     files,
     paths,
     graceMs: config.SHUTDOWN_GRACE_SECONDS * 1000,
     log,
-    beforeClose: async () => await checkpoints?.stop(),
+    beforeClose: () => checkpoints.stop(),
   });
   // Objects a crashed upload left in a shared bucket are swept while the server runs (at start, only those already old).
   setInterval(() => sweepFirmwareFiles(stores, files, log, SWEEP_EVERY_MS).catch(() => {}), SWEEP_EVERY_MS);
@@ -115,14 +122,6 @@ try {
     return ctx;
   });
   await ensureWebBundle(log);
-  // The audit chain's head outside the database (CONTRACT §17): at start, when it moved, and at shutdown.
-  checkpoints = startAuditCheckpoints({
-    head: () => stores.audit.head(),
-    everyMs: config.AUDIT_CHECKPOINT_SECONDS * 1000,
-    publish: (cp) => logger.event("audit.checkpoint", { count: cp.count, hash: cp.hash, at: cp.at }),
-    objects: config.firmwareStore.kind === "s3" ? checkpointObjects(config.firmwareStore) : null,
-    log,
-  });
   await checkpoints.tick();
 
   const app = createApp(ctx);
