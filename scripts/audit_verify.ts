@@ -5,7 +5,7 @@
  * 2 for a usage or configuration error.
  *
  * With --checkpoint (CONTRACT §17), the chain must also hold every checkpoint published earlier: a file (one JSON
- * checkpoint, `{"count": n, "hash": "…"}`, or a log in LOG_FORMAT=json whose `audit.checkpoint` lines are read), or
+ * checkpoint, `{"count": n, "hash": "…"}`, or a log whose `audit.checkpoint` lines are read, JSON or text), or
  * `s3`: every `audit/checkpoints/<count>.json` object of the bucket the environment names (S3_BUCKET, S3_ENDPOINT,
  * S3_PREFIX, AWS_*). A checkpoint the chain does not reach (a truncated tail) or whose entry has another hash (a
  * rewritten tail) fails with exit 1, naming it.
@@ -48,16 +48,20 @@ async function readCheckpoints(
   const found: PublishedCheckpoint[] = [];
   for (const line of text.split("\n")) {
     if (!line.includes("audit.checkpoint")) continue;
-    let v: unknown;
-    try {
-      v = JSON.parse(line);
-    } catch {
-      continue;
+    // LOG_FORMAT=text: `<time> audit.checkpoint count=N hash=H at=T`.
+    const plain = /^\S+ audit\.checkpoint count=(\d+) hash=([0-9a-f]*) at=(\S*)$/.exec(line.trim());
+    let v: unknown = plain ? { msg: "audit.checkpoint", count: Number(plain[1]), hash: plain[2], at: plain[3] } : null;
+    if (!plain) {
+      try {
+        v = JSON.parse(line);
+      } catch {
+        continue;
+      }
     }
     const cp = (v as { msg?: unknown })?.msg === "audit.checkpoint" ? checkpointOf(v) : null;
     if (cp) found.push(cp);
   }
-  return found.length ? found : `${source}: no audit.checkpoint line (the log must be LOG_FORMAT=json).`;
+  return found.length ? found : `${source}: no audit.checkpoint line.`;
 }
 
 async function main(): Promise<number> {

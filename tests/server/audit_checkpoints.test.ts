@@ -130,13 +130,19 @@ Deno.test("audit checkpoints: log, metrics, bucket; audit-verify --checkpoint ca
   await Deno.remove(tmp, { recursive: true });
 });
 
-Deno.test("audit checkpoints: the head is published at shutdown", async () => {
-  await using srv = await startServer({ env: { LOG_FORMAT: "json" } });
+Deno.test("audit checkpoints: the head is published at shutdown (a text log too)", async () => {
+  await using srv = await startServer({ env: { LOG_FORMAT: "text" } });
   const api = await srv.login();
   await api.createProductType("Before shutdown");
   const n = await headCount(srv, api.token);
-  assert.ok(!checkpointLines(srv).some((c) => c.count === n), "published before the stop (the interval is 10 min)");
+  const textLines = () => [...srv.output().matchAll(/ audit\.checkpoint count=(\d+) hash=([0-9a-f]{64}) at=\S+$/gm)];
+  assert.ok(!textLines().some((m) => Number(m[1]) === n), "published before the stop (the interval is 10 min)");
   assert.equal(await srv.stop("SIGTERM"), 0);
-  const last = checkpointLines(srv).at(-1)!;
-  assert.equal(last.count, n, srv.output().slice(-1500));
+  assert.equal(Number(textLines().at(-1)?.[1]), n, srv.output().slice(-1500));
+  const log = await Deno.makeTempFile({ suffix: ".log" });
+  await Deno.writeTextFile(log, srv.output());
+  const ok = await auditVerify(srv, ["--checkpoint", log]);
+  await Deno.remove(log);
+  assert.equal(ok.code, 0, ok.out);
+  assert.match(ok.out, new RegExp(`the latest ${n} `));
 });
