@@ -8,6 +8,9 @@
 import type { AuditCheckpoint } from "./db/rules/audit.ts";
 import type { CheckpointObjects, PublishedCheckpoint } from "./files/checkpoint_objects.ts";
 
+/** How long the last checkpoint may wait for the bucket at shutdown. */
+const STOP_WAIT_MS = 3000;
+
 export interface AuditCheckpointsOptions {
   head: () => Promise<AuditCheckpoint>;
   everyMs: number;
@@ -70,8 +73,17 @@ export function startAuditCheckpoints(opts: AuditCheckpointsOptions): AuditCheck
     tick,
     async stop() {
       clearInterval(timer);
-      await running;
-      await tick();
+      // The log line goes out at once; a bucket that hangs does not hold the shutdown past STOP_WAIT_MS.
+      let late: ReturnType<typeof setTimeout> | undefined;
+      const deadline = new Promise<void>((r) => late = setTimeout(r, STOP_WAIT_MS));
+      await Promise.race([
+        (async () => {
+          await running;
+          await tick();
+        })(),
+        deadline,
+      ]);
+      clearTimeout(late);
     },
   };
 }
