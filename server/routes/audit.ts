@@ -94,7 +94,8 @@ const MAX_LOOKUPS = 200;
 
 /**
  * The names of what a page's details refer to by id (docs/DECISIONS.md, "Records that cannot lie"): read at the time
- * of the page, which the page cache keeps only while the trail has as many entries (a rename is itself an entry).
+ * of the page, which the page cache keeps only while the trail has as many entries (a rename is itself an entry); a
+ * firmware or product type deleted since is named by its own newest entry.
  */
 async function namesFor(stores: Stores, entries: AuditEntry[]): Promise<Record<string, string>> {
   const wanted = {
@@ -135,6 +136,14 @@ async function namesFor(stores: Stores, entries: AuditEntry[]): Promise<Record<s
     if (names[id] || lookups++ >= MAX_LOOKUPS) continue;
     const t = await stores.treatments.get(id);
     if (t) names[id] = t.name;
+  }
+  // Deleted since: the name its own entries gave it (its upload, creation or deletion; one indexed read each).
+  for (const [kind, targetType] of [["firmware", "firmware"], ["productType", "product_type"]] as const) {
+    for (const id of wanted[kind]) {
+      if (names[id] || lookups++ >= MAX_LOOKUPS) continue;
+      const [own] = await stores.audit.before({ targetType, targetId: id }, null, 1);
+      if (own?.target?.name) names[id] = own.target.name;
+    }
   }
   return names;
 }

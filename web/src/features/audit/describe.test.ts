@@ -15,6 +15,7 @@ const entry = (action: string, details: Record<string, unknown>): AuditEntry => 
 });
 
 const names = { fw1: "fw-2.5.0.xz", pt1: "Walker", m1: "Pelvic floor", m2: "Balance", t1: "Knee rehab" };
+// Test ids are short; real ones (32 hex digits) that the names lack read "a deleted ...".
 
 describe("audit entries in words", () => {
   it("names actions in words", () => {
@@ -38,12 +39,17 @@ describe("audit entries in words", () => {
   it("a new product type clears the modules; an id no longer known is not shown as an id", () => {
     const e = entry("device.update", {
       changes: { productTypeId: "pt1" },
-      before: { productTypeId: "gone", moduleIds: ["m1"] },
+      before: { productTypeId: "0123456789abcdef0123456789abcdef", moduleIds: ["m1"] },
     });
     expect(detailLines(e, names)).toEqual([
       "Product type: a deleted product type → Walker",
       "Modules: Pelvic floor removed",
     ]);
+  });
+
+  it("reads an operator's change without the fields it left alone", () => {
+    const e = entry("operator.update", { changes: { disabled: true }, before: { role: "viewer", disabled: false } });
+    expect(detailLines(e)).toEqual(["Disabled: no → yes"]);
   });
 
   it("reads a product type's modules and a device type's default firmware", () => {
@@ -69,5 +75,7 @@ describe("audit entries in words", () => {
     expect(detailsSummary(entry("device.bulk_update", { changes: { firmware: "fw1" }, devices: 3 }), names))
       .toBe("3 devices · Custom firmware: fw-2.5.0.xz");
     expect(detailsSummary(entry("auth.sign_in", {}))).toBe("-");
+    expect(detailsSummary(entry("saved_view.delete", { query: { firmware: "custom", productTypeId: "pt1" } }), names))
+      .toBe("Query: Custom firmware custom, Product type Walker");
   });
 });

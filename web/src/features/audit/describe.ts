@@ -94,9 +94,15 @@ const REASONS: Record<string, string> = {
   disabled: "account disabled",
 };
 
-/** One id as its name; an id the console no longer knows as "a deleted <kind>". */
+/** An id as the console makes them (shared/ids.ts): 32 hex digits. */
+const ID = /^[0-9a-f]{32}$/;
+
+/**
+ * One id as its name; an id the console no longer knows as "a deleted <kind>"; a value under such a key that is not an
+ * id (a saved view's `firmware: "custom"`) as it is.
+ */
 function nameOf(id: string, key: string, names: Names): string {
-  return names[id] ?? `a deleted ${ID_KINDS[key] ?? "item"}`;
+  return names[id] ?? (ID.test(id) ? `a deleted ${ID_KINDS[key] ?? "item"}` : id);
 }
 
 /** A value in words: none, yes/no, names for ids, bytes for sizes, nested values as "Label value" pairs. */
@@ -165,9 +171,13 @@ export function detailLines(e: AuditEntry, names: Names = {}): string[] {
     lines.push(`${d.devices} device${d.devices === 1 ? "" : "s"}`);
   }
   if (changes) {
-    const keys = [...Object.keys(changes), ...Object.keys(before ?? {}).filter((k) => !(k in changes))];
-    for (const key of keys) {
-      const after = key in changes ? changes[key] : ID_KINDS[key] ? [] : null;
+    // A list cleared by the change (a new product type clears the modules) is in `before` only; other fields there are
+    // context (an operator's role when only `disabled` changed).
+    const cleared = Object.keys(before ?? {}).filter((k) =>
+      !(k in changes) && Array.isArray(before?.[k]) && ID_KINDS[k]
+    );
+    for (const key of [...Object.keys(changes), ...cleared]) {
+      const after = key in changes ? changes[key] : [];
       if (key === "theme" || key === "_id") continue; // the colours, and the target's own id: in the full details
       if (key === "modules" && Array.isArray(after)) {
         const change = before ? moduleChanges(before.modules, after) : after.map((m) => m?.name).join(", ") || "none";
