@@ -9,18 +9,20 @@ interface Column {
   header: string;
   width?: string;
   body: (e: AuditEntry, names: Names) => string;
-  /** Wraps (the details in words: never cut); else one line cut with an ellipsis, its text as a tooltip. */
+  /** Wraps (names and details are never cut); else one line cut with an ellipsis, its text as a tooltip. */
   wrap?: boolean;
 }
 
+// Shares of the width, so the details keep a third of it whatever the screen.
 const ALL_COLUMNS: Column[] = [
-  { header: "Time", width: "16.5rem", body: (e) => formatDateTime(e.at) },
-  { header: "Actor", width: "13rem", body: actorText },
-  { header: "Action", width: "13rem", body: (e) => actionText(e.action) },
-  { header: "Target", width: "13rem", body: targetText },
+  { header: "Time", width: "17%", body: (e) => formatDateTime(e.at) },
+  { header: "Actor", width: "14%", body: actorText, wrap: true },
+  { header: "Action", width: "12%", body: (e) => actionText(e.action), wrap: true },
+  { header: "Target", width: "14%", body: targetText, wrap: true },
   { header: "Details", body: detailsSummary, wrap: true },
-  { header: "IP address", width: "8rem", body: (e) => e.ip ?? "-" },
+  { header: "IP address", width: "9%", body: (e) => e.ip ?? "-" },
 ];
+const COMPACT_WIDTHS: Record<string, string> = { Time: "23%", Actor: "16%", Action: "15%", Target: "16%" };
 
 /**
  * Audit entries as a plain table on DataTable's classes (as the devices list), newest first, in words: the action's
@@ -55,10 +57,13 @@ export function AuditTable(
           className={`p-datatable-table${stale ? " stale-rows" : ""}`}
           aria-label={label}
           aria-busy={pending || stale}
-          style={{ tableLayout: "fixed", minWidth: compact ? "52rem" : "70rem" }}
+          style={{ tableLayout: "fixed", minWidth: compact ? "52rem" : "72rem" }}
         >
           <colgroup>
-            {columns.map((c) => <col key={c.header} style={c.width ? { width: c.width } : undefined} />)}
+            {columns.map((c) => {
+              const width = compact ? COMPACT_WIDTHS[c.header] : c.width;
+              return <col key={c.header} style={width ? { width } : undefined} />;
+            })}
           </colgroup>
           <thead className="p-datatable-thead">
             <tr>
@@ -99,7 +104,7 @@ export function AuditTable(
                     >
                       {columns.map((c, j) => {
                         const text = c.body(e, names);
-                        if (c.wrap) return <td key={c.header} className="audit-details">{text}</td>;
+                        if (c.wrap) return <td key={c.header} className="audit-wrap">{text}</td>;
                         return (
                           <td key={c.header} className="nowrap ellipsis" title={text}>
                             {j === 0
