@@ -36,9 +36,11 @@ function parseDenoTest(out: string) {
  * The server, device API and CLI suites again with the server on PostgreSQL (one throwaway cluster for the run, a
  * database per test server): CONTRACT §10, "one test suite proves it on each". Only the files that start a server run
  * again (the others never meet the engine), less two about the upload pipeline's memory and parsing, which does not
- * touch the database (run once, on SQLite, to keep the whole run short).
+ * touch the database (run once, on SQLite, to keep the whole run short). Of the hostile-input audit, one file runs on
+ * both: tests/audit/text_rule.test.ts sends every sample with the text rule's cases and fuzzes every operation, then
+ * runs audit-verify (CONTRACT §17); the rest of tests/audit stays on SQLite.
  */
-const POSTGRES_SUITES = ["tests/server/", "tests/device/", "tests/cli/"];
+const POSTGRES_SUITES = ["tests/server/", "tests/device/", "tests/cli/", "tests/audit/text_rule.test.ts"];
 const SQLITE_ONLY = new Set<string>(["tests/cli/upload_memory.test.ts", "tests/server/upload_parts.test.ts"]);
 const startsServer = async (file: string) => (await Deno.readTextFile(`${ROOT}${file}`)).includes("startServer(");
 if (!Deno.args.length || Deno.env.get("TEST_ENGINE") === "postgres") {
@@ -59,7 +61,7 @@ if (!Deno.args.length || Deno.env.get("TEST_ENGINE") === "postgres") {
   }
   if (Deno.args.length) suites.length = 0;
   suites.push({
-    name: "deno test on PostgreSQL (tests/server, tests/device, tests/cli)",
+    name: "deno test on PostgreSQL (tests/server, tests/device, tests/cli, tests/audit/text_rule.test.ts)",
     args: ["test", "-A", "--parallel", ...Deno.args.filter((a) => a.startsWith("-")), ...files.sort()],
     env: { TEST_ENGINE: "postgres" },
     parse: parseDenoTest,

@@ -35,6 +35,8 @@ export const ConfigSchema = z.object({
   /** GET /metrics needs it as a bearer token; unset: /metrics is 404. */
   METRICS_TOKEN: z.string().min(16, "must be at least 16 characters long").optional(),
   SHUTDOWN_GRACE_SECONDS: int(0, 3600).default(8),
+  /** How often the audit chain's head is published (log, bucket) when it moved; at most 10 minutes (CONTRACT §17). */
+  AUDIT_CHECKPOINT_SECONDS: int(1, 600).default(600),
   /** An upload or import whose body sends nothing for this long is aborted and its partial file removed. */
   BODY_IDLE_SECONDS: int(1, 3600).default(60),
   TRUST_PROXY: z.enum(["0", "1", ""], { message: "must be 1 or 0" }).optional(),

@@ -23,6 +23,8 @@ import { ensureWebBundle } from "./web_bundle.ts";
 import { requireXz, XzMissingError } from "./files/xz_check.ts";
 import { openFirmwareFiles } from "./files/mod.ts";
 import { isNoSpace } from "./storage_state.ts";
+import { startAuditCheckpoints } from "./audit_checkpoints.ts";
+import { checkpointObjects } from "./files/checkpoint_objects.ts";
 
 function fail(message: string): never {
   console.error(message);
@@ -82,7 +84,22 @@ try {
   }
   const files = await openFirmwareFiles(config, paths);
   await cleanUpAfterCrash(stores, files, paths, log);
-  const shutdown = handleShutdownSignals({ stores, files, paths, graceMs: config.SHUTDOWN_GRACE_SECONDS * 1000, log });
+  // The audit chain's head outside the database (CONTRACT §17): at start, when it moved, and at shutdown.
+  const checkpoints = startAuditCheckpoints({
+    head: () => stores.audit.head(),
+    everyMs: config.AUDIT_CHECKPOINT_SECONDS * 1000,
+    publish: (cp) => logger.event("audit.checkpoint", { count: cp.count, hash: cp.hash, at: cp.at }),
+    objects: config.firmwareStore.kind === "s3" ? checkpointObjects(config.firmwareStore) : null,
+    log,
+  });
+  const shutdown = handleShutdownSignals({
+    stores,
+    files,
+    paths,
+    graceMs: config.SHUTDOWN_GRACE_SECONDS * 1000,
+    log,
+    beforeClose: () => checkpoints.stop(),
+  });
   // Behind `npx … task start`, a SIGTERM to npx reaches neither `deno task` nor the server: they stop when it is gone.
   watchLaunchers((launcher) => shutdown.stop(`The ${launcher} that started the server is gone`));
   // Objects a crashed upload left in a shared bucket are swept while the server runs (at start, only those already old).
@@ -108,6 +125,7 @@ try {
     return ctx;
   });
   await ensureWebBundle(log);
+  await checkpoints.tick();
 
   const app = createApp(ctx);
   let server;

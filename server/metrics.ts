@@ -102,6 +102,40 @@ export const auditEntries = new client.Counter({
   },
 });
 
+/** The audit chain's head (CONTRACT §17), read at each scrape: its count, and its hash as an info series' label. */
+let auditHead: (() => Promise<{ count: number; hash: string }>) | null = null;
+export const auditHeadWith = (head: () => Promise<{ count: number; hash: string }>) => void (auditHead = head);
+let lastHead: { count: number; hash: string } | null = null;
+const readHead = async () => {
+  if (!auditHead) return null;
+  try {
+    return lastHead = await auditHead();
+  } catch {
+    return lastHead; // the database cannot be reached: the last value stands
+  }
+};
+
+new client.Gauge({
+  name: "console_audit_head_count",
+  help: "Entries in the audit chain up to its head (a checkpoint's count; compare with published checkpoints).",
+  async collect() {
+    const head = await readHead();
+    if (head) this.set(head.count);
+  },
+});
+
+new client.Gauge({
+  name: "console_audit_head_info",
+  help: "The audit chain's head: 1, labelled with its count and the last entry's hash.",
+  labelNames: ["count", "hash"] as const,
+  async collect() {
+    const head = await readHead();
+    if (!head) return;
+    this.reset();
+    this.set({ count: String(head.count), hash: head.hash }, 1);
+  },
+});
+
 export const metricsText = () => client.register.metrics();
 export const METRICS_CONTENT_TYPE = client.register.contentType;
 

@@ -11,6 +11,8 @@ export interface ShutdownOptions {
   /** How long requests in flight may take to finish before they are discarded. */
   graceMs: number;
   log: (line: string) => void;
+  /** Runs once before the stores close (the last audit checkpoint). */
+  beforeClose?: () => Promise<void>;
 }
 
 type Handler = (req: Request, info: Deno.ServeHandlerInfo) => Response | Promise<Response>;
@@ -55,6 +57,7 @@ export function handleShutdownSignals(opts: ShutdownOptions): GracefulShutdown {
     if (finishing) return;
     finishing = true;
     stopWebBuild();
+    await opts.beforeClose?.().catch(() => {});
     try {
       const ids = stores.firmwares.ids();
       const closed = stores.close();

@@ -1,9 +1,20 @@
 import type { Context } from "hono";
 import type * as z from "zod";
 import { describeZodError } from "../shared/schemas/common.ts";
+import { badTextAt, TEXT_RULE_MSG } from "../shared/text_rule.ts";
 import { ApiHttpError, badRequest, tooLarge, unsupported } from "./errors.ts";
 
 const MAX_JSON_BYTES = 1_048_576;
+
+/**
+ * A JSON body holding a string that breaks the text rule (CONTRACT §17): 400 naming where. Carries the parsed body for
+ * the one route that still records such a request (a failed sign-in is audited with the e-mail escaped).
+ */
+export class TextRuleError extends ApiHttpError {
+  constructor(readonly at: string, readonly value: unknown) {
+    super(400, "invalid_request", `body.${at}: ${TEXT_RULE_MSG}.`);
+  }
+}
 
 /** Reads and validates a JSON body with a shared schema; 400 naming the field otherwise. */
 export async function jsonBody<S extends z.ZodType>(c: Context, schema: S): Promise<z.output<S>> {
@@ -16,6 +27,8 @@ export async function jsonBody<S extends z.ZodType>(c: Context, schema: S): Prom
   } catch {
     throw badRequest("body: is not valid JSON.");
   }
+  const bad = badTextAt(value);
+  if (bad !== null) throw new TextRuleError(bad, value);
   return parse(schema, value, "body");
 }
 

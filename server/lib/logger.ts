@@ -18,6 +18,11 @@ export interface RequestLine {
 export interface Logger {
   /** A note, a WARNING or an ERROR (these go to stderr in text): written at once. */
   log(line: string): void;
+  /**
+   * A record line, written at once whatever LOG_LEVEL: `{"msg": name, ...fields}` in JSON, `name k=v ...` in text
+   * (the audit checkpoints).
+   */
+  event(name: string, fields: Record<string, string | number>): void;
   /** One request's line: batched. */
   request(line: RequestLine): void;
   flush(): void;
@@ -64,6 +69,14 @@ export function createLogger(level: "info" | "quiet", format: "text" | "json" = 
         if (format === "json") console.log(text);
         else console.error(text);
       } else if (level === "info") console.log(text);
+    },
+    event(name, fields) {
+      flush();
+      console.log(
+        format === "json"
+          ? JSON.stringify({ time: time(), level: "info", msg: name, ...fields })
+          : `${time()} ${name} ${Object.entries(fields).map(([k, v]) => `${k}=${v}`).join(" ")}`,
+      );
     },
     request(r) {
       if (level === "quiet") return;

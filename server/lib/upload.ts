@@ -19,6 +19,7 @@ import {
 import { newId } from "../../shared/ids.ts";
 import { collectChunks } from "../../shared/collect_chunks.ts";
 import { nameProblem } from "../../shared/schemas/common.ts";
+import { escapeText, isCleanText, TEXT_RULE_MSG } from "../../shared/text_rule.ts";
 import { NoSpaceError, startFileWrite } from "../files/file_write.ts";
 import { FilesUnavailableError } from "../files/firmware_files.ts";
 import { CheckInterruptedError, type StreamCheck } from "./stream_check.ts";
@@ -217,6 +218,12 @@ export async function receiveUpload<S extends UploadSink>(
           file = { name: clientName, size: stored.size, sha256: stored.sha256, sink: out };
         }).catch(fail);
       });
+    });
+    // Text fields are not stored, but the text rule holds for every part (CONTRACT §17).
+    bb.on("field", (name: string, value: string) => {
+      if (!isCleanText(name) || !isCleanText(value)) {
+        fail(badRequest(`${escapeText(name).slice(0, 64)}: ${TEXT_RULE_MSG}.`));
+      }
     });
     bb.on("filesLimit", () => fail(badRequest("Send exactly one file per request.")));
     bb.on("partsLimit", () => fail(badRequest("The multipart body has too many parts (at most 40).")));

@@ -2,6 +2,8 @@ import { Hono } from "hono";
 import { routes } from "../../shared/routes/mod.ts";
 import { AUDIT_CSV_COLUMNS } from "../../shared/schemas/audit.ts";
 import type { AppContext, AppEnv } from "../context.ts";
+import type { Stores } from "../db/stores.ts";
+import type { AuditEntry } from "../../shared/schemas/audit.ts";
 import { auditCsvLine } from "../db/rules/audit.ts";
 import { queryOf } from "../route_table.ts";
 import { ReadCache } from "../lib/read_cache.ts";
@@ -37,7 +39,7 @@ export function auditRoutes(ctx: AppContext) {
       const key = JSON.stringify([page, rowsPerPage, filter]);
       const json = await pages.get(key, async () => {
         const { data, total, exact } = await audit.list(filter, page, rowsPerPage);
-        return { data, total, exact, page, per_page: rowsPerPage };
+        return { data, total, exact, page, per_page: rowsPerPage, names: await namesFor(ctx.stores, data) };
       });
       return c.body(json, 200, { "Content-Type": "application/json" });
     })
@@ -75,4 +77,73 @@ export function auditRoutes(ctx: AppContext) {
         "Content-Disposition": `attachment; filename="audit-${stamp}.csv"`,
       });
     });
+}
+
+/** The detail keys whose values are ids, by what they name. */
+const ID_KEYS: Record<string, "firmware" | "productType" | "module" | "treatment"> = {
+  firmware: "firmware",
+  defaultFirmware: "firmware",
+  firmwareId: "firmware",
+  productTypeId: "productType",
+  moduleIds: "module",
+  additionalTreatmentIds: "treatment",
+  treatmentIds: "treatment",
+};
+/** At most this many ids are looked up one by one per page (a page of 100 bulk entries names few). */
+const MAX_LOOKUPS = 200;
+
+/**
+ * The names of what a page's details refer to by id (docs/DECISIONS.md, "Records that cannot lie"): read at the time
+ * of the page, which the page cache keeps only while the trail has as many entries (a rename is itself an entry); a
+ * firmware or product type deleted since is named by its own newest entry.
+ */
+async function namesFor(stores: Stores, entries: AuditEntry[]): Promise<Record<string, string>> {
+  const wanted = {
+    firmware: new Set<string>(),
+    productType: new Set<string>(),
+    module: new Set<string>(),
+    treatment: new Set<string>(),
+  };
+  const walk = (v: unknown, kind?: keyof typeof wanted) => {
+    if (typeof v === "string") {
+      if (kind) wanted[kind].add(v);
+    } else if (Array.isArray(v)) { for (const x of v) walk(x, kind); }
+    else if (v !== null && typeof v === "object") {
+      for (const [k, x] of Object.entries(v)) walk(x, ID_KEYS[k]);
+    }
+  };
+  for (const e of entries) walk(e.details);
+  const names: Record<string, string> = {};
+  // A deleted firmware or product type is still named by its own entries' targets.
+  for (const e of entries) {
+    if (e.target && (e.target.type === "firmware" || e.target.type === "product_type") && e.target.name) {
+      names[e.target.id] = e.target.name;
+    }
+  }
+  let lookups = 0;
+  for (const id of wanted.firmware) {
+    if (names[id] || lookups++ >= MAX_LOOKUPS) continue;
+    const f = await stores.firmwares.get(id);
+    if (f) names[id] = f.name;
+  }
+  if (wanted.productType.size || wanted.module.size) {
+    for (const pt of await stores.productTypes.list()) {
+      names[pt._id] = pt.name;
+      for (const m of pt.modules) names[m._id] = m.name;
+    }
+  }
+  for (const id of wanted.treatment) {
+    if (names[id] || lookups++ >= MAX_LOOKUPS) continue;
+    const t = await stores.treatments.get(id);
+    if (t) names[id] = t.name;
+  }
+  // Deleted since: the name its own entries gave it (its upload, creation or deletion; one indexed read each).
+  for (const [kind, targetType] of [["firmware", "firmware"], ["productType", "product_type"]] as const) {
+    for (const id of wanted[kind]) {
+      if (names[id] || lookups++ >= MAX_LOOKUPS) continue;
+      const [own] = await stores.audit.before({ targetType, targetId: id }, null, 1);
+      if (own?.target?.name) names[id] = own.target.name;
+    }
+  }
+  return names;
 }

@@ -9,7 +9,8 @@ import { runAs } from "../db/audit_context.ts";
 import { operatorTarget } from "../db/rules/operators.ts";
 import type { AppContext, AppEnv } from "../context.ts";
 import { ApiHttpError, badRequest } from "../errors.ts";
-import { jsonBody } from "../validate.ts";
+import { jsonBody, TextRuleError } from "../validate.ts";
+import { escapeText } from "../../shared/text_rule.ts";
 
 const invalidCredentials = () => new ApiHttpError(401, "invalid_credentials", "Invalid email address or password.");
 
@@ -56,12 +57,18 @@ export function authRoutes(ctx: AppContext) {
   return new Hono<AppEnv>()
     .post("/login", async (c) => {
       let body: LoginBody;
+      // An e-mail or password that breaks the text rule (CONTRACT §17) names no operator, but the attempt is a
+      // security event: it goes through the throttle and is audited like any unknown e-mail, the e-mail escaped.
+      let strange = false;
       try {
         body = await jsonBody(c, LoginBody);
-      } catch {
-        throw invalidCredentials();
+      } catch (err) {
+        const parsed = err instanceof TextRuleError ? LoginBody.safeParse(err.value) : null;
+        if (!parsed?.success) throw invalidCredentials();
+        body = { email: escapeText(parsed.data.email), password: parsed.data.password };
+        strange = true;
       }
-      const operator = await ctx.stores.operators.find(body.email);
+      const operator = strange ? null : await ctx.stores.operators.find(body.email);
       const address = clientAddress(c, ctx.config.trustProxy);
       const result = await checkPassword(
         ctx.stores.loginAttempts,
@@ -83,6 +90,7 @@ export function authRoutes(ctx: AppContext) {
               target: operator ? operatorTarget(operator) : null,
               details: {
                 email: tried,
+                ...(strange ? { escaped: true } : {}),
                 reason: !operator ? "unknown_email" : operator.disabled ? "disabled" : "wrong_password",
               },
             }),

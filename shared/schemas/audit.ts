@@ -97,6 +97,12 @@ export const AuditList = z.object({
   exact: z.boolean(),
   page: z.number().int(),
   per_page: z.number().int(),
+  /**
+   * The names of the firmwares, product types, modules and treatments the page's details refer to by id, as they are
+   * named now (a deleted one keeps the name its own entries gave it, when they are on the page): what a history shows
+   * instead of an id.
+   */
+  names: z.record(z.string(), z.string()).optional(),
 });
 export type AuditList = z.infer<typeof AuditList>;
 

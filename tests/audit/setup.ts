@@ -296,10 +296,10 @@ export async function stateTracker(f: Findings, s: Seed) {
 
 export interface Audit extends Seed, AsyncDisposable {}
 
-/** Starts the real server (1 MiB firmware limit, a fixed JWT secret) and seeds it. */
-export async function startAudit(): Promise<Audit> {
+/** Starts the real server (1 MiB firmware limit, a fixed JWT secret, and `env`) and seeds it. */
+export async function startAudit(env: Record<string, string> = {}): Promise<Audit> {
   const srv = await startServer({
-    env: { JWT_SECRET, MAX_FIRMWARE_BYTES: String(MAX_FIRMWARE_BYTES), LOG_LEVEL: "info" },
+    env: { JWT_SECRET, MAX_FIRMWARE_BYTES: String(MAX_FIRMWARE_BYTES), LOG_LEVEL: "info", ...env },
   });
   let s: Seed;
   try {
@@ -319,7 +319,7 @@ export async function startAudit(): Promise<Audit> {
 
 /** The last step of each audit file: whatever the requests, the server logged no internal error. */
 export function assertNoInternalErrors(srv: TestServer) {
-  const errors = srv.output().split("\n").filter((l) => /^ERROR |\bERROR\b.*Error:/.test(l));
+  const errors = srv.output().split("\n").filter((l) => /^ERROR |\bERROR\b.*Error:|^\{.*"level":"error"/.test(l));
   assert.deepEqual(errors.map((l) => l.slice(0, 300)), []);
 }
 

@@ -23,10 +23,10 @@ e2eTest(
     await table.locator("tbody tr[data-seq]").first().waitFor();
     // Newest first: this sign-in on top, then the last change.
     const firstRow = table.locator("tbody tr").first();
-    assert.match(await firstRow.innerText(), /admin@example\.com\s+auth\.sign_in\s+Operator admin@example\.com/);
+    assert.match(await firstRow.innerText(), /admin@example\.com\s+Signed in\s+Operator admin@example\.com/);
     assert.match(
       await table.locator("tbody tr").nth(1).innerText(),
-      /admin@example\.com\s+device\.update\s+Device AUD-07/,
+      /admin@example\.com\s+Device changed\s+Device AUD-07\s+Product type: Walker → none/,
     );
     const total = (await api.listAudit()).total;
     await page.getByText(`${total} entries`, { exact: true }).waitFor();
@@ -40,7 +40,7 @@ e2eTest(
     await page.getByText(`26-${Math.min(50, total)} of ${total}`).waitFor();
 
     // Filter: one action, then one device.
-    await pick(page, page.locator(".audit-filters .p-dropdown").first(), "device.update");
+    await pick(page, page.locator(".audit-filters .p-dropdown").first(), "Device changed");
     await page.getByRole("button", { name: "Apply" }).click();
     await page.waitForURL(/action=device\.update/);
     await page.getByText("2 entries match", { exact: true }).waitFor();
@@ -49,7 +49,7 @@ e2eTest(
     await page.getByLabel("Target id").fill("AUD-03");
     await page.getByLabel("Target id").press("Enter");
     await page.getByText("1 entry match", { exact: true }).waitFor();
-    assert.match(await firstRow.innerText(), /Device AUD-03\s+device\.create\s+Device AUD-03/);
+    assert.match(await firstRow.innerText(), /Device AUD-03\s+Device registered\s+Device AUD-03/);
     await screenshot("audit-02-filtered");
 
     // The CSV of what the filters select.
@@ -68,7 +68,7 @@ e2eTest(
     const history = page.getByRole("table", { name: "History" });
     await history.locator("tbody tr[data-seq]").nth(2).waitFor();
     assert.equal(await history.locator("tbody tr[data-seq]").count(), 3);
-    assert.match(await history.locator("tbody tr").first().innerText(), /device\.update/);
+    assert.match(await history.locator("tbody tr").first().innerText(), /Device changed/);
     await settled(page);
     await assertAccessible(page, "device history");
     await screenshot("audit-03-device-history");
@@ -80,7 +80,7 @@ e2eTest(
     await visit(`/product_types/${type._id}`);
     const ptHistory = page.getByRole("table", { name: "History" });
     await ptHistory.locator("tbody tr[data-seq]").first().waitFor();
-    assert.match(await ptHistory.innerText(), /product_type\.create/);
+    assert.match(await ptHistory.innerText(), /Product type created/);
 
     await visit("/device_firmwares");
     await page.getByRole("table", { name: "Firmware history" }).getByText("No entries found.").waitFor();

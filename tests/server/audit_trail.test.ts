@@ -120,6 +120,7 @@ Deno.test("audit trail over HTTP: entries for actions, none for refusals; filter
     ]);
     assert.deepEqual([upd.action, upd.actor.name, upd.details], ["device.update", ADMIN_EMAIL, {
       changes: { firmware: null },
+      before: { firmware: null },
     }]);
     assert.deepEqual([del.action, del.target], ["device.delete", { type: "device", id: "AUD-1", name: "AUD-1" }]);
   });

@@ -113,7 +113,11 @@ export function postgresAudit(sql: Sql): AuditStore {
     before: (filter, beforeSeq, limit) => before(sql, filter, beforeSeq, limit),
     after: afterFn,
     count,
-    verify: () => verifyChain(afterFn, count),
+    head: async () => {
+      const [h] = await sql`SELECT seq, hash FROM audit_head`;
+      return { count: Number(h.seq), hash: h.hash as string };
+    },
+    verify: (checkpoints) => verifyChain(afterFn, count, checkpoints),
   };
 }
 

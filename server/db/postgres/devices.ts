@@ -9,7 +9,13 @@ import { refreshDeviceKeys, syncKeys } from "./firmware_keys.ts";
 import { type AdmissionAction, admissionAuditAction, afterAction, alreadyKnown } from "../rules/admission.ts";
 import { now } from "../clock.ts";
 import { NotFoundError } from "../errors.ts";
-import { devicePatchWrites, deviceTarget, noDevice, patchedProductType } from "../rules/devices.ts";
+import {
+  devicePatchWrites,
+  deviceTarget,
+  deviceUpdateDetails,
+  noDevice,
+  patchedProductType,
+} from "../rules/devices.ts";
 import { likePattern } from "../rules/like.ts";
 import { checkIfMatch, etagOf } from "../rules/revisions.ts";
 import type { DeviceChanges, DeviceFilter, DevicePage, DeviceStore } from "../types/devices.ts";
@@ -193,7 +199,11 @@ async function patchDevice(sql: Sql, deviceId: string, patch: DeviceChanges, ifM
     });
     await updateDevice(tx, deviceId, changes);
     const saved = (await getDevice(tx, deviceId))!;
-    await appendAudit(tx, { action: "device.update", target: deviceTarget(deviceId), details: { changes: patch } });
+    await appendAudit(tx, {
+      action: "device.update",
+      target: deviceTarget(deviceId),
+      details: deviceUpdateDetails(device, patch),
+    });
     return saved;
   });
 }

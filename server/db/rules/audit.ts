@@ -8,6 +8,7 @@ import { newId } from "../../../shared/ids.ts";
 import { wallClock } from "../clock.ts";
 import { currentAuditContext } from "../audit_context.ts";
 import { csvLine } from "./csv.ts";
+import { escapeText, isCleanText } from "../../../shared/text_rule.ts";
 
 /** What a store method hands to the append function; the actor, ip, time, id and place come from elsewhere. */
 export interface NewAuditEntry {
@@ -52,18 +53,28 @@ function jsonDetails(details: Record<string, unknown> | undefined): Record<strin
   return details ? JSON.parse(JSON.stringify(details)) : {};
 }
 
+/**
+ * A column's text as both engines store it byte for byte: clean text as it is, anything else (a NUL, a lone surrogate:
+ * what the edge refuses, CONTRACT §17) escaped as in JSON, so the hash covers what is kept, never what an engine would
+ * have made of it (SQLite writes a lone surrogate as U+FFFD, PostgreSQL refuses a NUL). Details need nothing: they are
+ * stored as JSON.stringify's text, which escapes both.
+ */
+const stored = (s: string): string => isCleanText(s) ? s : escapeText(s);
+const storedOrNull = (s: string | null): string | null => s === null ? null : stored(s);
+
 /** The next entry of the chain after (seq, hash): actor and ip from the audit context, the time now. */
 export function nextEntry(previous: { seq: number; hash: string }, entry: NewAuditEntry): AuditEntry {
   const { actor, ip } = currentAuditContext();
+  const t = entry.target;
   const hashed: HashedEntry = {
     _id: newId(),
     seq: previous.seq + 1,
     at: wallClock(),
-    actor: { type: actor.type, id: actor.id, name: actor.name },
+    actor: { type: actor.type, id: stored(actor.id), name: stored(actor.name) },
     action: entry.action,
-    target: entry.target ? { type: entry.target.type, id: entry.target.id, name: entry.target.name } : null,
+    target: t ? { type: stored(t.type), id: stored(t.id), name: stored(t.name) } : null,
     details: jsonDetails(entry.details),
-    ip,
+    ip: storedOrNull(ip),
   };
   return { ...hashed, hash: entryHash(previous.hash, hashed) };
 }
@@ -103,17 +114,49 @@ export function verifyEntries(
 /** An entry as one CSV line (AUDIT_CSV_COLUMNS: the row's columns in their order), CRLF-terminated. */
 export const auditCsvLine = (e: AuditEntry): string => csvLine(rowValues(e));
 
-/** Walks the whole chain through `after` in bounded batches (audit-verify; both engines). */
+/**
+ * The chain's head as published outside the database (CONTRACT §17): `count` entries, the last one's `hash`. A
+ * checkpoint holds when the chain's entry `count` has that hash; a truncated tail lacks the entry, a rewritten one
+ * gives another hash.
+ */
+export interface AuditCheckpoint {
+  count: number;
+  hash: string;
+}
+
+/**
+ * Walks the whole chain through `after` in bounded batches (audit-verify; both engines), checking along the way that
+ * every checkpoint given is held.
+ */
 export async function verifyChain(
   after: (afterSeq: number, limit: number) => Promise<AuditEntry[]>,
   count: () => Promise<number>,
+  checkpoints: readonly AuditCheckpoint[] = [],
   batch = 2000,
 ): Promise<AuditVerification> {
+  const expected = new Map<number, AuditCheckpoint>();
+  for (const c of checkpoints) expected.set(c.count, c);
+  const contradicted = (c: AuditCheckpoint, found: AuditEntry) => ({
+    seq: found.seq,
+    _id: found._id,
+    reason: `checkpoint ${c.count} (hash ${c.hash}) is contradicted: the chain's entry ${c.count} has hash ` +
+      `${found.hash} (the entries up to it were rewritten)`,
+  });
+  const zero = expected.get(0);
+  if (zero && zero.hash !== GENESIS_HASH) {
+    return { checked: 0, firstBad: { seq: 0, _id: "(checkpoint)", reason: `checkpoint 0 has hash ${zero.hash}` } };
+  }
   let last = { seq: 0, hash: GENESIS_HASH };
   for (;;) {
     const entries = await after(last.seq, batch);
     if (entries.length === 0) break;
     const result = verifyEntries(last, entries);
+    // Entries before the first bad one hold: a checkpoint among them that they contradict is the finding to name.
+    for (const e of entries) {
+      if (result.bad && e.seq >= result.bad.seq) break;
+      const c = expected.get(e.seq);
+      if (c && c.hash !== e.hash) return { checked: e.seq - 1, firstBad: contradicted(c, e) };
+    }
     if (result.bad) return { checked: result.last.seq, firstBad: result.bad };
     last = result.last;
   }
@@ -123,6 +166,19 @@ export async function verifyChain(
     return {
       checked: last.seq,
       firstBad: { seq: last.seq + 1, _id: "(missing)", reason: `entries ${last.seq + 1} to ${n} are missing` },
+    };
+  }
+  // Removed with the head row rewritten to match: only a checkpoint published before tells.
+  const beyond = [...expected.values()].filter((c) => c.count > last.seq).sort((a, b) => b.count - a.count)[0];
+  if (beyond) {
+    return {
+      checked: last.seq,
+      firstBad: {
+        seq: last.seq + 1,
+        _id: "(missing)",
+        reason: `checkpoint ${beyond.count} (hash ${beyond.hash}) is missing: the chain ends at entry ${last.seq} ` +
+          `(entries ${last.seq + 1} to ${beyond.count} or more were removed)`,
+      },
     };
   }
   return { checked: last.seq, firstBad: null };

@@ -7,6 +7,28 @@ export const noDevice = (deviceId: string) => `No device with deviceId ${deviceI
 /** A device as the target of an audit entry. */
 export const deviceTarget = (deviceId: string) => ({ type: "device", id: deviceId, name: deviceId });
 
+/**
+ * The details of a device.update entry: what was sent, and what the changed fields held before (a new product type
+ * clears the modules: they are in `before` too), so a history reads "Custom firmware: none → fw-2.5.0.xz".
+ */
+export function deviceUpdateDetails(
+  device: {
+    productTypeId: string | null;
+    moduleIds: string[];
+    firmware: string | null;
+    additionalTreatmentIds: string[];
+  },
+  patch: DeviceChanges,
+) {
+  const before: Record<string, unknown> = {};
+  for (const key of ["productTypeId", "moduleIds", "firmware", "additionalTreatmentIds"] as const) {
+    if (patch[key] !== undefined || (key === "moduleIds" && patch.productTypeId !== undefined)) {
+      before[key] = device[key];
+    }
+  }
+  return { changes: patch, before };
+}
+
 /** What the engine found, inside the patch's transaction, about the ids the patch names. */
 export interface DevicePatchFacts {
   /** The patch's productTypeId is null, absent or a product type. */

@@ -80,13 +80,17 @@ function after(db: Db, afterSeq: number, limit: number): AuditEntry[] {
 
 export function sqliteAudit(db: Db): AuditStore {
   const sync = promised<Omit<AuditStore, "verify">>({
+    head: () => {
+      const h = sql(db, "SELECT seq, hash FROM audit_head").get() as { seq: number; hash: string };
+      return { count: Number(h.seq), hash: h.hash };
+    },
     record: (entry) => transaction(db, () => appendAudit(db, entry)),
     list: (filter, page, perPage) => snapshot(db, () => listAudit(db, filter, page, perPage)),
     before: (filter, beforeSeq, limit) => before(db, filter, beforeSeq, limit),
     after: (afterSeq, limit) => after(db, afterSeq, limit),
     count: () => total(db),
   });
-  return { ...sync, verify: () => verifyChain(sync.after, sync.count) };
+  return { ...sync, verify: (checkpoints) => verifyChain(sync.after, sync.count, checkpoints) };
 }
 
 /**

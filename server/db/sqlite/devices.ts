@@ -9,7 +9,13 @@ import type {
 import { type AdmissionAction, admissionAuditAction, afterAction, alreadyKnown } from "../rules/admission.ts";
 import { now } from "../clock.ts";
 import { NotFoundError } from "../errors.ts";
-import { devicePatchWrites, deviceTarget, noDevice, patchedProductType } from "../rules/devices.ts";
+import {
+  devicePatchWrites,
+  deviceTarget,
+  deviceUpdateDetails,
+  noDevice,
+  patchedProductType,
+} from "../rules/devices.ts";
 import { likePattern } from "../rules/like.ts";
 import { checkIfMatch, etagOf } from "../rules/revisions.ts";
 import type { DeviceChanges, DeviceFilter, DevicePage, DeviceStore } from "../types/devices.ts";
@@ -258,7 +264,11 @@ function patchDevice(db: Db, deviceId: string, patch: DeviceChanges, ifMatch?: I
       foreignModule: firstForeignModule(db, productTypeId, patch.moduleIds ?? []),
     });
     updateDevice(db, deviceId, changes);
-    appendAudit(db, { action: "device.update", target: deviceTarget(deviceId), details: { changes: patch } });
+    appendAudit(db, {
+      action: "device.update",
+      target: deviceTarget(deviceId),
+      details: deviceUpdateDetails(device, patch),
+    });
     return getDevice(db, deviceId)!;
   });
 }

@@ -1,5 +1,5 @@
 import type { AuditEntry, AuditFilter } from "../../../shared/schemas/audit.ts";
-import type { AuditVerification, NewAuditEntry } from "../rules/audit.ts";
+import type { AuditCheckpoint, AuditVerification, NewAuditEntry } from "../rules/audit.ts";
 
 export interface AuditPage {
   data: AuditEntry[];
@@ -27,6 +27,11 @@ export interface AuditStore {
   after(afterSeq: number, limit: number): Promise<AuditEntry[]>;
   /** How many entries there are (a counter row moved with every append). */
   count(): Promise<number>;
-  /** Recomputes the whole chain (audit-verify). */
-  verify(): Promise<AuditVerification>;
+  /** The chain's head: how many entries, and the last one's hash ("" before the first): what a checkpoint publishes. */
+  head(): Promise<AuditCheckpoint>;
+  /**
+   * Recomputes the whole chain (audit-verify); with checkpoints published earlier, also that the chain holds each one
+   * (its entry `count` has `hash`), so a truncated or rewritten tail is caught.
+   */
+  verify(checkpoints?: readonly AuditCheckpoint[]): Promise<AuditVerification>;
 }

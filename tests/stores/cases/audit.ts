@@ -116,8 +116,8 @@ export function auditCases(engine: string, options: ConformanceOptions) {
       assert.deepEqual(entries.map((e) => e.action), ["device.delete", "device.update", "device.create"]);
       const del = entries[0];
       assert.deepEqual([del.actor, del.target, del.ip], [ALICE, { type: "device", id: "D1", name: "D1" }, "192.0.2.1"]);
-      assert.deepEqual(entries[1].details, { changes: { firmware: null } });
-      assert.equal(canonicalJson(entries[1].details), '{"changes":{"firmware":null}}');
+      assert.deepEqual(entries[1].details, { changes: { firmware: null }, before: { firmware: null } });
+      assert.equal(canonicalJson(entries[1].details), '{"before":{"firmware":null},"changes":{"firmware":null}}');
       assert.deepEqual(await audit.verify(), { checked: entries.length, firstBad: null });
     },
   );

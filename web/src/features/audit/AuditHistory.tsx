@@ -29,6 +29,7 @@ export function AuditHistory(
           pending={history.isPending}
           rows={3}
           label={title}
+          names={page?.names}
           compact
         />
       )}

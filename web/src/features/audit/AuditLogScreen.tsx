@@ -11,6 +11,7 @@ import { LoadState } from "../../components/LoadState.tsx";
 import { TablePaginator } from "../../components/TablePaginator.tsx";
 import { useNotifyError } from "../../lib/notify.ts";
 import { AuditTable } from "./AuditTable.tsx";
+import { actionText } from "./describe.ts";
 import { auditQuery, downloadAuditCsv, TARGET_TYPE_OPTIONS } from "./queries.ts";
 import { apiFilters, auditUrlQuery, type AuditUrlState, EMPTY_FILTERS, readAuditUrl } from "./urlState.ts";
 
@@ -18,7 +19,10 @@ type Filters = typeof EMPTY_FILTERS;
 
 /** The "no filter" option (PrimeReact shows an empty string value as no selection). */
 const ANY = "*";
-const ACTION_OPTIONS = [{ value: ANY, label: "Any action" }, ...AUDIT_ACTIONS.map((a) => ({ value: a, label: a }))];
+const ACTION_OPTIONS = [
+  { value: ANY, label: "Any action" },
+  ...AUDIT_ACTIONS.map((a) => ({ value: a, label: actionText(a) })),
+];
 const TYPE_OPTIONS = [{ value: ANY, label: "Any kind" }, ...TARGET_TYPE_OPTIONS];
 
 /**
@@ -154,6 +158,7 @@ export default function AuditLogScreen() {
             pending={list.isPending}
             rows={state.size}
             label="Audit log"
+            names={list.data?.names}
             stale={list.isPlaceholderData}
           />
           <div className={list.data ? undefined : "paginator-pending"} aria-hidden={!list.data || undefined}>

@@ -57,19 +57,14 @@ const TARGET_TYPES: Record<string, string> = {
   firmware: "Firmware",
   treatments: "Treatment import",
   api_token: "API token",
+  rollout: "Rollout",
+  saved_view: "Saved view",
 };
 
 /** What it was done to, in words. */
 export function targetText(e: AuditEntry): string {
   if (!e.target) return "-";
   return `${TARGET_TYPES[e.target.type] ?? e.target.type} ${e.target.name || e.target.id}`;
-}
-
-/** The details as one line of `key: value` pairs (JSON for nested values); '-' when there are none. */
-export function detailsText(e: AuditEntry): string {
-  const entries = Object.entries(e.details);
-  if (!entries.length) return "-";
-  return entries.map(([k, v]) => `${k}: ${typeof v === "string" ? v : JSON.stringify(v)}`).join("; ");
 }
 
 /** The kinds of target an entry can have, for the filter. */
