@@ -1,0 +1,146 @@
+/**
+ * What keeps a request from waiting on a PostgreSQL server that does not answer (CONTRACT §19: 503 within 2 s).
+ *
+ * A stopped server refuses connections at once and a slow one is bounded by its statement and lock timeouts (open.ts),
+ * but a frozen one (a hung VM, a partition: TCP still open, nothing answers) holds every query sent on an open
+ * connection for as long as TCP keeps it. So:
+ * - every pool creates its sockets through a `Sockets`, which can end them all;
+ * - the `Watchdog` times every store call; when one has heard nothing for SUSPECT_MS it asks the server, on a
+ *   connection of its own, for `SELECT 1`. If that answer does not come within PROBE_MS the server is taken for frozen
+ *   and every socket of every pool is ended: their calls fail as unavailable (503), and the server, if it wakes up,
+ *   rolls back their transactions. If it comes, the call is only slow (statement_timeout bounds it), and is left alone.
+ * Why a probe and not a deadline per statement: docs/DECISIONS.md, "Stores fail fast".
+ */
+import net from "node:net";
+
+/** A store call that has waited this long makes the watchdog ask the server whether it is alive. */
+export const SUSPECT_MS = 700;
+/** How long the server has to answer that question before its connections are ended. */
+export const PROBE_MS = 800;
+const TICK_MS = 100;
+
+/** The error the calls on an ended socket fail with (isUnavailable: a 503). */
+export const frozenError = () =>
+  Object.assign(
+    new Error(`the database did not answer within ${(SUSPECT_MS + PROBE_MS) / 1000} s: its connections were ended`),
+    { code: "ETIMEDOUT" },
+  );
+
+interface SocketOptions {
+  host: string[];
+  port: number[];
+  path?: string | false;
+}
+
+/** The sockets of one pool (the driver's `socket` option), so that they can be ended together. */
+export class Sockets {
+  readonly #open = new Set<net.Socket>();
+  #next = 0;
+
+  /**
+   * A connecting socket (the driver writes its start-up message once it connects; a refused or timed-out connect
+   * closes it and the driver's call fails). Never rejects: a rejected socket would leave the driver's connection
+   * slot stuck in "connecting".
+   */
+  readonly create = (o: SocketOptions): net.Socket => {
+    const i = this.#next++ % Math.max(1, o.host.length);
+    const socket = o.path ? net.connect(o.path) : net.connect(o.port[i] ?? o.port[0], o.host[i]);
+    // The driver reads these for TLS's server name and its error messages.
+    Object.assign(socket, { host: o.host[i], port: o.port[i] ?? o.port[0] });
+    this.#open.add(socket);
+    socket.once("close", () => this.#open.delete(socket));
+    return socket;
+  };
+
+  /** Sockets open or connecting. */
+  get size(): number {
+    return this.#open.size;
+  }
+
+  endAll(): void {
+    for (const socket of this.#open) socket.destroy(frozenError());
+    this.#open.clear();
+  }
+}
+
+export class Watchdog {
+  readonly #pending = new Map<number, number>();
+  #ids = 0;
+  #tick: ReturnType<typeof setInterval> | undefined;
+  /** When the server last answered a probe (the probe's start). */
+  #aliveAt = 0;
+  #probing = false;
+  #closed = false;
+
+  /** `probe` resolves when the server answers a trivial query on a connection of its own. */
+  constructor(private readonly probe: () => Promise<unknown>, private readonly pools: readonly Sockets[]) {}
+
+  /** Watches a store call (started just now) until it settles. */
+  watch<T>(call: Promise<T>): Promise<T> {
+    const id = ++this.#ids;
+    this.#pending.set(id, performance.now());
+    if (this.#tick === undefined && !this.#closed) {
+      const tick = setInterval(() => this.#check(), TICK_MS);
+      Deno.unrefTimer(tick);
+      this.#tick = tick;
+    }
+    return call.finally(() => this.#done(id));
+  }
+
+  close(): void {
+    this.#closed = true;
+    clearInterval(this.#tick);
+    this.#tick = undefined;
+  }
+
+  #done(id: number): void {
+    this.#pending.delete(id);
+    if (this.#pending.size === 0 && this.#tick !== undefined) {
+      clearInterval(this.#tick);
+      this.#tick = undefined;
+    }
+  }
+
+  #check(): void {
+    if (this.#probing || this.#pending.size === 0) return;
+    const oldest = Math.min(...this.#pending.values());
+    const now = performance.now();
+    if (now - Math.max(oldest, this.#aliveAt) < SUSPECT_MS) return;
+    this.#probing = true;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const answered = Promise.race([
+      this.probe().then(() => true, () => false),
+      new Promise<boolean>((resolve) => timer = setTimeout(() => resolve(false), PROBE_MS)),
+    ]);
+    answered.then((alive) => {
+      clearTimeout(timer);
+      this.#probing = false;
+      if (alive) this.#aliveAt = now;
+      else if (!this.#closed) for (const pool of this.pools) pool.endAll();
+    });
+  }
+}
+
+/**
+ * Keeps `size` connections of a pool open: at start and again whenever fewer are open (after a restart of the
+ * database, within KEEP_WARM_MS of its return), so that a burst never waits for connections to be made.
+ */
+export function keepWarm(sockets: Sockets, size: number, open: () => Promise<unknown>): { close(): void } {
+  let running = false;
+  const fill = async () => {
+    if (running || sockets.size >= size) return;
+    running = true;
+    try {
+      // Concurrent queries: each one that finds no idle connection makes a closed one connect.
+      await Promise.allSettled(Array.from({ length: size - sockets.size }, open));
+    } finally {
+      running = false;
+    }
+  };
+  void fill();
+  const timer = setInterval(fill, KEEP_WARM_MS);
+  Deno.unrefTimer(timer);
+  return { close: () => clearInterval(timer) };
+}
+
+const KEEP_WARM_MS = 250;
