@@ -6,6 +6,7 @@
  * between its object and its row. Why these choices: docs/DECISIONS.md, "Firmware in a bucket".
  */
 import {
+  AbortMultipartUploadCommand,
   DeleteObjectCommand,
   GetObjectCommand,
   HeadBucketCommand,
@@ -36,6 +37,16 @@ const WINDOW = 2 << 20;
 /** S3's smallest part (but the last). */
 const PART_SIZE = 5 << 20;
 const MIN_SWEEP_GRACE_MS = 60 * 60 * 1000;
+
+/** How long the bucket may take (docs/OPERATIONS.md, "Firmware in a bucket"). */
+export const S3_TIMEOUTS = {
+  /** A new connection. */
+  connectMs: 800,
+  /** A request until its answer's headers (each of two attempts). */
+  answerMs: 800,
+  /** An upload's part (or its completion) without a byte sent or received. */
+  silentMs: 1_500,
+};
 const EXTENSION = ".xz";
 
 /**
@@ -75,13 +86,24 @@ function unavailable(err: unknown): never {
 }
 
 export function s3FirmwareFiles(settings: S3Settings): FirmwareFiles {
+  const common = { region: settings.region, endpoint: settings.endpoint, forcePathStyle: settings.forcePathStyle };
+  // A bucket down, gone or frozen answers 503 within 2 s (CONTRACT §19), never hangs a request. Two attempts of
+  // at most S3_TIMEOUTS.answerMs until the answer's headers; a download's body then flows at the client's pace.
   const client = new S3Client({
-    region: settings.region,
-    endpoint: settings.endpoint,
-    forcePathStyle: settings.forcePathStyle,
-    // Fail fast while the store is down (503 within seconds), never hang a request.
+    ...common,
     maxAttempts: 2,
-    requestHandler: { connectionTimeout: 2_000, requestTimeout: 30_000 },
+    requestHandler: {
+      connectionTimeout: S3_TIMEOUTS.connectMs,
+      requestTimeout: S3_TIMEOUTS.answerMs,
+      throwOnRequestTimeout: true,
+    },
+  });
+  // A part's upload takes as long as its 5 MiB take on the link: bounded by silence (no byte moving for
+  // S3_TIMEOUTS.silentMs), not by its length.
+  const uploads = new S3Client({
+    ...common,
+    maxAttempts: 2,
+    requestHandler: { connectionTimeout: S3_TIMEOUTS.connectMs, socketTimeout: S3_TIMEOUTS.silentMs },
   });
   const Bucket = settings.bucket;
   const dir = `${settings.prefix}firmwares/`;
@@ -102,6 +124,20 @@ export function s3FirmwareFiles(settings: S3Settings): FirmwareFiles {
 
   const removeKey = (Key: string) => client.send(new DeleteObjectCommand({ Bucket, Key })).then(() => {}, unavailable);
 
+  /**
+   * Aborts a multipart upload (its parts are dropped) once its part in flight has settled, in the background: the
+   * answer does not wait for a bucket that may be gone. A store that is gone or lacks AbortMultipartUpload keeps them
+   * until its lifecycle rule for incomplete uploads runs (docs/SCALING.md).
+   */
+  const dropParts = (upload: Upload, Key: string) => {
+    // lib-storage keeps these private; it has no call that aborts without the first failure's round trip.
+    const inner = upload as unknown as { uploadId?: string; concurrentUploaders?: Promise<unknown>[] };
+    void Promise.allSettled(inner.concurrentUploaders ?? []).then(() => {
+      if (!inner.uploadId) return;
+      return uploads.send(new AbortMultipartUploadCommand({ Bucket, Key, UploadId: inner.uploadId }));
+    }).catch(() => {});
+  };
+
   return {
     put(id = newId()): FirmwarePut {
       const hash = createHash("sha256");
@@ -117,11 +153,13 @@ export function s3FirmwareFiles(settings: S3Settings): FirmwareFiles {
       }, new ByteLengthQueuingStrategy({ highWaterMark: WINDOW }));
       // One part of 5 MiB in flight while the next fills: more only grows the garbage of finished parts (memory).
       const upload = new Upload({
-        client,
+        client: uploads,
         params: { Bucket, Key: keyOf(id), Body: body },
         queueSize: 1,
         partSize: PART_SIZE,
-        leavePartsOnError: false,
+        // A failed part fails the upload at once; abort() drops the parts (lib-storage would first try that against
+        // the bucket that just failed, and hold the 503 meanwhile).
+        leavePartsOnError: true,
       });
       let failure: unknown = null;
       const done = upload.done().then(() => {}, (err) => {
@@ -163,10 +201,9 @@ export function s3FirmwareFiles(settings: S3Settings): FirmwareFiles {
           try {
             controller.error(new Error("aborted"));
           } catch { /* closed already */ }
-          // Aborts the multipart upload (its parts are dropped); a store without AbortMultipartUpload keeps them
-          // until its lifecycle rule for incomplete uploads runs (docs/SCALING.md).
           await upload.abort().catch(() => {});
           await done;
+          dropParts(upload, keyOf(id));
         },
       };
     },

@@ -57,9 +57,18 @@ export class Sockets {
     return this.#open.size;
   }
 
+  /**
+   * Fails every call on these sockets, then closes them. The error comes first and the close on a later turn: the
+   * driver rolls a failed transaction back on its connection right away, and a write on a connection it has already
+   * seen closed throws outside any call (npm postgres 3.4.9), which would end the process.
+   */
   endAll(): void {
-    for (const socket of this.#open) socket.destroy(frozenError());
+    const sockets = [...this.#open];
     this.#open.clear();
+    for (const socket of sockets) if (socket.listenerCount("error") > 0) socket.emit("error", frozenError());
+    setTimeout(() => {
+      for (const socket of sockets) socket.destroy();
+    }, 0);
   }
 }
 
@@ -116,7 +125,7 @@ export class Watchdog {
       clearTimeout(timer);
       this.#probing = false;
       if (alive) this.#aliveAt = now;
-      else if (!this.#closed) for (const pool of this.pools) pool.endAll();
+      else if (!this.#closed) { for (const pool of this.pools) pool.endAll(); }
     });
   }
 }
@@ -144,3 +153,21 @@ export function keepWarm(sockets: Sockets, size: number, open: () => Promise<unk
 }
 
 const KEEP_WARM_MS = 250;
+
+let held = false;
+/**
+ * npm postgres 3.4.9 writes, on a later turn, a statement that a transaction sends after its connection was lost (its
+ * ROLLBACK) to the socket it has already dropped: a TypeError thrown outside any call, which would end the process on
+ * every database restart under traffic. Only that one error is held (the call itself has failed as unavailable).
+ */
+export function holdDriverWriteAfterClose(): void {
+  if (held) return;
+  held = true;
+  globalThis.addEventListener("error", (event) => {
+    const err = event.error;
+    if (
+      err instanceof TypeError && /reading 'write'/.test(err.message) &&
+      /postgres\S*\/src\/connection\.js/.test(err.stack ?? "")
+    ) event.preventDefault();
+  });
+}
