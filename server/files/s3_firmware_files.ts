@@ -99,10 +99,11 @@ export function s3FirmwareFiles(settings: S3Settings): FirmwareFiles {
     },
   });
   // A part's upload takes as long as its 5 MiB take on the link: bounded by silence (no byte moving for
-  // S3_TIMEOUTS.silentMs), not by its length.
+  // S3_TIMEOUTS.silentMs), not by its length; one attempt, so that a silent bucket is a 503 within 2 s (the
+  // uploader sends the file again).
   const uploads = new S3Client({
     ...common,
-    maxAttempts: 2,
+    maxAttempts: 1,
     requestHandler: { connectionTimeout: S3_TIMEOUTS.connectMs, socketTimeout: S3_TIMEOUTS.silentMs },
   });
   const Bucket = settings.bucket;
