@@ -38,14 +38,16 @@ const WINDOW = 2 << 20;
 const PART_SIZE = 5 << 20;
 const MIN_SWEEP_GRACE_MS = 60 * 60 * 1000;
 
-/** How long the bucket may take (docs/OPERATIONS.md, "Firmware in a bucket"). */
+/** How long the bucket may take (docs/SCALING.md, "When PostgreSQL is unreachable, stopped or frozen"). */
 export const S3_TIMEOUTS = {
   /** A new connection. */
   connectMs: 800,
   /** A request until its answer's headers (each of two attempts). */
   answerMs: 800,
-  /** An upload's part (or its completion) without a byte sent or received. */
-  silentMs: 1_500,
+  /** A part's upload, or a download's next bytes, waited for this long makes the server ask whether the bucket is alive. */
+  suspectMs: 700,
+  /** How long the bucket has to answer that question (a HeadBucket) before the transfer fails as unavailable. */
+  probeMs: 800,
 };
 const EXTENSION = ".xz";
 
@@ -85,6 +87,48 @@ function unavailable(err: unknown): never {
   throw asUnavailable(err);
 }
 
+/**
+ * `wait`, unless the bucket stops answering meanwhile: after S3_TIMEOUTS.suspectMs of waiting, and again after each
+ * answer, `alive()` asks it; no answer within S3_TIMEOUTS.probeMs and `dead()` runs and this rejects with
+ * FilesUnavailableError. A bucket that answers is only slow: the wait goes on. (A frozen bucket is silent the way a
+ * busy one is, for a moment; only the question tells them apart: docs/DECISIONS.md, "Stores fail fast".)
+ */
+async function watched<T>(wait: Promise<T>, alive: () => Promise<boolean>, dead: () => void): Promise<T> {
+  const settled = wait.then((value) => ({ value }));
+  for (;;) {
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const quiet = new Promise<"quiet">((resolve) => timer = setTimeout(() => resolve("quiet"), S3_TIMEOUTS.suspectMs));
+    const first = await Promise.race([settled, quiet]).finally(() => clearTimeout(timer));
+    if (first !== "quiet") return first.value;
+    const answer = await Promise.race([settled, alive()]);
+    if (answer === false) {
+      dead();
+      settled.catch(() => {});
+      throw asUnavailable(
+        new Error(`it did not answer within ${(S3_TIMEOUTS.suspectMs + S3_TIMEOUTS.probeMs) / 1000} s`),
+      );
+    }
+    if (answer !== true) return answer.value;
+  }
+}
+
+/**
+ * An object's body whose every read waits for the bucket under watched(): a bucket that dies or freezes mid-download
+ * cuts the download, never holds it. The reader's own pace is not bounded: nothing is asked of the bucket until the
+ * reader asks.
+ */
+function watchedBody(body: ReadableStream<Uint8Array>, alive: () => Promise<boolean>): ReadableStream<Uint8Array> {
+  const reader = body.getReader();
+  return new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      const { value, done } = await watched(reader.read(), alive, () => void reader.cancel().catch(() => {}));
+      if (done) controller.close();
+      else controller.enqueue(value);
+    },
+    cancel: (reason) => reader.cancel(reason),
+  }, { highWaterMark: 0 });
+}
+
 export function s3FirmwareFiles(settings: S3Settings): FirmwareFiles {
   const common = { region: settings.region, endpoint: settings.endpoint, forcePathStyle: settings.forcePathStyle };
   // A bucket down, gone or frozen answers 503 within 2 s (CONTRACT §19), never hangs a request. Two attempts of
@@ -98,15 +142,17 @@ export function s3FirmwareFiles(settings: S3Settings): FirmwareFiles {
       throwOnRequestTimeout: true,
     },
   });
-  // A part's upload takes as long as its 5 MiB take on the link: bounded by silence (no byte moving for
-  // S3_TIMEOUTS.silentMs), not by its length; one attempt, so that a silent bucket is a 503 within 2 s (the
-  // uploader sends the file again).
+  // A part's upload takes as long as its 5 MiB take on the link: not bounded by time, but watched (watched()).
   const uploads = new S3Client({
     ...common,
-    maxAttempts: 1,
-    requestHandler: { connectionTimeout: S3_TIMEOUTS.connectMs, socketTimeout: S3_TIMEOUTS.silentMs },
+    maxAttempts: 2,
+    requestHandler: { connectionTimeout: S3_TIMEOUTS.connectMs },
   });
   const Bucket = settings.bucket;
+  /** Whether the bucket answers a HeadBucket within S3_TIMEOUTS.probeMs. */
+  const alive = () =>
+    client.send(new HeadBucketCommand({ Bucket }), { abortSignal: AbortSignal.timeout(S3_TIMEOUTS.probeMs) })
+      .then(() => true, () => false);
   const dir = `${settings.prefix}firmwares/`;
   const keyOf = (id: string) => `${dir}${id}${EXTENSION}`;
 
@@ -168,6 +214,8 @@ export function s3FirmwareFiles(settings: S3Settings): FirmwareFiles {
         wake?.();
       });
       let state: "open" | "finished" | "committed" | "aborted" = "open";
+      /** The bucket stopped answering: the part in flight is dropped (its request ended). */
+      const stop = () => void upload.abort().catch(() => {});
       return {
         id,
         write(chunk) {
@@ -178,13 +226,13 @@ export function s3FirmwareFiles(settings: S3Settings): FirmwareFiles {
           // Not copied: each chunk is a fresh buffer of the request body, never written to again.
           controller.enqueue(chunk);
           if ((controller.desiredSize ?? 0) > 0) return null;
-          return new Promise<void>((resolve) => wake = resolve).then(() => {
+          return watched(new Promise<void>((resolve) => wake = resolve), alive, stop).then(() => {
             if (failure) unavailable(failure);
           });
         },
         async finish() {
           controller.close();
-          await done;
+          await watched(done, alive, stop);
           if (failure) unavailable(failure);
           state = "finished";
           return { size, sha256: hash.digest("hex") };
@@ -214,7 +262,7 @@ export function s3FirmwareFiles(settings: S3Settings): FirmwareFiles {
         const res = await client.send(
           new GetObjectCommand({ Bucket, Key: keyOf(id), Range: range && `bytes=${range.start}-${range.end}` }),
         );
-        return res.Body!.transformToWebStream() as ReadableStream<Uint8Array>;
+        return watchedBody(res.Body!.transformToWebStream() as ReadableStream<Uint8Array>, alive);
       } catch (err) {
         if (err instanceof NoSuchKey || (err as { name?: string }).name === "NoSuchKey") return null;
         unavailable(err);

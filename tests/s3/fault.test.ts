@@ -43,7 +43,8 @@ Deno.test("fault: the bucket killed or frozen mid-upload and during downloads an
   await using bucket = await startBucket();
   await using srv = await startServer({ bucket });
   const api = await srv.login();
-  const fw = await api.uploadFirmware(bytesSource("kept.xz", xzOfSize(6 << 20)));
+  const SIZE = 16 << 20;
+  const fw = await api.uploadFirmware(bytesSource("kept.xz", xzOfSize(SIZE)));
   const managed = (await api.listDeviceTypes()).find((d) => d.name === "jeecee_baby_default")!;
   await api.patchDeviceType({ _id: managed._id, defaultFirmware: fw._id });
   const checkin = await srv.fetch("/api/v1/device/s3-1/checkin", {
@@ -54,12 +55,55 @@ Deno.test("fault: the bucket killed or frozen mid-upload and during downloads an
   assert.equal(checkin.status, 200);
   await checkin.body?.cancel();
 
+  /** Until the bucket serves the device's download again. */
+  const backAgain = async () => {
+    const returned = performance.now();
+    let res: Response;
+    do {
+      res = await srv.fetch("/api/v1/device/s3-1/firmware", { headers: device });
+      if (res.status === 200) break;
+      await res.body?.cancel();
+      await new Promise((r) => setTimeout(r, 50));
+    } while (performance.now() - returned < 10_000);
+    assert.equal(res.status, 200);
+    const ms = performance.now() - returned;
+    assert.equal((await res.arrayBuffer()).byteLength, SIZE);
+    return ms;
+  };
+
   for (
     const [fault, fail, back] of [
       ["killed", () => void bucket.stop(), () => bucket.start()],
       ["frozen", () => bucket.freeze(), () => Promise.resolve(bucket.thaw())],
     ] as const
   ) {
+    await t.step(`${fault} during a download: the download is cut within the limit, never held`, async () => {
+      const res = await srv.fetch("/api/v1/device/s3-1/firmware", { headers: device });
+      assert.equal(res.status, 200);
+      const reader = res.body!.getReader();
+      let got = (await reader.read()).value!.length;
+      const failedAt = performance.now();
+      fail();
+      let ended = "complete";
+      try {
+        for (;;) {
+          const { value, done } = await reader.read();
+          if (done) break;
+          got += value.length;
+        }
+      } catch {
+        ended = "cut";
+      }
+      const ms = performance.now() - failedAt;
+      console.log(
+        `${fault} during a download: ${ended} at ${got} of ${SIZE} bytes, ${ms.toFixed(0)} ms after the fault`,
+      );
+      assert.ok(got < SIZE, "the download was not cut");
+      assert.ok(ms <= LIMIT_MS, `${fault} during a download: ended ${ms.toFixed(0)} ms after the fault`);
+      await back();
+      await backAgain();
+    });
+
     await t.step(`${fault} mid-upload: 503 within the limit, nothing stored`, async () => {
       let failedAt = 0;
       const status = await api.uploadFirmware(uploadWith(() => {
@@ -87,17 +131,7 @@ Deno.test("fault: the bucket killed or frozen mid-upload and during downloads an
       }
       console.log(`${fault}: downloads 503 in at most ${worst.toFixed(0)} ms`);
       await back();
-      const returned = performance.now();
-      let res: Response;
-      do {
-        res = await srv.fetch("/api/v1/device/s3-1/firmware", { headers: device });
-        if (res.status === 200) break;
-        await res.body?.cancel();
-        await new Promise((r) => setTimeout(r, 50));
-      } while (performance.now() - returned < 10_000);
-      assert.equal(res.status, 200);
-      assert.equal((await res.arrayBuffer()).byteLength, 6 << 20);
-      console.log(`${fault}: downloads back ${(performance.now() - returned).toFixed(0)} ms after the bucket's return`);
+      console.log(`${fault}: downloads back ${(await backAgain()).toFixed(0)} ms after the bucket's return`);
       assert.deepEqual((await api.listFirmwares()).map((f) => f._id), [fw._id]);
       assert.deepEqual(await srv.storedFirmwares(), [`${fw._id}.xz`]);
     });
