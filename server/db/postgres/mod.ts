@@ -13,7 +13,7 @@ import { postgresDevices } from "./devices.ts";
 import { postgresFirmwares } from "./firmwares.ts";
 import { postgresLoginAttempts } from "./login_attempts.ts";
 import { connect, exclusive, guarded, isUnavailable, migrate, type PostgresOptions, unavailable } from "./open.ts";
-import { holdDriverWriteAfterClose, keepWarm, Sockets, Watchdog } from "./watchdog.ts";
+import { holdDriverFaults, keepWarm, Sockets, Watchdog } from "./watchdog.ts";
 import { postgresOperators } from "./operators.ts";
 import { postgresProductTypes } from "./product_types.ts";
 import { postgresRollouts } from "./rollouts.ts";
@@ -51,7 +51,7 @@ async function* guardedChunks<T>(chunks: AsyncIterable<T>, watchdog: Watchdog): 
 export async function openPostgresStores(options: PostgresOptions): Promise<OpenStores> {
   // The requests' pool is kept open whole (no growth under a burst: keepWarm); the watchdog's probe has a connection
   // of its own, so that a busy pool never looks like a frozen server.
-  holdDriverWriteAfterClose();
+  holdDriverFaults();
   const pool = new Sockets(), streamSockets = new Sockets(), probeSockets = new Sockets();
   const sql = connect(options, { sockets: pool, idleTimeoutSeconds: 0 });
   const probe = connect({ ...options, poolSize: 1 }, { sockets: probeSockets, idleTimeoutSeconds: 0 });

@@ -19,11 +19,13 @@ export const SUSPECT_MS = 700;
 export const PROBE_MS = 800;
 const TICK_MS = 100;
 
+const FROZEN = Symbol("the watchdog ended this connection");
+
 /** The error the calls on an ended socket fail with (isUnavailable: a 503). */
 export const frozenError = () =>
   Object.assign(
     new Error(`the database did not answer within ${(SUSPECT_MS + PROBE_MS) / 1000} s: its connections were ended`),
-    { code: "ETIMEDOUT" },
+    { code: "ETIMEDOUT", [FROZEN]: true },
   );
 
 interface SocketOptions {
@@ -112,23 +114,43 @@ export class Watchdog {
 
   #check(): void {
     if (this.#probing || this.#pending.size === 0) return;
-    const oldest = Math.min(...this.#pending.values());
+    let oldest = Infinity;
+    for (const started of this.#pending.values()) oldest = Math.min(oldest, started);
     const now = performance.now();
     if (now - Math.max(oldest, this.#aliveAt) < SUSPECT_MS) return;
     this.#probing = true;
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const answered = Promise.race([
-      this.probe().then(() => true, () => false),
-      new Promise<boolean>((resolve) => timer = setTimeout(() => resolve(false), PROBE_MS)),
-    ]);
-    answered.then((alive) => {
-      clearTimeout(timer);
+    answeredWithin(this.probe(), PROBE_MS).then((alive) => {
       this.#probing = false;
       if (alive) this.#aliveAt = now;
       else if (!this.#closed) { for (const pool of this.pools) pool.endAll(); }
     });
   }
 }
+
+/**
+ * Whether `probe` resolves within `ms` of this process's own time: a deadline that finds the process itself stalled
+ * (its timer late by more than LATE_MS: a long synchronous task, a descheduled container) waits once more, and the
+ * verdict is taken after pending I/O was read, so that an answer that arrived during a stall counts.
+ */
+function answeredWithin(probe: Promise<unknown>, ms: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    let settled: boolean | null = null;
+    probe.then(() => settled = true, () => settled = false).then(() => resolve(settled!));
+    const wait = (extensions: number) => {
+      const due = performance.now() + ms;
+      setTimeout(() =>
+        setImmediate(() => {
+          if (settled !== null) return;
+          if (performance.now() - due > LATE_MS && extensions > 0) wait(extensions - 1);
+          else resolve(false);
+        }), ms);
+    };
+    wait(1);
+  });
+}
+
+/** A timer this late means the process, not the database, was not listening. */
+const LATE_MS = 150;
 
 /**
  * Keeps `size` connections of a pool open: at start and again whenever fewer are open (after a restart of the
@@ -156,11 +178,14 @@ const KEEP_WARM_MS = 250;
 
 let held = false;
 /**
- * npm postgres 3.4.9 writes, on a later turn, a statement that a transaction sends after its connection was lost (its
- * ROLLBACK) to the socket it has already dropped: a TypeError thrown outside any call, which would end the process on
- * every database restart under traffic. Only that one error is held (the call itself has failed as unavailable).
+ * Two faults of npm postgres 3.4.9 that a lost connection sets off outside any call, each of which would end the
+ * process, are held (the calls themselves have failed as unavailable):
+ * - a statement a transaction sends after its connection was lost (its ROLLBACK) is written, on a later turn, to the
+ *   socket the driver has already dropped: a TypeError;
+ * - a new connection's own query for the array types is not awaited by anyone: when the watchdog ends that connection,
+ *   its rejection is unhandled. Only the watchdog's own error is held.
  */
-export function holdDriverWriteAfterClose(): void {
+export function holdDriverFaults(): void {
   if (held) return;
   held = true;
   globalThis.addEventListener("error", (event) => {
@@ -169,5 +194,8 @@ export function holdDriverWriteAfterClose(): void {
       err instanceof TypeError && /reading 'write'/.test(err.message) &&
       /postgres\S*\/src\/connection\.js/.test(err.stack ?? "")
     ) event.preventDefault();
+  });
+  globalThis.addEventListener("unhandledrejection", (event) => {
+    if ((event.reason as { [FROZEN]?: boolean } | null)?.[FROZEN]) event.preventDefault();
   });
 }
