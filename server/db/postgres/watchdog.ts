@@ -129,23 +129,25 @@ export class Watchdog {
 
 /**
  * Whether `probe` resolves within `ms` of this process's own time: a deadline that finds the process itself stalled
- * (its timer late by more than LATE_MS: a long synchronous task, a descheduled container) waits once more, and the
+ * (its timer late by more than LATE_MS: a long synchronous task, a descheduled container) waits once more, as long as
+ * it was late (at most half of `ms`), and the
  * verdict is taken after pending I/O was read, so that an answer that arrived during a stall counts.
  */
 function answeredWithin(probe: Promise<unknown>, ms: number): Promise<boolean> {
   return new Promise((resolve) => {
     let settled: boolean | null = null;
     probe.then(() => settled = true, () => settled = false).then(() => resolve(settled!));
-    const wait = (extensions: number) => {
-      const due = performance.now() + ms;
+    const wait = (forMs: number, extensions: number) => {
+      const due = performance.now() + forMs;
       setTimeout(() =>
         setImmediate(() => {
           if (settled !== null) return;
-          if (performance.now() - due > LATE_MS && extensions > 0) wait(extensions - 1);
+          const late = performance.now() - due;
+          if (late > LATE_MS && extensions > 0) wait(Math.min(late, ms / 2), extensions - 1);
           else resolve(false);
-        }), ms);
+        }), forMs);
     };
-    wait(1);
+    wait(ms, 1);
   });
 }
 
