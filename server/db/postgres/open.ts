@@ -32,15 +32,19 @@ export interface PostgresOptions {
 /**
  * How long PostgreSQL may take before a call fails as unavailable (503), per connection (CONTRACT §19). A frozen
  * server, which answers nothing, is the watchdog's (watchdog.ts). Each can be changed in DATABASE_URL's query
- * (`?statement_timeout=30000`), which wins over these (docs/OPERATIONS.md).
+ * (`?statement_timeout=30000`), which wins over these (docs/SCALING.md).
  */
 export const TIMEOUTS = {
   /** A new connection: the watchdog ends it sooner if the server answers nothing; this bounds a slow start. */
   connectSeconds: 5,
   /** One statement: a backstop against a runaway query (a rollout start at 100,000 devices takes ~1.6 s). */
   statementMs: 10_000,
-  /** A wait for a lock (a write behind another replica's write lock, a row another transaction holds). */
-  lockMs: 1_500,
+  /**
+   * A wait for a lock held that long: its holder is stuck (a replica frozen inside a write, ended at
+   * idleInTransactionMs). Not shorter: every write takes the one write lock, so a burst of healthy writes waits in line
+   * (66 at once across two replicas waited over 1.5 s on the loaded test machine).
+   */
+  lockMs: 5_000,
   /** A transaction left idle (its process frozen or gone): ended, its locks released. */
   idleInTransactionMs: 5_000,
   /** How long a connection that failed waits before it connects again (the driver backs off up to 20 s). */
