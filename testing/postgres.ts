@@ -47,6 +47,12 @@ export interface TestPostgres extends AsyncDisposable {
   stop(): Promise<void>;
   /** Starts it again on the same port. */
   start(): Promise<void>;
+  /**
+   * SIGSTOP to the postmaster and every process under it: a hung VM or a partition (connections stay open, nothing
+   * answers). thaw() sends SIGCONT; dispose thaws first.
+   */
+  freeze(): Promise<void>;
+  thaw(): Promise<void>;
   /** Stops and removes the cluster synchronously (at process exit). */
   disposeSync(): void;
 }
@@ -93,6 +99,15 @@ export async function startPostgres(): Promise<TestPostgres> {
   await start();
   const adminUrl = `postgres://postgres@127.0.0.1:${port}/postgres`;
   let running = true;
+  let frozen: number[] = [];
+  const thaw = () => {
+    for (const pid of frozen.toReversed()) {
+      try {
+        Deno.kill(pid, "SIGCONT");
+      } catch { /* gone */ }
+    }
+    frozen = [];
+  };
   return {
     port,
     adminUrl,
@@ -118,7 +133,18 @@ export async function startPostgres(): Promise<TestPostgres> {
       await start();
       running = true;
     },
+    async freeze() {
+      const postmaster = Number((await Deno.readTextFile(`${data}/postmaster.pid`)).split("\n")[0]);
+      Deno.kill(postmaster, "SIGSTOP");
+      frozen = [postmaster, ...childrenOf(postmaster)];
+      for (const pid of frozen.slice(1)) Deno.kill(pid, "SIGSTOP");
+    },
+    thaw() {
+      thaw();
+      return Promise.resolve();
+    },
     disposeSync() {
+      thaw();
       if (running) {
         const [exe, argv] = asRoot
           ? ["runuser", ["-u", "postgres", "--", `${bin}/pg_ctl`, "-D", data, "-m", "immediate", "-w", "stop"]]
@@ -131,10 +157,25 @@ export async function startPostgres(): Promise<TestPostgres> {
       } catch { /* gone */ }
     },
     async [Symbol.asyncDispose]() {
+      thaw();
       if (running) await stop().catch(() => {});
       await Deno.remove(dir, { recursive: true }).catch(() => {});
     },
   };
+}
+
+/** The processes whose parent is `pid` (from /proc). */
+function childrenOf(pid: number): number[] {
+  const out: number[] = [];
+  for (const e of Deno.readDirSync("/proc")) {
+    if (!/^\d+$/.test(e.name)) continue;
+    try {
+      const stat = Deno.readTextFileSync(`/proc/${e.name}/stat`);
+      // pid (comm) state ppid ...: comm may hold spaces, so read after its closing parenthesis.
+      if (Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]) === pid) out.push(Number(e.name));
+    } catch { /* gone */ }
+  }
+  return out;
 }
 
 /**

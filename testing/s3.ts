@@ -21,6 +21,9 @@ export interface TestBucket extends AsyncDisposable {
   /** Stops the S3 server (the bucket becomes unreachable); start() brings it back on the same port and data. */
   stop(): Promise<void>;
   start(): Promise<void>;
+  /** SIGSTOP to the S3 server (connections open, nothing answers); thaw() resumes it. */
+  freeze(): void;
+  thaw(): void;
 }
 
 /** Node, when installed and s3rver is in node_modules (deno install puts it there). */
@@ -71,7 +74,13 @@ export async function startBucket(): Promise<TestBucket> {
     port = Number(/listening (\d+)/.exec(out)![1]);
     child = proc;
   };
+  let frozen = false;
+  const thaw = () => {
+    if (frozen && child) child.kill("SIGCONT");
+    frozen = false;
+  };
   const stop = async () => {
+    thaw();
     if (!child) return;
     child.kill("SIGKILL");
     await child.status;
@@ -95,6 +104,11 @@ export async function startBucket(): Promise<TestBucket> {
     },
     stop,
     start,
+    freeze() {
+      child?.kill("SIGSTOP");
+      frozen = true;
+    },
+    thaw,
     async [Symbol.asyncDispose]() {
       client.destroy();
       await stop();

@@ -6,6 +6,7 @@
  * between its object and its row. Why these choices: docs/DECISIONS.md, "Firmware in a bucket".
  */
 import {
+  AbortMultipartUploadCommand,
   DeleteObjectCommand,
   GetObjectCommand,
   HeadBucketCommand,
@@ -36,6 +37,18 @@ const WINDOW = 2 << 20;
 /** S3's smallest part (but the last). */
 const PART_SIZE = 5 << 20;
 const MIN_SWEEP_GRACE_MS = 60 * 60 * 1000;
+
+/** How long the bucket may take (docs/SCALING.md, "When PostgreSQL is unreachable, stopped or frozen"). */
+export const S3_TIMEOUTS = {
+  /** A new connection. */
+  connectMs: 800,
+  /** A request until its answer's headers (each of two attempts). */
+  answerMs: 800,
+  /** A part's upload, or a download's next bytes, waited for this long makes the server ask whether the bucket is alive. */
+  suspectMs: 700,
+  /** How long the bucket has to answer that question (a HeadBucket) before the transfer fails as unavailable. */
+  probeMs: 800,
+};
 const EXTENSION = ".xz";
 
 /**
@@ -74,16 +87,72 @@ function unavailable(err: unknown): never {
   throw asUnavailable(err);
 }
 
+/**
+ * `wait`, unless the bucket stops answering meanwhile: after S3_TIMEOUTS.suspectMs of waiting, and again after each
+ * answer, `alive()` asks it; no answer within S3_TIMEOUTS.probeMs and `dead()` runs and this rejects with
+ * FilesUnavailableError. A bucket that answers is only slow: the wait goes on. (A frozen bucket is silent the way a
+ * busy one is, for a moment; only the question tells them apart: docs/DECISIONS.md, "Stores fail fast".)
+ */
+async function watched<T>(wait: Promise<T>, alive: () => Promise<boolean>, dead: () => void): Promise<T> {
+  const settled = wait.then((value) => ({ value }));
+  for (;;) {
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const quiet = new Promise<"quiet">((resolve) => timer = setTimeout(() => resolve("quiet"), S3_TIMEOUTS.suspectMs));
+    const first = await Promise.race([settled, quiet]).finally(() => clearTimeout(timer));
+    if (first !== "quiet") return first.value;
+    const answer = await Promise.race([settled, alive()]);
+    if (answer === false) {
+      dead();
+      settled.catch(() => {});
+      throw asUnavailable(
+        new Error(`it did not answer within ${(S3_TIMEOUTS.suspectMs + S3_TIMEOUTS.probeMs) / 1000} s`),
+      );
+    }
+    if (answer !== true) return answer.value;
+  }
+}
+
+/**
+ * An object's body whose every read waits for the bucket under watched(): a bucket that dies or freezes mid-download
+ * cuts the download, never holds it. The reader's own pace is not bounded: nothing is asked of the bucket until the
+ * reader asks.
+ */
+function watchedBody(body: ReadableStream<Uint8Array>, alive: () => Promise<boolean>): ReadableStream<Uint8Array> {
+  const reader = body.getReader();
+  return new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      const { value, done } = await watched(reader.read(), alive, () => void reader.cancel().catch(() => {}));
+      if (done) controller.close();
+      else controller.enqueue(value);
+    },
+    cancel: (reason) => reader.cancel(reason),
+  }, { highWaterMark: 0 });
+}
+
 export function s3FirmwareFiles(settings: S3Settings): FirmwareFiles {
+  const common = { region: settings.region, endpoint: settings.endpoint, forcePathStyle: settings.forcePathStyle };
+  // A bucket down, gone or frozen answers 503 within 2 s (CONTRACT §19), never hangs a request. Two attempts of
+  // at most S3_TIMEOUTS.answerMs until the answer's headers; a download's body then flows at the client's pace.
   const client = new S3Client({
-    region: settings.region,
-    endpoint: settings.endpoint,
-    forcePathStyle: settings.forcePathStyle,
-    // Fail fast while the store is down (503 within seconds), never hang a request.
+    ...common,
     maxAttempts: 2,
-    requestHandler: { connectionTimeout: 2_000, requestTimeout: 30_000 },
+    requestHandler: {
+      connectionTimeout: S3_TIMEOUTS.connectMs,
+      requestTimeout: S3_TIMEOUTS.answerMs,
+      throwOnRequestTimeout: true,
+    },
+  });
+  // A part's upload takes as long as its 5 MiB take on the link: not bounded by time, but watched (watched()).
+  const uploads = new S3Client({
+    ...common,
+    maxAttempts: 2,
+    requestHandler: { connectionTimeout: S3_TIMEOUTS.connectMs },
   });
   const Bucket = settings.bucket;
+  /** Whether the bucket answers a HeadBucket within S3_TIMEOUTS.probeMs. */
+  const alive = () =>
+    client.send(new HeadBucketCommand({ Bucket }), { abortSignal: AbortSignal.timeout(S3_TIMEOUTS.probeMs) })
+      .then(() => true, () => false);
   const dir = `${settings.prefix}firmwares/`;
   const keyOf = (id: string) => `${dir}${id}${EXTENSION}`;
 
@@ -102,6 +171,20 @@ export function s3FirmwareFiles(settings: S3Settings): FirmwareFiles {
 
   const removeKey = (Key: string) => client.send(new DeleteObjectCommand({ Bucket, Key })).then(() => {}, unavailable);
 
+  /**
+   * Aborts a multipart upload (its parts are dropped) once its part in flight has settled, in the background: the
+   * answer does not wait for a bucket that may be gone. A store that is gone or lacks AbortMultipartUpload keeps them
+   * until its lifecycle rule for incomplete uploads runs (docs/SCALING.md).
+   */
+  const dropParts = (upload: Upload, Key: string) => {
+    // lib-storage keeps these private; it has no call that aborts without the first failure's round trip.
+    const inner = upload as unknown as { uploadId?: string; concurrentUploaders?: Promise<unknown>[] };
+    void Promise.allSettled(inner.concurrentUploaders ?? []).then(() => {
+      if (!inner.uploadId) return;
+      return uploads.send(new AbortMultipartUploadCommand({ Bucket, Key, UploadId: inner.uploadId }));
+    }).catch(() => {});
+  };
+
   return {
     put(id = newId()): FirmwarePut {
       const hash = createHash("sha256");
@@ -117,11 +200,13 @@ export function s3FirmwareFiles(settings: S3Settings): FirmwareFiles {
       }, new ByteLengthQueuingStrategy({ highWaterMark: WINDOW }));
       // One part of 5 MiB in flight while the next fills: more only grows the garbage of finished parts (memory).
       const upload = new Upload({
-        client,
+        client: uploads,
         params: { Bucket, Key: keyOf(id), Body: body },
         queueSize: 1,
         partSize: PART_SIZE,
-        leavePartsOnError: false,
+        // A failed part fails the upload at once; abort() drops the parts (lib-storage would first try that against
+        // the bucket that just failed, and hold the 503 meanwhile).
+        leavePartsOnError: true,
       });
       let failure: unknown = null;
       const done = upload.done().then(() => {}, (err) => {
@@ -129,6 +214,8 @@ export function s3FirmwareFiles(settings: S3Settings): FirmwareFiles {
         wake?.();
       });
       let state: "open" | "finished" | "committed" | "aborted" = "open";
+      /** The bucket stopped answering: the part in flight is dropped (its request ended). */
+      const stop = () => void upload.abort().catch(() => {});
       return {
         id,
         write(chunk) {
@@ -139,13 +226,13 @@ export function s3FirmwareFiles(settings: S3Settings): FirmwareFiles {
           // Not copied: each chunk is a fresh buffer of the request body, never written to again.
           controller.enqueue(chunk);
           if ((controller.desiredSize ?? 0) > 0) return null;
-          return new Promise<void>((resolve) => wake = resolve).then(() => {
+          return watched(new Promise<void>((resolve) => wake = resolve), alive, stop).then(() => {
             if (failure) unavailable(failure);
           });
         },
         async finish() {
           controller.close();
-          await done;
+          await watched(done, alive, stop);
           if (failure) unavailable(failure);
           state = "finished";
           return { size, sha256: hash.digest("hex") };
@@ -163,10 +250,9 @@ export function s3FirmwareFiles(settings: S3Settings): FirmwareFiles {
           try {
             controller.error(new Error("aborted"));
           } catch { /* closed already */ }
-          // Aborts the multipart upload (its parts are dropped); a store without AbortMultipartUpload keeps them
-          // until its lifecycle rule for incomplete uploads runs (docs/SCALING.md).
           await upload.abort().catch(() => {});
           await done;
+          dropParts(upload, keyOf(id));
         },
       };
     },
@@ -176,7 +262,7 @@ export function s3FirmwareFiles(settings: S3Settings): FirmwareFiles {
         const res = await client.send(
           new GetObjectCommand({ Bucket, Key: keyOf(id), Range: range && `bytes=${range.start}-${range.end}` }),
         );
-        return res.Body!.transformToWebStream() as ReadableStream<Uint8Array>;
+        return watchedBody(res.Body!.transformToWebStream() as ReadableStream<Uint8Array>, alive);
       } catch (err) {
         if (err instanceof NoSuchKey || (err as { name?: string }).name === "NoSuchKey") return null;
         unavailable(err);

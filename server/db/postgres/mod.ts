@@ -13,6 +13,7 @@ import { postgresDevices } from "./devices.ts";
 import { postgresFirmwares } from "./firmwares.ts";
 import { postgresLoginAttempts } from "./login_attempts.ts";
 import { connect, exclusive, guarded, isUnavailable, migrate, type PostgresOptions, unavailable } from "./open.ts";
+import { holdDriverFaults, keepWarm, Sockets, Watchdog } from "./watchdog.ts";
 import { postgresOperators } from "./operators.ts";
 import { postgresProductTypes } from "./product_types.ts";
 import { postgresRollouts } from "./rollouts.ts";
@@ -22,44 +23,73 @@ import { postgresTreatments } from "./treatments.ts";
 /** How long a health check waits for the database's answer. */
 const PING_TIMEOUT_MS = 1500;
 
-/** The list's chunks, with "cannot reach the database" as StoreUnavailableError (before the first chunk: a 503). */
-async function* guardedChunks<T>(chunks: AsyncIterable<T>): AsyncGenerator<T> {
+/**
+ * The list's chunks, with "cannot reach the database" as StoreUnavailableError (before the first chunk: a 503); each
+ * read of the database under the watchdog (the client's own pace is not).
+ */
+async function* guardedChunks<T>(chunks: AsyncIterable<T>, watchdog: Watchdog): AsyncGenerator<T> {
+  const it = chunks[Symbol.asyncIterator]();
+  let done = false;
   try {
-    yield* chunks;
+    for (;;) {
+      const step = await watchdog.watch(it.next());
+      if (step.done) {
+        done = true;
+        return;
+      }
+      yield step.value;
+    }
   } catch (err) {
+    done = true;
     throw isUnavailable(err) ? unavailable(err) : err;
+  } finally {
+    if (!done) await watchdog.watch(Promise.resolve(it.return?.())).catch(() => {});
   }
 }
 
 /** Connects and migrates (under an advisory lock); NewerSchemaError leaves a newer database untouched. */
 export async function openPostgresStores(options: PostgresOptions): Promise<OpenStores> {
-  const sql = connect(options);
+  // The requests' pool is kept open whole (no growth under a burst: keepWarm); the watchdog's probe has a connection
+  // of its own, so that a busy pool never looks like a frozen server.
+  holdDriverFaults();
+  const pool = new Sockets(), streamSockets = new Sockets(), probeSockets = new Sockets();
+  const sql = connect(options, { sockets: pool, idleTimeoutSeconds: 0 });
+  const probe = connect({ ...options, poolSize: 1 }, { sockets: probeSockets, idleTimeoutSeconds: 0 });
+  const watchdog = new Watchdog(() => probe`SELECT 1`, [pool, streamSockets, probeSockets]);
+  const endAll = () =>
+    Promise.all([sql.end({ timeout: 1 }), probe.end({ timeout: 1 })]).catch(() => {}).then(() => watchdog.close());
   try {
-    await migrate(sql);
+    await watchdog.watch(migrate(sql));
   } catch (err) {
-    await sql.end({ timeout: 1 }).catch(() => {});
+    await endAll();
     throw isUnavailable(err) ? unavailable(err) : err;
   }
+  const warm = keepWarm(pool, options.poolSize, () => sql`SELECT 1`);
   // Long streamed reads (the treatment list, read as slowly as the client takes it) hold a connection each for their
-  // whole length: they get a pool of their own, so that they can never take every connection from the requests.
-  const streams = connect({ ...options, poolSize: Math.max(2, Math.ceil(options.poolSize / 2)) });
+  // whole length: they get a pool of their own, so that they can never take every connection from the requests. Its
+  // transactions wait on the client, so idle_in_transaction_session_timeout does not apply there.
+  const streams = connect({ ...options, poolSize: Math.max(2, Math.ceil(options.poolSize / 2)) }, {
+    sockets: streamSockets,
+    idleInTransactionMs: 0,
+  });
   const treatments = postgresTreatments(sql, streams);
   const keeper = keepKeys(sql);
+  const g = <S extends object>(store: S) => guarded(store, watchdog);
   return {
-    devices: guarded(postgresDevices(sql)),
-    productTypes: guarded(postgresProductTypes(sql)),
-    deviceTypes: guarded(postgresDeviceTypes(sql)),
-    firmwares: guarded(postgresFirmwares(sql)),
-    treatments: { ...guarded(treatments), listJsonChunks: () => guardedChunks(treatments.listJsonChunks()) },
-    operators: guarded(postgresOperators(sql)),
-    deviceApi: guarded(postgresDeviceApi(sql)),
-    demo: guarded(postgresDemo(sql)),
-    apiTokens: guarded(postgresApiTokens(sql)),
-    loginAttempts: guarded(postgresLoginAttempts(sql)),
-    rollouts: guarded(postgresRollouts(sql)),
-    savedViews: guarded(postgresSavedViews(sql)),
-    audit: guarded(postgresAudit(sql)),
-    system: guarded({
+    devices: g(postgresDevices(sql)),
+    productTypes: g(postgresProductTypes(sql)),
+    deviceTypes: g(postgresDeviceTypes(sql)),
+    firmwares: g(postgresFirmwares(sql)),
+    treatments: { ...g(treatments), listJsonChunks: () => guardedChunks(treatments.listJsonChunks(), watchdog) },
+    operators: g(postgresOperators(sql)),
+    deviceApi: g(postgresDeviceApi(sql)),
+    demo: g(postgresDemo(sql)),
+    apiTokens: g(postgresApiTokens(sql)),
+    loginAttempts: g(postgresLoginAttempts(sql)),
+    rollouts: g(postgresRollouts(sql)),
+    savedViews: g(postgresSavedViews(sql)),
+    audit: g(postgresAudit(sql)),
+    system: g({
       ping: async () => {
         let timer: ReturnType<typeof setTimeout> | undefined;
         try {
@@ -85,8 +115,10 @@ export async function openPostgresStores(options: PostgresOptions): Promise<Open
     close: async () => {
       // Calls made just before close() are sent first (the driver sends a query on a later turn).
       await new Promise((resolve) => setTimeout(resolve, 0));
+      warm.close();
       await keeper.close();
-      await Promise.all([sql.end({ timeout: 5 }), streams.end({ timeout: 1 })]);
+      await Promise.all([sql.end({ timeout: 5 }), streams.end({ timeout: 1 }), probe.end({ timeout: 1 })]);
+      watchdog.close();
     },
   };
 }

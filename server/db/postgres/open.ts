@@ -10,6 +10,7 @@
 import postgres from "postgres";
 import { NewerSchemaError, StorageFullError, StoreUnavailableError } from "../errors.ts";
 import { MIGRATIONS } from "./schema.ts";
+import type { Sockets, Watchdog } from "./watchdog.ts";
 
 export type Sql = postgres.Sql<{ bigint: number }>;
 /** A transaction (or the pool) to run statements on. */
@@ -28,12 +29,45 @@ export interface PostgresOptions {
   connectTimeoutSeconds?: number;
 }
 
-export function connect(options: PostgresOptions): Sql {
+/**
+ * How long PostgreSQL may take before a call fails as unavailable (503), per connection (CONTRACT §19). A frozen
+ * server, which answers nothing, is the watchdog's (watchdog.ts). Each can be changed in DATABASE_URL's query
+ * (`?statement_timeout=30000`), which wins over these (docs/SCALING.md).
+ */
+export const TIMEOUTS = {
+  /** A new connection: the watchdog ends it sooner if the server answers nothing; this bounds a slow start. */
+  connectSeconds: 5,
+  /** One statement: a backstop against a runaway query (a rollout start at 100,000 devices takes ~1.6 s). */
+  statementMs: 10_000,
+  /**
+   * A wait for a lock held that long: its holder is stuck (a replica frozen inside a write, ended at
+   * idleInTransactionMs). Not shorter: every write takes the one write lock, so a burst of healthy writes waits in line
+   * (66 at once across two replicas waited over 1.5 s on the loaded test machine).
+   */
+  lockMs: 5_000,
+  /** A transaction left idle (its process frozen or gone): ended, its locks released. */
+  idleInTransactionMs: 5_000,
+  /** How long a connection that failed waits before it connects again (the driver backs off up to 20 s). */
+  reconnectSeconds: 0.1,
+};
+
+export interface PoolOptions {
+  /** The pool's sockets (watchdog.ts), so that the watchdog can end them. */
+  sockets?: Sockets;
+  /** Idle connections are closed after this long (seconds; 0: kept). */
+  idleTimeoutSeconds?: number;
+  /** 0: no limit (a pool whose transactions wait on their client, such as the streamed lists'). */
+  idleInTransactionMs?: number;
+}
+
+export function connect(options: PostgresOptions, pool: PoolOptions = {}): Sql {
   return postgres(options.url, {
     max: options.poolSize,
-    connect_timeout: options.connectTimeoutSeconds ?? 1.5,
-    idle_timeout: 60,
+    connect_timeout: options.connectTimeoutSeconds ?? TIMEOUTS.connectSeconds,
+    idle_timeout: pool.idleTimeoutSeconds ?? 60,
     max_lifetime: 30 * 60,
+    backoff: () => TIMEOUTS.reconnectSeconds,
+    ...(pool.sockets ? { socket: pool.sockets.create } : {}),
     onnotice: () => {},
     // BIGINT as a JS number: counts, sizes and revisions stay far below 2^53.
     types: {
@@ -47,14 +81,34 @@ export function connect(options: PostgresOptions): Sql {
     // The console's tables live in memory (or on SSD): a row visit costs about what an index step does, where
     // PostgreSQL's default random_page_cost of 4 models a disk seek. With 1.1 the planner walks the index that holds
     // a fleet view's sort instead of sorting every match (docs/DECISIONS.md, "Fleet views").
-    connection: { application_name: "console", random_page_cost: "1.1" },
+    connection: {
+      application_name: "console",
+      random_page_cost: "1.1",
+      statement_timeout: TIMEOUTS.statementMs,
+      lock_timeout: TIMEOUTS.lockMs,
+      // 0 (no limit) is the server's default: the driver leaves a 0 out of the start-up message.
+      idle_in_transaction_session_timeout: pool.idleInTransactionMs ?? TIMEOUTS.idleInTransactionMs,
+    },
   }) as unknown as Sql;
+}
+
+/** Waits without a limit on this connection (migrations and the start-up lock wait for another replica's). */
+async function unlimited(conn: postgres.ReservedSql): Promise<void> {
+  await conn`SET lock_timeout = 0`;
+  await conn`SET statement_timeout = 0`;
+}
+
+/** The pool's limits back on a connection that unlimited() lifted. */
+async function limited(conn: postgres.ReservedSql): Promise<void> {
+  await conn`RESET lock_timeout`.catch(() => {});
+  await conn`RESET statement_timeout`.catch(() => {});
 }
 
 /** Applies the migrations under an advisory lock; NewerSchemaError (nothing touched) for a newer database. */
 export async function migrate(sql: Sql): Promise<void> {
   const conn = await sql.reserve();
   try {
+    await unlimited(conn);
     await conn`SELECT pg_advisory_lock(${MIGRATE_LOCK})`;
     try {
       await conn`CREATE TABLE IF NOT EXISTS schema_version (one BOOLEAN PRIMARY KEY DEFAULT true CHECK (one), version INTEGER NOT NULL)`
@@ -84,6 +138,7 @@ export async function migrate(sql: Sql): Promise<void> {
       }
     } finally {
       await conn`SELECT pg_advisory_unlock(${MIGRATE_LOCK})`.catch(() => {});
+      await limited(conn);
     }
   } finally {
     conn.release();
@@ -102,11 +157,13 @@ export async function schemaVersion(sql: Sql): Promise<number> {
 export async function exclusive<T>(sql: Sql, fn: () => Promise<T>): Promise<T> {
   const conn = await sql.reserve();
   try {
+    await unlimited(conn);
     await conn`SELECT pg_advisory_lock(${STARTUP_LOCK})`;
     try {
       return await fn();
     } finally {
       await conn`SELECT pg_advisory_unlock(${STARTUP_LOCK})`.catch(() => {});
+      await limited(conn);
     }
   } finally {
     conn.release();
@@ -220,6 +277,9 @@ const UNAVAILABLE_CODES = new Set([
   "57P02", // crash_shutdown
   "57P03", // cannot_connect_now (starting up, shutting down)
   "53300", // too_many_connections
+  "57014", // query_canceled: statement_timeout
+  "55P03", // lock_not_available: lock_timeout
+  "25P03", // idle_in_transaction_session_timeout
 ]);
 
 export function isUnavailable(err: unknown): boolean {
@@ -251,7 +311,7 @@ function translated(err: unknown): unknown {
  * A store whose every method turns "the database cannot be reached" into StoreUnavailableError (503) and "its disk is
  * full" into StorageFullError (507), so a caller never confuses either with a bug (500).
  */
-export function guarded<S extends object>(store: S): S {
+export function guarded<S extends object>(store: S, watchdog?: Watchdog): S {
   const out: Record<string, unknown> = {};
   for (const [name, fn] of Object.entries(store)) {
     if (typeof fn !== "function") {
@@ -266,7 +326,7 @@ export function guarded<S extends object>(store: S): S {
         throw translated(err);
       }
       if (result instanceof Promise) {
-        return result.catch((err) => {
+        return (watchdog ? watchdog.watch(result) : result).catch((err) => {
           throw translated(err);
         });
       }

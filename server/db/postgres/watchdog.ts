@@ -1,0 +1,203 @@
+/**
+ * What keeps a request from waiting on a PostgreSQL server that does not answer (CONTRACT §19: 503 within 2 s).
+ *
+ * A stopped server refuses connections at once and a slow one is bounded by its statement and lock timeouts (open.ts),
+ * but a frozen one (a hung VM, a partition: TCP still open, nothing answers) holds every query sent on an open
+ * connection for as long as TCP keeps it. So:
+ * - every pool creates its sockets through a `Sockets`, which can end them all;
+ * - the `Watchdog` times every store call; when one has heard nothing for SUSPECT_MS it asks the server, on a
+ *   connection of its own, for `SELECT 1`. If that answer does not come within PROBE_MS the server is taken for frozen
+ *   and every socket of every pool is ended: their calls fail as unavailable (503), and the server, if it wakes up,
+ *   rolls back their transactions. If it comes, the call is only slow (statement_timeout bounds it), and is left alone.
+ * Why a probe and not a deadline per statement: docs/DECISIONS.md, "Stores fail fast".
+ */
+import net from "node:net";
+
+/** A store call that has waited this long makes the watchdog ask the server whether it is alive. */
+export const SUSPECT_MS = 700;
+/** How long the server has to answer that question before its connections are ended. */
+export const PROBE_MS = 800;
+const TICK_MS = 100;
+
+const FROZEN = Symbol("the watchdog ended this connection");
+
+/** The error the calls on an ended socket fail with (isUnavailable: a 503). */
+export const frozenError = () =>
+  Object.assign(
+    new Error(`the database did not answer within ${(SUSPECT_MS + PROBE_MS) / 1000} s: its connections were ended`),
+    { code: "ETIMEDOUT", [FROZEN]: true },
+  );
+
+interface SocketOptions {
+  host: string[];
+  port: number[];
+  path?: string | false;
+}
+
+/** The sockets of one pool (the driver's `socket` option), so that they can be ended together. */
+export class Sockets {
+  readonly #open = new Set<net.Socket>();
+  #next = 0;
+
+  /**
+   * A connecting socket (the driver writes its start-up message once it connects; a refused or timed-out connect
+   * closes it and the driver's call fails). Never rejects: a rejected socket would leave the driver's connection
+   * slot stuck in "connecting".
+   */
+  readonly create = (o: SocketOptions): net.Socket => {
+    const i = this.#next++ % Math.max(1, o.host.length);
+    const socket = o.path ? net.connect(o.path) : net.connect(o.port[i] ?? o.port[0], o.host[i]);
+    // The driver reads these for TLS's server name and its error messages.
+    Object.assign(socket, { host: o.host[i], port: o.port[i] ?? o.port[0] });
+    this.#open.add(socket);
+    socket.once("close", () => this.#open.delete(socket));
+    return socket;
+  };
+
+  /** Sockets open or connecting. */
+  get size(): number {
+    return this.#open.size;
+  }
+
+  /**
+   * Fails every call on these sockets, then closes them. The error comes first and the close on a later turn: the
+   * driver rolls a failed transaction back on its connection right away, and a write on a connection it has already
+   * seen closed throws outside any call (npm postgres 3.4.9), which would end the process.
+   */
+  endAll(): void {
+    const sockets = [...this.#open];
+    this.#open.clear();
+    for (const socket of sockets) if (socket.listenerCount("error") > 0) socket.emit("error", frozenError());
+    setTimeout(() => {
+      for (const socket of sockets) socket.destroy();
+    }, 0);
+  }
+}
+
+export class Watchdog {
+  readonly #pending = new Map<number, number>();
+  #ids = 0;
+  #tick: ReturnType<typeof setInterval> | undefined;
+  /** When the server last answered a probe (the probe's start). */
+  #aliveAt = 0;
+  #probing = false;
+  #closed = false;
+
+  /** `probe` resolves when the server answers a trivial query on a connection of its own. */
+  constructor(private readonly probe: () => Promise<unknown>, private readonly pools: readonly Sockets[]) {}
+
+  /** Watches a store call (started just now) until it settles. */
+  watch<T>(call: Promise<T>): Promise<T> {
+    const id = ++this.#ids;
+    this.#pending.set(id, performance.now());
+    if (this.#tick === undefined && !this.#closed) {
+      const tick = setInterval(() => this.#check(), TICK_MS);
+      Deno.unrefTimer(tick);
+      this.#tick = tick;
+    }
+    return call.finally(() => this.#done(id));
+  }
+
+  close(): void {
+    this.#closed = true;
+    clearInterval(this.#tick);
+    this.#tick = undefined;
+  }
+
+  #done(id: number): void {
+    this.#pending.delete(id);
+    if (this.#pending.size === 0 && this.#tick !== undefined) {
+      clearInterval(this.#tick);
+      this.#tick = undefined;
+    }
+  }
+
+  #check(): void {
+    if (this.#probing || this.#pending.size === 0) return;
+    let oldest = Infinity;
+    for (const started of this.#pending.values()) oldest = Math.min(oldest, started);
+    const now = performance.now();
+    if (now - Math.max(oldest, this.#aliveAt) < SUSPECT_MS) return;
+    this.#probing = true;
+    answeredWithin(this.probe(), PROBE_MS).then((alive) => {
+      this.#probing = false;
+      if (alive) this.#aliveAt = now;
+      else if (!this.#closed) { for (const pool of this.pools) pool.endAll(); }
+    });
+  }
+}
+
+/**
+ * Whether `probe` resolves within `ms` of this process's own time: a deadline that finds the process itself stalled
+ * (its timer late by more than LATE_MS: a long synchronous task, a descheduled container) waits once more, as long as
+ * it was late (at most half of `ms`), and the
+ * verdict is taken after pending I/O was read, so that an answer that arrived during a stall counts.
+ */
+function answeredWithin(probe: Promise<unknown>, ms: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    let settled: boolean | null = null;
+    probe.then(() => settled = true, () => settled = false).then(() => resolve(settled!));
+    const wait = (forMs: number, extensions: number) => {
+      const due = performance.now() + forMs;
+      setTimeout(() =>
+        setImmediate(() => {
+          if (settled !== null) return;
+          const late = performance.now() - due;
+          if (late > LATE_MS && extensions > 0) wait(Math.min(late, ms / 2), extensions - 1);
+          else resolve(false);
+        }), forMs);
+    };
+    wait(ms, 1);
+  });
+}
+
+/** A timer this late means the process, not the database, was not listening. */
+const LATE_MS = 150;
+
+/**
+ * Keeps `size` connections of a pool open: at start and again whenever fewer are open (after a restart of the
+ * database, within KEEP_WARM_MS of its return), so that a burst never waits for connections to be made.
+ */
+export function keepWarm(sockets: Sockets, size: number, open: () => Promise<unknown>): { close(): void } {
+  let running = false;
+  const fill = async () => {
+    if (running || sockets.size >= size) return;
+    running = true;
+    try {
+      // Concurrent queries: each one that finds no idle connection makes a closed one connect.
+      await Promise.allSettled(Array.from({ length: size - sockets.size }, open));
+    } finally {
+      running = false;
+    }
+  };
+  void fill();
+  const timer = setInterval(fill, KEEP_WARM_MS);
+  Deno.unrefTimer(timer);
+  return { close: () => clearInterval(timer) };
+}
+
+const KEEP_WARM_MS = 250;
+
+let held = false;
+/**
+ * Two faults of npm postgres 3.4.9 that a lost connection sets off outside any call, each of which would end the
+ * process, are held (the calls themselves have failed as unavailable):
+ * - a statement a transaction sends after its connection was lost (its ROLLBACK) is written, on a later turn, to the
+ *   socket the driver has already dropped: a TypeError;
+ * - a new connection's own query for the array types is not awaited by anyone: when the watchdog ends that connection,
+ *   its rejection is unhandled. Only the watchdog's own error is held.
+ */
+export function holdDriverFaults(): void {
+  if (held) return;
+  held = true;
+  globalThis.addEventListener("error", (event) => {
+    const err = event.error;
+    if (
+      err instanceof TypeError && /reading 'write'/.test(err.message) &&
+      /postgres\S*\/src\/connection\.js/.test(err.stack ?? "")
+    ) event.preventDefault();
+  });
+  globalThis.addEventListener("unhandledrejection", (event) => {
+    if ((event.reason as { [FROZEN]?: boolean } | null)?.[FROZEN]) event.preventDefault();
+  });
+}
