@@ -22,6 +22,7 @@ import { ensureWebBundle } from "./web_bundle.ts";
 import { requireXz, XzMissingError } from "./files/xz_check.ts";
 import { openFirmwareFiles } from "./files/mod.ts";
 import { isNoSpace } from "./storage_state.ts";
+import { serveGuarded } from "./lib/guarded_serve.ts";
 
 function fail(message: string): never {
   console.error(message);
@@ -109,9 +110,14 @@ try {
   const app = createApp(ctx);
   let server;
   try {
-    server = Deno.serve({
+    // Deno.serve behind a front that drops slow clients (headers within HEADER_TIMEOUT_SECONDS, a cap on half-open
+    // connections): the single container has no proxy to do it (CONTRACT §19).
+    server = serveGuarded({
       port: config.PORT,
       hostname: config.HOST,
+      headerTimeoutMs: config.HEADER_TIMEOUT_SECONDS * 1000,
+      idleTimeoutMs: config.IDLE_CONNECTION_SECONDS * 1000,
+      maxHalfOpen: config.MAX_HALF_OPEN_CONNECTIONS,
       onListen: ({ hostname, port }) => console.log(`Listening on http://${hostname}:${port}/`),
     }, shutdown.wrap(app.fetch));
   } catch (err) {
