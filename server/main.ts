@@ -112,14 +112,19 @@ try {
   try {
     // Deno.serve behind a front that drops slow clients (headers within HEADER_TIMEOUT_SECONDS, a cap on half-open
     // connections): the single container has no proxy to do it (CONTRACT §19).
-    server = serveGuarded({
+    const listen = {
       port: config.PORT,
       hostname: config.HOST,
-      headerTimeoutMs: config.HEADER_TIMEOUT_SECONDS * 1000,
-      idleTimeoutMs: config.IDLE_CONNECTION_SECONDS * 1000,
-      maxHalfOpen: config.MAX_HALF_OPEN_CONNECTIONS,
-      onListen: ({ hostname, port }) => console.log(`Listening on http://${hostname}:${port}/`),
-    }, shutdown.wrap(app.fetch));
+      onListen: ({ hostname, port }: Deno.NetAddr) => console.log(`Listening on http://${hostname}:${port}/`),
+    };
+    server = config.CONNECTION_GUARD === "1"
+      ? serveGuarded({
+        ...listen,
+        headerTimeoutMs: config.HEADER_TIMEOUT_SECONDS * 1000,
+        idleTimeoutMs: config.IDLE_CONNECTION_SECONDS * 1000,
+        maxHalfOpen: config.MAX_HALF_OPEN_CONNECTIONS,
+      }, shutdown.wrap(app.fetch))
+      : Deno.serve(listen, shutdown.wrap(app.fetch));
   } catch (err) {
     if (err instanceof Deno.errors.AddrInUse) fail(cannotListen(err, config.HOST, config.PORT));
     throw err;

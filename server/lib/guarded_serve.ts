@@ -33,8 +33,9 @@ export interface GuardOptions {
 type Handler = (req: Request, info: Deno.ServeHandlerInfo<Deno.NetAddr>) => Response | Promise<Response>;
 
 const HEADER_READ_BYTES = 4096;
-const UP_BYTES = 16 * 1024;
-const DOWN_BYTES = 32 * 1024;
+/** Pump reads start small and double while they come back full, up to this; an idle connection holds a small one. */
+const PUMP_MIN_BYTES = 4096;
+const PUMP_MAX_BYTES = 64 * 1024;
 const SWEEP_MS = 1000;
 /** At shutdown, how long answers already written by the server may take to reach their clients. */
 const FLUSH_MS = 2000;
@@ -82,6 +83,19 @@ function findEnd(bytes: Uint8Array, matched: number): { end: number; matched: nu
 
 /** True when answer bytes start an interim (1xx) response: "HTTP/1.x 1". */
 const interim = (b: Uint8Array) => b.length >= 10 && b[0] === 72 && b[8] === 32 && b[9] === 49;
+
+/** Reads chunks into buffers that grow while reads fill them and shrink back when they come back half empty. */
+function reader(conn: Deno.Conn): () => Promise<Uint8Array | null> {
+  let size = PUMP_MIN_BYTES;
+  return async () => {
+    const buf = new Uint8Array(size);
+    const n = await conn.read(buf);
+    if (n === null) return null;
+    if (n === size) size = Math.min(size * 2, PUMP_MAX_BYTES);
+    else if (n < size / 2) size = PUMP_MIN_BYTES;
+    return buf.subarray(0, n);
+  };
+}
 
 async function writeAll(conn: Deno.Conn, bytes: Uint8Array): Promise<void> {
   let written = 0;
@@ -194,14 +208,13 @@ export function serveGuarded(opts: GuardOptions, handler: Handler): GuardedServe
   };
 
   const clientToServer = async (g: Guarded, conn: Deno.TcpConn) => {
-    const buf = new Uint8Array(UP_BYTES);
+    const read = reader(g.outer);
     for (;;) {
-      const n = await g.outer.read(buf);
-      if (n === null) {
+      const chunk = await read();
+      if (chunk === null) {
         await conn.closeWrite().catch(() => {});
         return;
       }
-      const chunk = buf.subarray(0, n);
       if (g.state === "answered") waitForHeader(g);
       if (g.state === "header") {
         const found = findEnd(chunk, g.matched);
@@ -213,11 +226,10 @@ export function serveGuarded(opts: GuardOptions, handler: Handler): GuardedServe
   };
 
   const serverToClient = async (g: Guarded, conn: Deno.TcpConn) => {
-    const buf = new Uint8Array(DOWN_BYTES);
+    const read = reader(conn);
     for (;;) {
-      const n = await conn.read(buf);
-      if (n === null) return close(g);
-      const chunk = buf.subarray(0, n);
+      const chunk = await read();
+      if (chunk === null) return close(g);
       const answering = g.state === "answered" || (g.state === "request" && !interim(chunk));
       await writeAll(g.outer, chunk);
       // Each answer byte that went out moves the idle deadline (and the place in the waiting order).

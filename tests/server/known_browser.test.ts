@@ -5,6 +5,12 @@
  * conformance cases check that the attempt is then let through). A password change revokes the mark.
  */
 import assert from "node:assert/strict";
+import {
+  KNOWN_BROWSER_MAX_AGE_SECONDS,
+  knownBrowserCookie,
+  markedBrowser,
+  newMark,
+} from "../../server/auth/known_browser.ts";
 import { ADMIN_EMAIL, ADMIN_PASSWORD, startServer, type TestServer } from "../../testing/server.ts";
 
 async function signIn(srv: TestServer, from: string, password: string, cookie?: string, proto?: string) {
@@ -102,4 +108,23 @@ Deno.test("a password change revokes the known-browser mark", async () => {
   const held = await signIn(srv, "192.0.2.99", "a-new-password-123", known);
   assert.equal(held.status, 429);
   assert.match(held.json.msg, /from your address/);
+});
+
+Deno.test("a known-browser mark is valid only for its operator, password version, secret and year", () => {
+  const secret = "known-browser-test-secret-0123456789";
+  const op = { id: "op-1", passwordVersion: 3, disabled: false };
+  const now = Date.parse("2026-06-01T00:00:00Z");
+  const mark = newMark(secret, op, now);
+  const browser = markedBrowser(secret, op, mark, now);
+  assert.match(browser ?? "", /^[\w-]{22}$/);
+  assert.notEqual(markedBrowser(secret, op, newMark(secret, op, now), now), browser, "a fresh nonce each time");
+  assert.equal(markedBrowser(secret, { ...op, id: "op-2" }, mark, now), null, "another operator");
+  assert.equal(markedBrowser(secret, { ...op, passwordVersion: 4 }, mark, now), null, "password changed");
+  assert.equal(markedBrowser(secret, { ...op, disabled: true }, mark, now), null, "disabled");
+  assert.equal(markedBrowser(`${secret}x`, op, mark, now), null, "another secret");
+  assert.equal(markedBrowser(secret, op, mark, now + KNOWN_BROWSER_MAX_AGE_SECONDS * 1000), null, "a year old");
+  assert.equal(markedBrowser(secret, op, mark.replace(".3.", ".4."), now), null, "tampered");
+  assert.equal(markedBrowser(secret, op, undefined, now), null);
+  assert.equal(markedBrowser(secret, op, "v1.x", now), null);
+  assert.match(knownBrowserCookie("op-1"), /^tdc_kb_[\w-]{16}$/);
 });
