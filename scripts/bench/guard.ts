@@ -23,12 +23,29 @@ interface Figures {
   checkinP99: number[];
   uploadMs: number[];
   downloadMs: number[];
+  /** The server's CPU time (user + system) for the upload and for the download: steadier than wall time. */
+  uploadCpu: number[];
+  downloadCpu: number[];
+}
+
+/** A process's CPU time so far, in ms (/proc/<pid>/stat: utime + stime, in clock ticks of 10 ms). */
+function cpuMs(pid: number): number {
+  const fields = Deno.readTextFileSync(`/proc/${pid}/stat`).split(") ")[1].split(" ");
+  return (Number(fields[11]) + Number(fields[12])) * 10;
 }
 const figures: Record<string, Figures> = {};
 
 for (let round = 0; round < rounds; round++) {
   for (const guard of ["1", "0"]) {
-    const f = figures[guard] ??= { healthz: [], checkin: [], checkinP99: [], uploadMs: [], downloadMs: [] };
+    const f = figures[guard] ??= {
+      healthz: [],
+      checkin: [],
+      checkinP99: [],
+      uploadMs: [],
+      downloadMs: [],
+      uploadCpu: [],
+      downloadCpu: [],
+    };
     const dataDir = await Deno.makeTempDir({ dir: tmp, prefix: "data-" });
     const srv = await spawnServer("server/main.ts", {
       ...serverEnv(dataDir),
@@ -43,8 +60,11 @@ for (let round = 0; round < rounds; round++) {
       f.checkinP99.push(checkin.p99);
       const { token } = await new ApiClient({ baseUrl: srv.url }).login(ADMIN.email, ADMIN.password);
       const api = new ApiClient({ baseUrl: srv.url, token: () => token, uploadFetch: fixedLengthFetch });
+      let cpu = cpuMs(srv.pid);
       const up = await timed(async () => api.uploadFirmware(await fileSource(file)));
       f.uploadMs.push(up.ms);
+      f.uploadCpu.push(cpuMs(srv.pid) - cpu);
+      cpu = cpuMs(srv.pid);
       const down = await timed(async () => {
         const res = await fetch(`${srv.url}/api/v1/device_firmwares/${up.value._id}/file`, {
           headers: { Authorization: `Bearer ${token}` },
@@ -54,6 +74,7 @@ for (let round = 0; round < rounds; round++) {
         if (n !== bytes) throw new Error(`downloaded ${n} of ${bytes} bytes`);
       });
       f.downloadMs.push(down.ms);
+      f.downloadCpu.push(cpuMs(srv.pid) - cpu);
     } finally {
       await srv.stop();
     }
@@ -81,6 +102,8 @@ console.log(
     `${median(off.uploadMs).toFixed(0)} ms (${mibps(median(off.uploadMs))} MiB/s) | ` +
     `${(median(off.uploadMs) / median(on.uploadMs)).toFixed(2)} |`,
 );
+console.log(row("server CPU for the upload", median(on.uploadCpu), median(off.uploadCpu), "ms", "lower"));
+console.log(row("server CPU for the download", median(on.downloadCpu), median(off.downloadCpu), "ms", "lower"));
 console.log(
   `| firmware download 64 MiB | ${median(on.downloadMs).toFixed(0)} ms (${mibps(median(on.downloadMs))} MiB/s) | ` +
     `${median(off.downloadMs).toFixed(0)} ms (${mibps(median(off.downloadMs))} MiB/s) | ` +

@@ -84,7 +84,7 @@ function findEnd(bytes: Uint8Array, matched: number): { end: number; matched: nu
 /** True when answer bytes start an interim (1xx) response: "HTTP/1.x 1". */
 const interim = (b: Uint8Array) => b.length >= 10 && b[0] === 72 && b[8] === 32 && b[9] === 49;
 
-/** Reads chunks into buffers that grow while reads fill them and shrink back when they come back half empty. */
+/** Reads chunks into buffers that grow while reads fill them and shrink back when they come back mostly empty. */
 function reader(conn: Deno.Conn): () => Promise<Uint8Array | null> {
   let size = PUMP_MIN_BYTES;
   return async () => {
@@ -92,7 +92,7 @@ function reader(conn: Deno.Conn): () => Promise<Uint8Array | null> {
     const n = await conn.read(buf);
     if (n === null) return null;
     if (n === size) size = Math.min(size * 2, PUMP_MAX_BYTES);
-    else if (n < size / 2) size = PUMP_MIN_BYTES;
+    else if (n < size / 4) size = PUMP_MIN_BYTES;
     return buf.subarray(0, n);
   };
 }
