@@ -264,7 +264,9 @@ export function serveGuarded(opts: GuardOptions, handler: Handler): GuardedServe
     shut ??= (async () => {
       stopping = true;
       listener.close();
-      for (const g of halfOpen) close(g);
+      // Headers not yet complete go; idle kept-alive connections close with the inner server's, and a download in
+      // progress (an "answered" connection too) is let finish, as Deno.serve's own shutdown does.
+      for (const g of halfOpen) if (g.state === "header") close(g);
       // Requests in flight finish; then the inner server closes its connections, and ours close once the last answer
       // bytes are through (a moment at most; then they are closed anyway).
       await inner.shutdown();
