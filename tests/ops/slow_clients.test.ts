@@ -61,6 +61,11 @@ async function timed(srv: TestServer, path: string, init?: RequestInit & { token
 
 Deno.test("1,000 half-open connections: other clients answered within 1 s, memory bounded, all dropped", async () => {
   const headerTimeout = 6;
+  const openFiles = /^Max open files\s+(\d+|unlimited)/m.exec(Deno.readTextFileSync("/proc/self/limits"))?.[1];
+  assert.ok(
+    openFiles === "unlimited" || Number(openFiles) >= 2500,
+    `ulimit -n is ${openFiles}: raise it (.ci/run does)`,
+  );
   await using srv = await startServer({ env: { LOG_LEVEL: "quiet", HEADER_TIMEOUT_SECONDS: String(headerTimeout) } });
   const api = await srv.login();
   const port = portOf(srv);
