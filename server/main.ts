@@ -23,6 +23,7 @@ import { requireXz, XzMissingError } from "./files/xz_check.ts";
 import { openFirmwareFiles } from "./files/mod.ts";
 import { isNoSpace } from "./storage_state.ts";
 import { serveGuarded } from "./lib/guarded_serve.ts";
+import { connectionsDropped } from "./metrics.ts";
 
 function fail(message: string): never {
   console.error(message);
@@ -123,6 +124,7 @@ try {
         headerTimeoutMs: config.HEADER_TIMEOUT_SECONDS * 1000,
         idleTimeoutMs: config.IDLE_CONNECTION_SECONDS * 1000,
         maxHalfOpen: config.MAX_HALF_OPEN_CONNECTIONS,
+        onDrop: (reason) => connectionsDropped.labels({ reason }).inc(),
       }, shutdown.wrap(app.fetch))
       : Deno.serve(listen, shutdown.wrap(app.fetch));
   } catch (err) {

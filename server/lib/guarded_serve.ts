@@ -28,6 +28,8 @@ export interface GuardOptions {
   maxHalfOpen: number;
   maxHeaderBytes?: number;
   onListen?: (addr: Deno.NetAddr) => void;
+  /** Called for each connection the front closes for being slow. */
+  onDrop?: (reason: DropReason) => void;
 }
 
 type Handler = (req: Request, info: Deno.ServeHandlerInfo<Deno.NetAddr>) => Response | Promise<Response>;
@@ -56,18 +58,12 @@ interface Guarded {
   closed: boolean;
 }
 
-/** Counts of what the front dropped (GET /metrics could read them; the tests do). */
-export interface GuardStats {
-  headerTimeouts: number;
-  evicted: number;
-  idleClosed: number;
-  tooLarge: number;
-}
+/** Why the front closed a connection (console_connections_dropped_total). */
+export type DropReason = "header_timeout" | "idle" | "evicted" | "header_too_large";
 
 export interface GuardedServer extends Deno.HttpServer<Deno.NetAddr> {
-  /** Connections waiting for a header now. */
+  /** Connections waiting for a request now. */
   halfOpen(): number;
-  stats: GuardStats;
 }
 
 /** Where `bytes` completes "\r\n\r\n" given `matched` bytes of it already seen: the index after it, or -1 (and the new match). */
@@ -105,7 +101,7 @@ async function writeAll(conn: Deno.Conn, bytes: Uint8Array): Promise<void> {
 export function serveGuarded(opts: GuardOptions, handler: Handler): GuardedServer {
   const maxHeaderBytes = opts.maxHeaderBytes ?? 32 * 1024;
   const listener = Deno.listen({ hostname: opts.hostname, port: opts.port, transport: "tcp" });
-  const stats: GuardStats = { headerTimeouts: 0, evicted: 0, idleClosed: 0, tooLarge: 0 };
+  const dropped = (reason: DropReason) => opts.onDrop?.(reason);
   /** The loopback port of each inner connection → the client it carries. */
   const clients = new Map<number, Deno.NetAddr>();
   const inner = Deno.serve(
@@ -140,7 +136,7 @@ export function serveGuarded(opts: GuardOptions, handler: Handler): GuardedServe
     halfOpen.add(g);
     while (halfOpen.size > opts.maxHalfOpen) {
       const oldest = halfOpen.values().next().value!;
-      stats.evicted++;
+      dropped("evicted");
       close(oldest);
     }
   };
@@ -159,8 +155,7 @@ export function serveGuarded(opts: GuardOptions, handler: Handler): GuardedServe
     const now = Date.now();
     for (const g of halfOpen) {
       if (g.deadline > now) continue;
-      if (g.state === "header") stats.headerTimeouts++;
-      else stats.idleClosed++;
+      dropped(g.state === "header" ? "header_timeout" : "idle");
       close(g);
     }
   }, SWEEP_MS);
@@ -180,7 +175,7 @@ export function serveGuarded(opts: GuardOptions, handler: Handler): GuardedServe
       g.matched = found.matched;
       if (found.end >= 0) break;
       if (size > maxHeaderBytes) {
-        stats.tooLarge++;
+        dropped("header_too_large");
         await writeAll(g.outer, tooLarge).catch(() => {});
         return close(g);
       }
@@ -284,7 +279,6 @@ export function serveGuarded(opts: GuardOptions, handler: Handler): GuardedServe
     unref: () => inner.unref(),
     [Symbol.asyncDispose]: shutdown,
     halfOpen: () => halfOpen.size,
-    stats,
   };
 }
 

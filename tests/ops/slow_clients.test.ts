@@ -124,7 +124,12 @@ Deno.test("1,000 half-open connections: other clients answered within 1 s, memor
 
 Deno.test("stalled headers time out, the half-open cap closes the oldest, idle kept-alive connections close", async () => {
   await using srv = await startServer({
-    env: { HEADER_TIMEOUT_SECONDS: "1", IDLE_CONNECTION_SECONDS: "2", MAX_HALF_OPEN_CONNECTIONS: "5" },
+    env: {
+      HEADER_TIMEOUT_SECONDS: "1",
+      IDLE_CONNECTION_SECONDS: "2",
+      MAX_HALF_OPEN_CONNECTIONS: "5",
+      METRICS_TOKEN: "slow-clients-metrics-token",
+    },
   });
   const port = portOf(srv);
 
@@ -165,6 +170,15 @@ Deno.test("stalled headers time out, the half-open cap closes the oldest, idle k
   const n = await big.read(buf).catch(() => null);
   assert.match(new TextDecoder().decode(buf.subarray(0, n ?? 0)), /^HTTP\/1\.1 431 /);
   big.close();
+
+  // Each drop is counted by its reason.
+  const metrics = await (await srv.fetch("/metrics", { token: "slow-clients-metrics-token" })).text();
+  const count = (reason: string) =>
+    Number(new RegExp(`^console_connections_dropped_total\\{reason="${reason}"\\} (\\d+)$`, "m").exec(metrics)?.[1]);
+  assert.ok(count("header_timeout") >= 2, metrics);
+  assert.ok(count("evicted") >= 1);
+  assert.ok(count("idle") >= 1);
+  assert.equal(count("header_too_large"), 1);
 });
 
 Deno.test("behind the front, the app sees the client's own address (audit trail, throttles)", async () => {
