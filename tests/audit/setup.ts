@@ -296,10 +296,17 @@ export async function stateTracker(f: Findings, s: Seed) {
 
 export interface Audit extends Seed, AsyncDisposable {}
 
-/** Starts the real server (1 MiB firmware limit, a fixed JWT secret) and seeds it. */
+/** Starts the real server (1 MiB firmware limit, a fixed JWT secret, no device-key throttle) and seeds it. */
 export async function startAudit(): Promise<Audit> {
   const srv = await startServer({
-    env: { JWT_SECRET, MAX_FIRMWARE_BYTES: String(MAX_FIRMWARE_BYTES), LOG_LEVEL: "info" },
+    env: {
+      JWT_SECRET,
+      MAX_FIRMWARE_BYTES: String(MAX_FIRMWARE_BYTES),
+      LOG_LEVEL: "info",
+      // Every wrong device key must be a 401 here, however many the suite sends from its one address; the 429 past
+      // the limit is tests/device/device_throttle.test.ts's.
+      DEVICE_AUTH_MAX_FAILURES: "100000",
+    },
   });
   let s: Seed;
   try {
