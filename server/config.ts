@@ -39,6 +39,17 @@ export const ConfigSchema = z.object({
   AUDIT_CHECKPOINT_SECONDS: int(1, 600).default(600),
   /** An upload or import whose body sends nothing for this long is aborted and its partial file removed. */
   BODY_IDLE_SECONDS: int(1, 3600).default(60),
+  /**
+   * 1 (default): the public port is the in-process front that drops slow clients (server/lib/guarded_serve.ts); 0:
+   * Deno.serve alone, for a server reachable only through a proxy that does it (deploy/nginx.conf).
+   */
+  CONNECTION_GUARD: z.enum(["0", "1"], { message: "must be 1 or 0" }).default("1"),
+  /** A request's header must arrive within this long, or its connection is closed (server/lib/guarded_serve.ts). */
+  HEADER_TIMEOUT_SECONDS: int(1, 3600).default(30),
+  /** A kept-alive connection that sends and receives nothing this long after an answer is closed. */
+  IDLE_CONNECTION_SECONDS: int(1, 86_400).default(75),
+  /** At most this many connections wait for a request at once; one more closes the one waiting longest. */
+  MAX_HALF_OPEN_CONNECTIONS: int(1, 1_000_000).default(1000),
   TRUST_PROXY: z.enum(["0", "1", ""], { message: "must be 1 or 0" }).optional(),
   /** PostgreSQL instead of the SQLite file in DATA_DIR (CONTRACT §10). */
   DATABASE_URL: z.string().trim().regex(

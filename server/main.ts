@@ -25,6 +25,8 @@ import { openFirmwareFiles } from "./files/mod.ts";
 import { isNoSpace } from "./storage_state.ts";
 import { startAuditCheckpoints } from "./audit_checkpoints.ts";
 import { checkpointObjects } from "./files/checkpoint_objects.ts";
+import { serveGuarded } from "./lib/guarded_serve.ts";
+import { connectionsDropped } from "./metrics.ts";
 
 function fail(message: string): never {
   console.error(message);
@@ -130,11 +132,22 @@ try {
   const app = createApp(ctx);
   let server;
   try {
-    server = Deno.serve({
+    // Deno.serve behind a front that drops slow clients (headers within HEADER_TIMEOUT_SECONDS, a cap on half-open
+    // connections): the single container has no proxy to do it (CONTRACT §19).
+    const listen = {
       port: config.PORT,
       hostname: config.HOST,
-      onListen: ({ hostname, port }) => console.log(`Listening on http://${hostname}:${port}/`),
-    }, shutdown.wrap(app.fetch));
+      onListen: ({ hostname, port }: Deno.NetAddr) => console.log(`Listening on http://${hostname}:${port}/`),
+    };
+    server = config.CONNECTION_GUARD === "1"
+      ? serveGuarded({
+        ...listen,
+        headerTimeoutMs: config.HEADER_TIMEOUT_SECONDS * 1000,
+        idleTimeoutMs: config.IDLE_CONNECTION_SECONDS * 1000,
+        maxHalfOpen: config.MAX_HALF_OPEN_CONNECTIONS,
+        onDrop: (reason) => connectionsDropped.labels({ reason }).inc(),
+      }, shutdown.wrap(app.fetch))
+      : Deno.serve(listen, shutdown.wrap(app.fetch));
   } catch (err) {
     if (err instanceof Deno.errors.AddrInUse) fail(cannotListen(err, config.HOST, config.PORT));
     throw err;

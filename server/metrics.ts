@@ -83,6 +83,13 @@ export const storeErrors = new client.Counter({
   labelNames: ["store", "kind"] as const,
 });
 
+export const connectionsDropped = new client.Counter({
+  name: "console_connections_dropped_total",
+  help: "Connections the server closed for being slow (CONTRACT §19): header_timeout, idle, evicted (over " +
+    "MAX_HALF_OPEN_CONNECTIONS) or header_too_large.",
+  labelNames: ["reason"] as const,
+});
+
 /** Where the audit entry count is read at each scrape (set once by the app: the database's counter row). */
 let auditCount: (() => Promise<number>) | null = null;
 export const countAuditEntriesWith = (count: () => Promise<number>) => void (auditCount = count);

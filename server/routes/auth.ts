@@ -4,6 +4,7 @@ import { clientAddress } from "../auth/client_address.ts";
 import { dummyHash, hashPassword, HashQueueFullError } from "../auth/password.ts";
 import { checkPassword, type CheckResult, retryAfterSeconds, waitText } from "../auth/throttle.ts";
 import { issueToken } from "../auth/tokens.ts";
+import { knownBrowserOf, markBrowser } from "../auth/known_browser.ts";
 import { operatorActor } from "../auth/middleware.ts";
 import { runAs } from "../db/audit_context.ts";
 import { operatorTarget } from "../db/rules/operators.ts";
@@ -34,7 +35,7 @@ export async function hashOrBusy(c: Context, password: string): Promise<string> 
 }
 
 /** The answer to a throttled or unchecked attempt; null when the password was checked. */
-function refusal(c: Context, result: CheckResult, tooManyWhat: string): ApiHttpError | null {
+function refusal(c: Context, result: CheckResult, tooManyWhat: string, from = "your address"): ApiHttpError | null {
   switch (result.kind) {
     case "busy":
       return busy(c);
@@ -44,8 +45,8 @@ function refusal(c: Context, result: CheckResult, tooManyWhat: string): ApiHttpE
         result.waitMs,
         (wait) =>
           result.reason === "account"
-            ? `Too many failed sign-ins for this e-mail address from new places; try again in ${wait}, or from a network you have signed in from before.`
-            : `${tooManyWhat} from your address; try again in ${wait}.`,
+            ? `Too many failed sign-ins for this e-mail address from new places; try again in ${wait}, or from a browser or network you have signed in from before.`
+            : `${tooManyWhat} from ${from}; try again in ${wait}.`,
       );
     default:
       return null;
@@ -70,13 +71,22 @@ export function authRoutes(ctx: AppContext) {
       }
       const operator = strange ? null : await ctx.stores.operators.find(body.email);
       const address = clientAddress(c, ctx.config.trustProxy);
+      // A browser holding this operator's known-browser mark is counted on its own (CONTRACT §19).
+      const browser = operator ? knownBrowserOf(c, ctx.secret, operator) : null;
       const result = await checkPassword(
         ctx.stores.loginAttempts,
-        { scope: "login", email: body.email, address },
+        browser
+          ? { scope: "known_browser", email: body.email, address: browser }
+          : { scope: "login", email: body.email, address },
         body.password,
         async () => operator?.passwordHash ?? await dummyHash,
       );
-      const refused = refusal(c, result, "Too many failed sign-ins for this e-mail address");
+      const refused = refusal(
+        c,
+        result,
+        "Too many failed sign-ins for this e-mail address",
+        browser ? "this browser" : "your address",
+      );
       if (refused) throw refused;
       // A disabled account is refused like a wrong password: the answer tells a guesser nothing. The trail records
       // the e-mail tried, the account when there is one, and why, never the password (docs/DECISIONS.md).
@@ -101,6 +111,7 @@ export function authRoutes(ctx: AppContext) {
         { actor: operatorActor(operator), ip: address },
         () => ctx.stores.audit.record({ action: "auth.sign_in", target: operatorTarget(operator) }),
       );
+      markBrowser(c, ctx.secret, operator, ctx.config.trustProxy);
       const token = await issueToken(
         ctx.secret,
         operator.email,

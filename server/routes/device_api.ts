@@ -5,12 +5,12 @@ import { CheckinBody, EnrollBody } from "../../shared/schemas/device_api.ts";
 import { StatusBody } from "../../shared/schemas/rollout.ts";
 import { bearerMatches } from "../auth/bearer_match.ts";
 import { clientAddress } from "../auth/client_address.ts";
-import { DeviceAuthThrottle, deviceTokenHash, deviceTokenMatches, newDeviceToken } from "../auth/device_tokens.ts";
+import { deviceTokenHash, deviceTokenMatches, newDeviceToken } from "../auth/device_tokens.ts";
+import { DeviceAuthThrottle, requireDeviceCredential } from "../auth/device_throttle.ts";
 import { bearer } from "../auth/middleware.ts";
-import { retryAfterSeconds, waitText } from "../auth/throttle.ts";
 import { runAs } from "../db/audit_context.ts";
 import type { AppContext, AppEnv } from "../context.ts";
-import { ApiHttpError, conflict, forbidden, notFound, unauthorized } from "../errors.ts";
+import { ApiHttpError, conflict, forbidden, notFound } from "../errors.ts";
 import { etagMatches, parseRange } from "../lib/byte_range.ts";
 import { attachmentDisposition, openFirmwareFile } from "../lib/firmware_file.ts";
 import { jsonBody, parse } from "../validate.ts";
@@ -18,53 +18,58 @@ import { jsonBody, parse } from "../validate.ts";
 const noKey = () =>
   new ApiHttpError(503, "unavailable", "The device API is disabled: the server has no DEVICE_API_KEY.");
 
-/** DEVICE_API_KEY as a bearer token, compared in constant time; 503 when no key is configured. */
-function requireDeviceKey(ctx: AppContext): MiddlewareHandler<AppEnv> {
+/**
+ * DEVICE_AUTH=shared: DEVICE_API_KEY as a bearer token, compared in constant time; 503 when no key is configured.
+ * Wrong keys are throttled per address, the right key always goes through (auth/device_throttle.ts).
+ */
+function requireDeviceKey(ctx: AppContext, throttle: DeviceAuthThrottle): MiddlewareHandler<AppEnv> {
   const expected = ctx.config.DEVICE_API_KEY;
   return async (c, next) => {
     if (!expected) throw noKey();
-    if (!bearerMatches(c.req.header("authorization"), expected)) {
-      throw unauthorized("A valid device API key is required (Authorization: Bearer <key>).");
-    }
+    await requireDeviceCredential(
+      c,
+      throttle,
+      { address: clientAddress(c, ctx.config.trustProxy) },
+      () => bearerMatches(c.req.header("authorization"), expected),
+      "A valid device API key is required (Authorization: Bearer <key>).",
+    );
     await next();
   };
 }
 
 /**
  * DEVICE_AUTH=token (CONTRACT §11): `enroll` takes the enrolment key (DEVICE_API_KEY; 503 without one), every other
- * call the device's own token, valid only on its own deviceId's paths. An address that fails too often waits (429)
- * and is not checked meanwhile.
+ * call the device's own token, valid only on its own deviceId's paths. Failures are throttled per device id and
+ * address (a token), or per address (the enrolment key, shared by the fleet): a broken device never locks out the
+ * others behind its address (CONTRACT §19).
  */
-function requireDeviceToken(ctx: AppContext): MiddlewareHandler<AppEnv> {
-  const throttle = new DeviceAuthThrottle(ctx.config.DEVICE_AUTH_MAX_FAILURES);
+function requireDeviceToken(ctx: AppContext, throttle: DeviceAuthThrottle): MiddlewareHandler<AppEnv> {
   const enrolmentKey = ctx.config.DEVICE_API_KEY;
   const { deviceApi } = ctx.stores;
   return async (c, next) => {
     const address = clientAddress(c, ctx.config.trustProxy);
-    const wait = throttle.waitMs(address);
-    if (wait > 0) {
-      c.header("Retry-After", String(retryAfterSeconds(wait)));
-      throw new ApiHttpError(
-        429,
-        "too_many_requests",
-        `Too many failed device authentications from this address; try again in ${waitText(wait)}.`,
-      );
-    }
     const id = parse(DeviceId, c.req.param("deviceId") ?? "", "deviceId");
-    const enrolling = c.req.path.endsWith("/enroll");
-    if (enrolling) {
+    if (c.req.path.endsWith("/enroll")) {
       if (!enrolmentKey) throw noKey();
-      if (!bearerMatches(c.req.header("authorization"), enrolmentKey)) {
-        throttle.fail(address);
-        throw unauthorized("Enrolment needs the enrolment key (Authorization: Bearer <DEVICE_API_KEY>).");
-      }
+      await requireDeviceCredential(
+        c,
+        throttle,
+        { address },
+        () => bearerMatches(c.req.header("authorization"), enrolmentKey),
+        "Enrolment needs the enrolment key (Authorization: Bearer <DEVICE_API_KEY>).",
+      );
     } else {
-      const token = bearer(c.req.header("authorization"));
-      const held = token === null ? null : await deviceApi.credentials(id);
-      if (token === null || !deviceTokenMatches(token, held?.tokenHash ?? null)) {
-        throttle.fail(address);
-        throw unauthorized(`A valid token of device ${id} is required (Authorization: Bearer <device token>).`);
-      }
+      await requireDeviceCredential(
+        c,
+        throttle,
+        { address, deviceId: id },
+        async () => {
+          const token = bearer(c.req.header("authorization"));
+          if (token === null) return false;
+          return deviceTokenMatches(token, (await deviceApi.credentials(id))?.tokenHash ?? null);
+        },
+        `A valid token of device ${id} is required (Authorization: Bearer <device token>).`,
+      );
     }
     await next();
   };
@@ -81,10 +86,11 @@ export function deviceApiRoutes(ctx: AppContext) {
   const deviceId = (raw: string) => parse(DeviceId, raw, "deviceId");
   const tokens = ctx.config.DEVICE_AUTH === "token";
   const auto = ctx.config.DEVICE_ADMISSION === "auto";
+  const throttle = new DeviceAuthThrottle(ctx.config.DEVICE_AUTH_MAX_FAILURES);
 
   return new Hono<AppEnv>()
     // Shared mode exactly as before (every path behind the key); token mode needs the path's deviceId.
-    .use(tokens ? "/:deviceId/*" : "*", tokens ? requireDeviceToken(ctx) : requireDeviceKey(ctx))
+    .use(tokens ? "/:deviceId/*" : "*", tokens ? requireDeviceToken(ctx, throttle) : requireDeviceKey(ctx, throttle))
     .post("/:deviceId/enroll", async (c) => {
       const id = deviceId(c.req.param("deviceId"));
       const body = await jsonBody(c, EnrollBody);

@@ -8,7 +8,8 @@ export const authRoutes = {
     method: "POST",
     path: "/login",
     auth: "public",
-    summary: "Sign in: an operator token for an e-mail address and password (every refusal is 401 or 429).",
+    summary: "Sign in: an operator token for an e-mail address and password (every refusal is 401 or 429). A success " +
+      "also sets the browser's known-browser cookie (tdc_kb_…), which spares it the waits others' guesses cause.",
     body: json(LoginBody),
     answers: { 200: json(LoginResponse), ...errors(401, 429) },
   }),

@@ -279,7 +279,7 @@ Deno.test("DEVICE_AUTH=token, auto admission: a new device gets its token at onc
   assert.match(metrics, /^console_device_enrolments_total 2$/m);
 });
 
-Deno.test("DEVICE_AUTH=token: repeated failures from one address are refused with 429", async () => {
+Deno.test("DEVICE_AUTH=token: repeated failures of one device from one address are refused with 429", async () => {
   await using srv = await startServer({
     env: { DEVICE_AUTH: "token", DEVICE_ADMISSION: "auto", DEVICE_AUTH_MAX_FAILURES: "5" },
   });
@@ -292,8 +292,16 @@ Deno.test("DEVICE_AUTH=token: repeated failures from one address are refused wit
   assert.deepEqual([refused.status, refused.json.error], [429, "too_many_requests"]);
   assert.ok(Number(refused.headers.get("retry-after")) >= 1);
   assert.match(String(refused.json.msg), /try again in/);
-  // Wrong enrolment keys count too, and enrolment is refused alike while the address waits.
-  assert.equal((await enroll(srv, "victim-2")).status, 429);
+  // Counted per device and address: another device behind the same address enrols and checks in as usual.
+  const neighbour = await enroll(srv, "victim-2");
+  assert.equal(neighbour.status, 201);
+  assert.equal((await checkin(srv, "victim-2", neighbour.json.token!)).status, 200);
+  // The enrolment key is shared by the fleet: wrong ones are counted per address, the right one always enrols.
+  for (let i = 0; i < 5; i++) {
+    assert.equal((await enroll(srv, `victim-${3 + i}`, "wrong-enrolment-key-0123")).status, 401);
+  }
+  assert.equal((await enroll(srv, "victim-8", "wrong-enrolment-key-0123")).status, 429);
+  assert.equal((await enroll(srv, "victim-8")).status, 201);
 });
 
 Deno.test("DEVICE_AUTH=token: devices from before the switch enrol once for a token", async () => {

@@ -1,7 +1,7 @@
 /**
  * A client that stops sending an upload's body (CONTRACT §15): after BODY_IDLE_SECONDS of silence the server aborts
- * it, answers 408 and removes the partial file; the server keeps serving meanwhile. (Stalled headers are the bundled
- * proxy's to drop: deploy/nginx.conf, tests/ops/proxy.test.ts.)
+ * it, answers 408 and removes the partial file; the server keeps serving meanwhile. (Stalled headers: the server's
+ * front drops them, tests/ops/slow_clients.test.ts; behind the bundled proxy, nginx does too, tests/ops/proxy.test.ts.)
  */
 import assert from "node:assert/strict";
 import { listFiles, startServer } from "../../testing/server.ts";

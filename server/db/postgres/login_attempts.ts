@@ -7,6 +7,7 @@ import {
   FORGET_AFTER_MS,
   KNOWN_ADDRESS_MS,
   MAX_ROWS,
+  NEW_PLACE_PACE_MS,
 } from "../rules/login_attempts.ts";
 import type { AttemptKey, LoginAttemptStore, Reservation } from "../types/login_attempts.ts";
 import { keyed, type Sql, type Tx } from "./open.ts";
@@ -73,7 +74,12 @@ async function reserve(tx: Tx, key: AttemptKey, at: number): Promise<Reservation
     const account = await readRow(tx, key.scope, email, ACCOUNT_WIDE);
     const current = account && at - ms(account.firstAt) < ACCOUNT_WINDOW_MS ? account : undefined;
     if (current && current.attempts >= ACCOUNT_CEILING) {
-      return { ok: false, waitMs: ms(current.firstAt) + ACCOUNT_WINDOW_MS - at, reason: "account" };
+      if (!live) {
+        await writeRow(tx, key.scope, email, key.address, { attempts: 0, firstAt: iso(at), lastAt: iso(at) });
+        return { ok: false, waitMs: NEW_PLACE_PACE_MS, reason: "account" };
+      }
+      const waitMs = ms(live.lastAt) + NEW_PLACE_PACE_MS - at;
+      if (waitMs > 0) return { ok: false, waitMs, reason: "account" };
     }
     await writeRow(tx, key.scope, email, ACCOUNT_WIDE, {
       attempts: (current?.attempts ?? 0) + 1,
@@ -109,6 +115,7 @@ export function postgresLoginAttempts(sql: Sql): LoginAttemptStore {
         const email = emailKey(key.email);
         await tx`DELETE FROM login_attempts WHERE scope = ${key.scope} AND email_key = ${email}
           AND address = ${key.address}`;
+        if (key.scope === "known_browser") return;
         await tx`INSERT INTO login_addresses (email_key, address, last_success_at)
           VALUES (${email}, ${key.address}, ${iso(at)})
           ON CONFLICT (email_key, address) DO UPDATE SET last_success_at = excluded.last_success_at`;

@@ -7,6 +7,7 @@ import {
   FORGET_AFTER_MS,
   KNOWN_ADDRESS_MS,
   MAX_ROWS,
+  NEW_PLACE_PACE_MS,
 } from "../rules/login_attempts.ts";
 import type { AttemptKey, LoginAttemptStore, Reservation } from "../types/login_attempts.ts";
 import { type Db, sql, transaction } from "./open.ts";
@@ -95,7 +96,13 @@ function reserve(db: Db, key: AttemptKey, at: number): Reservation {
     const account = readRow(db, key.scope, email, ACCOUNT_WIDE);
     const current = account && at - ms(account.firstAt) < ACCOUNT_WINDOW_MS ? account : undefined;
     if (current && current.attempts >= ACCOUNT_CEILING) {
-      return { ok: false, waitMs: ms(current.firstAt) + ACCOUNT_WINDOW_MS - at, reason: "account" };
+      // Under attack: this place's attempts are paced; its first waits from when it was first refused (a row of 0).
+      if (!live) {
+        writeRow(db, key.scope, email, key.address, { attempts: 0, firstAt: iso(at), lastAt: iso(at) });
+        return { ok: false, waitMs: NEW_PLACE_PACE_MS, reason: "account" };
+      }
+      const waitMs = ms(live.lastAt) + NEW_PLACE_PACE_MS - at;
+      if (waitMs > 0) return { ok: false, waitMs, reason: "account" };
     }
     writeRow(db, key.scope, email, ACCOUNT_WIDE, {
       attempts: (current?.attempts ?? 0) + 1,
@@ -130,6 +137,7 @@ export function sqliteLoginAttempts(db: Db): LoginAttemptStore {
         const email = emailKey(key.email);
         sql(db, "DELETE FROM login_attempts WHERE scope = ? AND email_key = ? AND address = ?")
           .run(key.scope, email, key.address);
+        if (key.scope === "known_browser") return;
         sql(
           db,
           `INSERT INTO login_addresses (email_key, address, last_success_at) VALUES (?, ?, ?)

@@ -1,8 +1,10 @@
 /**
  * What is throttled: sign-ins, the current password a password change must give, and API tokens that are not (any
- * more) valid (counted per address, the address standing in for the e-mail, CONTRACT §12).
+ * more) valid (counted per address, the address standing in for the e-mail, CONTRACT §12). `known_browser`: sign-ins
+ * from a browser holding the operator's known-browser mark (CONTRACT §19), counted per e-mail and browser (the mark's
+ * id in `address`), never held up by the e-mail-wide ceiling.
  */
-export type AttemptScope = "login" | "change_password" | "api_token";
+export type AttemptScope = "login" | "change_password" | "api_token" | "known_browser";
 
 /** Attempts are counted per scope, e-mail (ignoring case and surrounding spaces) and client address. */
 export interface AttemptKey {
@@ -34,7 +36,10 @@ export interface LoginAttemptStore {
   reserve(key: AttemptKey, at?: number): Promise<Reservation>;
   /** Gives back the slot of an attempt that was counted but never checked (the server was too busy to check it). */
   release(key: AttemptKey, reservation: { accountWide: boolean }): Promise<void>;
-  /** The password was right: forgets the key's attempts and remembers the address as one the e-mail signs in from. */
+  /**
+   * The password was right: forgets the key's attempts and remembers the address as one the e-mail signs in from
+   * (not for `known_browser`, whose key is a browser, not an address).
+   */
   succeed(key: AttemptKey, at?: number): Promise<void>;
   /**
    * Drops what the policy no longer needs (keys quiet for long, addresses not used for long) and then the oldest rows

@@ -6,6 +6,7 @@ import {
   FREE_ATTEMPTS,
   KNOWN_ADDRESS_MS,
   MAX_DELAY_MS,
+  NEW_PLACE_PACE_MS,
 } from "../../../server/db/rules/login_attempts.ts";
 import type { AttemptKey, Reservation } from "../../../server/db/stores.ts";
 import { type ConformanceOptions, storeTest } from "../fixtures.ts";
@@ -116,17 +117,41 @@ export function loginAttemptCases(engine: string, options: ConformanceOptions) {
     await loginAttempts.reserve(home, signedIn);
     await loginAttempts.succeed(home, signedIn);
 
-    await t.step("attempts from many new addresses reach the ceiling; the next new address must wait", async () => {
+    await t.step("attempts from many new addresses reach the ceiling; a new address then waits ≤ 30 s", async () => {
       for (let i = 0; i < ACCOUNT_CEILING; i++) {
         assert.ok(allowed(await loginAttempts.reserve(key(`10.0.${i >> 8}.${i & 255}`), T0 + i)));
       }
-      assert.deepEqual(await loginAttempts.reserve(key("10.9.9.9"), T0 + 100), {
-        ok: false,
-        waitMs: ACCOUNT_WINDOW_MS - 100,
-        reason: "account",
+      const paced = { ok: false, waitMs: NEW_PLACE_PACE_MS, reason: "account" };
+      assert.ok(NEW_PLACE_PACE_MS <= 30_000);
+      assert.deepEqual(await loginAttempts.reserve(key("10.9.9.9"), T0 + 100), paced);
+      // Asking again early does not start the wait again; once it is over, the attempt is checked.
+      assert.deepEqual(await loginAttempts.reserve(key("10.9.9.9"), T0 + 10_100), { ...paced, waitMs: 20_000 });
+      assert.ok(allowed(await loginAttempts.reserve(key("10.9.9.9"), T0 + 100 + NEW_PLACE_PACE_MS)));
+      // Each new address gets one attempt per pace while the e-mail is over its ceiling.
+      assert.deepEqual(await loginAttempts.reserve(key("10.9.9.9"), T0 + 200 + NEW_PLACE_PACE_MS), {
+        ...paced,
+        waitMs: NEW_PLACE_PACE_MS - 100,
       });
-      // Once the window is over, new addresses may try again.
-      assert.ok(allowed(await loginAttempts.reserve(key("10.9.9.9"), T0 + ACCOUNT_WINDOW_MS)));
+      assert.deepEqual(await loginAttempts.reserve(key("10.9.9.7"), T0 + 200 + NEW_PLACE_PACE_MS), paced);
+      // Once the window is over, new addresses go at once again.
+      assert.ok(allowed(await loginAttempts.reserve(key("10.9.9.8"), T0 + ACCOUNT_WINDOW_MS)));
+    });
+
+    await t.step("a known browser is counted on its own and never held up by the ceiling", async () => {
+      const browser = key("kb-nonce-1", "owner@example.com", "known_browser");
+      assert.deepEqual(await loginAttempts.reserve(browser, T0 + 300), { ok: true, accountWide: false });
+      for (let i = 1; i < FREE_ATTEMPTS; i++) assert.ok(allowed(await loginAttempts.reserve(browser, T0 + 300)));
+      assert.deepEqual(await loginAttempts.reserve(browser, T0 + 300), { ok: false, waitMs: 1000, reason: "address" });
+      assert.ok(
+        allowed(await loginAttempts.reserve(key("kb-nonce-2", "owner@example.com", "known_browser"), T0 + 300)),
+      );
+      // Its success clears its count and makes no address known.
+      await loginAttempts.succeed(browser, T0 + 400);
+      assert.ok(allowed(await loginAttempts.reserve(browser, T0 + 400)));
+      assert.deepEqual(await loginAttempts.reserve(key("kb-nonce-1"), T0 + ACCOUNT_WINDOW_MS), {
+        ok: true,
+        accountWide: true,
+      });
     });
 
     await t.step("an address the e-mail signed in from is not held up, nor another e-mail", async () => {
