@@ -38,9 +38,16 @@ export async function axeViolations(page: Page, include?: string): Promise<AxeVi
   }, include);
 }
 
-/** Fails with a readable list when axe finds any violation. */
+/**
+ * Fails with a readable list when axe finds any violation. A page caught mid-animation (a toast or dialog fading in,
+ * measured by colour contrast at half opacity on a loaded machine) is looked at once more a second later: what a
+ * person would see stays, a frame in between does not.
+ */
 export async function assertAccessible(page: Page, where: string, include?: string): Promise<void> {
-  const violations = await axeViolations(page, include);
+  let violations = await axeViolations(page, include);
+  if (!violations.length) return;
+  await page.waitForTimeout(1000);
+  violations = await axeViolations(page, include);
   if (!violations.length) return;
   const text = violations.map((v) =>
     `- ${v.id} (${v.impact}): ${v.help}\n` +

@@ -134,7 +134,7 @@ e2eTest("fleet views: sort, filters in the URL, columns, bulk change with confir
 
   // A firmware that cannot be deleted names its devices before the delete: the confirmation links to them.
   await visit("/device_firmwares");
-  await page.getByText("pinned-2.xz").waitFor();
+  await page.getByText("pinned-2.xz", { exact: true }).waitFor();
   await page.getByRole("button", { name: /Delete/ }).first().click();
   const confirm = page.getByRole("dialog");
   await confirm.getByText("It cannot be deleted now: it is the custom firmware of 3 devices.").waitFor();
