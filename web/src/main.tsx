@@ -14,11 +14,11 @@ const App = lazy(() => import("./app/App.tsx"));
 
 /** Login: without a valid token the whole app is the sign-in form. */
 function Root() {
-  const { signedIn } = useSession();
+  const { signedIn, ended } = useSession();
   // React adds its first screen beside the frame index.html painted (web/src/boot.ts): that frame leaves in the same
   // frame the first screen is painted in, so nothing blinks.
   useLayoutEffect(() => document.querySelector("#root > .boot-frame")?.remove(), []);
-  if (!signedIn) return <LoginScreen />;
+  if (!signedIn && !ended) return <LoginScreen />;
   return (
     <Suspense
       fallback={
