@@ -37,29 +37,29 @@ e2eTest("product type: a stale rename is refused, the module added meanwhile is 
   await moduleCard(a, "Night pack").waitFor();
   assert.equal(await moduleCard(b, "Night pack").count(), 0, "B's page is stale");
 
-  // B renames on the stale page: refused, told so, the current version (with A's module) shown.
+  // B renames on the stale page: refused; the dialog stays open with B's name, says so on top, and the current
+  // version (with A's module) is shown behind it.
   await b.getByRole("button", { name: "Edit product type name" }).click();
   const bDialog = b.getByRole("dialog");
   await bDialog.getByPlaceholder("Enter product type name").fill("Walker Pro");
   await bDialog.getByRole("button", { name: "OK" }).click();
-  const conflict = toast(b, "Changed by someone else");
-  await conflict.getByText(
-    "This product type was changed by someone else. The current version is shown; apply your change again.",
+  await bDialog.getByRole("alert").getByText(
+    "This product type was changed by someone else while you were editing, so nothing was saved.",
+    { exact: false },
   ).waitFor();
-  await bDialog.waitFor({ state: "hidden" });
   await moduleCard(b, "Night pack").waitFor();
+  assert.equal(await bDialog.getByPlaceholder("Enter product type name").inputValue(), "Walker Pro", "B's input kept");
   await b.getByRole("heading", { name: "Product type: Walker" }).waitFor();
   await screenshot("conflicts-01-product-type-refused", b);
   let stored = await api.getProductType(walker._id);
   assert.equal(stored.name, "Walker", "the stale rename changed nothing");
   assert.deepEqual(stored.modules.map((m) => m.name), ["Base", "Night pack"]);
 
-  // B applies the rename again, on the current version: both changes are kept.
-  await b.getByRole("button", { name: "Edit product type name" }).click();
-  await bDialog.getByPlaceholder("Enter product type name").fill("Walker Pro");
+  // B applies the rename again from the same dialog, on the current version: both changes are kept.
   await bDialog.getByRole("button", { name: "OK" }).click();
   await b.getByRole("heading", { name: "Product type: Walker Pro" }).waitFor();
   await toast(b, "Product type renamed").waitFor();
+  await bDialog.waitFor({ state: "hidden" });
   stored = await api.getProductType(walker._id);
   assert.equal(stored.name, "Walker Pro");
   assert.deepEqual(stored.modules.map((m) => m.name), ["Base", "Night pack"], "A's module survives");

@@ -8,6 +8,7 @@ import { LiteButton } from "../../components/LiteButton.tsx";
 import { LoadState } from "../../components/LoadState.tsx";
 import { TablePaginator } from "../../components/TablePaginator.tsx";
 import { useNotifyError } from "../../lib/notify.ts";
+import { useRole } from "../../lib/role.ts";
 import { useSession } from "../../lib/session.ts";
 import { useStableCallback } from "../../lib/useStableCallback.ts";
 import { firmwaresQuery } from "../firmwares/api.ts";
@@ -42,6 +43,7 @@ export default function DevicesScreen() {
   const search = useSearch();
   const [, navigate] = useLocation();
   const { identity } = useSession();
+  const { canWrite } = useRole();
   const notifyError = useNotifyError();
   const state = useMemo(() => readDevicesUrl(new URLSearchParams(search)), [search]);
   // Every change is a history entry, so Back undoes a page, size, search, filter or sort change.
@@ -207,7 +209,15 @@ export default function DevicesScreen() {
               onClick={() => setSelection({ kind: "matching", filter: { ...state }, total, exact })}
             />
           )}
-          <LiteButton label="Change selected…" icon="pi pi-pencil" size="small" onClick={() => setBulkOpen(true)} />
+          {/* A viewer selects (to export, to look) but changes nothing: the bulk change is off, the page's note says why. */}
+          <LiteButton
+            label="Change selected…"
+            icon="pi pi-pencil"
+            size="small"
+            disabled={!canWrite}
+            aria-describedby={canWrite ? undefined : "role-note"}
+            onClick={() => setBulkOpen(true)}
+          />
           {tokenMode && selection.kind === "ids" && (
             <>
               <LiteButton
