@@ -121,6 +121,8 @@ export default function DevicesScreen() {
       : chosen;
   }, [columnIds, tokenMode, admission.busy]);
   const [bulkOpen, setBulkOpen] = useState(false);
+  const [filtersOpen, setFiltersOpen] = useState(false);
+  const filterCount = FILTER_KEYS.filter((k) => state[k]).length;
   const [exporting, setExporting] = useState(false);
 
   // A page beyond the end (an old link, devices removed since) moves to the last page.
@@ -180,19 +182,32 @@ export default function DevicesScreen() {
         </div>
         <SavedViewsSlot who={identity} current={viewQuery} onOpen={(q) => navigate(`/devices${q}`)} />
         <ColumnChooser shown={columnIds} onChange={chooseColumns} />
+        {/* On a narrow screen the filters fold behind this button (styles.css), which says how many are set. */}
+        <LiteButton
+          className="filters-toggle"
+          label={`Filters (${filterCount})`}
+          icon="pi pi-filter"
+          outlined
+          size="small"
+          aria-expanded={filtersOpen}
+          aria-controls="devices-filters"
+          onClick={() => setFiltersOpen((o) => !o)}
+        />
       </div>
       {full && (
-        <DevicesFilters
-          filter={filterState}
-          filtered={filtered}
-          productTypes={productTypes.data}
-          firmwares={firmwares.data}
-          apps={overview.data?.apps}
-          tokenMode={tokenMode}
-          pending={pending}
-          onChange={setFilter}
-          onClear={clearFilters}
-        />
+        <div id="devices-filters" className={filtersOpen ? "filters-fold open" : "filters-fold"}>
+          <DevicesFilters
+            filter={filterState}
+            filtered={filtered}
+            productTypes={productTypes.data}
+            firmwares={firmwares.data}
+            apps={overview.data?.apps}
+            tokenMode={tokenMode}
+            pending={pending}
+            onChange={setFilter}
+            onClear={clearFilters}
+          />
+        </div>
       )}
       {selected > 0 && (
         <div className="selection-bar" role="status">

@@ -85,6 +85,8 @@ function OperatorsAdmin() {
           size="small"
           stripedRows
           aria-label="Operators"
+          // A phone shows each operator as a small card (styles.css): the actions stay on screen.
+          className="operators-table"
           emptyMessage={query.isPending ? " " : "No operators"}
         >
           <Column header="E-mail" field="email" />
