@@ -279,8 +279,8 @@ export async function buildWeb(log: (line: string) => void = console.log): Promi
     void mainMeta;
     // The signed-in app (a lazy chunk) and every chunk it imports statically: boot.ts preloads them all at once when
     // a session exists, instead of finding each level of imports one round trip after the other.
-    const [appFile] = entry("web/src/app/App.tsx", ".js");
-    const appModules = new Set<string>([appFile]);
+    // The first screen's data prefetch (app/prefetch.ts: the API client) is a lazy chunk of main's too, preloaded first.
+    const appModules = new Set<string>();
     const walkApp = (file: string) => {
       for (const imp of outputs[file]?.imports ?? []) {
         if (imp.kind === "import-statement" && !initial.has(imp.path) && !appModules.has(imp.path)) {
@@ -289,7 +289,11 @@ export async function buildWeb(log: (line: string) => void = console.log): Promi
         }
       }
     };
-    walkApp(appFile);
+    for (const source of ["web/src/app/prefetch.ts", "web/src/app/App.tsx"]) {
+      const [file] = entry(source, ".js");
+      appModules.add(file);
+      walkApp(file);
+    }
 
     await Deno.mkdir(`${DIST_DIR}/${ASSETS}`, { recursive: true });
     const written = new Set<string>();

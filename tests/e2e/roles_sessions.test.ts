@@ -7,12 +7,13 @@
 import assert from "node:assert/strict";
 import type { Page } from "playwright-core";
 import { fileSource, makeXzFile } from "../../testing/files.ts";
-import { checkInDevices, e2eTest, pick, settled } from "./helpers.ts";
+import { checkInDevices, e2eTest, settled } from "./helpers.ts";
 
 const toast = (page: Page, summary: string) => page.locator(".p-toast-message", { hasText: summary });
 
 /** Buttons that change something: none of them may be enabled for a viewer. */
-const WRITE = /add|delete|upload|import|create|change selected|default|remove|edit|accept|reject|new rollout|revoke|pause|resume|cancel rollout|promote|retry|save|rename/i;
+const WRITE =
+  /add|delete|upload|import|create|change selected|default|remove|edit|accept|reject|new rollout|revoke|pause|resume|cancel rollout|promote|retry|save|rename/i;
 
 /** The names of the enabled buttons of the page (outside the menu and the top bar) that would change something. */
 function enabledWriteControls(page: Page): Promise<string[]> {
@@ -34,7 +35,11 @@ e2eTest("a viewer's pass through every screen: nothing offered the role cannot d
   const fw = await api.uploadFirmware(await fileSource(await makeXzFile(dir, "viewer-fw.xz")));
   await Deno.remove(dir, { recursive: true });
   const type = await api.createProductType("Walker");
-  await api.patchProductType({ _id: type._id, name: "Walker", modules: [{ name: "Base", isDefault: false, treatmentIds: [] }] });
+  await api.patchProductType({
+    _id: type._id,
+    name: "Walker",
+    modules: [{ name: "Base", isDefault: false, treatmentIds: [] }],
+  });
   const rollout = await api.createRollout({ name: "Spring", firmwareId: fw._id, productTypeId: null });
   await api.createOperator({ email: "viewer@example.com", role: "viewer", password: "viewer-password-1" });
 
@@ -91,76 +96,79 @@ e2eTest("a viewer's pass through every screen: nothing offered the role cannot d
   await screenshot("roles-02-viewer-devices");
 });
 
-e2eTest("a session ended mid-change: sign in over the page, the change is sent; a lost role says 'Not saved'", async (c) => {
-  const { page, visit, signIn, screenshot, api } = c;
-  const type = await api.createProductType("Walker");
-  const dir = await Deno.makeTempDir({ prefix: "e2e-session-" });
-  await api.uploadFirmware(await fileSource(await makeXzFile(dir, "session-fw.xz")));
-  await Deno.remove(dir, { recursive: true });
-  const olga = await api.createOperator({ email: "olga@example.com", role: "operator", password: "olga-pass-1" });
+e2eTest(
+  "a session ended mid-change: sign in over the page, the change is sent; a lost role says 'Not saved'",
+  async (c) => {
+    const { page, visit, signIn, screenshot, api } = c;
+    const type = await api.createProductType("Walker");
+    const dir = await Deno.makeTempDir({ prefix: "e2e-session-" });
+    await api.uploadFirmware(await fileSource(await makeXzFile(dir, "session-fw.xz")));
+    await Deno.remove(dir, { recursive: true });
+    const olga = await api.createOperator({ email: "olga@example.com", role: "operator", password: "olga-pass-1" });
 
-  await visit("/rollouts");
-  await signIn(page, "olga@example.com", "olga-pass-1");
-  await page.getByRole("heading", { name: "Rollouts" }).waitFor();
-  await settled(page);
+    await visit("/rollouts");
+    await signIn(page, "olga@example.com", "olga-pass-1");
+    await page.getByRole("heading", { name: "Rollouts" }).waitFor();
+    await settled(page);
 
-  // Escape in an open dropdown closes the dropdown only: the New rollout dialog keeps what was entered.
-  await page.getByRole("button", { name: "New rollout" }).click();
-  const dlg = page.getByRole("dialog");
-  await dlg.getByLabel("Name").fill("Night shift");
-  await dlg.locator(".p-dropdown").first().click();
-  await page.locator(".p-dropdown-panel").waitFor();
-  await page.keyboard.press("Escape");
-  await page.locator(".p-dropdown-panel").waitFor({ state: "detached" });
-  await page.waitForTimeout(300);
-  assert.equal(await dlg.isVisible(), true, "the dialog stays");
-  assert.equal(await dlg.getByLabel("Name").inputValue(), "Night shift");
-  await page.keyboard.press("Escape");
-  await dlg.waitFor({ state: "hidden" });
+    // Escape in an open dropdown closes the dropdown only: the New rollout dialog keeps what was entered.
+    await page.getByRole("button", { name: "New rollout" }).click();
+    const dlg = page.getByRole("dialog");
+    await dlg.getByLabel("Name").fill("Night shift");
+    await dlg.locator(".p-dropdown").first().click();
+    await page.locator(".p-dropdown-panel").waitFor();
+    await page.keyboard.press("Escape");
+    await page.locator(".p-dropdown-panel").waitFor({ state: "detached" });
+    await page.waitForTimeout(300);
+    assert.equal(await dlg.isVisible(), true, "the dialog stays");
+    assert.equal(await dlg.getByLabel("Name").inputValue(), "Night shift");
+    await page.keyboard.press("Escape");
+    await dlg.waitFor({ state: "hidden" });
 
-  // A module is being added when an admin resets Olga's password: her session ends at once.
-  await visit(`/product_types/${type._id}`);
-  await page.getByRole("heading", { name: "Product type: Walker" }).waitFor();
-  await settled(page);
-  await page.getByRole("button", { name: "Add module" }).click();
-  const moduleDialog = page.getByRole("dialog", { name: "Edit module" });
-  await moduleDialog.getByPlaceholder("Enter module name").fill("Night pack");
-  await api.resetOperatorPassword(olga._id, "olga-pass-2");
-  await moduleDialog.getByRole("button", { name: "Save" }).click();
+    // A module is being added when an admin resets Olga's password: her session ends at once.
+    await visit(`/product_types/${type._id}`);
+    await page.getByRole("heading", { name: "Product type: Walker" }).waitFor();
+    await settled(page);
+    await page.getByRole("button", { name: "Add module" }).click();
+    const moduleDialog = page.getByRole("dialog", { name: "Edit module" });
+    await moduleDialog.getByPlaceholder("Enter module name").fill("Night pack");
+    await api.resetOperatorPassword(olga._id, "olga-pass-2");
+    await moduleDialog.getByRole("button", { name: "Save" }).click();
 
-  // No jump to the sign-in page: a dialog over the page, the module dialog still there with her input.
-  const again = page.getByRole("dialog", { name: "Sign in again" });
-  await again.getByText("olga@example.com").waitFor();
-  assert.equal(await moduleDialog.getByPlaceholder("Enter module name").inputValue(), "Night pack");
-  assert.equal(await page.getByRole("heading", { name: "Product type: Walker" }).count(), 1);
-  await screenshot("session-01-sign-in-over-the-page");
-  await again.getByLabel("Password").fill("wrong-password");
-  await again.getByRole("button", { name: "Sign in" }).click();
-  await again.getByText("Invalid email address or password.").waitFor();
-  await again.getByLabel("Password").fill("olga-pass-2");
-  await again.getByRole("button", { name: "Sign in" }).click();
-  await again.waitFor({ state: "detached" });
-  // The confirmed change went through after signing in.
-  await toast(page, "Module saved").waitFor();
-  await moduleDialog.waitFor({ state: "hidden" });
-  assert.deepEqual((await api.getProductType(type._id)).modules.map((m) => m.name), ["Night pack"]);
+    // No jump to the sign-in page: a dialog over the page, the module dialog still there with her input.
+    const again = page.getByRole("dialog", { name: "Sign in again" });
+    await again.getByText("olga@example.com").waitFor();
+    assert.equal(await moduleDialog.getByPlaceholder("Enter module name").inputValue(), "Night pack");
+    assert.equal(await page.getByRole("heading", { name: "Product type: Walker" }).count(), 1);
+    await screenshot("session-01-sign-in-over-the-page");
+    await again.getByLabel("Password").fill("wrong-password");
+    await again.getByRole("button", { name: "Sign in" }).click();
+    await again.getByText("Invalid email address or password.").waitFor();
+    await again.getByLabel("Password").fill("olga-pass-2");
+    await again.getByRole("button", { name: "Sign in" }).click();
+    await again.waitFor({ state: "detached" });
+    // The confirmed change went through after signing in.
+    await toast(page, "Module saved").waitFor();
+    await moduleDialog.waitFor({ state: "hidden" });
+    assert.deepEqual((await api.getProductType(type._id)).modules.map((m) => m.name), ["Night pack"]);
 
-  // Demoted to viewer meanwhile: after signing in again, the rename is refused and said plainly not to be saved.
-  await page.waitForFunction(() => !document.querySelector(".p-toast-message"), undefined, { timeout: 10_000 });
-  await page.getByRole("button", { name: "Edit product type name" }).click();
-  const rename = page.getByRole("dialog", { name: "Edit product type name" });
-  await rename.getByPlaceholder("Enter product type name").fill("Walker Pro");
-  await api.patchOperator(olga._id, { role: "viewer" });
-  await rename.getByRole("button", { name: "OK" }).click();
-  await again.getByLabel("Password").fill("olga-pass-2");
-  await again.getByRole("button", { name: "Sign in" }).click();
-  await toast(page, "Not saved").getByText(/Not saved: This needs the operator role; you are signed in as viewer/)
-    .waitFor();
-  await screenshot("session-02-not-saved");
-  assert.equal((await api.getProductType(type._id)).name, "Walker");
-  // The page now knows the role: its change controls are off and say why.
-  await page.locator("#role-note").waitFor();
-});
+    // Demoted to viewer meanwhile: after signing in again, the rename is refused and said plainly not to be saved.
+    await page.waitForFunction(() => !document.querySelector(".p-toast-message"), undefined, { timeout: 10_000 });
+    await page.getByRole("button", { name: "Edit product type name" }).click();
+    const rename = page.getByRole("dialog", { name: "Edit product type name" });
+    await rename.getByPlaceholder("Enter product type name").fill("Walker Pro");
+    await api.patchOperator(olga._id, { role: "viewer" });
+    await rename.getByRole("button", { name: "OK" }).click();
+    await again.getByLabel("Password").fill("olga-pass-2");
+    await again.getByRole("button", { name: "Sign in" }).click();
+    await toast(page, "Not saved").getByText(/Not saved: This needs the operator role; you are signed in as viewer/)
+      .waitFor();
+    await screenshot("session-02-not-saved");
+    assert.equal((await api.getProductType(type._id)).name, "Walker");
+    // The page now knows the role: its change controls are off and say why.
+    await page.locator("#role-note").waitFor();
+  },
+);
 
 e2eTest("Escape in a dropdown keeps the Create token dialog; the secret asks before it closes", async (c) => {
   const { page, visit, signIn, screenshot } = c;

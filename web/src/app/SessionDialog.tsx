@@ -61,8 +61,8 @@ export default function SessionDialog({ ended }: { ended: EndedSession }) {
           {ended.expired
             ? "Your session has expired."
             : "Your session has ended: your role or password may have been changed, or you were signed out."}{" "}
-          Sign in again as <strong>{ended.email}</strong> to go on where you were: a change you confirmed is sent once
-          you are signed in. Signing out instead drops it.
+          Sign in again as <strong>{ended.email}</strong>{" "}
+          to go on where you were: a change you confirmed is sent once you are signed in. Signing out instead drops it.
         </p>
         <label htmlFor={passwordId}>Password</label>
         <InputText

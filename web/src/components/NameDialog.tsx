@@ -25,8 +25,19 @@ export interface NameDialogProps {
 
 /** Asks for one name (add or rename a product type, rename a saved view); OK is disabled while the trimmed text is empty. Enter submits. */
 export function NameDialog(
-  { visible, header, placeholder, initial = "", maxLength = 200, okLabel = "OK", busy, error, notice, onSubmit, onHide }:
-    NameDialogProps,
+  {
+    visible,
+    header,
+    placeholder,
+    initial = "",
+    maxLength = 200,
+    okLabel = "OK",
+    busy,
+    error,
+    notice,
+    onSubmit,
+    onHide,
+  }: NameDialogProps,
 ) {
   const id = useId();
   const errorId = useId();

@@ -1,3 +1,4 @@
+import "./zod_config.ts";
 import { ApiClient } from "../../../shared/client.ts";
 import { reauthorize } from "./sessionEnd.ts";
 import { getToken } from "./token.ts";

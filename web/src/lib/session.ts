@@ -1,6 +1,5 @@
 import { useAtomValue } from "jotai";
 import { useCallback, useEffect } from "react";
-import { api } from "./api.ts";
 import { endSession, leaveSession, sessionEndedAtom } from "./sessionEnd.ts";
 import { decodeClaims, getToken, isTokenValid, setToken, tokenAtom } from "./token.ts";
 
@@ -8,6 +7,8 @@ export { decodeClaims, isTokenValid, TOKEN_KEY, tokenAtom } from "./token.ts";
 
 /** Signs in with the API and stores the token; throws the ApiError on failure. */
 export async function signIn(email: string, password: string): Promise<void> {
+  // The API client (with zod and the route table) loads when it is first needed: the sign-in form does without it.
+  const { api } = await import("./api.ts");
   const { token } = await api.login(email, password);
   setToken(token);
 }

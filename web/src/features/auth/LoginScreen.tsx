@@ -2,7 +2,6 @@ import { Button } from "primereact/button";
 import { InputText } from "primereact/inputtext";
 import { Message } from "primereact/message";
 import { type FormEvent, useEffect, useState } from "react";
-import { ApiError } from "../../../../shared/client.ts";
 import { signIn } from "../../lib/session.ts";
 import { pageTitle } from "../../lib/pageTitle.ts";
 import { PRODUCT_TITLE } from "../../lib/title.ts";
@@ -12,7 +11,9 @@ const INVALID = "Invalid email address or password.";
 
 /** What a failed sign-in shows: the one sentence, except for a throttled attempt, whose message says how long to wait. */
 function failureMessage(err: unknown): string {
-  return err instanceof ApiError && err.status === 429 ? err.msg : INVALID;
+  // Read without importing ApiError: the client's code is not part of the sign-in page's first load.
+  const { status, message } = (err ?? {}) as { status?: number; message?: string };
+  return status === 429 && message ? message : INVALID;
 }
 
 export interface LoginScreenProps {
