@@ -117,6 +117,32 @@ e2eTest("device: a stale custom firmware change is refused, the current one show
   await again.getByRole("button", { name: "OK" }).click();
   await toast(b, "Custom firmware set").waitFor();
   assert.equal((await api.getDevice("unit-7")).firmware, fwB._id);
+
+  // The product type's confirmation stays open on a conflict, says so, and its OK applies the choice again.
+  const walker = await api.createProductType("Walker");
+  const runner = await api.createProductType("Runner");
+  const typeOf = (page: Page) => page.locator(".p-card", { hasText: "Product type" }).locator(".p-dropdown").first();
+  await a.reload();
+  await b.reload();
+  await b.getByRole("heading", { name: "Device unit-7" }).waitFor();
+  await settled(b);
+  await a.getByRole("heading", { name: "Device unit-7" }).waitFor();
+  await pick(a, typeOf(a), "Walker");
+  await a.getByRole("dialog", { name: "Change product type to Walker?" }).getByRole("button", { name: "OK" }).click();
+  await toast(a, "Product type changed").waitFor();
+  await pick(b, typeOf(b), "Runner");
+  const confirm = b.getByRole("dialog", { name: "Change product type to Runner?" });
+  await confirm.getByRole("button", { name: "OK" }).click();
+  await confirm.getByRole("alert").getByText(
+    "This device was changed by someone else while you were editing, so nothing was saved. Now: product type Walker.",
+    { exact: false },
+  ).waitFor();
+  assert.equal((await api.getDevice("unit-7")).productTypeId, walker._id, "A's choice stays");
+  await screenshot("conflicts-02b-device-type-kept-open", b);
+  await confirm.getByRole("button", { name: "OK" }).click();
+  await toast(b, "Product type changed").waitFor();
+  await confirm.waitFor({ state: "hidden" });
+  assert.equal((await api.getDevice("unit-7")).productTypeId, runner._id);
   await b.close();
 });
 
