@@ -53,6 +53,11 @@ export function AppDialog(props: DialogProps) {
       {...rest}
       onHide={(e?: unknown) => {
         if (e instanceof Event && overlayEscapes.has(e)) return;
+        // An Escape pressed in another dialog on top (one that cannot be closed, like the sign-in dialog of an ended
+        // session) is that dialog's, not this one's.
+        const target = e instanceof KeyboardEvent && e.target instanceof Element ? e.target : null;
+        const own = dialogRef.current?.getElement();
+        if (target?.closest("[role=dialog]") && own && !own.contains(target)) return;
         rest.onHide();
       }}
       onShow={() => {
