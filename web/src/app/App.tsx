@@ -1,4 +1,5 @@
 import { QueryClientProvider } from "@tanstack/react-query";
+import { PrimeReactProvider } from "primereact/api";
 import { useAtomValue } from "jotai";
 import { lazy, Suspense, useEffect } from "react";
 import { Notifications } from "../components/Notifications.tsx";
@@ -16,16 +17,18 @@ export default function App() {
   useEffect(() => () => queryClient.clear(), []);
   const ended = useAtomValue(sessionEndedAtom);
   return (
-    <QueryClientProvider client={queryClient}>
-      <Notifications />
-      <Shell>
-        <AppRoutes />
-      </Shell>
-      {ended && (
-        <Suspense fallback={null}>
-          <SessionDialog ended={ended} />
-        </Suspense>
-      )}
-    </QueryClientProvider>
+    <PrimeReactProvider value={{ ripple: false }}>
+      <QueryClientProvider client={queryClient}>
+        <Notifications />
+        <Shell>
+          <AppRoutes />
+        </Shell>
+        {ended && (
+          <Suspense fallback={null}>
+            <SessionDialog ended={ended} />
+          </Suspense>
+        )}
+      </QueryClientProvider>
+    </PrimeReactProvider>
   );
 }

@@ -1,3 +1,4 @@
+import { PrimeReactProvider } from "primereact/api";
 import { Button } from "primereact/button";
 import { InputText } from "primereact/inputtext";
 import { Message } from "primereact/message";
@@ -52,44 +53,46 @@ export default function LoginScreen({ onSignIn = signIn }: LoginScreenProps) {
   }
 
   return (
-    <main className="login-page">
-      <form className="login-card" onSubmit={submit} noValidate aria-labelledby="login-title">
-        <div className="login-brand">
-          <i className="pi pi-bolt" aria-hidden="true" />
-          <h1 id="login-title">{PRODUCT_TITLE}</h1>
-        </div>
-        <div className="field">
-          <label htmlFor="login-email">E-mail</label>
-          <InputText
-            id="login-email"
-            type="email"
-            autoComplete="username"
-            autoFocus
-            value={email}
-            onChange={(e) => setEmail(e.target.value)}
-            invalid={!!errors.email}
-            aria-invalid={!!errors.email}
-            aria-describedby={errors.email ? "login-email-error" : undefined}
-          />
-          {errors.email && <small id="login-email-error" className="p-error">{errors.email}</small>}
-        </div>
-        <div className="field">
-          <label htmlFor="login-password">Password</label>
-          <InputText
-            id="login-password"
-            type="password"
-            autoComplete="current-password"
-            value={password}
-            onChange={(e) => setPassword(e.target.value)}
-            invalid={!!errors.password}
-            aria-invalid={!!errors.password}
-            aria-describedby={errors.password ? "login-password-error" : undefined}
-          />
-          {errors.password && <small id="login-password-error" className="p-error">{errors.password}</small>}
-        </div>
-        {failed && <Message severity="error" text={failed} role="alert" />}
-        <Button type="submit" label="Sign in" icon="pi pi-sign-in" loading={busy} disabled={busy} />
-      </form>
-    </main>
+    <PrimeReactProvider value={{ ripple: false }}>
+      <main className="login-page">
+        <form className="login-card" onSubmit={submit} noValidate aria-labelledby="login-title">
+          <div className="login-brand">
+            <i className="pi pi-bolt" aria-hidden="true" />
+            <h1 id="login-title">{PRODUCT_TITLE}</h1>
+          </div>
+          <div className="field">
+            <label htmlFor="login-email">E-mail</label>
+            <InputText
+              id="login-email"
+              type="email"
+              autoComplete="username"
+              autoFocus
+              value={email}
+              onChange={(e) => setEmail(e.target.value)}
+              invalid={!!errors.email}
+              aria-invalid={!!errors.email}
+              aria-describedby={errors.email ? "login-email-error" : undefined}
+            />
+            {errors.email && <small id="login-email-error" className="p-error">{errors.email}</small>}
+          </div>
+          <div className="field">
+            <label htmlFor="login-password">Password</label>
+            <InputText
+              id="login-password"
+              type="password"
+              autoComplete="current-password"
+              value={password}
+              onChange={(e) => setPassword(e.target.value)}
+              invalid={!!errors.password}
+              aria-invalid={!!errors.password}
+              aria-describedby={errors.password ? "login-password-error" : undefined}
+            />
+            {errors.password && <small id="login-password-error" className="p-error">{errors.password}</small>}
+          </div>
+          {failed && <Message severity="error" text={failed} role="alert" />}
+          <Button type="submit" label="Sign in" icon="pi pi-sign-in" loading={busy} disabled={busy} />
+        </form>
+      </main>
+    </PrimeReactProvider>
   );
 }
