@@ -142,12 +142,12 @@ e2eTest(
     assert.equal(await moduleDialog.getByPlaceholder("Enter module name").inputValue(), "Night pack");
     assert.equal(await page.getByRole("heading", { name: "Product type: Walker" }).count(), 1);
     await screenshot("session-01-sign-in-over-the-page");
-  // Escape belongs to the sign-in dialog on top (which stays): the module dialog under it keeps its input.
-  await again.getByLabel("Password").focus();
-  await page.keyboard.press("Escape");
-  await page.waitForTimeout(300);
-  assert.equal(await again.isVisible(), true);
-  assert.equal(await moduleDialog.isVisible(), true, "the dialog under the sign-in stays");
+    // Escape belongs to the sign-in dialog on top (which stays): the module dialog under it keeps its input.
+    await again.getByLabel("Password").focus();
+    await page.keyboard.press("Escape");
+    await page.waitForTimeout(300);
+    assert.equal(await again.isVisible(), true);
+    assert.equal(await moduleDialog.isVisible(), true, "the dialog under the sign-in stays");
     await again.getByLabel("Password").fill("wrong-password");
     await again.getByRole("button", { name: "Sign in" }).click();
     await again.getByText("Invalid email address or password.").waitFor();
