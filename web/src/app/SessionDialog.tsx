@@ -2,17 +2,10 @@ import { Button } from "primereact/button";
 import { InputText } from "primereact/inputtext";
 import { Message } from "primereact/message";
 import { type FormEvent, useId, useState } from "react";
-import { ApiError } from "../../../shared/client.ts";
 import { AppDialog } from "../components/AppDialog.tsx";
+import { signInFailure } from "../features/auth/validation.ts";
 import { api } from "../lib/api.ts";
 import { type EndedSession, leaveSession, resumeSession } from "../lib/sessionEnd.ts";
-
-/** What a failed sign-in says (as the sign-in page): the server's own words for a throttled attempt. */
-function failure(err: unknown): string {
-  if (err instanceof ApiError && err.status === 429) return err.msg;
-  if (err instanceof ApiError && err.status === 401) return "Invalid email address or password.";
-  return err instanceof Error ? err.message : String(err);
-}
 
 /**
  * The sign-in dialog over the page when the session ended with the app open: the same person signs in again and the
@@ -36,7 +29,7 @@ export default function SessionDialog({ ended }: { ended: EndedSession }) {
       const { token } = await api.login(ended.email, password);
       resumeSession(token);
     } catch (err) {
-      setFailed(failure(err));
+      setFailed(signInFailure(err));
       setBusy(false);
     }
   }

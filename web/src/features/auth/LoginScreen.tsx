@@ -6,16 +6,7 @@ import { type FormEvent, useEffect, useState } from "react";
 import { signIn } from "../../lib/session.ts";
 import { pageTitle } from "../../lib/pageTitle.ts";
 import { PRODUCT_TITLE } from "../../lib/title.ts";
-import { type LoginErrors, validateLogin } from "./validation.ts";
-
-const INVALID = "Invalid email address or password.";
-
-/** What a failed sign-in shows: the one sentence, except for a throttled attempt, whose message says how long to wait. */
-function failureMessage(err: unknown): string {
-  // Read without importing ApiError: the client's code is not part of the sign-in page's first load.
-  const { status, message } = (err ?? {}) as { status?: number; message?: string };
-  return status === 429 && message ? message : INVALID;
-}
+import { type LoginErrors, signInFailure, validateLogin } from "./validation.ts";
 
 export interface LoginScreenProps {
   /** Signs in; rejects on any failure. Defaults to the session's signIn. */
@@ -47,7 +38,7 @@ export default function LoginScreen({ onSignIn = signIn }: LoginScreenProps) {
     try {
       await onSignIn(email.trim(), password);
     } catch (err) {
-      setFailed(failureMessage(err));
+      setFailed(signInFailure(err));
       setBusy(false);
     }
   }
