@@ -79,6 +79,12 @@ export interface ClientOptions {
   token?: () => string | null | undefined;
   /** Called on any 401 (the web app returns to the sign-in form). */
   onUnauthorized?: () => void;
+  /**
+   * A call sent with token `sent` was answered 401 (the session ended: expired, revoked, role or password changed).
+   * Resolves true once the operator has signed in again: the call is then sent once more with the new token; false
+   * ends it with the 401. Not asked for the sign-in itself.
+   */
+  reauthorize?: (sent: string) => Promise<boolean>;
   /** Timeout of ordinary calls in ms (uploads have none). */
   timeoutMs?: number;
   fetch?: typeof fetch;
@@ -140,7 +146,7 @@ export class ApiClient {
     method: Method,
     path: string,
     body?: unknown,
-    init: { headers?: Record<string, string>; accept?: readonly number[] } = {},
+    init: { headers?: Record<string, string>; accept?: readonly number[]; reauthorize?: boolean } = {},
   ): Promise<Response> {
     const url = this.url(path);
     const doFetch = this.#opts.fetch ?? fetch;
@@ -148,6 +154,7 @@ export class ApiClient {
     const controller = new AbortController();
     const timer = setTimeout(() => controller.abort(), timeoutMs);
     let res: Response;
+    const sent = this.#opts.token?.();
     try {
       const headers = this.#headers(init.headers);
       if (body !== undefined) headers["Content-Type"] = "application/json";
@@ -164,6 +171,11 @@ export class ApiClient {
       throw new ApiError("FETCH_ERROR", `Could not reach ${url}: ${reason(err)}`, url);
     } finally {
       clearTimeout(timer);
+    }
+    if (res.status === 401 && sent && init.reauthorize !== false && this.#opts.reauthorize) {
+      const text = await res.text().catch(() => "");
+      if (await this.#opts.reauthorize(sent)) return this.raw(method, path, body, { ...init, reauthorize: false });
+      throw httpErrorFrom(401, res.statusText, text, url);
     }
     if (!res.ok && !init.accept?.includes(res.status)) throw await this.#httpError(res, url);
     return res;
@@ -231,7 +243,12 @@ export class ApiClient {
       return await this.#upload(answer, path, route.body.field, file, onProgress, upload) as CallResult<R>;
     }
     const body = route.body.kind === "json" ? (input as { body: unknown }).body : undefined;
-    const res = await this.raw(route.method, path, body, { headers, accept: answerStatuses(route) });
+    const res = await this.raw(route.method, path, body, {
+      headers,
+      accept: answerStatuses(route),
+      // A public call (the sign-in itself) answers 401 for what it was sent, not for an ended session.
+      reauthorize: (route as Route).auth !== "public",
+    });
     if (route.method === "HEAD" || okAnswers(route).some((a) => a.kind === "binary")) return res as CallResult<R>;
     const ok = answer(res.status);
     if (ok.kind !== "json") {
@@ -468,8 +485,10 @@ export class ApiClient {
     file: UploadSource,
     onProgress?: (p: Progress) => void,
     opts: UploadOptions = {},
+    again = false,
   ): Promise<unknown> {
     const url = this.url(path);
+    const sent = this.#opts.token?.();
     const { status, statusText, text } =
       typeof XMLHttpRequest !== "undefined" && file instanceof Blob && !this.#opts.fetch
         ? await xhrUpload(url, this.#headers(), field, file, onProgress, opts)
@@ -482,6 +501,10 @@ export class ApiClient {
           onProgress,
           opts,
         );
+    // A file the browser holds can be sent again once the operator has signed in again; a stream cannot.
+    if (status === 401 && sent && file instanceof Blob && !again && this.#opts.reauthorize) {
+      if (await this.#opts.reauthorize(sent)) return this.#upload(answer, path, field, file, onProgress, opts, true);
+    }
     if (status < 200 || status > 299) {
       if (status === 401) this.#opts.onUnauthorized?.();
       throw httpErrorFrom(status, statusText, text, url);

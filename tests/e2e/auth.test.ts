@@ -60,7 +60,8 @@ e2eTest("sign in, bad credentials, validation, sign out", async ({ page, visit, 
   assert.match((await (await next).allHeaders()).cookie ?? "", /tdc_kb_[\w-]+=v1\./);
 });
 
-e2eTest("an expired or rejected token returns to the sign-in form", async ({ page, visit, signIn, srv }) => {
+e2eTest("an expired token returns to the sign-in form; a refused one asks to sign in over the page", async (c) => {
+  const { page, visit, signIn, srv } = c;
   // A stored token that has expired is not a session.
   await visit("/");
   const header = btoa(JSON.stringify({ alg: "HS256", typ: "JWT" }));
@@ -69,11 +70,16 @@ e2eTest("an expired or rejected token returns to the sign-in form", async ({ pag
   await page.reload();
   await page.getByRole("button", { name: "Sign in" }).waitFor();
 
-  // A token the server refuses (401) signs out on the first call.
+  // A token the server refuses (401): the page stays and a dialog asks the same person to sign in again; signing out
+  // there returns to the sign-in form.
   const future = btoa(JSON.stringify({ sub: ADMIN_EMAIL, iat: 1, exp: 4_000_000_000 }));
   await page.evaluate((t) => localStorage.setItem("accessToken", t), `${header}.${future}.forged`);
   await page.goto(`${srv.url}/devices`);
-  await page.getByRole("button", { name: "Sign in" }).waitFor();
+  const again = page.getByRole("dialog", { name: "Sign in again" });
+  await again.getByText(ADMIN_EMAIL).waitFor();
+  await page.getByRole("heading", { name: "Devices" }).waitFor();
+  await again.getByRole("button", { name: "Sign out" }).click();
+  await page.getByLabel("E-mail").waitFor();
   assert.equal(await page.evaluate(() => localStorage.getItem("accessToken")), null);
 
   // Signing in on a deep link lands on that screen.

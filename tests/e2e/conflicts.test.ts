@@ -37,29 +37,29 @@ e2eTest("product type: a stale rename is refused, the module added meanwhile is 
   await moduleCard(a, "Night pack").waitFor();
   assert.equal(await moduleCard(b, "Night pack").count(), 0, "B's page is stale");
 
-  // B renames on the stale page: refused, told so, the current version (with A's module) shown.
+  // B renames on the stale page: refused; the dialog stays open with B's name, says so on top, and the current
+  // version (with A's module) is shown behind it.
   await b.getByRole("button", { name: "Edit product type name" }).click();
   const bDialog = b.getByRole("dialog");
   await bDialog.getByPlaceholder("Enter product type name").fill("Walker Pro");
   await bDialog.getByRole("button", { name: "OK" }).click();
-  const conflict = toast(b, "Changed by someone else");
-  await conflict.getByText(
-    "This product type was changed by someone else. The current version is shown; apply your change again.",
+  await bDialog.getByRole("alert").getByText(
+    "This product type was changed by someone else while you were editing, so nothing was saved.",
+    { exact: false },
   ).waitFor();
-  await bDialog.waitFor({ state: "hidden" });
   await moduleCard(b, "Night pack").waitFor();
+  assert.equal(await bDialog.getByPlaceholder("Enter product type name").inputValue(), "Walker Pro", "B's input kept");
   await b.getByRole("heading", { name: "Product type: Walker" }).waitFor();
   await screenshot("conflicts-01-product-type-refused", b);
   let stored = await api.getProductType(walker._id);
   assert.equal(stored.name, "Walker", "the stale rename changed nothing");
   assert.deepEqual(stored.modules.map((m) => m.name), ["Base", "Night pack"]);
 
-  // B applies the rename again, on the current version: both changes are kept.
-  await b.getByRole("button", { name: "Edit product type name" }).click();
-  await bDialog.getByPlaceholder("Enter product type name").fill("Walker Pro");
+  // B applies the rename again from the same dialog, on the current version: both changes are kept.
   await bDialog.getByRole("button", { name: "OK" }).click();
   await b.getByRole("heading", { name: "Product type: Walker Pro" }).waitFor();
   await toast(b, "Product type renamed").waitFor();
+  await bDialog.waitFor({ state: "hidden" });
   stored = await api.getProductType(walker._id);
   assert.equal(stored.name, "Walker Pro");
   assert.deepEqual(stored.modules.map((m) => m.name), ["Base", "Night pack"], "A's module survives");
@@ -117,6 +117,32 @@ e2eTest("device: a stale custom firmware change is refused, the current one show
   await again.getByRole("button", { name: "OK" }).click();
   await toast(b, "Custom firmware set").waitFor();
   assert.equal((await api.getDevice("unit-7")).firmware, fwB._id);
+
+  // The product type's confirmation stays open on a conflict, says so, and its OK applies the choice again.
+  const walker = await api.createProductType("Walker");
+  const runner = await api.createProductType("Runner");
+  const typeOf = (page: Page) => page.locator(".p-card", { hasText: "Product type" }).locator(".p-dropdown").first();
+  await a.reload();
+  await b.reload();
+  await b.getByRole("heading", { name: "Device unit-7" }).waitFor();
+  await settled(b);
+  await a.getByRole("heading", { name: "Device unit-7" }).waitFor();
+  await pick(a, typeOf(a), "Walker");
+  await a.getByRole("dialog", { name: "Change product type to Walker?" }).getByRole("button", { name: "OK" }).click();
+  await toast(a, "Product type changed").waitFor();
+  await pick(b, typeOf(b), "Runner");
+  const confirm = b.getByRole("dialog", { name: "Change product type to Runner?" });
+  await confirm.getByRole("button", { name: "OK" }).click();
+  await confirm.getByRole("alert").getByText(
+    "This device was changed by someone else while you were editing, so nothing was saved. Now: product type Walker.",
+    { exact: false },
+  ).waitFor();
+  assert.equal((await api.getDevice("unit-7")).productTypeId, walker._id, "A's choice stays");
+  await screenshot("conflicts-02b-device-type-kept-open", b);
+  await confirm.getByRole("button", { name: "OK" }).click();
+  await toast(b, "Product type changed").waitFor();
+  await confirm.waitFor({ state: "hidden" });
+  assert.equal((await api.getDevice("unit-7")).productTypeId, runner._id);
   await b.close();
 });
 

@@ -115,6 +115,9 @@ e2eTest("a desktop, 1440 px: fixed menu, grid within the page, search kept on Ba
   await visit("/");
   await signIn();
   const nav = page.getByRole("navigation", { name: "Main" });
+  // The app's menu, not the empty frame shown while the app's code loads (it is replaced, and a replaced element
+  // measures 0).
+  await nav.getByRole("link", { name: "Devices" }).waitFor();
   assert.equal(Math.round(await nav.evaluate((el) => el.getBoundingClientRect().width)), 220);
   assert.equal(await page.getByRole("button", { name: "Menu" }).isVisible(), false);
 

@@ -47,7 +47,14 @@ e2eTest("API tokens: create with scopes and expiry, copy the secret once, last u
   await dlg.getByRole("button", { name: "Copy" }).click();
   await dlg.getByRole("status").getByText("Copied to the clipboard.").waitFor();
   assert.equal(await page.evaluate(() => navigator.clipboard.readText()), secret);
+  // Closing the secret asks first (Done, the close icon and Escape alike); Escape while asking goes back to it.
   await dlg.getByRole("button", { name: "Done" }).click();
+  await dlg.getByText("Did you keep the copied token somewhere safe?").waitFor();
+  await page.keyboard.press("Escape");
+  await dlg.getByText("Did you keep the copied token somewhere safe?").waitFor({ state: "detached" });
+  assert.equal(await dlg.getByLabel("Token").inputValue(), secret, "the secret is still shown");
+  await page.keyboard.press("Escape");
+  await dlg.getByRole("button", { name: "Close, I copied it" }).click();
   await dlg.waitFor({ state: "hidden" });
 
   const row = page.getByRole("row", { name: /Nightly build/ });
@@ -90,7 +97,11 @@ e2eTest("Operators: add, change role, disable and enable, reset password, the se
   await toast(page, "Operator added").waitFor();
   await page.getByRole("heading", { name: "Operators (2)" }).waitFor();
 
+  // A role change is confirmed; a promotion keeps the person signed in, a demotion says it signs them out.
   await pick(page, page.getByRole("row", { name: /vera@example.com/ }).locator(".p-dropdown"), "Operator");
+  await dlg.getByText("Change the role of vera@example.com to operator?").waitFor();
+  await dlg.getByText("vera@example.com stays signed in", { exact: false }).waitFor();
+  await dlg.getByRole("button", { name: "OK" }).click();
   await toast(page, "Role changed").waitFor();
   assert.equal((await api.listOperators()).find((o) => o.email === "vera@example.com")?.role, "operator");
 
@@ -114,6 +125,8 @@ e2eTest("Operators: add, change role, disable and enable, reset password, the se
 
   // The last active admin cannot demote themself: the server's msg is shown, the role stays.
   await pick(page, page.getByRole("row", { name: new RegExp(ADMIN_EMAIL) }).locator(".p-dropdown"), "Viewer");
+  await dlg.getByText(`${ADMIN_EMAIL} is signed out at once`, { exact: false }).waitFor();
+  await dlg.getByRole("button", { name: "OK" }).click();
   await toast(page, "Error").getByText(/last active admin/).waitFor();
   await screenshot("operators-01-last-admin");
   assert.equal((await api.me()).role, "admin");
@@ -171,7 +184,8 @@ e2eTest("a viewer: no Operators entry, write controls disabled or hidden, read-o
   assert.equal(await page.locator("#device-product-type, main .p-dropdown.p-disabled").count() > 0, true);
 
   await visit("/operators");
-  await page.getByText("Only admins manage operators.").waitFor();
+  await page.getByText("This page needs the admin role; you are signed in as viewer.", { exact: false }).waitFor();
+  assert.equal(await page.getByRole("button", { name: "Retry" }).count(), 0);
 
   await visit("/api_tokens");
   await page.getByRole("heading", { name: "API tokens" }).waitFor();

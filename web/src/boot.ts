@@ -5,7 +5,7 @@
  * holds (components/ShellFrame.tsx, rendered at build) is painted as soon as the HTML and the styles are in, and it
  * asks for the app's code only once that frame is painted: on a slow link the styles do not share it with 200 KB of
  * scripts. The app's own chunks (`app-modules`) come in the same wave as the start-up ones, not one import level
- * after the other. Signed out, the frame stays hidden and the code is asked for at once (the sign-in form is it).
+ * after the other. Signed out, the frame stays hidden and the code is asked for at once, with the sign-in form's chunks.
  */
 import { jwtPayload, TOKEN_KEY } from "./lib/jwt.ts";
 
@@ -13,21 +13,26 @@ function modules(name: string): string[] {
   return document.querySelector<HTMLMetaElement>(`meta[name="${name}"]`)?.content.split(" ").filter(Boolean) ?? [];
 }
 
-/** One insertion for every link: each insertion into <head> on its own costs the browser a pass over the page. */
+/**
+ * Links in a few insertions (each one costs the browser a pass over the page), at most BATCH per task: inserting a
+ * modulepreload starts its fetch, about half a millisecond each, and 40 at once were one long task (issue 34).
+ */
+const BATCH = 10;
 function preload(hrefs: string[]): void {
   const links = document.createDocumentFragment();
-  for (const href of hrefs) {
+  for (const href of hrefs.slice(0, BATCH)) {
     const link = document.createElement("link");
     link.rel = "modulepreload";
     link.href = href;
     links.append(link);
   }
   document.head.append(links);
+  if (hrefs.length > BATCH) setTimeout(() => preload(hrefs.slice(BATCH)));
 }
 
 function start(signedIn: boolean): void {
   const [main, ...chunks] = modules("start-modules");
-  preload([main, ...chunks, ...(signedIn ? modules("app-modules") : [])]);
+  preload([main, ...chunks, ...modules(signedIn ? "app-modules" : "login-modules")]);
   // Run once the body is parsed (main renders into #root), as a module script written in the page would.
   const run = () => {
     const script = document.createElement("script");

@@ -1,29 +1,36 @@
-import "./lib/zod_config.ts";
-import { PrimeReactProvider } from "primereact/api";
-import { ProgressBar } from "primereact/progressbar";
 import { lazy, startTransition, StrictMode, Suspense, useLayoutEffect } from "react";
 import { createRoot } from "react-dom/client";
-import { prefetchFirstScreen } from "./app/prefetch.ts";
 import { ShellFrame } from "./components/ShellFrame.tsx";
-import LoginScreen from "./features/auth/LoginScreen.tsx";
 import { markPageLoad } from "./lib/pageTitle.ts";
 import { getToken } from "./lib/token.ts";
 import { isTokenValid, useSession } from "./lib/session.ts";
 
 const App = lazy(() => import("./app/App.tsx"));
+// Lazy too (boot.ts preloads its chunks when signed out): a signed-in start does not evaluate the form and PrimeReact's
+// core in its first task, and the sign-in page evaluates them in a task after React's.
+const LoginScreen = lazy(() => import("./features/auth/LoginScreen.tsx"));
+
+/** The start-up's progress bar, without PrimeReact (its code is not part of main). */
+const Loading = () => <div className="start-progress" role="progressbar" aria-label="Loading" />;
 
 /** Login: without a valid token the whole app is the sign-in form. */
 function Root() {
-  const { signedIn } = useSession();
+  const { signedIn, ended } = useSession();
   // React adds its first screen beside the frame index.html painted (web/src/boot.ts): that frame leaves in the same
   // frame the first screen is painted in, so nothing blinks.
   useLayoutEffect(() => document.querySelector("#root > .boot-frame")?.remove(), []);
-  if (!signedIn) return <LoginScreen />;
+  if (!signedIn && !ended) {
+    return (
+      <Suspense fallback={<Loading />}>
+        <LoginScreen />
+      </Suspense>
+    );
+  }
   return (
     <Suspense
       fallback={
         <ShellFrame>
-          <ProgressBar mode="indeterminate" style={{ height: "4px" }} aria-label="Loading" />
+          <Loading />
         </ShellFrame>
       }
     >
@@ -34,7 +41,9 @@ function Root() {
 
 if (isTokenValid(getToken())) {
   markPageLoad();
-  prefetchFirstScreen(location.pathname, location.search);
+  // Its own chunk (the API client, zod and the route table, preloaded with the app's): evaluated in a task of its own
+  // rather than in the start-up's one long task, and not part of the sign-in page's code.
+  void import("./app/prefetch.ts").then((m) => m.prefetchFirstScreen(location.pathname, location.search));
 }
 
 // A transition: React renders the first screen in slices of a few milliseconds instead of one long task, so the page
@@ -43,9 +52,7 @@ const root = createRoot(document.getElementById("root")!);
 startTransition(() =>
   root.render(
     <StrictMode>
-      <PrimeReactProvider value={{ ripple: false }}>
-        <Root />
-      </PrimeReactProvider>
+      <Root />
     </StrictMode>,
   )
 );

@@ -4,7 +4,7 @@ import { lazy, type ReactNode, Suspense, useEffect, useMemo, useRef, useState } 
 import { Link, useLocation } from "wouter";
 import { LiteButton } from "../components/LiteButton.tsx";
 import { useRouteTitleAndFocus } from "../lib/pageTitle.ts";
-import { useRole } from "../lib/role.ts";
+import { READ_ONLY_TEXT, useRole } from "../lib/role.ts";
 import type { Role } from "../../../shared/schemas/operator.ts";
 import { useSession } from "../lib/session.ts";
 import { PRODUCT_TITLE } from "../lib/title.ts";
@@ -142,7 +142,18 @@ export function Shell({ children }: { children: ReactNode }) {
           ))}
         </ul>
       </nav>
-      <main className="content" id="main-content" tabIndex={-1}>{children}</main>
+      <main className="content" id="main-content" tabIndex={-1}>
+        {
+          /* Why the page's change controls are off, in words on every page (disabled controls point here with
+            aria-describedby="role-note"). */
+        }
+        {role !== undefined && !can("operator") && (
+          <p id="role-note" className="role-note" role="note">
+            <i className="pi pi-lock" aria-hidden="true" /> {READ_ONLY_TEXT}
+          </p>
+        )}
+        {children}
+      </main>
       {opened && (
         <Suspense fallback={null}>
           <ChangePasswordDialog visible={changing} onHide={() => setChanging(false)} identity={identity ?? ""} />

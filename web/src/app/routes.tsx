@@ -3,6 +3,7 @@ import { ProgressBar } from "primereact/progressbar";
 import { lazy, Suspense } from "react";
 import { Route, Switch, useLocation } from "wouter";
 import { ErrorPage } from "../components/ErrorPage.tsx";
+import { RoleGate } from "../components/RoleGate.tsx";
 import { RouteErrorBoundary } from "../components/RouteErrorBoundary.tsx";
 import DevicesScreen from "../features/devices/DevicesScreen.tsx";
 import OverviewScreen from "../features/overview/OverviewScreen.tsx";
@@ -38,11 +39,19 @@ export function AppRoutes() {
               <Route path="/product_types" component={ProductTypesScreen} />
               <Route path="/product_types/:productTypeId" component={ProductTypeScreen} />
               <Route path="/device_firmwares" component={FirmwaresScreen} />
-              <Route path="/audit" component={AuditLogScreen} />
+              <Route path="/audit">
+                <RoleGate need="operator" title="Audit log">
+                  <AuditLogScreen />
+                </RoleGate>
+              </Route>
               <Route path="/rollouts" component={RolloutsScreen} />
               <Route path="/rollouts/:rolloutId" component={RolloutScreen} />
               <Route path="/api_tokens" component={ApiTokensScreen} />
-              <Route path="/operators" component={OperatorsScreen} />
+              <Route path="/operators">
+                <RoleGate need="admin" title="Operators">
+                  <OperatorsScreen />
+                </RoleGate>
+              </Route>
               <Route>
                 <ErrorPage message="Not Found" />
               </Route>

@@ -8,9 +8,32 @@ const FIRST_FIELD = [
   "textarea:not([disabled])",
 ].map((f) => `.p-dialog-content ${f}`).join(", ");
 
+/** Open overlays a dialog's field can show: a dropdown's or picker's panel, a calendar, a popup menu. */
+const OPEN_OVERLAY = [
+  ".p-dropdown-panel",
+  ".p-multiselect-panel",
+  ".p-autocomplete-panel",
+  ".p-datepicker:not(.p-datepicker-inline)",
+  ".p-overlaypanel",
+  ".p-menu-overlay",
+  ".p-tieredmenu-overlay",
+].join(", ");
+
+/**
+ * Escape key presses met while an overlay was open: the overlay closes on them, the dialog under it must not. PrimeReact
+ * closes a dialog on any Escape that reaches the document, even one its dropdown has just used.
+ */
+const overlayEscapes = new WeakSet<Event>();
+globalThis.document?.addEventListener("keydown", (e) => {
+  if (e.key !== "Escape") return;
+  const active = document.activeElement;
+  if (document.querySelector(OPEN_OVERLAY) || active?.getAttribute("aria-expanded") === "true") overlayEscapes.add(e);
+}, true);
+
 /**
  * A modal PrimeReact Dialog that keeps keyboard focus inside while open and closes on Escape
- * (unless `closable` is false, e.g. during an upload).
+ * (unless `closable` is false, e.g. during an upload). Escape closes only the innermost layer: an open dropdown inside
+ * the dialog closes by itself and the dialog, with what was entered, stays.
  */
 export function AppDialog(props: DialogProps) {
   const { visible, closable = true, children, ...rest } = props;
@@ -28,6 +51,15 @@ export function AppDialog(props: DialogProps) {
       visible={visible}
       ref={dialogRef}
       {...rest}
+      onHide={(e?: unknown) => {
+        if (e instanceof Event && overlayEscapes.has(e)) return;
+        // An Escape pressed in another dialog on top (one that cannot be closed, like the sign-in dialog of an ended
+        // session) is that dialog's, not this one's.
+        const target = e instanceof KeyboardEvent && e.target instanceof Element ? e.target : null;
+        const own = dialogRef.current?.getElement();
+        if (target?.closest("[role=dialog]") && own && !own.contains(target)) return;
+        rest.onHide();
+      }}
       onShow={() => {
         // The dialog element wraps header, content and footer: trap focus in all of it.
         const root = dialogRef.current?.getElement() ?? null;

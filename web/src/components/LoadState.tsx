@@ -2,6 +2,7 @@ import { Button } from "primereact/button";
 import { Message } from "primereact/message";
 import { ProgressBar } from "primereact/progressbar";
 import { useEffect, useRef } from "react";
+import { ApiError } from "../../../shared/client.ts";
 import { focusPageHeading } from "../lib/focus.ts";
 import { CONNECTION_TEXT, connectionProblem, errorMessage } from "../lib/messages.ts";
 
@@ -19,8 +20,14 @@ const HINTS = {
   unreachable: "Check that the console's server is running, then retry.",
 } as const;
 
+/** A read one's role may not make (403): asking again gets the same answer, so no Retry; the server says why. */
+export function RoleRefusal({ error }: { error: ApiError }) {
+  return <Message severity="info" className="role-refusal mt-2 w-full" text={error.msg} />;
+}
+
 /** Why loading failed, in words: offline, the server unreachable, or the server's own msg. */
 export function LoadError({ error, onRetry, retrying }: { error: unknown; onRetry?: () => void; retrying?: boolean }) {
+  if (error instanceof ApiError && error.status === 403) return <RoleRefusal error={error} />;
   const problem = connectionProblem(error);
   // A Retry that works removes this alert and its button: keyboard focus then goes to the page heading, not the body.
   const retried = useRef(false);

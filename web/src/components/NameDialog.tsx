@@ -1,4 +1,4 @@
-import { useEffect, useId, useState } from "react";
+import { type ReactNode, useEffect, useId, useRef, useState } from "react";
 import { Button } from "primereact/button";
 import { InputText } from "primereact/inputtext";
 import { AppDialog } from "./AppDialog.tsx";
@@ -16,6 +16,8 @@ export interface NameDialogProps {
   busy?: boolean;
   /** Why the server refused the name, shown under the field until the text changes. */
   error?: string | null;
+  /** Shown above the field (e.g. that someone else changed the item meanwhile: ConflictNotice). */
+  notice?: ReactNode;
   /** Receives the trimmed name; the caller closes the dialog when the change worked. */
   onSubmit: (name: string) => void;
   onHide: () => void;
@@ -23,14 +25,29 @@ export interface NameDialogProps {
 
 /** Asks for one name (add or rename a product type, rename a saved view); OK is disabled while the trimmed text is empty. Enter submits. */
 export function NameDialog(
-  { visible, header, placeholder, initial = "", maxLength = 200, okLabel = "OK", busy, error, onSubmit, onHide }:
-    NameDialogProps,
+  {
+    visible,
+    header,
+    placeholder,
+    initial = "",
+    maxLength = 200,
+    okLabel = "OK",
+    busy,
+    error,
+    notice,
+    onSubmit,
+    onHide,
+  }: NameDialogProps,
 ) {
   const id = useId();
   const errorId = useId();
   const [name, setName] = useState(initial);
+  // The field starts from `initial` when the dialog opens; a new `initial` while it is open (the item reloaded after
+  // someone else changed it) leaves what the operator typed.
+  const typed = useRef(false);
   useEffect(() => {
-    if (visible) setName(initial);
+    if (!visible) typed.current = false;
+    else if (!typed.current) setName(initial);
   }, [visible, initial]);
   const shownError = useFieldError(error, name, id);
   const trimmed = name.trim();
@@ -62,11 +79,15 @@ export function NameDialog(
         }}
         style={{ display: "flex", flexDirection: "column", gap: "0.5rem" }}
       >
+        {notice}
         <label htmlFor={id}>Name</label>
         <InputText
           id={id}
           value={name}
-          onChange={(e) => setName(e.target.value)}
+          onChange={(e) => {
+            typed.current = true;
+            setName(e.target.value);
+          }}
           placeholder={placeholder}
           maxLength={maxLength}
           autoFocus

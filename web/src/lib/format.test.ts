@@ -1,9 +1,13 @@
 import { describe, expect, it } from "vitest";
 import { formatDateTime } from "./format.ts";
 
-const zoneOf = (iso: string) =>
-  new Intl.DateTimeFormat(undefined, { timeZoneName: "short" }).formatToParts(new Date(iso))
-    .find((p) => p.type === "timeZoneName")?.value;
+/** The zone as the console writes it: "UTC" or the offset from it at that instant. */
+const zoneOf = (iso: string) => {
+  const east = -new Date(iso).getTimezoneOffset();
+  if (east === 0) return "UTC";
+  const h = Math.floor(Math.abs(east) / 60), m = Math.abs(east) % 60;
+  return `UTC${east > 0 ? "+" : "-"}${h}${m ? `:${String(m).padStart(2, "0")}` : ""}`;
+};
 
 describe("formatDateTime", () => {
   it("gives the date and time with the user's zone, at each instant's own offset", () => {
@@ -12,6 +16,10 @@ describe("formatDateTime", () => {
       expect(text.endsWith(` ${zoneOf(iso)}`)).toBe(true);
       expect(text).toContain("2026");
     }
+  });
+
+  it("writes the offset, hours and minutes, never a zone name", () => {
+    expect(formatDateTime("2026-01-15T10:00:00Z")).toMatch(/ UTC([+-]\d{1,2}(:\d\d)?)?$/);
   });
 
   it("shows '-' for nothing and for what is not a date", () => {

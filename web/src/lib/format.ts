@@ -1,30 +1,22 @@
-// Made on first use, or in idle time before: building one costs a phone tens of milliseconds, which in the middle of
-// rendering a page of rows would block it.
+// Made in a task of its own as soon as this code is loaded (or on first use, if earlier): building one costs a phone
+// tens of milliseconds, which in the middle of rendering a page of rows would make that task longer still.
 let dateTimeFormat: Intl.DateTimeFormat | null = null;
-let zoneFormat: Intl.DateTimeFormat | null = null;
 const dateTime = () =>
   dateTimeFormat ??= new Intl.DateTimeFormat(undefined, { dateStyle: "medium", timeStyle: "short" });
-// dateStyle/timeStyle cannot be combined with timeZoneName: the zone's short name comes from a second format.
-const zone = () => zoneFormat ??= new Intl.DateTimeFormat(undefined, { timeZoneName: "short" });
 
-// Each in its own idle moment (one long task split in two), before the first dates are shown.
-globalThis.requestIdleCallback?.(() => {
-  dateTime();
-  globalThis.requestIdleCallback(() => zoneName(new Date()));
-});
+setTimeout(() => dateTime());
 
-/** Short zone names by UTC offset: one offset is one name in the user's zone, and formatToParts is slow. */
-const zoneNames = new Map<number, string>();
-
-/** The user's time zone's short name at that instant ("UTC", "CET", "GMT+2"). */
+/**
+ * The user's zone at that instant as its offset from UTC ("UTC", "UTC+2", "UTC-3:30"). Not the zone's name ("CET"):
+ * a format with `timeZoneName` loads the time zone names, one task of over 100 ms on a phone, in the middle of the
+ * devices page's first rows (issue 34); an offset is also never ambiguous (CST is in America and in China).
+ */
 function zoneName(d: Date): string {
-  const offset = d.getTimezoneOffset();
-  let name = zoneNames.get(offset);
-  if (name === undefined) {
-    name = zone().formatToParts(d).find((p) => p.type === "timeZoneName")?.value ?? "";
-    zoneNames.set(offset, name);
-  }
-  return name;
+  const east = -d.getTimezoneOffset();
+  if (east === 0) return "UTC";
+  const abs = Math.abs(east);
+  const minutes = abs % 60;
+  return `UTC${east > 0 ? "+" : "-"}${Math.floor(abs / 60)}${minutes ? `:${String(minutes).padStart(2, "0")}` : ""}`;
 }
 
 /**

@@ -1,4 +1,5 @@
 import { useCallback } from "react";
+import { ApiError } from "../../../shared/client.ts";
 import { errorMessage } from "./messages.ts";
 
 export { errorMessage } from "./messages.ts";
@@ -28,13 +29,17 @@ export function registerToast(fn: Show | null): void {
   show = fn;
 }
 
-/** Every failed mutation shows a toast with the server's msg, in words ("Not saved" when nothing was sent). */
+/**
+ * Every failed mutation shows a toast with the server's msg, in words. A change one's role forbids (403: e.g. after
+ * signing in again with a role changed meanwhile) says plainly that it was not saved.
+ */
 export function useNotifyError(): (err: unknown, link?: ToastMessage["link"]) => void {
   return useCallback((err: unknown, link?: ToastMessage["link"]) => {
+    const forbidden = err instanceof ApiError && err.status === 403;
     show?.({
       severity: "error",
-      summary: "Error",
-      detail: errorMessage(err),
+      summary: forbidden ? "Not saved" : "Error",
+      detail: forbidden ? `Not saved: ${errorMessage(err)}` : errorMessage(err),
       life: link ? TOAST_LIFE.conflict : TOAST_LIFE.error,
       link,
     });

@@ -55,6 +55,8 @@ export function CreateTokenDialog(
   const [days, setDays] = useState(90);
   const [made, setMade] = useState<CreatedApiToken | null>(null);
   const [copied, setCopied] = useState<"yes" | "no" | null>(null);
+  /** Closing the secret asks first: "did you copy it?" (Escape, the close icon and Done alike). */
+  const [asking, setAsking] = useState(false);
   const secretRef = useRef<HTMLInputElement>(null);
   const create = useCreateApiToken();
   const notifyError = useNotifyError();
@@ -66,6 +68,7 @@ export function CreateTokenDialog(
     setDays(90);
     setMade(null);
     setCopied(null);
+    setAsking(false);
   }, [visible]);
 
   const trimmed = name.trim();
@@ -84,20 +87,35 @@ export function CreateTokenDialog(
 
   const close = () => {
     setMade(null);
+    setAsking(false);
     onHide();
+  };
+  // With the secret shown, a first close asks; Escape while asking goes back to the secret (the innermost layer).
+  const requestClose = () => {
+    if (!made) return close();
+    setAsking((now) => !now);
   };
 
   return (
     <AppDialog
       visible={visible}
       header={made ? `API token ${made.name} created` : "Create API token"}
-      onHide={close}
+      onHide={requestClose}
       style={{ width: "36rem", maxWidth: "95vw" }}
       footer={made
         ? (
-          <div>
-            <Button label="Done" icon="pi pi-check" onClick={close} />
-          </div>
+          asking
+            ? (
+              <div>
+                <Button label="Back to the token" icon="pi pi-arrow-left" outlined autoFocus onClick={requestClose} />
+                <Button label="Close, I copied it" icon="pi pi-check" onClick={close} />
+              </div>
+            )
+            : (
+              <div>
+                <Button label="Done" icon="pi pi-check" onClick={requestClose} />
+              </div>
+            )
         )
         : (
           <div>
@@ -144,6 +162,16 @@ export function CreateTokenDialog(
                 ? "The browser did not allow copying: select the token and copy it."
                 : ""}
             </span>
+            {asking && (
+              <Message
+                severity="warn"
+                role="alert"
+                className="token-close-question"
+                text={copied === "yes"
+                  ? "Did you keep the copied token somewhere safe? Once closed, it cannot be shown again."
+                  : "Did you copy the token? Once closed, it cannot be shown again."}
+              />
+            )}
             <p style={{ margin: 0 }}>
               Send it as <code>Authorization: Bearer &lt;token&gt;</code>, or to the CLI as <code>CONSOLE_TOKEN</code>.
             </p>

@@ -3,6 +3,7 @@ import { Card } from "primereact/card";
 import { Link } from "wouter";
 import { ApiError } from "../../../../shared/client.ts";
 import { LoadError } from "../../components/LoadState.tsx";
+import { useRole } from "../../lib/role.ts";
 import { AuditTable } from "./AuditTable.tsx";
 import { auditQuery } from "./queries.ts";
 import { auditUrlQuery, EMPTY_FILTERS } from "./urlState.ts";
@@ -16,7 +17,9 @@ const SHOWN = 10;
 export function AuditHistory(
   { targetType, targetId, title = "History" }: { targetType: string; targetId?: string; title?: string },
 ) {
-  const history = useQuery(auditQuery({ targetType, targetId, rowsPerPage: SHOWN }));
+  const { role, can } = useRole();
+  const history = useQuery({ ...auditQuery({ targetType, targetId, rowsPerPage: SHOWN }), enabled: can("operator") });
+  if (role !== undefined && !can("operator")) return null;
   if (history.error instanceof ApiError && history.error.status === 403) return null;
   const page = history.data;
   const more = page ? `${page.total}${page.exact ? "" : "+"}` : "";

@@ -1,19 +1,12 @@
+import { PrimeReactProvider } from "primereact/api";
 import { Button } from "primereact/button";
 import { InputText } from "primereact/inputtext";
 import { Message } from "primereact/message";
 import { type FormEvent, useEffect, useState } from "react";
-import { ApiError } from "../../../../shared/client.ts";
 import { signIn } from "../../lib/session.ts";
 import { pageTitle } from "../../lib/pageTitle.ts";
 import { PRODUCT_TITLE } from "../../lib/title.ts";
-import { type LoginErrors, validateLogin } from "./validation.ts";
-
-const INVALID = "Invalid email address or password.";
-
-/** What a failed sign-in shows: the one sentence, except for a throttled attempt, whose message says how long to wait. */
-function failureMessage(err: unknown): string {
-  return err instanceof ApiError && err.status === 429 ? err.msg : INVALID;
-}
+import { type LoginErrors, signInFailure, validateLogin } from "./validation.ts";
 
 export interface LoginScreenProps {
   /** Signs in; rejects on any failure. Defaults to the session's signIn. */
@@ -45,50 +38,52 @@ export default function LoginScreen({ onSignIn = signIn }: LoginScreenProps) {
     try {
       await onSignIn(email.trim(), password);
     } catch (err) {
-      setFailed(failureMessage(err));
+      setFailed(signInFailure(err));
       setBusy(false);
     }
   }
 
   return (
-    <main className="login-page">
-      <form className="login-card" onSubmit={submit} noValidate aria-labelledby="login-title">
-        <div className="login-brand">
-          <i className="pi pi-bolt" aria-hidden="true" />
-          <h1 id="login-title">{PRODUCT_TITLE}</h1>
-        </div>
-        <div className="field">
-          <label htmlFor="login-email">E-mail</label>
-          <InputText
-            id="login-email"
-            type="email"
-            autoComplete="username"
-            autoFocus
-            value={email}
-            onChange={(e) => setEmail(e.target.value)}
-            invalid={!!errors.email}
-            aria-invalid={!!errors.email}
-            aria-describedby={errors.email ? "login-email-error" : undefined}
-          />
-          {errors.email && <small id="login-email-error" className="p-error">{errors.email}</small>}
-        </div>
-        <div className="field">
-          <label htmlFor="login-password">Password</label>
-          <InputText
-            id="login-password"
-            type="password"
-            autoComplete="current-password"
-            value={password}
-            onChange={(e) => setPassword(e.target.value)}
-            invalid={!!errors.password}
-            aria-invalid={!!errors.password}
-            aria-describedby={errors.password ? "login-password-error" : undefined}
-          />
-          {errors.password && <small id="login-password-error" className="p-error">{errors.password}</small>}
-        </div>
-        {failed && <Message severity="error" text={failed} role="alert" />}
-        <Button type="submit" label="Sign in" icon="pi pi-sign-in" loading={busy} disabled={busy} />
-      </form>
-    </main>
+    <PrimeReactProvider value={{ ripple: false }}>
+      <main className="login-page">
+        <form className="login-card" onSubmit={submit} noValidate aria-labelledby="login-title">
+          <div className="login-brand">
+            <i className="pi pi-bolt" aria-hidden="true" />
+            <h1 id="login-title">{PRODUCT_TITLE}</h1>
+          </div>
+          <div className="field">
+            <label htmlFor="login-email">E-mail</label>
+            <InputText
+              id="login-email"
+              type="email"
+              autoComplete="username"
+              autoFocus
+              value={email}
+              onChange={(e) => setEmail(e.target.value)}
+              invalid={!!errors.email}
+              aria-invalid={!!errors.email}
+              aria-describedby={errors.email ? "login-email-error" : undefined}
+            />
+            {errors.email && <small id="login-email-error" className="p-error">{errors.email}</small>}
+          </div>
+          <div className="field">
+            <label htmlFor="login-password">Password</label>
+            <InputText
+              id="login-password"
+              type="password"
+              autoComplete="current-password"
+              value={password}
+              onChange={(e) => setPassword(e.target.value)}
+              invalid={!!errors.password}
+              aria-invalid={!!errors.password}
+              aria-describedby={errors.password ? "login-password-error" : undefined}
+            />
+            {errors.password && <small id="login-password-error" className="p-error">{errors.password}</small>}
+          </div>
+          {failed && <Message severity="error" text={failed} role="alert" />}
+          <Button type="submit" label="Sign in" icon="pi pi-sign-in" loading={busy} disabled={busy} />
+        </form>
+      </main>
+    </PrimeReactProvider>
   );
 }

@@ -8,6 +8,7 @@ import { LiteButton } from "../../components/LiteButton.tsx";
 import { LoadState } from "../../components/LoadState.tsx";
 import { TablePaginator } from "../../components/TablePaginator.tsx";
 import { useNotifyError } from "../../lib/notify.ts";
+import { useRole } from "../../lib/role.ts";
 import { useSession } from "../../lib/session.ts";
 import { useStableCallback } from "../../lib/useStableCallback.ts";
 import { firmwaresQuery } from "../firmwares/api.ts";
@@ -42,6 +43,7 @@ export default function DevicesScreen() {
   const search = useSearch();
   const [, navigate] = useLocation();
   const { identity } = useSession();
+  const { canWrite } = useRole();
   const notifyError = useNotifyError();
   const state = useMemo(() => readDevicesUrl(new URLSearchParams(search)), [search]);
   // Every change is a history entry, so Back undoes a page, size, search, filter or sort change.
@@ -120,6 +122,8 @@ export default function DevicesScreen() {
     }, ...rest];
   }, [columnIds, tokenMode, admission.busy]);
   const [bulkOpen, setBulkOpen] = useState(false);
+  const [filtersOpen, setFiltersOpen] = useState(false);
+  const filterCount = FILTER_KEYS.filter((k) => state[k]).length;
   const [exporting, setExporting] = useState(false);
 
   // A page beyond the end (an old link, devices removed since) moves to the last page.
@@ -179,19 +183,32 @@ export default function DevicesScreen() {
         </div>
         <SavedViewsSlot who={identity} current={viewQuery} onOpen={(q) => navigate(`/devices${q}`)} />
         <ColumnChooser shown={columnIds} onChange={chooseColumns} />
+        {/* On a narrow screen the filters fold behind this button (styles.css), which says how many are set. */}
+        <LiteButton
+          className="filters-toggle"
+          label={`Filters (${filterCount})`}
+          icon="pi pi-filter"
+          outlined
+          size="small"
+          aria-expanded={filtersOpen}
+          aria-controls="devices-filters"
+          onClick={() => setFiltersOpen((o) => !o)}
+        />
       </div>
       {full && (
-        <DevicesFilters
-          filter={filterState}
-          filtered={filtered}
-          productTypes={productTypes.data}
-          firmwares={firmwares.data}
-          apps={overview.data?.apps}
-          tokenMode={tokenMode}
-          pending={pending}
-          onChange={setFilter}
-          onClear={clearFilters}
-        />
+        <div id="devices-filters" className={filtersOpen ? "filters-fold open" : "filters-fold"}>
+          <DevicesFilters
+            filter={filterState}
+            filtered={filtered}
+            productTypes={productTypes.data}
+            firmwares={firmwares.data}
+            apps={overview.data?.apps}
+            tokenMode={tokenMode}
+            pending={pending}
+            onChange={setFilter}
+            onClear={clearFilters}
+          />
+        </div>
       )}
       {selected > 0 && (
         <div className="selection-bar" role="status">
@@ -208,7 +225,15 @@ export default function DevicesScreen() {
               onClick={() => setSelection({ kind: "matching", filter: { ...state }, total, exact })}
             />
           )}
-          <LiteButton label="Change selected…" icon="pi pi-pencil" size="small" onClick={() => setBulkOpen(true)} />
+          {/* A viewer selects (to export, to look) but changes nothing: the bulk change is off, the page's note says why. */}
+          <LiteButton
+            label="Change selected…"
+            icon="pi pi-pencil"
+            size="small"
+            disabled={!canWrite}
+            aria-describedby={canWrite ? undefined : "role-note"}
+            onClick={() => setBulkOpen(true)}
+          />
           {tokenMode && selection.kind === "ids" && (
             <>
               <LiteButton

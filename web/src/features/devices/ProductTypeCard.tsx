@@ -6,6 +6,7 @@ import { dropdownA11y } from "../../components/dropdownA11y.ts";
 import { useState } from "react";
 import { useLocation } from "wouter";
 import { ConfirmDialog } from "../../components/ConfirmDialog.tsx";
+import { ConflictNotice } from "../../components/ConflictNotice.tsx";
 import { byId } from "../../lib/focus.ts";
 import { productTypesQuery } from "../product_types/api.ts";
 import type { DeviceCardProps } from "./types.ts";
@@ -38,6 +39,7 @@ export function ProductTypeCard({ device, busy, save }: DeviceCardProps) {
   const types = useQuery(productTypesQuery());
   const [asked, setAsked] = useState<Asked | null>(null);
   const [open, setOpen] = useState(false);
+  const [conflicted, setConflicted] = useState(false);
   const current = device.productTypeId;
   const options = [
     { label: "No product type assigned", value: NONE },
@@ -53,6 +55,7 @@ export function ProductTypeCard({ device, busy, save }: DeviceCardProps) {
       beforeModules: device.moduleIds,
       removedNames: device.moduleIds.map((id) => modules.find((m) => m._id === id)?.name ?? id),
     });
+    setConflicted(false);
     setOpen(true);
   };
 
@@ -61,14 +64,20 @@ export function ProductTypeCard({ device, busy, save }: DeviceCardProps) {
     const { next, before, beforeModules, removedNames } = asked;
     const removed = removedNames.length;
     // The new product type (or null) and an emptied module list.
+    setConflicted(false);
+    let kept = false;
     await save({ productTypeId: next, moduleIds: [] }, {
       summary: "Product type changed",
       detail: `Device ${device.deviceId}: product type ${nameOf(next)}` +
         (removed ? `, ${removed} enabled module${removed === 1 ? "" : "s"} removed.` : "."),
       undo: before !== null ? { productTypeId: before, moduleIds: beforeModules } : undefined,
       focus: byId(INPUT_ID),
+      onConflict: () => {
+        kept = true;
+        setConflicted(true);
+      },
     });
-    setOpen(false);
+    if (!kept) setOpen(false);
   };
 
   return (
@@ -103,7 +112,12 @@ export function ProductTypeCard({ device, busy, save }: DeviceCardProps) {
         visible={open}
         header={`Change product type to ${nameOf(asked?.next ?? null)}?`}
         message="Are you sure you want to change product type?"
-        details={asked && <p className="m-0">{modulesRemovedText(asked.removedNames)}</p>}
+        details={asked && (
+          <>
+            {conflicted && <ConflictNotice item="device" current={`product type ${nameOf(current)}`} action="OK" />}
+            <p className="m-0">{modulesRemovedText(asked.removedNames)}</p>
+          </>
+        )}
         destructive={(asked?.removedNames.length ?? 0) > 0 || asked?.next === null}
         busy={busy}
         onHide={() => setOpen(false)}

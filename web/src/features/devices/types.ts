@@ -13,6 +13,11 @@ export interface ChangeReport {
   focus?: () => HTMLElement | null;
   /** Where focus goes after an Undo, if not `focus`. */
   undoFocus?: () => HTMLElement | null;
+  /**
+   * Someone else changed the device since it was shown (412): the current version has been loaded and nothing saved.
+   * Given by a dialog that stays open with the operator's choice to apply it again; without it a toast says so.
+   */
+  onConflict?: () => void;
 }
 
 /** What each card of the device detail gets: the device, whether a save runs, and save (resolves true on success). */

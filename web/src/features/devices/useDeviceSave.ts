@@ -9,7 +9,7 @@ import type { ChangeReport, DeviceChange } from "./types.ts";
  * PATCHes one device on the version shown and reports the outcome: a success toast (with Undo when the report carries
  * the previous values), the server's msg in an error toast, and focus back on the changed control either way. When
  * someone else changed the device since it was loaded, nothing is saved: the current version is loaded and shown, and
- * a toast asks to apply the change again.
+ * the open dialog (report.onConflict) or a toast asks to apply the change again.
  */
 export function useDeviceSave(deviceId: string) {
   const patch = usePatchDevice();
@@ -25,7 +25,8 @@ export function useDeviceSave(deviceId: string) {
     } catch (err) {
       if (isPreconditionFailed(err)) {
         await reload();
-        notifyConflict(changedElsewhere("device"));
+        if (report?.onConflict) report.onConflict();
+        else notifyConflict(changedElsewhere("device"));
       } else {
         notifyError(err);
       }

@@ -5,7 +5,7 @@ import { Column } from "primereact/column";
 import { DataTable } from "primereact/datatable";
 import { Dropdown } from "primereact/dropdown";
 import { Message } from "primereact/message";
-import type { OperatorAccount, Role } from "../../../../shared/schemas/operator.ts";
+import { type OperatorAccount, type Role, roleAllows } from "../../../../shared/schemas/operator.ts";
 import { type PendingConfirm, PendingConfirmDialog } from "../../components/ConfirmDialog.tsx";
 import { dropdownA11y } from "../../components/dropdownA11y.ts";
 import { LoadState } from "../../components/LoadState.tsx";
@@ -42,11 +42,21 @@ function OperatorsAdmin() {
   const [confirm, setConfirm] = useState<PendingConfirm | null>(null);
   const accounts = query.data ?? [];
 
-  const changeRole = (o: OperatorAccount, next: Role) =>
-    patch.mutate({ id: o._id, patch: { role: next } }, {
-      onSuccess: (a) => notify("Role changed", `${a.email} is now ${a.role}.`),
-      onError: (err) => notifyError(err),
+  /** A role change is confirmed first; a demotion says that it signs the person out (the server ends their sessions). */
+  const askRole = (o: OperatorAccount, next: Role) => {
+    const demotion = !roleAllows(next, o.role);
+    setConfirm({
+      header: `Change the role of ${o.email} to ${next}?`,
+      message: demotion
+        ? `${o.email} is signed out at once and, after signing in again, can only do what the ${next} role allows.`
+        : `${o.email} stays signed in and can do what the ${next} role allows from their next action.`,
+      destructive: demotion,
+      onAccept: () =>
+        patch.mutateAsync({ id: o._id, patch: { role: next } })
+          .then((a) => notify("Role changed", `${a.email} is now ${a.role}.`), notifyError)
+          .finally(() => setConfirm(null)),
     });
+  };
 
   const askToggle = (o: OperatorAccount) =>
     setConfirm({
@@ -75,6 +85,8 @@ function OperatorsAdmin() {
           size="small"
           stripedRows
           aria-label="Operators"
+          // A phone shows each operator as a small card (styles.css): the actions stay on screen.
+          className="operators-table"
           emptyMessage={query.isPending ? " " : "No operators"}
         >
           <Column header="E-mail" field="email" />
@@ -85,7 +97,7 @@ function OperatorsAdmin() {
                 value={o.role}
                 options={ROLE_OPTIONS}
                 disabled={patch.isPending}
-                onChange={(e) => e.value !== o.role && changeRole(o, e.value as Role)}
+                onChange={(e) => e.value !== o.role && askRole(o, e.value as Role)}
                 aria-label={`Role of ${o.email}`}
                 pt={dropdownA11y(`Role of ${o.email}`)}
               />

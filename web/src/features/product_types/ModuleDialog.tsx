@@ -1,4 +1,4 @@
-import { useEffect, useId, useMemo, useState } from "react";
+import { type ReactNode, useEffect, useId, useMemo, useState } from "react";
 import { Button } from "primereact/button";
 import { Checkbox } from "primereact/checkbox";
 import { InputText } from "primereact/inputtext";
@@ -17,13 +17,15 @@ export interface ModuleDialogProps {
   busy?: boolean;
   /** Why the server refused the module's name, shown under the field until the name changes. */
   nameError?: string | null;
+  /** Shown above the fields (e.g. that someone else changed the product type meanwhile: ConflictNotice). */
+  notice?: ReactNode;
   onSave: (module: ModuleInput) => void;
   onHide: () => void;
 }
 
 /** 'Edit module': name, default flag and the treatment list (kept sorted by name, no duplicates). */
 export function ModuleDialog(
-  { visible, module, treatments, busy, nameError, onSave, onHide }: ModuleDialogProps,
+  { visible, module, treatments, busy, nameError, notice, onSave, onHide }: ModuleDialogProps,
 ) {
   const nameId = useId();
   const nameErrorId = useId();
@@ -64,6 +66,7 @@ export function ModuleDialog(
       }
     >
       <div style={{ display: "flex", flexDirection: "column", gap: "1rem" }}>
+        {notice}
         <form
           onSubmit={(e) => {
             e.preventDefault();

@@ -6,6 +6,7 @@ import { Button } from "primereact/button";
 import { isPreconditionFailed } from "../../../../shared/client.ts";
 import type { Module, ModuleInput, ProductType } from "../../../../shared/schemas/product_type.ts";
 import { CardGrid } from "../../components/CardGrid.tsx";
+import { ConflictNotice } from "../../components/ConflictNotice.tsx";
 import { type PendingConfirm, PendingConfirmDialog } from "../../components/ConfirmDialog.tsx";
 import { LoadState } from "../../components/LoadState.tsx";
 import { focusPageHeading, focusWhenReady } from "../../lib/focus.ts";
@@ -46,16 +47,24 @@ export default function ProductTypeScreen() {
   const [editing, setEditing] = useState<Editing>(null);
   const [moduleNameError, setModuleNameError] = useState<string | null>(null);
   const [confirm, setConfirm] = useState<PendingConfirm | null>(null);
+  /** The dialog whose change met a newer version (412): it stays open with the operator's values and says so. */
+  const [conflictIn, setConflictIn] = useState<"rename" | "module" | null>(null);
   const treatmentsById = useMemo(() => new Map((treatments.data ?? []).map((t) => [t._id, t])), [treatments.data]);
 
   const pt = query.data;
   if (!pt) return <LoadState fetching={query.isFetching} error={query.error} />;
 
   /**
-   * A change refused because someone else changed the type since it was loaded: nothing was saved. The dialogs close,
-   * the current version is loaded and shown, and a toast asks to apply the change again.
+   * A change refused because someone else changed the type since it was loaded: nothing was saved. The current version
+   * is loaded and shown. The name or module dialog stays open with what the operator entered and says so (saving again
+   * applies it to the current version); a confirmation closes and a toast asks to apply the change again.
    */
-  const conflict = async () => {
+  const conflict = async (keep?: "rename" | "module") => {
+    if (keep) {
+      await reload();
+      setConflictIn(keep);
+      return;
+    }
     setRenaming(false);
     setRenameError(null);
     setEditing(null);
@@ -75,15 +84,19 @@ export default function ProductTypeScreen() {
     done: () => void,
     onNameError: (text: string) => void,
     isNameField: (path: string) => boolean,
-  ) =>
+    dialog: "rename" | "module",
+  ) => {
+    setConflictIn(null);
     patch.mutate({ body, ifMatch: pt.etag }, {
       onSuccess: done,
       onError: (err) => {
         const nameError = nameErrorOf(err, isNameField);
         if (nameError) onNameError(nameError);
-        else failed(err);
+        else if (isPreconditionFailed(err)) void conflict(dialog);
+        else notifyError(err);
       },
     });
+  };
 
   const askDeleteType = (p: ProductType) =>
     setConfirm({
@@ -194,9 +207,12 @@ export default function ProductTypeScreen() {
         initial={pt.name}
         busy={patch.isPending}
         error={renameError}
+        notice={conflictIn === "rename" &&
+          <ConflictNotice item="product type" current={`its name is ${pt.name}`} action="OK" />}
         onHide={() => {
           setRenaming(false);
           setRenameError(null);
+          setConflictIn(null);
         }}
         onSubmit={(name) => {
           setRenameError(null);
@@ -208,6 +224,7 @@ export default function ProductTypeScreen() {
             },
             setRenameError,
             (path) => path === "name",
+            "rename",
           );
         }}
       />
@@ -217,9 +234,17 @@ export default function ProductTypeScreen() {
         treatments={treatments.data}
         busy={patch.isPending}
         nameError={moduleNameError}
+        notice={conflictIn === "module" && (
+          <ConflictNotice
+            item="product type"
+            current={`its modules are ${pt.modules.map((m) => m.name).join(", ") || "none"}`}
+            action="Save"
+          />
+        )}
         onHide={() => {
           setEditing(null);
           setModuleNameError(null);
+          setConflictIn(null);
         }}
         onSave={(module: ModuleInput) => {
           setModuleNameError(null);
@@ -231,6 +256,7 @@ export default function ProductTypeScreen() {
             },
             setModuleNameError,
             (path) => /^modules\.\d+\.name$/.test(path),
+            "module",
           );
         }}
       />
