@@ -4,20 +4,22 @@
  */
 import { keepKeys } from "./firmware_keys.ts";
 import type { OpenStores } from "../stores.ts";
-import { postgresAudit } from "./audit.ts";
-import { postgresApiTokens } from "./api_tokens.ts";
+import { auditStore } from "../stores/audit.ts";
+import { apiTokenStore } from "../stores/api_tokens.ts";
 import { postgresDemo } from "./demo.ts";
 import { postgresDeviceApi } from "./device_api.ts";
-import { postgresDeviceTypes } from "./device_types.ts";
 import { postgresDevices } from "./devices.ts";
-import { postgresFirmwares } from "./firmwares.ts";
-import { postgresLoginAttempts } from "./login_attempts.ts";
-import { connect, exclusive, guarded, isUnavailable, migrate, type PostgresOptions, unavailable } from "./open.ts";
+import { firmwareStore } from "../stores/firmwares.ts";
+import { loginAttemptStore } from "../stores/login_attempts.ts";
+import { connect, exclusive, isUnavailable, migrate, type PostgresOptions, unavailable } from "./open.ts";
+import { postgresEngine } from "./runner.ts";
+import { guarded } from "../runner.ts";
+import { deviceTypeStore } from "../stores/device_types.ts";
 import { holdDriverFaults, keepWarm, Sockets, Watchdog } from "./watchdog.ts";
-import { postgresOperators } from "./operators.ts";
+import { operatorStore } from "../stores/operators.ts";
 import { postgresProductTypes } from "./product_types.ts";
 import { postgresRollouts } from "./rollouts.ts";
-import { postgresSavedViews } from "./saved_views.ts";
+import { savedViewStore } from "../stores/saved_views.ts";
 import { postgresTreatments } from "./treatments.ts";
 
 /** How long a health check waits for the database's answer. */
@@ -74,21 +76,22 @@ export async function openPostgresStores(options: PostgresOptions): Promise<Open
   });
   const treatments = postgresTreatments(sql, streams);
   const keeper = keepKeys(sql);
-  const g = <S extends object>(store: S) => guarded(store, watchdog);
+  const engine = postgresEngine(sql, watchdog);
+  const g = <S extends object>(store: S) => guarded(engine, store);
   return {
     devices: g(postgresDevices(sql)),
     productTypes: g(postgresProductTypes(sql)),
-    deviceTypes: g(postgresDeviceTypes(sql)),
-    firmwares: g(postgresFirmwares(sql)),
+    deviceTypes: deviceTypeStore(engine),
+    firmwares: firmwareStore(engine),
     treatments: { ...g(treatments), listJsonChunks: () => guardedChunks(treatments.listJsonChunks(), watchdog) },
-    operators: g(postgresOperators(sql)),
+    operators: operatorStore(engine),
     deviceApi: g(postgresDeviceApi(sql)),
     demo: g(postgresDemo(sql)),
-    apiTokens: g(postgresApiTokens(sql)),
-    loginAttempts: g(postgresLoginAttempts(sql)),
+    apiTokens: apiTokenStore(engine),
+    loginAttempts: loginAttemptStore(engine),
     rollouts: g(postgresRollouts(sql)),
-    savedViews: g(postgresSavedViews(sql)),
-    audit: g(postgresAudit(sql)),
+    savedViews: savedViewStore(engine),
+    audit: auditStore(engine),
     system: g({
       ping: async () => {
         let timer: ReturnType<typeof setTimeout> | undefined;

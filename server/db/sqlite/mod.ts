@@ -4,41 +4,49 @@
  * treatment list is read in chunks on a connection of its own (treatments.ts).
  */
 import type { OpenStores } from "../stores.ts";
-import { sqliteAudit } from "./audit.ts";
-import { sqliteApiTokens } from "./api_tokens.ts";
+import { auditStore } from "../stores/audit.ts";
+import { apiTokenStore } from "../stores/api_tokens.ts";
 import { sqliteDemo } from "./demo.ts";
 import { sqliteDeviceApi } from "./device_api.ts";
-import { sqliteDeviceTypes } from "./device_types.ts";
 import { sqliteDevices } from "./devices.ts";
-import { sqliteFirmwares } from "./firmwares.ts";
-import { sqliteLoginAttempts } from "./login_attempts.ts";
-import { fullDiskAware } from "./full_disk.ts";
+import { firmwareStore } from "../stores/firmwares.ts";
+import { loginAttemptStore } from "../stores/login_attempts.ts";
+import { mapSqliteError, sqliteEngine } from "./runner.ts";
+import { guarded } from "../runner.ts";
+import { deviceTypeStore } from "../stores/device_types.ts";
 import { keepKeys } from "./firmware_keys.ts";
 import { openDatabase } from "./open.ts";
-import { sqliteOperators } from "./operators.ts";
+import { operatorStore } from "../stores/operators.ts";
 import { sqliteProductTypes } from "./product_types.ts";
 import { sqliteRollouts } from "./rollouts.ts";
-import { sqliteSavedViews } from "./saved_views.ts";
+import { savedViewStore } from "../stores/saved_views.ts";
 import { sqliteTreatments } from "./treatments.ts";
 
 /** Opens the database file (creating and migrating it as needed); NewerSchemaError leaves it untouched. */
 export function openSqliteStores(file: string): OpenStores {
-  const db = fullDiskAware({ openDatabase }).openDatabase(file);
+  let db;
+  try {
+    db = openDatabase(file);
+  } catch (err) {
+    throw mapSqliteError(err);
+  }
+  const engine = sqliteEngine(db);
+  const g = <S extends object>(store: S) => guarded(engine, store);
   const keeper = keepKeys(db);
   return {
-    devices: fullDiskAware(sqliteDevices(db)),
-    productTypes: fullDiskAware(sqliteProductTypes(db)),
-    deviceTypes: fullDiskAware(sqliteDeviceTypes(db)),
-    firmwares: fullDiskAware(sqliteFirmwares(db)),
-    treatments: fullDiskAware(sqliteTreatments(db, file)),
-    operators: fullDiskAware(sqliteOperators(db)),
-    deviceApi: fullDiskAware(sqliteDeviceApi(db)),
-    demo: fullDiskAware(sqliteDemo(db)),
-    apiTokens: fullDiskAware(sqliteApiTokens(db)),
-    loginAttempts: fullDiskAware(sqliteLoginAttempts(db)),
-    rollouts: fullDiskAware(sqliteRollouts(db)),
-    savedViews: fullDiskAware(sqliteSavedViews(db)),
-    audit: fullDiskAware(sqliteAudit(db)),
+    devices: g(sqliteDevices(db)),
+    productTypes: g(sqliteProductTypes(db)),
+    deviceTypes: deviceTypeStore(engine),
+    firmwares: firmwareStore(engine),
+    treatments: g(sqliteTreatments(db, file)),
+    operators: operatorStore(engine),
+    deviceApi: g(sqliteDeviceApi(db)),
+    demo: g(sqliteDemo(db)),
+    apiTokens: apiTokenStore(engine),
+    loginAttempts: loginAttemptStore(engine),
+    rollouts: g(sqliteRollouts(db)),
+    savedViews: savedViewStore(engine),
+    audit: auditStore(engine),
     system: {
       ping: () => Promise.resolve(),
       sharedSecret: () => Promise.resolve(null),
