@@ -1,46 +1,42 @@
-/** Fleet views on PostgreSQL (CONTRACT §16): the same decisions as SQLite's (rules/device_views.ts), its own SQL. */
+/** Fleet views on PostgreSQL (CONTRACT §16): the same decisions as SQLite's (rules/device_view.ts and its neighbours), its own SQL. */
 import type { DeviceBulkSet, DeviceFilter, Overview } from "../../../shared/schemas/device.ts";
 import { deviceTypeName } from "../../../shared/schemas/device_type.ts";
 import { now } from "../clock.ts";
 import { InvalidError } from "../errors.ts";
 import { devicePatchWrites } from "../rules/devices.ts";
 import { appendAuditMany } from "./audit.ts";
+import { auditEntries, noBulkDevice } from "../rules/bulk_changes.ts";
 import {
-  auditEntries,
   cancelledHeld,
+  firmwareDistribution,
+  groupCounts,
+  heldByRollout,
+  keptDistribution,
+  overviewLists,
+} from "../rules/fleet_overview.ts";
+import {
   cappedTotal,
-  cursorPart,
   type DeviceView,
   type ExactCount,
   exactCountOf,
-  firmwareCondition,
-  firmwareDistribution,
-  firmwareInEffectSql,
-  type FirmwareMode,
-  groupCounts,
-  groupsFrom,
-  groupSlices,
-  GroupWalk,
-  heldByRollout,
-  holdingRollouts,
-  keptDistribution,
-  keptFirmwareSql,
-  keptFirmwareTotal,
-  keptGroups,
-  keysetParts,
-  keysetStep,
   nextHour,
-  noBulkDevice,
-  overviewLists,
   productTypeCondition,
-  productTypeOrder,
   seenHourKey,
   seenPruneBefore,
   seenSince,
   seenSql,
   VIEW_COUNT_LIMIT,
-  type ViewCursor,
-} from "../rules/device_views.ts";
+} from "../rules/device_view.ts";
+import { cursorPart, groupsFrom, keysetParts, keysetStep, type ViewCursor } from "../rules/view_cursor.ts";
+import {
+  firmwareCondition,
+  firmwareInEffectSql,
+  type FirmwareMode,
+  holdingRollouts,
+  keptFirmwareSql,
+  keptFirmwareTotal,
+} from "../rules/firmware_in_effect.ts";
+import { groupSlices, GroupWalk, keptGroups, productTypeOrder } from "../rules/product_type_groups.ts";
 import type { DeviceSeen } from "../../../shared/schemas/device.ts";
 import { likePattern } from "../rules/like.ts";
 import { BUCKET, type KeysState, keysState, keysStateOf, kickWhenBehind, refreshDeviceKeys } from "./firmware_keys.ts";
@@ -530,7 +526,7 @@ export async function overviewOf(tx: Tx, product: string): Promise<Overview> {
 
 /**
  * The firmware distribution while the kept keys lag behind the rollouts (a sync is due): each deciding rollout's
- * devices from its kept counts (rules/device_views.ts firmwareDistribution; not exact where rollouts overlap).
+ * devices from its kept counts (rules/fleet_overview.ts firmwareDistribution; not exact where rollouts overlap).
  */
 async function heldDistribution(
   tx: Tx,

@@ -33,7 +33,7 @@ import {
   writeRetried,
 } from "./open.ts";
 import { bulkDevices, namesOf, overviewOf, pruneSeenCounts, viewBatch, viewIds } from "./device_views.ts";
-import { isPlainView } from "../rules/device_views.ts";
+import { isPlainView } from "../rules/device_view.ts";
 
 interface DeviceRow {
   device_id: string;

@@ -17,7 +17,7 @@ import {
   KEYS_SYNC_SLICE,
   keysSignature,
   rolloutFirmwareSql,
-} from "../rules/device_views.ts";
+} from "../rules/firmware_in_effect.ts";
 import { type Sql, type Tx, write, writeRetried } from "./open.ts";
 
 type Arg = string | number | null | string[];

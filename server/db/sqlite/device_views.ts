@@ -5,39 +5,35 @@ import { now } from "../clock.ts";
 import { InvalidError } from "../errors.ts";
 import { devicePatchWrites } from "../rules/devices.ts";
 import { appendAuditMany } from "./audit.ts";
+import { auditEntries, noBulkDevice } from "../rules/bulk_changes.ts";
 import {
-  auditEntries,
   cancelledHeld,
+  firmwareDistribution,
+  groupCounts,
+  heldByRollout,
+  keptDistribution,
+  overviewLists,
+} from "../rules/fleet_overview.ts";
+import {
   cappedTotal,
-  cursorPart,
   type DeviceView,
   type ExactCount,
   exactCountOf,
-  firmwareCondition,
-  firmwareDistribution,
-  firmwareInEffectSql,
-  type FirmwareMode,
-  groupCounts,
-  groupsFrom,
-  groupSlices,
-  GroupWalk,
-  heldByRollout,
-  type HoldingRolloutRow,
-  keptDistribution,
-  keptFirmwareSql,
-  keptFirmwareTotal,
-  keptGroups,
-  keysetParts,
-  keysetStep,
-  noBulkDevice,
-  overviewLists,
   productTypeCondition,
-  productTypeOrder,
   seenSince,
   seenSql,
   VIEW_COUNT_LIMIT,
-  type ViewCursor,
-} from "../rules/device_views.ts";
+} from "../rules/device_view.ts";
+import { cursorPart, groupsFrom, keysetParts, keysetStep, type ViewCursor } from "../rules/view_cursor.ts";
+import {
+  firmwareCondition,
+  firmwareInEffectSql,
+  type FirmwareMode,
+  type HoldingRolloutRow,
+  keptFirmwareSql,
+  keptFirmwareTotal,
+} from "../rules/firmware_in_effect.ts";
+import { groupSlices, GroupWalk, keptGroups, productTypeOrder } from "../rules/product_type_groups.ts";
 import { likePattern } from "../rules/like.ts";
 import { BUCKET, type KeysState, keysState, refreshDeviceKeys } from "./firmware_keys.ts";
 import { type Db, firstMissingId, sql, transaction } from "./open.ts";
@@ -479,7 +475,7 @@ export function overviewOf(db: Db, product: string): Overview {
 
 /**
  * The firmware distribution while the kept keys lag behind the rollouts (a sync is due): each deciding rollout's
- * devices from its kept counts (rules/device_views.ts firmwareDistribution; not exact where rollouts overlap).
+ * devices from its kept counts (rules/fleet_overview.ts firmwareDistribution; not exact where rollouts overlap).
  */
 function heldDistribution(
   db: Db,

@@ -23,7 +23,7 @@ import type { IfMatch } from "../types/revisions.ts";
 import { appendAudit } from "./audit.ts";
 import { type Db, firstMissingId, snapshot, sql, transaction } from "./open.ts";
 import { bulkDevices, namesOf, overviewOf, viewBatch, viewIds } from "./device_views.ts";
-import { isPlainView } from "../rules/device_views.ts";
+import { isPlainView } from "../rules/device_view.ts";
 import { promised } from "./promised.ts";
 import { nextRevision } from "./revisions.ts";
 

@@ -15,7 +15,7 @@ import {
   KEYS_SYNC_SLICE,
   keysSignature,
   rolloutFirmwareSql,
-} from "../rules/device_views.ts";
+} from "../rules/firmware_in_effect.ts";
 import { type KeysKeeper, keysKeeper } from "../keys_keeper.ts";
 import { type Db, sql, transaction } from "./open.ts";
 
