@@ -8,11 +8,13 @@ import { postgresAudit } from "./audit.ts";
 import { postgresApiTokens } from "./api_tokens.ts";
 import { postgresDemo } from "./demo.ts";
 import { postgresDeviceApi } from "./device_api.ts";
-import { postgresDeviceTypes } from "./device_types.ts";
 import { postgresDevices } from "./devices.ts";
 import { postgresFirmwares } from "./firmwares.ts";
 import { postgresLoginAttempts } from "./login_attempts.ts";
-import { connect, exclusive, guarded, isUnavailable, migrate, type PostgresOptions, unavailable } from "./open.ts";
+import { connect, exclusive, isUnavailable, migrate, type PostgresOptions, unavailable } from "./open.ts";
+import { postgresEngine } from "./runner.ts";
+import { guarded } from "../runner.ts";
+import { deviceTypeStore } from "../stores/device_types.ts";
 import { holdDriverFaults, keepWarm, Sockets, Watchdog } from "./watchdog.ts";
 import { postgresOperators } from "./operators.ts";
 import { postgresProductTypes } from "./product_types.ts";
@@ -74,11 +76,12 @@ export async function openPostgresStores(options: PostgresOptions): Promise<Open
   });
   const treatments = postgresTreatments(sql, streams);
   const keeper = keepKeys(sql);
-  const g = <S extends object>(store: S) => guarded(store, watchdog);
+  const engine = postgresEngine(sql, watchdog);
+  const g = <S extends object>(store: S) => guarded(engine, store);
   return {
     devices: g(postgresDevices(sql)),
     productTypes: g(postgresProductTypes(sql)),
-    deviceTypes: g(postgresDeviceTypes(sql)),
+    deviceTypes: deviceTypeStore(engine),
     firmwares: g(postgresFirmwares(sql)),
     treatments: { ...g(treatments), listJsonChunks: () => guardedChunks(treatments.listJsonChunks(), watchdog) },
     operators: g(postgresOperators(sql)),

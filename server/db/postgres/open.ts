@@ -8,9 +8,9 @@
  * statements runs in one REPEATABLE READ READ ONLY transaction.
  */
 import postgres from "postgres";
-import { NewerSchemaError, StorageFullError, StoreUnavailableError } from "../errors.ts";
+import { NewerSchemaError, StoreUnavailableError } from "../errors.ts";
 import { MIGRATIONS } from "./schema.ts";
-import type { Sockets, Watchdog } from "./watchdog.ts";
+import type { Sockets } from "./watchdog.ts";
 
 export type Sql = postgres.Sql<{ bigint: number }>;
 /** A transaction (or the pool) to run statements on. */
@@ -295,43 +295,4 @@ export function unavailable(err: unknown): StoreUnavailableError {
   const e = new StoreUnavailableError("The database is unavailable: try again in a moment.");
   (e as { cause?: unknown }).cause = err;
   return e;
-}
-
-/** PostgreSQL's disk_full (53100) and out_of_memory-for-disk kinds: the database server's storage is full (507). */
-const isDiskFull = (err: unknown) => err instanceof postgres.PostgresError && err.code === "53100";
-
-/** The domain error a driver error stands for, or the error itself. */
-function translated(err: unknown): unknown {
-  if (isUnavailable(err)) return unavailable(err);
-  if (isDiskFull(err)) return new StorageFullError("The database's disk is full: free space there, then try again.");
-  return err;
-}
-
-/**
- * A store whose every method turns "the database cannot be reached" into StoreUnavailableError (503) and "its disk is
- * full" into StorageFullError (507), so a caller never confuses either with a bug (500).
- */
-export function guarded<S extends object>(store: S, watchdog?: Watchdog): S {
-  const out: Record<string, unknown> = {};
-  for (const [name, fn] of Object.entries(store)) {
-    if (typeof fn !== "function") {
-      out[name] = fn;
-      continue;
-    }
-    out[name] = (...args: unknown[]) => {
-      let result: unknown;
-      try {
-        result = fn(...args);
-      } catch (err) {
-        throw translated(err);
-      }
-      if (result instanceof Promise) {
-        return (watchdog ? watchdog.watch(result) : result).catch((err) => {
-          throw translated(err);
-        });
-      }
-      return result;
-    };
-  }
-  return out as S;
 }

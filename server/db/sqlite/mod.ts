@@ -8,11 +8,12 @@ import { sqliteAudit } from "./audit.ts";
 import { sqliteApiTokens } from "./api_tokens.ts";
 import { sqliteDemo } from "./demo.ts";
 import { sqliteDeviceApi } from "./device_api.ts";
-import { sqliteDeviceTypes } from "./device_types.ts";
 import { sqliteDevices } from "./devices.ts";
 import { sqliteFirmwares } from "./firmwares.ts";
 import { sqliteLoginAttempts } from "./login_attempts.ts";
-import { fullDiskAware } from "./full_disk.ts";
+import { mapSqliteError, sqliteEngine } from "./runner.ts";
+import { guarded } from "../runner.ts";
+import { deviceTypeStore } from "../stores/device_types.ts";
 import { keepKeys } from "./firmware_keys.ts";
 import { openDatabase } from "./open.ts";
 import { sqliteOperators } from "./operators.ts";
@@ -23,22 +24,29 @@ import { sqliteTreatments } from "./treatments.ts";
 
 /** Opens the database file (creating and migrating it as needed); NewerSchemaError leaves it untouched. */
 export function openSqliteStores(file: string): OpenStores {
-  const db = fullDiskAware({ openDatabase }).openDatabase(file);
+  let db;
+  try {
+    db = openDatabase(file);
+  } catch (err) {
+    throw mapSqliteError(err);
+  }
+  const engine = sqliteEngine(db);
+  const g = <S extends object>(store: S) => guarded(engine, store);
   const keeper = keepKeys(db);
   return {
-    devices: fullDiskAware(sqliteDevices(db)),
-    productTypes: fullDiskAware(sqliteProductTypes(db)),
-    deviceTypes: fullDiskAware(sqliteDeviceTypes(db)),
-    firmwares: fullDiskAware(sqliteFirmwares(db)),
-    treatments: fullDiskAware(sqliteTreatments(db, file)),
-    operators: fullDiskAware(sqliteOperators(db)),
-    deviceApi: fullDiskAware(sqliteDeviceApi(db)),
-    demo: fullDiskAware(sqliteDemo(db)),
-    apiTokens: fullDiskAware(sqliteApiTokens(db)),
-    loginAttempts: fullDiskAware(sqliteLoginAttempts(db)),
-    rollouts: fullDiskAware(sqliteRollouts(db)),
-    savedViews: fullDiskAware(sqliteSavedViews(db)),
-    audit: fullDiskAware(sqliteAudit(db)),
+    devices: g(sqliteDevices(db)),
+    productTypes: g(sqliteProductTypes(db)),
+    deviceTypes: deviceTypeStore(engine),
+    firmwares: g(sqliteFirmwares(db)),
+    treatments: g(sqliteTreatments(db, file)),
+    operators: g(sqliteOperators(db)),
+    deviceApi: g(sqliteDeviceApi(db)),
+    demo: g(sqliteDemo(db)),
+    apiTokens: g(sqliteApiTokens(db)),
+    loginAttempts: g(sqliteLoginAttempts(db)),
+    rollouts: g(sqliteRollouts(db)),
+    savedViews: g(sqliteSavedViews(db)),
+    audit: g(sqliteAudit(db)),
     system: {
       ping: () => Promise.resolve(),
       sharedSecret: () => Promise.resolve(null),
