@@ -1,10 +1,11 @@
 import type { DemoData, DemoStore } from "../types/demo.ts";
-import { checkinDevice } from "./device_api.ts";
-import { updateDevice } from "./devices.ts";
+import { checkinDevice } from "../stores/device_api.ts";
+import { updateDevice } from "../stores/devices.ts";
+import { createProductType, updateProductType } from "../stores/product_types.ts";
+import { drive } from "./runner.ts";
 import { type Db, sql, transaction } from "./open.ts";
 import { promised } from "./promised.ts";
 import { nextRevision } from "./revisions.ts";
-import { createProductType, updateProductType } from "./product_types.ts";
 import { writeTreatments } from "./treatments.ts";
 
 function seedDemo(db: Db, data: DemoData): void {
@@ -23,16 +24,19 @@ function seedDemo(db: Db, data: DemoData): void {
 
   const types = new Map<string, { id: string; modules: Map<string, string> }>();
   for (const pt of data.productTypes) {
-    const id = createProductType(db, pt.name, pt.theme);
-    updateProductType(db, id, {
-      name: pt.name,
-      theme: pt.theme,
-      modules: pt.modules.map((m) => ({
-        name: m.name,
-        isDefault: m.isDefault,
-        treatmentIds: treatmentsNamed(m.treatments),
-      })),
-    });
+    const id = drive(db, createProductType(pt.name, pt.theme));
+    drive(
+      db,
+      updateProductType(id, {
+        name: pt.name,
+        theme: pt.theme,
+        modules: pt.modules.map((m) => ({
+          name: m.name,
+          isDefault: m.isDefault,
+          treatmentIds: treatmentsNamed(m.treatments),
+        })),
+      }),
+    );
     const rows = sql(db, "SELECT id, name FROM modules WHERE product_type_id = ? ORDER BY position").all(id) as {
       id: string;
       name: string;
@@ -41,16 +45,19 @@ function seedDemo(db: Db, data: DemoData): void {
   }
 
   for (const device of data.devices) {
-    for (const c of device.checkins) checkinDevice(db, device.deviceId, c.versionInfo, c.at);
+    for (const c of device.checkins) drive(db, checkinDevice(device.deviceId, c.versionInfo, c.at));
     const settings = device.settings;
     if (!settings) continue;
     const type = settings.productType === null ? null : types.get(settings.productType)!;
-    updateDevice(db, device.deviceId, {
-      productTypeId: type?.id ?? null,
-      moduleIds: settings.modules.map((name) => type!.modules.get(name)!),
-      additionalTreatmentIds: treatmentsNamed(settings.additionalTreatments),
-      firmware: settings.firmware,
-    });
+    drive(
+      db,
+      updateDevice(device.deviceId, {
+        productTypeId: type?.id ?? null,
+        moduleIds: settings.modules.map((name) => type!.modules.get(name)!),
+        additionalTreatmentIds: treatmentsNamed(settings.additionalTreatments),
+        firmware: settings.firmware,
+      }),
+    );
     sql(db, "UPDATE devices SET updated_at = ? WHERE device_id = ?").run(settings.updatedAt, device.deviceId);
   }
 }

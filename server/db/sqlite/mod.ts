@@ -7,18 +7,19 @@ import type { OpenStores } from "../stores.ts";
 import { sqliteAudit } from "./audit.ts";
 import { sqliteApiTokens } from "./api_tokens.ts";
 import { sqliteDemo } from "./demo.ts";
-import { sqliteDeviceApi } from "./device_api.ts";
-import { sqliteDevices } from "./devices.ts";
 import { sqliteFirmwares } from "./firmwares.ts";
 import { sqliteLoginAttempts } from "./login_attempts.ts";
 import { mapSqliteError, sqliteEngine } from "./runner.ts";
 import { guarded } from "../runner.ts";
 import { deviceTypeStore } from "../stores/device_types.ts";
-import { keepKeys } from "./firmware_keys.ts";
+import { deviceApiStore } from "../stores/device_api.ts";
+import { deviceStore } from "../stores/devices.ts";
+import { keepKeys } from "../stores/firmware_keys.ts";
+import { productTypeStore } from "../stores/product_types.ts";
+import { rolloutStore } from "../stores/rollouts.ts";
+import { sqliteFleetCounts } from "./fleet_counts.ts";
 import { openDatabase } from "./open.ts";
 import { sqliteOperators } from "./operators.ts";
-import { sqliteProductTypes } from "./product_types.ts";
-import { sqliteRollouts } from "./rollouts.ts";
 import { sqliteSavedViews } from "./saved_views.ts";
 import { sqliteTreatments } from "./treatments.ts";
 
@@ -32,19 +33,19 @@ export function openSqliteStores(file: string): OpenStores {
   }
   const engine = sqliteEngine(db);
   const g = <S extends object>(store: S) => guarded(engine, store);
-  const keeper = keepKeys(db);
+  const keeper = keepKeys(engine);
   return {
-    devices: g(sqliteDevices(db)),
-    productTypes: g(sqliteProductTypes(db)),
+    devices: deviceStore(engine, sqliteFleetCounts(engine)),
+    productTypes: productTypeStore(engine),
     deviceTypes: deviceTypeStore(engine),
     firmwares: g(sqliteFirmwares(db)),
     treatments: g(sqliteTreatments(db, file)),
     operators: g(sqliteOperators(db)),
-    deviceApi: g(sqliteDeviceApi(db)),
+    deviceApi: deviceApiStore(engine),
     demo: g(sqliteDemo(db)),
     apiTokens: g(sqliteApiTokens(db)),
     loginAttempts: g(sqliteLoginAttempts(db)),
-    rollouts: g(sqliteRollouts(db)),
+    rollouts: rolloutStore(engine),
     savedViews: g(sqliteSavedViews(db)),
     audit: g(sqliteAudit(db)),
     system: {

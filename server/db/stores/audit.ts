@@ -33,3 +33,20 @@ export function* appendAudit(entry: NewAuditEntry): Q<AuditEntry> {
   }
   return e;
 }
+
+/**
+ * Appends many entries, in order, in the caller's transaction (a bulk change: one entry per device), with one read
+ * and one write of the head row.
+ */
+export function* appendAuditMany(entries: Iterable<NewAuditEntry>): Q<number> {
+  let previous = yield* head();
+  let n = 0;
+  for (const entry of entries) {
+    const e = nextEntry(previous, entry);
+    yield* run(INSERT, ...rowValues(e) as Param[]);
+    previous = { seq: e.seq, hash: e.hash };
+    n++;
+  }
+  if (n) yield* run("UPDATE audit_head SET seq = ?, hash = ?", previous.seq, previous.hash);
+  return n;
+}
