@@ -17,6 +17,7 @@ import { deviceStore } from "../stores/devices.ts";
 import { keepKeys } from "../stores/firmware_keys.ts";
 import { productTypeStore } from "../stores/product_types.ts";
 import { rolloutStore } from "../stores/rollouts.ts";
+import { treatmentStore } from "../stores/treatments.ts";
 import { postgresFleetCounts } from "./fleet_counts.ts";
 import { holdDriverFaults, keepWarm, Sockets, Watchdog } from "./watchdog.ts";
 import { postgresOperators } from "./operators.ts";
@@ -84,7 +85,10 @@ export async function openPostgresStores(options: PostgresOptions): Promise<Open
     productTypes: productTypeStore(engine),
     deviceTypes: deviceTypeStore(engine),
     firmwares: g(postgresFirmwares(sql)),
-    treatments: { ...g(treatments), listJsonChunks: () => guardedChunks(treatments.listJsonChunks(), watchdog) },
+    treatments: treatmentStore(engine, {
+      import: g(treatments).import,
+      listJsonChunks: () => guardedChunks(treatments.listJsonChunks(), watchdog),
+    }),
     operators: g(postgresOperators(sql)),
     deviceApi: deviceApiStore(engine),
     demo: g(postgresDemo(sql)),

@@ -17,6 +17,7 @@ import { deviceStore } from "../stores/devices.ts";
 import { keepKeys } from "../stores/firmware_keys.ts";
 import { productTypeStore } from "../stores/product_types.ts";
 import { rolloutStore } from "../stores/rollouts.ts";
+import { treatmentStore } from "../stores/treatments.ts";
 import { sqliteFleetCounts } from "./fleet_counts.ts";
 import { openDatabase } from "./open.ts";
 import { sqliteOperators } from "./operators.ts";
@@ -39,7 +40,7 @@ export function openSqliteStores(file: string): OpenStores {
     productTypes: productTypeStore(engine),
     deviceTypes: deviceTypeStore(engine),
     firmwares: g(sqliteFirmwares(db)),
-    treatments: g(sqliteTreatments(db, file)),
+    treatments: treatmentStore(engine, g(sqliteTreatments(db, file))),
     operators: g(sqliteOperators(db)),
     deviceApi: deviceApiStore(engine),
     demo: g(sqliteDemo(db)),

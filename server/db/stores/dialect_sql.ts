@@ -48,3 +48,7 @@ export const indexedBy = (d: Dialect, index: string): string => d.engine === "sq
  */
 export const likeAscii = (d: Dialect, column: string): string =>
   d.engine === "sqlite" ? `${column} LIKE ? ESCAPE '\\'` : `ascii_lower(${column}) LIKE ascii_lower(?) ESCAPE '\\'`;
+
+/** The treatments' list order: case-insensitive (ASCII) name, ties by the exact name; the index treatments_list_order. */
+export const treatmentNameOrder = (d: Dialect): string =>
+  d.engine === "sqlite" ? "t.name COLLATE NOCASE, t.name" : "ascii_lower(t.name), t.name";
