@@ -15,7 +15,7 @@
  */
 
 /** A value bound to a `?`: a list of ids goes through Dialect.list(). */
-export type Param = string | number | null | readonly string[];
+export type Param = string | number | boolean | null | readonly string[];
 
 /** A row as the driver gives it. */
 export type Row = Record<string, unknown>;
@@ -53,6 +53,24 @@ export interface Dialect {
   readonly nextRevision: string;
   /** Whether an INSERT/UPDATE may sit in a WITH (PostgreSQL): saves a round trip. */
   readonly writableCte: boolean;
+  /**
+   * Rows per INSERT where many are added (SQLite: 1, its prepared statement run per row costs no round trip;
+   * PostgreSQL: 500 per statement).
+   */
+  readonly rowsPerInsert: number;
+  /**
+   * The column that breaks ties of created_at as the engine always has: SQLite's rowid (insert order); PostgreSQL's
+   * firmwares.seq (insert order), operators.id.
+   */
+  tieBreak(table: "firmwares" | "operators"): string;
+  /** A boolean as a parameter (SQLite: 1 or 0). */
+  bool(b: boolean): Param;
+  /** The condition "the boolean column is true" as the engine's partial indexes spell it (SQLite: `= 1`). */
+  isTrue(column: string): string;
+  /** The condition "the boolean column is false" (SQLite: `= 0`; PostgreSQL: NOT). */
+  isFalse(column: string): string;
+  /** Appended to a text column in ORDER BY for byte order (SQLite's default; PostgreSQL: COLLATE "C"). */
+  readonly bytewise: string;
   /** A list of ids as one parameter, for inList(). */
   list(ids: readonly string[]): Param;
   /** The condition "expr is one of the list bound here" (one `?`, bound to list()). */

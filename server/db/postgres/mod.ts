@@ -3,11 +3,11 @@
  * database. See open.ts for the concurrency model.
  */
 import type { OpenStores } from "../stores.ts";
-import { postgresAudit } from "./audit.ts";
-import { postgresApiTokens } from "./api_tokens.ts";
+import { auditStore } from "../stores/audit.ts";
+import { apiTokenStore } from "../stores/api_tokens.ts";
 import { postgresDemo } from "./demo.ts";
-import { postgresFirmwares } from "./firmwares.ts";
-import { postgresLoginAttempts } from "./login_attempts.ts";
+import { firmwareStore } from "../stores/firmwares.ts";
+import { loginAttemptStore } from "../stores/login_attempts.ts";
 import { connect, exclusive, isUnavailable, migrate, type PostgresOptions, unavailable } from "./open.ts";
 import { postgresEngine } from "./runner.ts";
 import { guarded } from "../runner.ts";
@@ -20,8 +20,8 @@ import { rolloutStore } from "../stores/rollouts.ts";
 import { treatmentStore } from "../stores/treatments.ts";
 import { postgresFleetCounts } from "./fleet_counts.ts";
 import { holdDriverFaults, keepWarm, Sockets, Watchdog } from "./watchdog.ts";
-import { postgresOperators } from "./operators.ts";
-import { postgresSavedViews } from "./saved_views.ts";
+import { operatorStore } from "../stores/operators.ts";
+import { savedViewStore } from "../stores/saved_views.ts";
 import { postgresTreatments } from "./treatments.ts";
 
 /** How long a health check waits for the database's answer. */
@@ -84,19 +84,19 @@ export async function openPostgresStores(options: PostgresOptions): Promise<Open
     devices: deviceStore(engine, postgresFleetCounts(engine)),
     productTypes: productTypeStore(engine),
     deviceTypes: deviceTypeStore(engine),
-    firmwares: g(postgresFirmwares(sql)),
+    firmwares: firmwareStore(engine),
     treatments: treatmentStore(engine, {
       import: g(treatments).import,
       listJsonChunks: () => guardedChunks(treatments.listJsonChunks(), watchdog),
     }),
-    operators: g(postgresOperators(sql)),
+    operators: operatorStore(engine),
     deviceApi: deviceApiStore(engine),
     demo: g(postgresDemo(sql)),
-    apiTokens: g(postgresApiTokens(sql)),
-    loginAttempts: g(postgresLoginAttempts(sql)),
+    apiTokens: apiTokenStore(engine),
+    loginAttempts: loginAttemptStore(engine),
     rollouts: rolloutStore(engine),
-    savedViews: g(postgresSavedViews(sql)),
-    audit: g(postgresAudit(sql)),
+    savedViews: savedViewStore(engine),
+    audit: auditStore(engine),
     system: g({
       ping: async () => {
         let timer: ReturnType<typeof setTimeout> | undefined;

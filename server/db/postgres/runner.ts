@@ -6,7 +6,6 @@
 import postgres from "postgres";
 import type { Dialect, Engine, Op, Q, TxKind } from "../runner.ts";
 import { StorageFullError } from "../errors.ts";
-import { BUCKET } from "./firmware_keys.ts";
 import {
   isUnavailable,
   isUniqueViolation,
@@ -20,12 +19,19 @@ import {
   writeRetried,
 } from "./open.ts";
 import type { Watchdog } from "./watchdog.ts";
+import { BUCKET } from "./firmware_keys.ts";
 
 export const POSTGRES: Dialect = {
   engine: "postgres",
   forUpdate: " FOR UPDATE",
   forKeyShare: " FOR KEY SHARE",
   nextRevision: "SELECT nextval('revisions') AS value",
+  rowsPerInsert: 500,
+  tieBreak: (table) => table === "firmwares" ? "seq" : "id",
+  bool: (b) => b,
+  isTrue: (c) => c,
+  isFalse: (c) => `NOT ${c}`,
+  bytewise: ' COLLATE "C"',
   writableCte: true,
   list: (ids) => ids,
   inList: (expr) => `${expr} = ANY(?::text[])`,

@@ -1,23 +1,11 @@
 /**
- * The audit trail on SQLite. appendAudit() runs inside the caller's write transaction (IMMEDIATE: one writer at a
+ * The audit trail's appends for the SQLite stores not yet written once (the store: stores/audit.ts). appendAudit() runs inside the caller's write transaction (IMMEDIATE: one writer at a
  * time across every process on the file, so the chain is one line); entries are numbered 1, 2, 3, ... by the head row,
  * so a page of the unfiltered list is a range of the primary key, whatever its depth.
  */
-import type { AuditEntry, AuditFilter } from "../../../shared/schemas/audit.ts";
-import {
-  AUDIT_COLUMNS,
-  type AuditRow,
-  entryFromRow,
-  filterConditions,
-  FILTERED_COUNT_LIMIT,
-  type NewAuditEntry,
-  nextEntry,
-  rowValues,
-  verifyChain,
-} from "../rules/audit.ts";
-import type { AuditPage, AuditStore } from "../types/audit.ts";
-import { type Db, snapshot, sql, transaction } from "./open.ts";
-import { promised } from "./promised.ts";
+import type { AuditEntry } from "../../../shared/schemas/audit.ts";
+import { AUDIT_COLUMNS, type NewAuditEntry, nextEntry, rowValues } from "../rules/audit.ts";
+import { type Db, sql } from "./open.ts";
 
 const INSERT = `INSERT INTO audit_entries (${AUDIT_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`;
 
@@ -32,65 +20,6 @@ export function appendAudit(db: Db, entry: NewAuditEntry): AuditEntry {
   sql(db, INSERT).run(...rowValues(e));
   sql(db, "UPDATE audit_head SET seq = ?, hash = ?").run(e.seq, e.hash);
   return e;
-}
-
-const total = (db: Db) => (sql(db, "SELECT seq FROM audit_head").get() as { seq: number }).seq;
-
-function listAudit(db: Db, filter: AuditFilter, page: number, perPage: number): AuditPage {
-  const offset = page * perPage;
-  const { where, values } = filterConditions(filter);
-  if (where.length === 0) {
-    // Entries are never deleted and numbered without gaps: page p is a range of seq.
-    const n = total(db);
-    const top = n - offset;
-    const rows = top <= 0 ? [] : sql(
-      db,
-      `SELECT ${AUDIT_COLUMNS} FROM audit_entries WHERE seq <= ? AND seq > ? ORDER BY seq DESC`,
-    ).all(top, top - perPage) as unknown as AuditRow[];
-    return { data: rows.map(entryFromRow), total: n, exact: true };
-  }
-  const cond = where.join(" AND ");
-  const rows = sql(db, `SELECT ${AUDIT_COLUMNS} FROM audit_entries WHERE ${cond} ORDER BY seq DESC LIMIT ? OFFSET ?`)
-    .all(...values, perPage, offset) as unknown as AuditRow[];
-  if (rows.length < perPage && (rows.length > 0 || offset === 0)) {
-    return { data: rows.map(entryFromRow), total: offset + rows.length, exact: true };
-  }
-  const cap = offset + perPage + FILTERED_COUNT_LIMIT;
-  const { n } = sql(db, `SELECT count(*) AS n FROM (SELECT 1 FROM audit_entries WHERE ${cond} LIMIT ?)`)
-    .get(...values, cap + 1) as { n: number };
-  return { data: rows.map(entryFromRow), total: Math.min(n, cap), exact: n <= cap };
-}
-
-function before(db: Db, filter: AuditFilter, beforeSeq: number | null, limit: number): AuditEntry[] {
-  const { where, values } = filterConditions(filter);
-  if (beforeSeq !== null) where.push("seq < ?");
-  const rows = sql(
-    db,
-    `SELECT ${AUDIT_COLUMNS} FROM audit_entries ${where.length ? `WHERE ${where.join(" AND ")}` : ""}
-     ORDER BY seq DESC LIMIT ?`,
-  ).all(...values, ...(beforeSeq !== null ? [beforeSeq] : []), limit) as unknown as AuditRow[];
-  return rows.map(entryFromRow);
-}
-
-function after(db: Db, afterSeq: number, limit: number): AuditEntry[] {
-  const rows = sql(db, `SELECT ${AUDIT_COLUMNS} FROM audit_entries WHERE seq > ? ORDER BY seq LIMIT ?`)
-    .all(afterSeq, limit) as unknown as AuditRow[];
-  return rows.map(entryFromRow);
-}
-
-export function sqliteAudit(db: Db): AuditStore {
-  const sync = promised<Omit<AuditStore, "verify">>({
-    head: () => {
-      const h = sql(db, "SELECT seq, hash FROM audit_head").get() as { seq: number; hash: string };
-      return { count: Number(h.seq), hash: h.hash };
-    },
-    record: (entry) => transaction(db, () => appendAudit(db, entry)),
-    list: (filter, page, perPage) => snapshot(db, () => listAudit(db, filter, page, perPage)),
-    before: (filter, beforeSeq, limit) => before(db, filter, beforeSeq, limit),
-    after: (afterSeq, limit) => after(db, afterSeq, limit),
-    count: () => total(db),
-  });
-  return { ...sync, verify: (checkpoints) => verifyChain(sync.after, sync.count, checkpoints) };
 }
 
 /**

@@ -4,11 +4,11 @@
  * treatment list is read in chunks on a connection of its own (treatments.ts).
  */
 import type { OpenStores } from "../stores.ts";
-import { sqliteAudit } from "./audit.ts";
-import { sqliteApiTokens } from "./api_tokens.ts";
+import { auditStore } from "../stores/audit.ts";
+import { apiTokenStore } from "../stores/api_tokens.ts";
 import { sqliteDemo } from "./demo.ts";
-import { sqliteFirmwares } from "./firmwares.ts";
-import { sqliteLoginAttempts } from "./login_attempts.ts";
+import { firmwareStore } from "../stores/firmwares.ts";
+import { loginAttemptStore } from "../stores/login_attempts.ts";
 import { mapSqliteError, sqliteEngine } from "./runner.ts";
 import { guarded } from "../runner.ts";
 import { deviceTypeStore } from "../stores/device_types.ts";
@@ -20,8 +20,8 @@ import { rolloutStore } from "../stores/rollouts.ts";
 import { treatmentStore } from "../stores/treatments.ts";
 import { sqliteFleetCounts } from "./fleet_counts.ts";
 import { openDatabase } from "./open.ts";
-import { sqliteOperators } from "./operators.ts";
-import { sqliteSavedViews } from "./saved_views.ts";
+import { operatorStore } from "../stores/operators.ts";
+import { savedViewStore } from "../stores/saved_views.ts";
 import { sqliteTreatments } from "./treatments.ts";
 
 /** Opens the database file (creating and migrating it as needed); NewerSchemaError leaves it untouched. */
@@ -39,16 +39,16 @@ export function openSqliteStores(file: string): OpenStores {
     devices: deviceStore(engine, sqliteFleetCounts(engine)),
     productTypes: productTypeStore(engine),
     deviceTypes: deviceTypeStore(engine),
-    firmwares: g(sqliteFirmwares(db)),
+    firmwares: firmwareStore(engine),
     treatments: treatmentStore(engine, g(sqliteTreatments(db, file))),
-    operators: g(sqliteOperators(db)),
+    operators: operatorStore(engine),
     deviceApi: deviceApiStore(engine),
     demo: g(sqliteDemo(db)),
-    apiTokens: g(sqliteApiTokens(db)),
-    loginAttempts: g(sqliteLoginAttempts(db)),
+    apiTokens: apiTokenStore(engine),
+    loginAttempts: loginAttemptStore(engine),
     rollouts: rolloutStore(engine),
-    savedViews: g(sqliteSavedViews(db)),
-    audit: g(sqliteAudit(db)),
+    savedViews: savedViewStore(engine),
+    audit: auditStore(engine),
     system: {
       ping: () => Promise.resolve(),
       sharedSecret: () => Promise.resolve(null),

@@ -3,8 +3,8 @@
  * transaction never spans an await and nothing else this process runs interleaves with it.
  */
 import type { Dialect, Engine, Op, Q } from "../runner.ts";
-import { StorageFullError } from "../errors.ts";
 import { BUCKET } from "./firmware_keys.ts";
+import { StorageFullError } from "../errors.ts";
 import { type Db, isUniqueViolation, sql, transaction } from "./open.ts";
 
 const SQLITE_FULL = 13;
@@ -27,6 +27,12 @@ export const SQLITE: Dialect = {
   forUpdate: "",
   forKeyShare: "",
   nextRevision: "UPDATE change_counters SET value = value + 1 WHERE name = 'revisions' RETURNING value",
+  rowsPerInsert: 1,
+  tieBreak: () => "rowid",
+  bool: (b) => b ? 1 : 0,
+  isTrue: (c) => `${c} = 1`,
+  isFalse: (c) => `${c} = 0`,
+  bytewise: "",
   writableCte: false,
   list: (ids) => JSON.stringify(ids),
   inList: (expr) => `${expr} IN (SELECT value FROM json_each(?))`,
