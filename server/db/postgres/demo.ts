@@ -3,12 +3,13 @@ import { checkinDevice } from "../stores/device_api.ts";
 import { updateDevice } from "../stores/devices.ts";
 import { createProductType, updateProductType } from "../stores/product_types.ts";
 import { driveIn } from "./runner.ts";
-import { nextRevision, type Sql, type Tx, write } from "./open.ts";
+import { type Sql, type Tx, write } from "./open.ts";
+import { nextRevision } from "../runner.ts";
 import { importIn } from "./treatments.ts";
 
 async function seedDemo(tx: Tx, data: DemoData): Promise<void> {
   const { deviceType, firmwareId } = data.defaultFirmware;
-  await tx`UPDATE device_types SET default_firmware = ${firmwareId}, revision = ${await nextRevision(tx)}
+  await tx`UPDATE device_types SET default_firmware = ${firmwareId}, revision = ${await driveIn(tx, nextRevision())}
     WHERE name = ${deviceType}`;
 
   await importIn(tx, data.treatments);

@@ -225,12 +225,6 @@ export function read<T>(sql: Sql, fn: (tx: postgres.TransactionSql<{ bigint: num
 /** True for PostgreSQL's unique violation. */
 export const isUniqueViolation = (err: unknown) => err instanceof postgres.PostgresError && err.code === "23505";
 
-/** The next value of the revision sequence. */
-export async function nextRevision(tx: Tx): Promise<number> {
-  const [{ r }] = await tx`SELECT nextval('revisions') AS r`;
-  return Number(r);
-}
-
 /** Errors that mean the database cannot be reached (or is going away), as opposed to a refused statement. */
 const UNAVAILABLE_CODES = new Set([
   "CONNECTION_CLOSED",

@@ -3,7 +3,8 @@ import { newId } from "../../../shared/ids.ts";
 import { now } from "../clock.ts";
 import type { ImportCounts, ImportedTreatment, ImportSource, TreatmentStore } from "../types/treatments.ts";
 import { importEntry } from "../rules/treatment_rows.ts";
-import { appendAudit } from "./audit.ts";
+import { appendAudit } from "../stores/audit.ts";
+import { driveIn } from "./runner.ts";
 import { type Sql, type Tx, WRITE_LOCK } from "./open.ts";
 
 /** The Treatment JSON of `t` and `p`, concatenated so the stored JSON texts are copied, never parsed. */
@@ -91,7 +92,7 @@ async function importTreatments(
 ): Promise<ImportCounts> {
   return await sql.begin(async (tx) => {
     const counts = await importIn(tx, treatments);
-    await appendAudit(tx, importEntry(counts, source));
+    await driveIn(tx, appendAudit(importEntry(counts, source)));
     return counts;
   }) as ImportCounts;
 }

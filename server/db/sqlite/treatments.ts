@@ -5,7 +5,8 @@ import { newId } from "../../../shared/ids.ts";
 import { now } from "../clock.ts";
 import type { ImportCounts, ImportedTreatment, ImportSource, TreatmentStore } from "../types/treatments.ts";
 import { importEntry } from "../rules/treatment_rows.ts";
-import { appendAudit } from "./audit.ts";
+import { appendAudit } from "../stores/audit.ts";
+import { drive } from "./runner.ts";
 import { type Db, sql, transaction } from "./open.ts";
 
 /**
@@ -277,7 +278,7 @@ async function importStaged(
     }
     counts = transaction(db, () => {
       const published = publish(db, n);
-      appendAudit(db, importEntry(published, source));
+      drive(db, appendAudit(importEntry(published, source)));
       return published;
     });
   } catch (err) {
