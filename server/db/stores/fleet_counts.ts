@@ -8,7 +8,7 @@ import type { ExactCount } from "../rules/device_view.ts";
 import type { HoldingRollout } from "../rules/firmware_in_effect.ts";
 import type { Param, Q } from "../runner.ts";
 
-/** What the firmware filters and the overview decide from (the engine's firmware_keys.ts). */
+/** What the firmware filters and the overview decide from (stores/firmware_keys.ts KeysState). */
 export interface FleetKeys {
   defaultFirmware: string | null;
   rollouts: HoldingRollout[];
