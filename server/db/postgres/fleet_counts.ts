@@ -8,14 +8,13 @@ import { deviceTypeName } from "../../../shared/schemas/device_type.ts";
 import { nextHour, seenHourKey, seenPruneBefore, seenSince } from "../rules/device_view.ts";
 import { firmwareCondition, holdingRollouts, keptFirmwareTotal } from "../rules/firmware_in_effect.ts";
 import {
-  cancelledHeld,
   firmwareDistribution,
   groupCounts,
-  heldByRollout,
+  heldByDeciding,
   keptDistribution,
   overviewLists,
+  overviewProductTypes,
 } from "../rules/fleet_overview.ts";
-import { productTypeOrder } from "../rules/product_type_groups.ts";
 import { all, type Engine, one, type Q, run, unlocked } from "../runner.ts";
 import type { FleetCounts } from "../stores/fleet_counts.ts";
 import { type KeysState, keysState, keysStateOf, kickWhenBehind, syncKeys } from "../stores/firmware_keys.ts";
@@ -104,11 +103,7 @@ function* overviewOf(product: string): Q<Overview> {
   const groups = groupCounts(
     ((row.groups ?? []) as [string, string, number][]).map(([dim, key, n]) => ({ dim, key, n })),
   );
-  const byType = groups.productType;
-  const typeNames = new Map(types.map((t) => [t.id, t.name]));
-  const productTypes = productTypeOrder(types, "asc")
-    .map((id) => ({ _id: id, name: id === null ? null : typeNames.get(id)!, devices: byType.get(id) ?? 0 }))
-    .filter((t) => t._id !== null || t.devices > 0);
+  const productTypes = overviewProductTypes(types, groups.productType);
 
   const defaultFirmware = (row.default_firmware as string | null) ?? null;
   // The rollouts that decide some device's firmware, their devices from their kept counts less their pinned members
@@ -177,14 +172,7 @@ function* heldDistribution(
       installed.set(r.rollout_id, list);
     }
   }
-  const installedBy = new Map([...installed].map(([id, list]) => [id, new Set(list.map((m) => m.deviceId))]));
-  const held = deciding.map((d, i) => {
-    const r = rolloutRows.find((x) => x.id === d.id)!;
-    const devices = d.cancelled
-      ? cancelledHeld(d, installed.get(d.id) ?? [], deciding.slice(0, i), installedBy)
-      : heldByRollout({ ...r, custom: pinned.get(d.id) ?? 0 });
-    return { firmwareId: d.firmwareId, devices };
-  });
+  const held = heldByDeciding(deciding, rolloutRows, installed, (id) => pinned.get(id) ?? 0);
   return firmwareDistribution(custom, keys.defaultFirmware, held);
 }
 

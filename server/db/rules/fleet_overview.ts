@@ -1,6 +1,7 @@
 /** The fleet overview (CONTRACT §16): its firmware and app distributions from the kept counts. */
 import type { HoldingRollout } from "./firmware_in_effect.ts";
 import { bucket } from "./rollouts.ts";
+import { productTypeOrder } from "./product_type_groups.ts";
 
 /**
  * The overview's firmware distribution (firmware in effect): the kept counts of the custom firmware column, with the
@@ -115,4 +116,35 @@ export function groupCounts(rows: readonly { dim: string; key: string; n: number
     map.set(r.key === "none" ? null : r.key.slice(2), Number(r.n));
   }
   return out;
+}
+
+/** The overview's product types: devices without one first (only when there are some), then by name, with counts. */
+export function overviewProductTypes(
+  types: readonly { id: string; name: string }[],
+  byType: ReadonlyMap<string | null, number>,
+): { _id: string | null; name: string | null; devices: number }[] {
+  const typeNames = new Map(types.map((t) => [t.id, t.name]));
+  return productTypeOrder(types, "asc")
+    .map((id) => ({ _id: id, name: id === null ? null : typeNames.get(id)!, devices: byType.get(id) ?? 0 }))
+    .filter((t) => t._id !== null || t.devices > 0);
+}
+
+/**
+ * The devices each deciding rollout holds, in firmwareDistribution's terms: a cancelled one's from its members that
+ * installed it (`installed`, few: cancelledHeld), the others' from their kept counts less their pinned members
+ * (`pinned`: those with a custom firmware, counted by the engine).
+ */
+export function heldByDeciding(
+  deciding: readonly HoldingRollout[],
+  rolloutRows: readonly { id: string; state: string; in_stage: number; installed: number }[],
+  installed: ReadonlyMap<string, { deviceId: string; productTypeId: string | null }[]>,
+  pinned: (rolloutId: string) => number,
+): { firmwareId: string; devices: number }[] {
+  const installedBy = new Map([...installed].map(([id, list]) => [id, new Set(list.map((m) => m.deviceId))]));
+  return deciding.map((d, i) => ({
+    firmwareId: d.firmwareId,
+    devices: d.cancelled
+      ? cancelledHeld(d, installed.get(d.id) ?? [], deciding.slice(0, i), installedBy)
+      : heldByRollout({ ...rolloutRows.find((x) => x.id === d.id)!, custom: pinned(d.id) }),
+  }));
 }

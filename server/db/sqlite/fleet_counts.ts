@@ -6,14 +6,13 @@ import type { Overview } from "../../../shared/schemas/device.ts";
 import { seenSince } from "../rules/device_view.ts";
 import { firmwareCondition, type HoldingRolloutRow, keptFirmwareTotal } from "../rules/firmware_in_effect.ts";
 import {
-  cancelledHeld,
   firmwareDistribution,
   groupCounts,
-  heldByRollout,
+  heldByDeciding,
   keptDistribution,
   overviewLists,
+  overviewProductTypes,
 } from "../rules/fleet_overview.ts";
-import { productTypeOrder } from "../rules/product_type_groups.ts";
 import { all, type Engine, one, type Param, type Q } from "../runner.ts";
 import type { FleetCounts } from "../stores/fleet_counts.ts";
 import { type KeysState, keysState, kickWhenBehind, syncKeys } from "../stores/firmware_keys.ts";
@@ -48,11 +47,7 @@ function* overviewOf(product: string): Q<Overview> {
   const groups = groupCounts(
     yield* all<{ dim: string; key: string; n: number }>("SELECT dim, key, n FROM device_group_counts"),
   );
-  const byType = groups.productType;
-  const typeNames = new Map(types.map((t) => [t.id, t.name]));
-  const productTypes = productTypeOrder(types, "asc")
-    .map((id) => ({ _id: id, name: id === null ? null : typeNames.get(id)!, devices: byType.get(id) ?? 0 }))
-    .filter((t) => t._id !== null || t.devices > 0);
+  const productTypes = overviewProductTypes(types, groups.productType);
 
   const keys = yield* keysInForce(product);
   const byFirmware = keys.current
@@ -92,25 +87,19 @@ function* heldDistribution(keys: KeysState, custom: ReadonlyMap<string | null, n
     );
     installed.set(c.id, rows.map((m) => ({ deviceId: m.device_id, productTypeId: m.product_type_id })));
   }
-  const installedBy = new Map([...installed].map(([id, list]) => [id, new Set(list.map((m) => m.deviceId))]));
-  const held: { firmwareId: string; devices: number }[] = [];
-  for (const [i, r] of deciding.entries()) {
-    const row = rolloutRows.find((x) => x.id === r.id)!;
-    let devices: number;
-    if (r.cancelled) devices = cancelledHeld(r, installed.get(r.id) ?? [], deciding.slice(0, i), installedBy);
-    else {
-      const { n } = (yield* one<{ n: number }>(
-        `SELECT COUNT(*) AS n FROM devices c INDEXED BY devices_custom_seen
-           CROSS JOIN rollout_devices rd ON rd.rollout_id = ? AND rd.device_id = c.device_id
-         WHERE c.firmware_id IS NOT NULL AND CASE WHEN ? THEN rd.state = 'installed' ELSE rd.bucket < ? END`,
-        r.id,
-        0,
-        r.percent,
-      ))!;
-      devices = heldByRollout({ ...row, custom: n });
-    }
-    held.push({ firmwareId: r.firmwareId, devices });
+  const pinned = new Map<string, number>();
+  for (const r of deciding.filter((r) => !r.cancelled)) {
+    const { n } = (yield* one<{ n: number }>(
+      `SELECT COUNT(*) AS n FROM devices c INDEXED BY devices_custom_seen
+         CROSS JOIN rollout_devices rd ON rd.rollout_id = ? AND rd.device_id = c.device_id
+       WHERE c.firmware_id IS NOT NULL AND CASE WHEN ? THEN rd.state = 'installed' ELSE rd.bucket < ? END`,
+      r.id,
+      0,
+      r.percent,
+    ))!;
+    pinned.set(r.id, n);
   }
+  const held = heldByDeciding(deciding, rolloutRows, installed, (id) => pinned.get(id) ?? 0);
   return firmwareDistribution(custom, keys.defaultFirmware, held);
 }
 
