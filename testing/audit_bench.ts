@@ -3,14 +3,14 @@
  * rows, updatedAt and the revision) in a write transaction, without and with appendAudit, in alternating rounds.
  * The difference is what the entry costs each change (reading the chain's head, hashing, one insert, the head moved).
  */
-import { appendAudit as appendSqlite } from "../server/db/sqlite/audit.ts";
-import { checkinDevice as checkinSqlite } from "../server/db/sqlite/device_api.ts";
-import { updateDevice as updateSqlite } from "../server/db/sqlite/devices.ts";
-import { openDatabase, transaction } from "../server/db/sqlite/open.ts";
-import { appendAudit as appendPostgres } from "../server/db/postgres/audit.ts";
-import { checkinDevice as checkinPostgres } from "../server/db/postgres/device_api.ts";
-import { updateDevice as updatePostgres } from "../server/db/postgres/devices.ts";
-import { connect, migrate, write } from "../server/db/postgres/open.ts";
+import { appendAudit } from "../server/db/stores/audit.ts";
+import { checkinDevice } from "../server/db/stores/device_api.ts";
+import { updateDevice } from "../server/db/stores/devices.ts";
+import { type Engine, write } from "../server/db/runner.ts";
+import { openDatabase } from "../server/db/sqlite/open.ts";
+import { sqliteEngine } from "../server/db/sqlite/runner.ts";
+import { connect, migrate } from "../server/db/postgres/open.ts";
+import { postgresEngine } from "../server/db/postgres/runner.ts";
 
 export interface WriteCost {
   /** Mean µs of one write transaction without the entry, and with it. */
@@ -40,21 +40,26 @@ async function alternate(n: number, plain: () => unknown, audited: () => unknown
   return { plainUs: (plainMs / count) * 1000, auditedUs: (auditedMs / count) * 1000 };
 }
 
+/** The same writes on either engine. */
+async function writeCost(engine: Engine, n: number): Promise<WriteCost> {
+  await engine.run(write(() => checkinDevice("AUDIT-BENCH", INFO)));
+  const change = { firmware: null };
+  return await alternate(
+    n,
+    () => engine.run(write(() => updateDevice("AUDIT-BENCH", change))),
+    () =>
+      engine.run(write(function* () {
+        yield* updateDevice("AUDIT-BENCH", change);
+        yield* appendAudit(ENTRY);
+      })),
+  );
+}
+
 /** On the SQLite console database in `file` (created and migrated if new). */
 export async function sqliteWriteCost(file: string, n: number): Promise<WriteCost> {
   const db = openDatabase(file);
   try {
-    transaction(db, () => checkinSqlite(db, "AUDIT-BENCH", INFO));
-    const change = { firmware: null };
-    return await alternate(
-      n,
-      () => transaction(db, () => updateSqlite(db, "AUDIT-BENCH", change)),
-      () =>
-        transaction(db, () => {
-          updateSqlite(db, "AUDIT-BENCH", change);
-          appendSqlite(db, ENTRY);
-        }),
-    );
+    return await writeCost(sqliteEngine(db), n);
   } finally {
     db.close();
   }
@@ -65,17 +70,7 @@ export async function postgresWriteCost(url: string, n: number): Promise<WriteCo
   const sql = connect({ url, poolSize: 1 });
   try {
     await migrate(sql);
-    await write(sql, (tx) => checkinPostgres(tx, "AUDIT-BENCH", INFO));
-    const change = { firmware: null };
-    return await alternate(
-      n,
-      () => write(sql, (tx) => updatePostgres(tx, "AUDIT-BENCH", change)),
-      () =>
-        write(sql, async (tx) => {
-          await updatePostgres(tx, "AUDIT-BENCH", change);
-          await appendPostgres(tx, ENTRY);
-        }),
-    );
+    return await writeCost(postgresEngine(sql), n);
   } finally {
     await sql.end();
   }

@@ -5,7 +5,8 @@
  * sort, a deep page, and the overview's counts.
  */
 import { openStores, type Stores } from "../../server/db/mod.ts";
-import { type DeviceView, type ViewCursor } from "../../server/db/rules/device_views.ts";
+import { type DeviceView } from "../../server/db/rules/device_view.ts";
+import { type ViewCursor } from "../../server/db/rules/view_cursor.ts";
 import { xzBytes } from "../../testing/xz_fixtures.ts";
 import { startPostgres } from "../../testing/postgres.ts";
 import { type FleetRefs, seedFleetPostgres, seedFleetSqlite } from "../../testing/fleet_bench.ts";

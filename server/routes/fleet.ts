@@ -3,7 +3,8 @@ import { routes } from "../../shared/routes/mod.ts";
 import type { Device, DeviceFilter } from "../../shared/schemas/device.ts";
 import { DEVICE_CSV_COLUMNS, DEVICE_FILTER_KEYS } from "../../shared/schemas/device.ts";
 import type { AppContext, AppEnv } from "../context.ts";
-import type { DeviceView, ViewCursor } from "../db/rules/device_views.ts";
+import type { DeviceView } from "../db/rules/device_view.ts";
+import type { ViewCursor } from "../db/rules/view_cursor.ts";
 import { csvLine as line } from "../db/rules/csv.ts";
 import { bodyOf, queryOf } from "../route_table.ts";
 

@@ -6,7 +6,7 @@
 import { withClock } from "../../testing/clock.ts";
 import assert from "node:assert/strict";
 import { type OpenStores, openStores } from "../../server/db/mod.ts";
-import { SEEN_PRUNE_AFTER_MS } from "../../server/db/rules/device_views.ts";
+import { SEEN_PRUNE_AFTER_MS } from "../../server/db/rules/device_view.ts";
 import { pgQuery, testDatabaseUrl } from "../../testing/postgres.ts";
 import { startServer } from "../../testing/server.ts";
 

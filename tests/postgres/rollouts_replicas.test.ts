@@ -4,7 +4,8 @@
  * and the advance is conditional on the stage it leaves), whichever replica received the last report.
  */
 import assert from "node:assert/strict";
-import { keysState } from "../../server/db/postgres/firmware_keys.ts";
+import { keysState } from "../../server/db/stores/firmware_keys.ts";
+import { postgresEngine } from "../../server/db/postgres/runner.ts";
 import { connect } from "../../server/db/postgres/open.ts";
 import { DeviceClient } from "../../shared/client.ts";
 import { fileSource, makeXzFile } from "../../testing/files.ts";
@@ -126,7 +127,7 @@ Deno.test("replicas: the kept firmware keys agree with config after stages move 
     // The replicas' own syncs catch the keys up (kicked by these reads); then the kept columns answer the filters.
     const current = async () => {
       const [{ product }] = await db`SELECT product FROM firmware_keys`;
-      return product !== null && (await keysState(db, product)).current;
+      return product !== null && (await postgresEngine(db).run(keysState(product))).current;
     };
     for (let t = 0; !(await current()); t++) {
       assert.ok(t < 100, "the keys are synced within 10 s");

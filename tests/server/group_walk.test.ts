@@ -1,6 +1,7 @@
-/** rules/device_views.ts's GroupWalk: sort=productType's groups counted only as far as the page needs. */
+/** rules/product_type_groups.ts's GroupWalk: sort=productType's groups counted only as far as the page needs. */
 import assert from "node:assert/strict";
-import { GroupWalk, seenPruneBefore, VIEW_COUNT_LIMIT } from "../../server/db/rules/device_views.ts";
+import { GroupWalk } from "../../server/db/rules/product_type_groups.ts";
+import { seenPruneBefore, VIEW_COUNT_LIMIT } from "../../server/db/rules/device_view.ts";
 
 /** Walks `sizes` (by group key) as an engine would: each group counted up to the cap it is given. */
 function walk(sizes: [string | null, number][], offset: number, perPage: number, count = true) {

@@ -2,23 +2,25 @@
  * The PostgreSQL engine (DATABASE_URL): a pool of `poolSize` connections per process, any number of processes on one
  * database. See open.ts for the concurrency model.
  */
-import { keepKeys } from "./firmware_keys.ts";
 import type { OpenStores } from "../stores.ts";
 import { auditStore } from "../stores/audit.ts";
 import { apiTokenStore } from "../stores/api_tokens.ts";
 import { postgresDemo } from "./demo.ts";
-import { postgresDeviceApi } from "./device_api.ts";
-import { postgresDevices } from "./devices.ts";
 import { firmwareStore } from "../stores/firmwares.ts";
 import { loginAttemptStore } from "../stores/login_attempts.ts";
 import { connect, exclusive, isUnavailable, migrate, type PostgresOptions, unavailable } from "./open.ts";
 import { postgresEngine } from "./runner.ts";
 import { guarded } from "../runner.ts";
 import { deviceTypeStore } from "../stores/device_types.ts";
+import { deviceApiStore } from "../stores/device_api.ts";
+import { deviceStore } from "../stores/devices.ts";
+import { keepKeys } from "../stores/firmware_keys.ts";
+import { productTypeStore } from "../stores/product_types.ts";
+import { rolloutStore } from "../stores/rollouts.ts";
+import { treatmentStore } from "../stores/treatments.ts";
+import { postgresFleetCounts } from "./fleet_counts.ts";
 import { holdDriverFaults, keepWarm, Sockets, Watchdog } from "./watchdog.ts";
 import { operatorStore } from "../stores/operators.ts";
-import { postgresProductTypes } from "./product_types.ts";
-import { postgresRollouts } from "./rollouts.ts";
 import { savedViewStore } from "../stores/saved_views.ts";
 import { postgresTreatments } from "./treatments.ts";
 
@@ -75,21 +77,24 @@ export async function openPostgresStores(options: PostgresOptions): Promise<Open
     idleInTransactionMs: 0,
   });
   const treatments = postgresTreatments(sql, streams);
-  const keeper = keepKeys(sql);
   const engine = postgresEngine(sql, watchdog);
+  const keeper = keepKeys(engine);
   const g = <S extends object>(store: S) => guarded(engine, store);
   return {
-    devices: g(postgresDevices(sql)),
-    productTypes: g(postgresProductTypes(sql)),
+    devices: deviceStore(engine, postgresFleetCounts(engine)),
+    productTypes: productTypeStore(engine),
     deviceTypes: deviceTypeStore(engine),
     firmwares: firmwareStore(engine),
-    treatments: { ...g(treatments), listJsonChunks: () => guardedChunks(treatments.listJsonChunks(), watchdog) },
+    treatments: treatmentStore(engine, {
+      import: g(treatments).import,
+      listJsonChunks: () => guardedChunks(treatments.listJsonChunks(), watchdog),
+    }),
     operators: operatorStore(engine),
-    deviceApi: g(postgresDeviceApi(sql)),
+    deviceApi: deviceApiStore(engine),
     demo: g(postgresDemo(sql)),
     apiTokens: apiTokenStore(engine),
     loginAttempts: loginAttemptStore(engine),
-    rollouts: g(postgresRollouts(sql)),
+    rollouts: rolloutStore(engine),
     savedViews: savedViewStore(engine),
     audit: auditStore(engine),
     system: g({

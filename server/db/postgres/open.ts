@@ -145,14 +145,6 @@ export async function migrate(sql: Sql): Promise<void> {
   }
 }
 
-/** The schema version a database holds (0 when it has none). */
-export async function schemaVersion(sql: Sql): Promise<number> {
-  const [{ exists }] = await sql`SELECT to_regclass('schema_version') IS NOT NULL AS exists`;
-  if (!exists) return 0;
-  const rows = await sql`SELECT version FROM schema_version`;
-  return rows.length ? Number(rows[0].version) : 0;
-}
-
 /** Runs fn while holding the start-up lock (bootstrap admin, device type, secret, demo seed: once across replicas). */
 export async function exclusive<T>(sql: Sql, fn: () => Promise<T>): Promise<T> {
   const conn = await sql.reserve();
@@ -232,33 +224,6 @@ export function read<T>(sql: Sql, fn: (tx: postgres.TransactionSql<{ bigint: num
 
 /** True for PostgreSQL's unique violation. */
 export const isUniqueViolation = (err: unknown) => err instanceof postgres.PostgresError && err.code === "23505";
-
-/** The ids of `ids` that are rows of `table`, locked against deletion until the transaction ends. */
-export async function existing(
-  tx: Tx,
-  table: "treatments" | "modules" | "firmwares" | "product_types",
-  ids: readonly string[],
-): Promise<Set<string>> {
-  if (ids.length === 0) return new Set();
-  const rows = await tx.unsafe(`SELECT id FROM ${table} WHERE id = ANY($1::text[]) FOR KEY SHARE`, [ids as string[]]);
-  return new Set(rows.map((r) => r.id as string));
-}
-
-/** The first id of `ids` that is not a row of `table`, or null. */
-export async function firstMissingId(
-  tx: Tx,
-  table: "treatments" | "modules" | "firmwares" | "product_types",
-  ids: readonly string[],
-): Promise<string | null> {
-  const found = await existing(tx, table, ids);
-  return ids.find((id) => !found.has(id)) ?? null;
-}
-
-/** The next value of the revision sequence. */
-export async function nextRevision(tx: Tx): Promise<number> {
-  const [{ r }] = await tx`SELECT nextval('revisions') AS r`;
-  return Number(r);
-}
 
 /** Errors that mean the database cannot be reached (or is going away), as opposed to a refused statement. */
 const UNAVAILABLE_CODES = new Set([

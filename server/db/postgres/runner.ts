@@ -134,3 +134,6 @@ export function postgresEngine(pool: Sql, watchdog?: Watchdog): Engine {
     watch,
   };
 }
+
+/** Runs `q` inside the caller's transaction `tx` (an engine-specific store's step, e.g. the demo seed). */
+export const driveIn = <T>(tx: Tx, q: Q<T>): Promise<T> => drive(tx as Sql, tx, true, q);

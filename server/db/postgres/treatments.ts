@@ -1,17 +1,11 @@
-import {
-  idsInNameOrder,
-  TREATMENT_CONTENT_JOIN,
-  TREATMENT_ROW_COLUMNS,
-  treatmentFromRow,
-  type TreatmentRow,
-} from "../rules/treatment_rows.ts";
-import type { TreatmentSummary } from "../../../shared/schemas/treatment.ts";
+import { idsInNameOrder, TREATMENT_CONTENT_JOIN } from "../rules/treatment_rows.ts";
 import { newId } from "../../../shared/ids.ts";
 import { now } from "../clock.ts";
 import type { ImportCounts, ImportedTreatment, ImportSource, TreatmentStore } from "../types/treatments.ts";
 import { importEntry } from "../rules/treatment_rows.ts";
-import { appendAudit } from "./audit.ts";
-import { read, type Sql, type Tx, write, WRITE_LOCK } from "./open.ts";
+import { appendAudit } from "../stores/audit.ts";
+import { driveIn } from "./runner.ts";
+import { type Sql, type Tx, WRITE_LOCK } from "./open.ts";
 
 /** The Treatment JSON of `t` and `p`, concatenated so the stored JSON texts are copied, never parsed. */
 const q = (col: string) => `coalesce(to_json(${col})::text, 'null')`;
@@ -98,7 +92,7 @@ async function importTreatments(
 ): Promise<ImportCounts> {
   return await sql.begin(async (tx) => {
     const counts = await importIn(tx, treatments);
-    await appendAudit(tx, importEntry(counts, source));
+    await driveIn(tx, appendAudit(importEntry(counts, source)));
     return counts;
   }) as ImportCounts;
 }
@@ -202,75 +196,12 @@ export async function importIn(tx: Tx, treatments: readonly ImportedTreatment[])
   return { imported: upd.length + ins.length, created: ins.length, updated: upd.length };
 }
 
-interface PhaseCounts {
-  phases: number;
-  channels: number;
-}
-
 /**
- * Every treatment without its phases, in list order. A content row's phases never change (an import writes new rows),
- * so the counts are kept per content row in `counted` and only new rows are counted, in the database.
+ * The engine's part of the treatment store (stores/treatments.ts): the import and the streamed list (`streams`: the
+ * pool the list streams read from, mod.ts).
  */
-async function listSummaries(sql: Sql, counted: Map<number, PhaseCounts>): Promise<TreatmentSummary[]> {
-  const rows = await read(sql, (tx) =>
-    tx.unsafe(
-      `SELECT t.id, t.name, t.category, t.updated_at, t.phases_id, json_array_length(t.image_ids::json) AS images
-       FROM treatments t ORDER BY ${NAME_ORDER}`,
-    ));
-  const missing = [...new Set(rows.map((r) => Number(r.phases_id)).filter((id) => !counted.has(id)))];
-  for (const part of chunks(missing)) {
-    const counts = await sql`SELECT p.id, json_array_length(p.json::json) AS phases,
-        coalesce((SELECT max(json_array_length(e -> 'channels')) FROM json_array_elements(p.json::json) e), 0)
-          AS channels
-      FROM treatment_phases p WHERE p.id = ANY(${part}::bigint[])`;
-    for (const c of counts) counted.set(Number(c.id), { phases: Number(c.phases), channels: Number(c.channels) });
-  }
-  if (counted.size > rows.length) {
-    const linked = new Set(rows.map((r) => Number(r.phases_id)));
-    for (const id of counted.keys()) if (!linked.has(id)) counted.delete(id);
-  }
-  return rows.map((r) => {
-    const c = counted.get(Number(r.phases_id)) ?? { phases: 0, channels: 0 };
-    return {
-      _id: r.id,
-      name: r.name,
-      category: r.category,
-      updatedAt: r.updated_at,
-      channels: c.channels,
-      phases: c.phases,
-      images: Number(r.images),
-    };
-  });
-}
-
-/** `streams`: the pool the list streams read from (mod.ts). */
-export function postgresTreatments(sql: Sql, streams: Sql = sql): TreatmentStore {
-  const counted = new Map<number, PhaseCounts>();
+export function postgresTreatments(sql: Sql, streams: Sql = sql): Pick<TreatmentStore, "import" | "listJsonChunks"> {
   return {
-    listSummaries: () => listSummaries(sql, counted),
-    get: async (id) => {
-      const rows = await sql.unsafe(
-        `SELECT ${TREATMENT_ROW_COLUMNS} FROM treatments t ${TREATMENT_CONTENT_JOIN} WHERE t.id = $1`,
-        [id],
-      );
-      return rows.length ? treatmentFromRow(rows[0] as unknown as TreatmentRow) : null;
-    },
-    image: async (id) => {
-      const rows = await sql`SELECT i.mime_type, d.data FROM treatment_images i
-        JOIN treatment_image_data d ON d.id = i.data_id WHERE i.id = ${id}`;
-      if (!rows.length) return null;
-      return { mimeType: rows[0].mime_type, data: new Uint8Array(rows[0].data as Uint8Array) };
-    },
-    // An import is one transaction here (a rollback leaves nothing, and another replica's import in progress is
-    // invisible), so there is rarely anything to remove: kept for parity, it removes whatever nothing links to.
-    sweep: () =>
-      write(sql, async (tx) => {
-        const a = await tx`DELETE FROM treatment_phases c WHERE NOT EXISTS
-          (SELECT 1 FROM treatments x WHERE x.phases_id = c.id)`;
-        const b = await tx`DELETE FROM treatment_image_data c WHERE NOT EXISTS
-          (SELECT 1 FROM treatment_images x WHERE x.data_id = c.id)`;
-        return a.count + b.count;
-      }),
     listJsonChunks: () => listJsonChunks(streams),
     import: (treatments, source) => importTreatments(sql, treatments, source),
   };

@@ -1,4 +1,4 @@
-import { type HoldingRollout, rolloutFirmwareSql } from "./device_views.ts";
+import { type HoldingRollout, rolloutFirmwareSql } from "./firmware_in_effect.ts";
 export const noDeviceType = (id: string) => `No device type with id ${id}.`;
 
 export const noDefaultFirmware = (firmwareId: string) => `defaultFirmware: no firmware with id ${firmwareId}.`;

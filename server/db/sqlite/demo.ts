@@ -1,16 +1,16 @@
 import type { DemoData, DemoStore } from "../types/demo.ts";
-import { checkinDevice } from "./device_api.ts";
-import { updateDevice } from "./devices.ts";
+import { checkinDevice } from "../stores/device_api.ts";
+import { updateDevice } from "../stores/devices.ts";
+import { createProductType, updateProductType } from "../stores/product_types.ts";
+import { drive } from "./runner.ts";
 import { type Db, sql, transaction } from "./open.ts";
-import { promised } from "./promised.ts";
-import { nextRevision } from "./revisions.ts";
-import { createProductType, updateProductType } from "./product_types.ts";
+import { nextRevision } from "../runner.ts";
 import { writeTreatments } from "./treatments.ts";
 
 function seedDemo(db: Db, data: DemoData): void {
   const { deviceType, firmwareId } = data.defaultFirmware;
   sql(db, "UPDATE device_types SET default_firmware = ?, revision = ? WHERE name = ?")
-    .run(firmwareId, nextRevision(db), deviceType);
+    .run(firmwareId, drive(db, nextRevision()), deviceType);
 
   writeTreatments(db, data.treatments);
   const treatmentIds = new Map<string, string>();
@@ -23,16 +23,19 @@ function seedDemo(db: Db, data: DemoData): void {
 
   const types = new Map<string, { id: string; modules: Map<string, string> }>();
   for (const pt of data.productTypes) {
-    const id = createProductType(db, pt.name, pt.theme);
-    updateProductType(db, id, {
-      name: pt.name,
-      theme: pt.theme,
-      modules: pt.modules.map((m) => ({
-        name: m.name,
-        isDefault: m.isDefault,
-        treatmentIds: treatmentsNamed(m.treatments),
-      })),
-    });
+    const id = drive(db, createProductType(pt.name, pt.theme));
+    drive(
+      db,
+      updateProductType(id, {
+        name: pt.name,
+        theme: pt.theme,
+        modules: pt.modules.map((m) => ({
+          name: m.name,
+          isDefault: m.isDefault,
+          treatmentIds: treatmentsNamed(m.treatments),
+        })),
+      }),
+    );
     const rows = sql(db, "SELECT id, name FROM modules WHERE product_type_id = ? ORDER BY position").all(id) as {
       id: string;
       name: string;
@@ -41,23 +44,28 @@ function seedDemo(db: Db, data: DemoData): void {
   }
 
   for (const device of data.devices) {
-    for (const c of device.checkins) checkinDevice(db, device.deviceId, c.versionInfo, c.at);
+    for (const c of device.checkins) drive(db, checkinDevice(device.deviceId, c.versionInfo, c.at));
     const settings = device.settings;
     if (!settings) continue;
     const type = settings.productType === null ? null : types.get(settings.productType)!;
-    updateDevice(db, device.deviceId, {
-      productTypeId: type?.id ?? null,
-      moduleIds: settings.modules.map((name) => type!.modules.get(name)!),
-      additionalTreatmentIds: treatmentsNamed(settings.additionalTreatments),
-      firmware: settings.firmware,
-    });
+    drive(
+      db,
+      updateDevice(device.deviceId, {
+        productTypeId: type?.id ?? null,
+        moduleIds: settings.modules.map((name) => type!.modules.get(name)!),
+        additionalTreatmentIds: treatmentsNamed(settings.additionalTreatments),
+        firmware: settings.firmware,
+      }),
+    );
     sql(db, "UPDATE devices SET updated_at = ? WHERE device_id = ?").run(settings.updatedAt, device.deviceId);
   }
 }
 
 export function sqliteDemo(db: Db): DemoStore {
-  return promised<DemoStore>({
-    isEmpty: () => {
+  // Async only in name: each call runs to its end when made (a transaction never spans an await).
+  return {
+    // deno-lint-ignore require-await
+    isEmpty: async () => {
       const row = sql(
         db,
         `SELECT (SELECT count(*) FROM devices) + (SELECT count(*) FROM treatments)
@@ -65,6 +73,7 @@ export function sqliteDemo(db: Db): DemoStore {
       ).get() as { n: number };
       return row.n === 0;
     },
-    seed: (data) => transaction(db, () => seedDemo(db, data)),
-  });
+    // deno-lint-ignore require-await
+    seed: async (data) => transaction(db, () => seedDemo(db, data)),
+  };
 }

@@ -7,18 +7,20 @@ import type { OpenStores } from "../stores.ts";
 import { auditStore } from "../stores/audit.ts";
 import { apiTokenStore } from "../stores/api_tokens.ts";
 import { sqliteDemo } from "./demo.ts";
-import { sqliteDeviceApi } from "./device_api.ts";
-import { sqliteDevices } from "./devices.ts";
 import { firmwareStore } from "../stores/firmwares.ts";
 import { loginAttemptStore } from "../stores/login_attempts.ts";
 import { mapSqliteError, sqliteEngine } from "./runner.ts";
 import { guarded } from "../runner.ts";
 import { deviceTypeStore } from "../stores/device_types.ts";
-import { keepKeys } from "./firmware_keys.ts";
+import { deviceApiStore } from "../stores/device_api.ts";
+import { deviceStore } from "../stores/devices.ts";
+import { keepKeys } from "../stores/firmware_keys.ts";
+import { productTypeStore } from "../stores/product_types.ts";
+import { rolloutStore } from "../stores/rollouts.ts";
+import { treatmentStore } from "../stores/treatments.ts";
+import { sqliteFleetCounts } from "./fleet_counts.ts";
 import { openDatabase } from "./open.ts";
 import { operatorStore } from "../stores/operators.ts";
-import { sqliteProductTypes } from "./product_types.ts";
-import { sqliteRollouts } from "./rollouts.ts";
 import { savedViewStore } from "../stores/saved_views.ts";
 import { sqliteTreatments } from "./treatments.ts";
 
@@ -32,19 +34,19 @@ export function openSqliteStores(file: string): OpenStores {
   }
   const engine = sqliteEngine(db);
   const g = <S extends object>(store: S) => guarded(engine, store);
-  const keeper = keepKeys(db);
+  const keeper = keepKeys(engine);
   return {
-    devices: g(sqliteDevices(db)),
-    productTypes: g(sqliteProductTypes(db)),
+    devices: deviceStore(engine, sqliteFleetCounts(engine)),
+    productTypes: productTypeStore(engine),
     deviceTypes: deviceTypeStore(engine),
     firmwares: firmwareStore(engine),
-    treatments: g(sqliteTreatments(db, file)),
+    treatments: treatmentStore(engine, g(sqliteTreatments(db, file))),
     operators: operatorStore(engine),
-    deviceApi: g(sqliteDeviceApi(db)),
+    deviceApi: deviceApiStore(engine),
     demo: g(sqliteDemo(db)),
     apiTokens: apiTokenStore(engine),
     loginAttempts: loginAttemptStore(engine),
-    rollouts: g(sqliteRollouts(db)),
+    rollouts: rolloutStore(engine),
     savedViews: savedViewStore(engine),
     audit: auditStore(engine),
     system: {

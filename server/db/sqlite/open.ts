@@ -124,25 +124,7 @@ export function transaction<T>(db: Db, fn: () => T, mode: "IMMEDIATE" | "DEFERRE
   }
 }
 
-/** Runs fn's reads against one snapshot. */
-export const snapshot = <T>(db: Db, fn: () => T): T => transaction(db, fn, "DEFERRED");
-
 /** True when an error is SQLite's UNIQUE constraint failure. */
 export function isUniqueViolation(err: unknown): boolean {
   return err instanceof Error && /UNIQUE constraint failed/i.test(err.message);
-}
-
-/** The first id of `ids` (a list) that is not a row of `table`, or null when all exist. */
-export function firstMissingId(
-  db: Db,
-  table: "treatments" | "modules" | "firmwares" | "product_types",
-  ids: readonly string[],
-): string | null {
-  if (ids.length === 0) return null;
-  const row = sql(
-    db,
-    `SELECT j.value AS id FROM json_each(?) j LEFT JOIN ${table} x ON x.id = j.value
-     WHERE x.id IS NULL ORDER BY j.key LIMIT 1`,
-  ).get(JSON.stringify(ids)) as { id: string } | undefined;
-  return row?.id ?? null;
 }

@@ -1,19 +1,13 @@
-import {
-  idsInNameOrder,
-  TREATMENT_CONTENT_JOIN,
-  TREATMENT_ROW_COLUMNS,
-  treatmentFromRow,
-  type TreatmentRow,
-} from "../rules/treatment_rows.ts";
+import { idsInNameOrder, TREATMENT_CONTENT_JOIN } from "../rules/treatment_rows.ts";
+import { CONTENT } from "../stores/treatments.ts";
 import { DatabaseSync } from "node:sqlite";
-import type { TreatmentSummary } from "../../../shared/schemas/treatment.ts";
 import { newId } from "../../../shared/ids.ts";
 import { now } from "../clock.ts";
 import type { ImportCounts, ImportedTreatment, ImportSource, TreatmentStore } from "../types/treatments.ts";
 import { importEntry } from "../rules/treatment_rows.ts";
-import { appendAudit } from "./audit.ts";
+import { appendAudit } from "../stores/audit.ts";
+import { drive } from "./runner.ts";
 import { type Db, sql, transaction } from "./open.ts";
-import { promised } from "./promised.ts";
 
 /**
  * SQL expression: the Treatment JSON of the row aliased `t` with its phases `p`, built by concatenation so the stored
@@ -210,11 +204,6 @@ const STAGE_BYTES = 2 * 1024 * 1024;
 /** Lets the event loop run (requests, timers) between two short transactions. */
 const nextTurn = () => new Promise<void>((resolve) => setTimeout(resolve, 0));
 
-const CONTENT = {
-  phases: { table: "treatment_phases", linked: "SELECT 1 FROM treatments x WHERE x.phases_id = c.id" },
-  images: { table: "treatment_image_data", linked: "SELECT 1 FROM treatment_images x WHERE x.data_id = c.id" },
-} as const;
-
 /** Deletes these content rows where nothing links to them. */
 function removeUnlinked(db: Db, content: keyof typeof CONTENT, ids: string): void {
   const { table, linked } = CONTENT[content];
@@ -289,7 +278,7 @@ async function importStaged(
     }
     counts = transaction(db, () => {
       const published = publish(db, n);
-      appendAudit(db, importEntry(published, source));
+      drive(db, appendAudit(importEntry(published, source)));
       return published;
     });
   } catch (err) {
@@ -317,89 +306,9 @@ export function writeTreatments(db: Db, treatments: readonly ImportedTreatment[]
   });
 }
 
-/** Content rows nothing links to: left by an import the process did not finish. */
-function sweepContent(db: Db): number {
-  return transaction(db, () => {
-    let removed = 0;
-    for (const { table, linked } of Object.values(CONTENT)) {
-      removed += Number(sql(db, `DELETE FROM ${table} AS c WHERE NOT EXISTS (${linked})`).run().changes);
-    }
-    return removed;
-  });
-}
-
-/** Phase and channel counts of a treatment_phases row. */
-type PhaseCounts = { phases: number; channels: number };
-
-/**
- * The summaries in list order. Counting needs the phases' JSON; a treatment_phases row never changes and its id is
- * never reused, so its counts are remembered by id (and forgotten once no treatment links to the row): after the first
- * call only new content is read, whichever connection or process wrote it.
- */
-function listSummaries(db: Db, counted: Map<number, PhaseCounts>): TreatmentSummary[] {
-  const rows = sql(
-    db,
-    `SELECT t.id, t.name, t.category, t.updated_at, t.phases_id, json_array_length(t.image_ids) AS images
-     FROM treatments t ORDER BY ${NAME_ORDER}`,
-  ).all() as {
-    id: string;
-    name: string;
-    category: string | null;
-    updated_at: string;
-    phases_id: number;
-    images: number;
-  }[];
-  const missing = [...new Set(rows.map((r) => r.phases_id).filter((id) => !counted.has(id)))];
-  const count = sql(
-    db,
-    `SELECT json_array_length(p.json) AS phases,
-            (SELECT coalesce(max(json_array_length(e.value, '$.channels')), 0) FROM json_each(p.json) e) AS channels
-     FROM treatment_phases p WHERE p.id = ?`,
-  );
-  for (const id of missing) {
-    const c = count.get(id) as PhaseCounts | undefined;
-    counted.set(id, { phases: c?.phases ?? 0, channels: c?.channels ?? 0 });
-  }
-  if (counted.size > rows.length) {
-    const linked = new Set(rows.map((r) => r.phases_id));
-    for (const id of counted.keys()) if (!linked.has(id)) counted.delete(id);
-  }
-  return rows.map((r) => {
-    const c = counted.get(r.phases_id)!;
-    return {
-      _id: r.id,
-      name: r.name,
-      category: r.category,
-      updatedAt: r.updated_at,
-      channels: Number(c.channels),
-      phases: Number(c.phases),
-      images: Number(r.images),
-    };
-  });
-}
-
-export function sqliteTreatments(db: Db, file: string): TreatmentStore {
-  const counted = new Map<number, PhaseCounts>();
+/** The engine's part of the treatment store (stores/treatments.ts): the staged import and the streamed list. */
+export function sqliteTreatments(db: Db, file: string): Pick<TreatmentStore, "import" | "listJsonChunks"> {
   return {
-    ...promised<Omit<TreatmentStore, "listJsonChunks" | "import">>({
-      listSummaries: () => listSummaries(db, counted),
-      get: (id) => {
-        const row = sql(
-          db,
-          `SELECT ${TREATMENT_ROW_COLUMNS} FROM treatments t ${TREATMENT_CONTENT_JOIN} WHERE t.id = ?`,
-        ).get(id) as TreatmentRow | undefined;
-        return row ? treatmentFromRow(row) : null;
-      },
-      image: (id) => {
-        const row = sql(
-          db,
-          `SELECT i.mime_type, d.data FROM treatment_images i JOIN treatment_image_data d ON d.id = i.data_id
-           WHERE i.id = ?`,
-        ).get(id) as { mime_type: string; data: Uint8Array<ArrayBuffer> } | undefined;
-        return row ? { mimeType: row.mime_type, data: row.data } : null;
-      },
-      sweep: () => sweepContent(db),
-    }),
     listJsonChunks: () => listJsonChunks(file),
     import: (treatments, source) => importStaged(db, treatments, source),
   };

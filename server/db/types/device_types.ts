@@ -7,7 +7,7 @@ export interface DeviceTypeStore {
   get(id: string): Promise<DeviceType | null>;
   /**
    * How many devices a default of this device type reaches (none but the managed type of `product` reaches any):
-   * those without a custom firmware that no rollout holds (rules/device_views.ts holdsSql); null for an unknown id.
+   * those without a custom firmware that no rollout holds (rules/firmware_in_effect.ts holdsSql); null for an unknown id.
    */
   reach(id: string, product: string): Promise<DefaultReach | null>;
   /** Creates the managed device type of this PRODUCT (`jeecee_baby_<PRODUCT>`) when it is missing. */

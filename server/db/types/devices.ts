@@ -7,7 +7,8 @@ import type {
   PreauthorizeManyResult,
 } from "../../../shared/schemas/device.ts";
 import type { AdmissionAction } from "../rules/admission.ts";
-import type { DeviceView, ViewCursor } from "../rules/device_views.ts";
+import type { DeviceView } from "../rules/device_view.ts";
+import type { ViewCursor } from "../rules/view_cursor.ts";
 import type { IfMatch } from "./revisions.ts";
 
 export interface DevicePage {
@@ -70,7 +71,7 @@ export interface DeviceStore {
   overview(product: string): Promise<Overview>;
   /**
    * Deletes kept counts that no view reads any more and that count no device; answers how many rows went. PostgreSQL:
-   * the hours of check-ins (migration 10) older than the longest `seen` window plus a margin (rules/device_views.ts,
+   * the hours of check-ins (migration 10) older than the longest `seen` window plus a margin (rules/device_view.ts,
    * seenPruneBefore) with n = 0 — a trigger's upsert makes the row again if a device ever needs it, so no count is
    * lost. SQLite keeps no such rows: 0. The server runs it at start and every hour (server/main.ts).
    */

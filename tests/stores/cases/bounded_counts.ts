@@ -1,12 +1,13 @@
 import { withClock } from "../../../testing/clock.ts";
 import assert from "node:assert/strict";
-import { productTypeOrder, VIEW_COUNT_LIMIT } from "../../../server/db/rules/device_views.ts";
+import { productTypeOrder } from "../../../server/db/rules/product_type_groups.ts";
+import { VIEW_COUNT_LIMIT } from "../../../server/db/rules/device_view.ts";
 import type { DeviceFilter } from "../../../shared/schemas/device.ts";
 import { addProductType, checkin, PRODUCT, storeTest } from "../fixtures.ts";
 
 /**
  * `sort=productType` under a filter: the groups are counted only as far as the page needs plus VIEW_COUNT_LIMIT
- * (rules/device_views.ts's GroupWalk). Every page of several filters, both directions and three page sizes is checked
+ * (rules/product_type_groups.ts's GroupWalk). Every page of several filters, both directions and three page sizes is checked
  * against a brute-force computation over a model of the fleet: groups that straddle pages, an empty group in the
  * middle, totals exact or a lower bound, pages beyond the end.
  */

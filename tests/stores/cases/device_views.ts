@@ -1,12 +1,9 @@
 import { withClock } from "../../../testing/clock.ts";
 import assert from "node:assert/strict";
 import { InvalidError } from "../../../server/db/errors.ts";
-import {
-  type DeviceView,
-  firmwareInEffect,
-  VIEW_COUNT_LIMIT,
-  type ViewCursor,
-} from "../../../server/db/rules/device_views.ts";
+import { type DeviceView, VIEW_COUNT_LIMIT } from "../../../server/db/rules/device_view.ts";
+import { firmwareInEffect } from "../../../server/db/rules/firmware_in_effect.ts";
+import { type ViewCursor } from "../../../server/db/rules/view_cursor.ts";
 import type { DeviceFilter, DeviceSort } from "../../../shared/schemas/device.ts";
 import {
   addFirmware,

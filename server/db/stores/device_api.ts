@@ -1,0 +1,323 @@
+/** What devices call (CONTRACT §6, §13): check-in, enrolment, configuration, firmware and status reports. */
+import { refreshDeviceKeys } from "./firmware_keys.ts";
+import type { Admission, VersionInfo } from "../../../shared/schemas/device.ts";
+import type { DeviceConfig } from "../../../shared/schemas/device_api.ts";
+import { deviceTypeName } from "../../../shared/schemas/device_type.ts";
+import { now } from "../clock.ts";
+import { enrollAuditDetails, enrollStep, outcomeOf } from "../rules/admission.ts";
+import { deviceTarget, noDevice } from "../rules/devices.ts";
+import { firstPlaces, versionInfoJson } from "../rules/device_config.ts";
+import type { DeviceApiStore, FirmwareRef } from "../types/device_api.ts";
+import { ConflictError, NotFoundError } from "../errors.ts";
+import { deviceUpdateOf, firmwareInEffectOf, statusMismatch, unknownDevice } from "../rules/rollouts.ts";
+import {
+  TREATMENT_CONTENT_JOIN,
+  TREATMENT_ROW_COLUMNS,
+  treatmentFromRow,
+  type TreatmentRow,
+} from "../rules/treatment_rows.ts";
+import {
+  all,
+  dialect,
+  type Engine,
+  nextRevision,
+  one,
+  type Q,
+  read,
+  run,
+  storeOf,
+  unlocked,
+  writeRetried,
+} from "../runner.ts";
+import { joinRollouts, offeredByRollout, type OfferedFirmware, recordInRollout } from "./rollouts.ts";
+import { appendAudit } from "./audit.ts";
+import { forNoKeyUpdate, same } from "./dialect_sql.ts";
+
+/**
+ * Records a device check-in in ONE statement: creates the device when unknown, else sets only `last_logged_in` and
+ * `version_info` (never a read-modify-write of the whole row, so a check-in cannot undo an operator's concurrent
+ * change). `updated_at` moves only when the version info actually changed: a device that merely checks in is not
+ * "updated". Answers whether it created the device.
+ */
+export function* checkinDevice(deviceId: string, versionInfo: VersionInfo, at: string = now()): Q<boolean> {
+  const d = yield* dialect();
+  const upsert = `INSERT INTO devices (device_id, created_at, updated_at, last_logged_in, version_info)
+     VALUES (?, ?, ?, ?, ?)
+     ON CONFLICT (device_id) DO UPDATE SET
+       last_logged_in = excluded.last_logged_in,
+       updated_at = CASE WHEN ${same(d, "devices.version_info", "excluded.version_info")} THEN devices.updated_at
+                         ELSE excluded.updated_at END,
+       version_info = excluded.version_info`;
+  const args = [deviceId, at, at, at, versionInfoJson(versionInfo)];
+  let created: boolean;
+  if (d.engine === "sqlite") {
+    created = (yield* one("SELECT 1 AS one FROM devices WHERE device_id = ?", deviceId)) === undefined;
+    yield* run(upsert, ...args);
+  } else {
+    created = Boolean(
+      (yield* one<{ inserted: boolean }>(`${upsert} RETURNING (xmax = 0) AS inserted`, ...args))!.inserted,
+    );
+  }
+  if (created) yield* refreshDeviceKeys("d.device_id = ?", [deviceId]);
+  return created;
+}
+
+const FIRMWARE_COLUMNS = "f.id AS _id, f.name, f.size, f.sha256";
+
+interface DeviceKeys {
+  device_id: string;
+  product_type_id: string | null;
+  firmware_id: string | null;
+}
+
+function* deviceKeys(deviceId: string, lock = ""): Q<DeviceKeys | undefined> {
+  return yield* one<DeviceKeys>(
+    `SELECT device_id, product_type_id, firmware_id FROM devices WHERE device_id = ?${lock}`,
+    deviceId,
+  );
+}
+
+/**
+ * The firmware that applies to a device (CONTRACT §13): its custom firmware, else the one a rollout offers it, else
+ * the managed type's default; with the rollout that offers it, if one does.
+ */
+function* resolveFirmware(
+  device: DeviceKeys,
+  product: string,
+): Q<OfferedFirmware | { rolloutId: null; firmware: FirmwareRef | null }> {
+  if (device.firmware_id === null) {
+    const offered = yield* offeredByRollout(device.device_id, device.product_type_id);
+    if (offered) return offered;
+  }
+  return { rolloutId: null, firmware: yield* applicableFirmware(device.firmware_id, product) };
+}
+
+/** The firmware that applies given a device's custom firmware id: that one, else the managed type's default. */
+function* applicableFirmware(customFirmwareId: string | null, product: string): Q<FirmwareRef | null> {
+  const row = customFirmwareId
+    ? yield* one<FirmwareRef>(`SELECT ${FIRMWARE_COLUMNS} FROM firmwares f WHERE f.id = ?`, customFirmwareId)
+    : yield* one<FirmwareRef>(
+      `SELECT ${FIRMWARE_COLUMNS} FROM device_types t JOIN firmwares f ON f.id = t.default_firmware WHERE t.name = ?`,
+      deviceTypeName(product),
+    );
+  return row ? { _id: row._id, name: row.name, size: Number(row.size), sha256: row.sha256 } : null;
+}
+
+/** The firmware that applies to a device, or undefined when the device does not exist. */
+function* deviceFirmware(deviceId: string, product: string): Q<FirmwareRef | null | undefined> {
+  const device = yield* deviceKeys(deviceId);
+  return device ? (yield* resolveFirmware(device, product)).firmware : undefined;
+}
+
+/** A module of the product type the device has: a default one, or one enabled on the device. */
+const DEVICE_MODULE = `m.product_type_id = ?
+  AND (m.is_default OR EXISTS (SELECT 1 FROM device_modules dm WHERE dm.device_id = ? AND dm.module_id = m.id))`;
+
+/**
+ * What a device gets on check-in and GET config, or null when the device is unknown.
+ * Modules: the product type's defaults plus the device's enabled ones, in module order.
+ * Treatments: see firstPlaces().
+ */
+function* deviceConfig(deviceId: string, product: string): Q<DeviceConfig | null> {
+  const device = yield* deviceKeys(deviceId);
+  if (!device) return null;
+
+  let productType: DeviceConfig["productType"] = null;
+  let modules: DeviceConfig["modules"] = [];
+  const treatmentRows: TreatmentRow[] = [];
+  if (device.product_type_id) {
+    const pt = yield* one<{ id: string; name: string; theme: string }>(
+      "SELECT id, name, theme FROM product_types WHERE id = ?",
+      device.product_type_id,
+    );
+    if (pt) {
+      productType = { _id: pt.id, name: pt.name, theme: JSON.parse(pt.theme) };
+      const moduleRows = yield* all<{ id: string; name: string; is_default: number | boolean }>(
+        `SELECT m.id, m.name, m.is_default FROM modules m WHERE ${DEVICE_MODULE} ORDER BY m.position, m.id`,
+        pt.id,
+        deviceId,
+      );
+      modules = moduleRows.map((m) => ({ _id: m.id, name: m.name, isDefault: Boolean(m.is_default) }));
+      treatmentRows.push(
+        ...yield* all<TreatmentRow>(
+          `SELECT ${TREATMENT_ROW_COLUMNS} FROM modules m
+           JOIN module_treatments mt ON mt.module_id = m.id
+           JOIN treatments t ON t.id = mt.treatment_id ${TREATMENT_CONTENT_JOIN}
+           WHERE ${DEVICE_MODULE}
+           ORDER BY m.position, m.id, mt.position`,
+          pt.id,
+          deviceId,
+        ),
+      );
+    }
+  }
+  treatmentRows.push(
+    ...yield* all<TreatmentRow>(
+      `SELECT ${TREATMENT_ROW_COLUMNS} FROM device_treatments dt
+       JOIN treatments t ON t.id = dt.treatment_id ${TREATMENT_CONTENT_JOIN}
+       WHERE dt.device_id = ? ORDER BY dt.position`,
+      deviceId,
+    ),
+  );
+  const treatments = firstPlaces(treatmentRows, (row) => row.id).map(treatmentFromRow);
+  return { deviceId, productType, modules, treatments, firmware: (yield* resolveFirmware(device, product)).firmware };
+}
+
+/** The configuration of a device the check-in is about to create: none of its own, the firmware that applies. */
+function* newDeviceConfig(deviceId: string, product: string): Q<DeviceConfig> {
+  const { firmware } = yield* resolveFirmware(
+    { device_id: deviceId, product_type_id: null, firmware_id: null },
+    product,
+  );
+  return { deviceId, productType: null, modules: [], treatments: [], firmware };
+}
+
+/**
+ * A check-in (`write`: the device's own row): the configuration is read first and the row written last, just before
+ * the commit (what the check-in writes, lastLoggedIn and versionInfo, is not part of the configuration, so the answer
+ * is the one it leaves). One transaction without the write lock on PostgreSQL (one upsert of its own row checks nothing
+ * first, so a check-in never waits behind an import's publish): the upsert's triggers lock the devices change counter
+ * row until the commit, and every check-in needs that lock, so it is held for one statement, not for the reads too.
+ * There, joining the rollouts of its scope (counts only: config resolution needs no row) is a transaction of its own,
+ * after the check-in's: a status report holds a rollout's row then the counter; taking a rollout's row inside would
+ * order the two the other way round. On SQLite the join is part of the one transaction.
+ */
+function* checkin(deviceId: string, write: () => Q<DeviceConfig>): Q<DeviceConfig> {
+  const d = yield* dialect();
+  const joinInside = d.engine === "sqlite";
+  const config = yield* unlocked(function* () {
+    const config = yield* write();
+    if (joinInside) yield* joinRollouts(deviceId);
+    return config;
+  });
+  if (!joinInside) yield* joinRollouts(deviceId);
+  return config;
+}
+
+function* enroll(deviceId: string, versionInfo: VersionInfo, tokenHash: string, auto: boolean) {
+  const d = yield* dialect();
+  const row = yield* one<{ admission: Admission; token_hash: string | null }>(
+    `SELECT admission, token_hash FROM devices WHERE device_id = ?${d.forUpdate}`,
+    deviceId,
+  );
+  const step = enrollStep(row ? { admission: row.admission, hasToken: row.token_hash !== null } : null, auto);
+  const at = now();
+  const info = versionInfoJson(versionInfo);
+  switch (step) {
+    case "create_pending":
+    case "create_issue": {
+      const issued = step === "create_issue";
+      // A check-in of the shared mode cannot race this one (the modes do not mix on one server); another enrolment of
+      // the same id waits on the write lock.
+      yield* run(
+        `INSERT INTO devices (device_id, created_at, updated_at, version_info, admission, token_hash,
+           credentials_issued_at) VALUES (?, ?, ?, ?, ?, ?, ?)`,
+        deviceId,
+        at,
+        at,
+        info,
+        issued ? "accepted" : "pending",
+        issued ? tokenHash : null,
+        issued ? at : null,
+      );
+      yield* refreshDeviceKeys("d.device_id = ?", [deviceId]);
+      break;
+    }
+    case "pending":
+      yield* run(
+        `UPDATE devices SET updated_at = CASE WHEN ${same(d, "version_info", "?")} THEN updated_at ELSE ? END,
+           version_info = ? WHERE device_id = ?`,
+        info,
+        at,
+        info,
+        deviceId,
+      );
+      break;
+    case "issue":
+      yield* run(
+        `UPDATE devices SET admission = 'accepted', token_hash = ?, credentials_issued_at = ?, updated_at = ?,
+           version_info = ?, revision = ? WHERE device_id = ?`,
+        tokenHash,
+        at,
+        at,
+        info,
+        yield* nextRevision(),
+        deviceId,
+      );
+      break;
+  }
+  const details = enrollAuditDetails(step, row?.admission ?? null);
+  if (details) yield* appendAudit({ action: "device.enroll", target: deviceTarget(deviceId), details });
+  return outcomeOf(step);
+}
+
+export function deviceApiStore(engine: Engine): DeviceApiStore {
+  return storeOf<DeviceApiStore>(engine, {
+    checkin: (deviceId, versionInfo, product) =>
+      checkin(deviceId, function* () {
+        const config = (yield* deviceConfig(deviceId, product)) ?? (yield* newDeviceConfig(deviceId, product));
+        if (yield* checkinDevice(deviceId, versionInfo)) {
+          yield* appendAudit({ action: "device.create", target: deviceTarget(deviceId), details: { versionInfo } });
+        }
+        return config;
+      }),
+    // Token mode: the row must be there (its token was just checked); an update of its own row.
+    checkinKnown: (deviceId, versionInfo, product) =>
+      checkin(deviceId, function* () {
+        const d = yield* dialect();
+        const config = yield* deviceConfig(deviceId, product);
+        const at = now();
+        const info = versionInfoJson(versionInfo);
+        const updated = yield* run(
+          `UPDATE devices SET last_logged_in = ?,
+             updated_at = CASE WHEN ${same(d, "version_info", "?")} THEN updated_at ELSE ? END,
+             version_info = ?
+           WHERE device_id = ?`,
+          at,
+          info,
+          at,
+          info,
+          deviceId,
+        );
+        if (!config || updated === 0) throw new NotFoundError(noDevice(deviceId));
+        return config;
+      }),
+    *credentials(deviceId) {
+      const row = yield* one<{ admission: Admission; token_hash: string | null }>(
+        "SELECT admission, token_hash FROM devices WHERE device_id = ?",
+        deviceId,
+      );
+      return row ? { admission: row.admission, tokenHash: row.token_hash } : null;
+    },
+    enroll: (deviceId, versionInfo, tokenHash, auto) =>
+      writeRetried(() => enroll(deviceId, versionInfo, tokenHash, auto)),
+    config: (deviceId, product) => read(() => deviceConfig(deviceId, product)),
+    firmware: (deviceId, product) => read(() => deviceFirmware(deviceId, product)),
+    firmwareInEffect: (deviceId, product) =>
+      read(function* () {
+        const device = yield* deviceKeys(deviceId);
+        if (!device) return null;
+        const resolved = yield* resolveFirmware(device, product);
+        const rollout = resolved.rolloutId === null
+          ? undefined
+          : yield* one<{ name: string }>("SELECT name FROM rollouts WHERE id = ?", resolved.rolloutId);
+        return firmwareInEffectOf(deviceId, device.firmware_id, resolved, rollout?.name ?? null);
+      }),
+    // Without the write lock on PostgreSQL (see rollouts.ts): the device's row is locked first (one report per device
+    // at a time), then the rollout's row and the devices change counter by recordInRollout's last statement.
+    status: (deviceId, report, product) =>
+      unlocked(function* () {
+        const device = yield* deviceKeys(deviceId, forNoKeyUpdate(yield* dialect()));
+        if (!device) throw new NotFoundError(unknownDevice(deviceId));
+        const { rolloutId, firmware } = yield* resolveFirmware(device, product);
+        if (firmware?._id !== report.firmwareId) {
+          throw new ConflictError(statusMismatch(deviceId, report.firmwareId, firmware?._id ?? null));
+        }
+        const at = now();
+        const update = deviceUpdateOf(report, at);
+        const json = JSON.stringify(update);
+        if (rolloutId) yield* recordInRollout(rolloutId, deviceId, update, at, json);
+        else yield* run("UPDATE devices SET update_status = ? WHERE device_id = ?", json, deviceId);
+      }),
+  });
+}
