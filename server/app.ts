@@ -1,6 +1,6 @@
 import { openApiDocument } from "../shared/openapi.ts";
 import { RELEASE } from "../shared/version.ts";
-import { routeList } from "../shared/routes/mod.ts";
+import { routeList, routes } from "../shared/routes/mod.ts";
 import { storageState } from "./storage_state.ts";
 import * as metrics from "./metrics.ts";
 import { requestIdFrom, withRequest } from "./lib/request_context.ts";
@@ -13,6 +13,9 @@ import { HTTPException } from "hono/http-exception";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import { requireOperator } from "./auth/middleware.ts";
 import { requireRole } from "./auth/roles.ts";
+import { deviceGuard } from "./auth/device_auth.ts";
+import { apiApp, checkMounted, mount } from "./mount.ts";
+import { devicesService } from "./services/devices.ts";
 import { operatorsRoutes } from "./routes/operators.ts";
 import { apiTokensRoutes } from "./routes/api_tokens.ts";
 import type { AppContext, AppEnv } from "./context.ts";
@@ -23,13 +26,11 @@ import { authRoutes } from "./routes/auth.ts";
 import { deviceApiRoutes } from "./routes/device_api.ts";
 import { firmwaresRoutes } from "./routes/device_firmwares.ts";
 import { deviceTypesRoutes } from "./routes/device_types.ts";
-import { admissionCounts, deviceAdmissionRoutes, devicesRoutes } from "./routes/devices.ts";
+import { devicesRoutes } from "./routes/devices.ts";
 import { fleetRoutes } from "./routes/fleet.ts";
 import { productTypesRoutes } from "./routes/product_types.ts";
 import { rolloutsRoutes } from "./routes/rollouts.ts";
-import { preferencesRoutes, savedViewsRoutes } from "./routes/saved_views.ts";
-import { treatmentImagesRoutes } from "./routes/treatment_images.ts";
-import { treatmentSummariesRoutes } from "./routes/treatment_summaries.ts";
+import { savedViewsRoutes } from "./routes/saved_views.ts";
 import { treatmentsRoutes } from "./routes/treatments.ts";
 import { webRoutes } from "./routes/web.ts";
 import { urlTextProblem } from "./lib/text_rule.ts";
@@ -53,9 +54,6 @@ export const SECURITY_HEADERS: Record<string, string> = {
   "X-Frame-Options": "DENY",
 };
 
-/** Paths under /api/v1 that do not take an operator token. */
-const PUBLIC_API = /^\/api\/v1\/(login$|openapi\.json$|device\/)/;
-
 /** The release of this API's description (info.version of the OpenAPI document). */
 export const API_VERSION = RELEASE;
 
@@ -63,34 +61,35 @@ let openApi: Record<string, unknown> | undefined;
 
 export function createApp(ctx: AppContext) {
   const requireOp = requireOperator(ctx);
+  const devices = devicesService(ctx);
   metrics.countAuditEntriesWith(() => ctx.stores.audit.count());
   metrics.auditHeadWith(() => ctx.stores.audit.head());
-  metrics.countDevicesByAdmission(() => admissionCounts(ctx, ctx.stores.devices));
+  metrics.countDevicesByAdmission(() => devices.admissionCounts());
 
-  const api = new Hono<AppEnv>()
-    .use("*", compressJson())
-    .use(
-      "*",
-      (c, next) => PUBLIC_API.test(c.req.path) ? next() : requireOp(c, async () => void await requireRole(c, next)),
-    )
-    .route("/", authRoutes(ctx))
-    .route("/", operatorsRoutes(ctx))
-    .route("/", fleetRoutes(ctx))
-    .route("/", rolloutsRoutes(ctx))
-    .route("/", auditRoutes(ctx))
-    .route("/api_tokens", apiTokensRoutes(ctx))
-    .route("/saved_views", savedViewsRoutes(ctx))
-    .route("/me/preferences", preferencesRoutes(ctx))
-    .route("/devices", devicesRoutes(ctx))
-    .route("/device_admission", deviceAdmissionRoutes(ctx))
-    .route("/device_types", deviceTypesRoutes(ctx))
-    .route("/device_firmwares", firmwaresRoutes(ctx))
-    .route("/treatments", treatmentsRoutes(ctx))
-    .route("/treatment_summaries", treatmentSummariesRoutes(ctx))
-    .route("/treatment_images", treatmentImagesRoutes(ctx))
-    .route("/product_types", productTypesRoutes(ctx))
-    .route("/device", deviceApiRoutes(ctx))
-    .get("/openapi.json", (c) => c.json(openApi ??= openApiDocument(routeList, API_VERSION)));
+  // Every route of /api/v1 is mounted from its route table entry (server/mount.ts): its guard by its auth kind
+  // (public routes have none), its role and scope, its validation.
+  const api = apiApp({
+    operator: (route) => {
+      const role = requireRole(route);
+      return (c, next) => requireOp(c, async () => void await role(c, next));
+    },
+    device: deviceGuard(ctx),
+  }, new Hono<AppEnv>().use("*", compressJson()));
+  authRoutes(api, ctx);
+  operatorsRoutes(api, ctx);
+  fleetRoutes(api, ctx, devices);
+  rolloutsRoutes(api, ctx);
+  auditRoutes(api, ctx);
+  apiTokensRoutes(api, ctx);
+  savedViewsRoutes(api, ctx);
+  devicesRoutes(api, ctx, devices);
+  deviceTypesRoutes(api, ctx);
+  firmwaresRoutes(api, ctx);
+  treatmentsRoutes(api, ctx);
+  productTypesRoutes(api, ctx);
+  deviceApiRoutes(api, ctx);
+  mount(api, routes.openApi, (c) => c.json(openApi ??= openApiDocument(routeList, API_VERSION)));
+  checkMounted(api);
 
   const app = new Hono<AppEnv>()
     .use("*", (c, next) => {
@@ -154,7 +153,7 @@ export function createApp(ctx: AppContext) {
       }
       return c.json({ status: "ok", storage: await storageState(ctx.paths.data) });
     })
-    .route("/api/v1", api)
+    .route("/api/v1", api.app)
     .all("/api/*", (c) => {
       throw notFound(`No such API route: ${c.req.method} ${c.req.path}.`);
     })

@@ -1,9 +1,7 @@
 /**
- * A route's validation, taken from its entry in the shared route table (shared/routes/mod.ts), so a handler
- * validates exactly what the table documents:
- *   const { deviceId } = paramsOf(routes.patchDevice, c);
- *   const patch = await bodyOf(routes.patchDevice, c);
- * Each refusal is the usual 400 naming the field (server/validate.ts).
+ * A route's validation, taken from its entry in the shared route table (shared/routes/mod.ts), so a route validates
+ * exactly what the table documents. server/mount.ts calls these once per request, for the parts the entry documents,
+ * and hands the handler what they parsed. Each refusal is the usual 400 naming the field (server/validate.ts).
  */
 import type { Context } from "hono";
 import type * as z from "zod";

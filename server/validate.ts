@@ -69,10 +69,6 @@ async function readText(c: Context, max: number): Promise<string> {
   }
 }
 
-export function query<S extends z.ZodType>(c: Context, schema: S): z.output<S> {
-  return parse(schema, c.req.query(), "query");
-}
-
 export function parse<S extends z.ZodType>(schema: S, value: unknown, where: string): z.output<S> {
   const result = schema.safeParse(value);
   if (!result.success) throw badRequest(describeZodError(result.error, where));

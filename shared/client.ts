@@ -23,7 +23,15 @@ import type {
   RolloutDeviceFilter,
   StatusBody,
 } from "./schemas/mod.ts";
-import { type Answer, answerStatuses, fillPath, type Method, type Route, routes } from "./routes/mod.ts";
+import {
+  type Answer,
+  answerStatuses,
+  fillPath,
+  type Method,
+  rolloutActionRoutes,
+  type Route,
+  routes,
+} from "./routes/mod.ts";
 import { collectChunks } from "./collect_chunks.ts";
 
 /** How a call failed: unreachable, no answer in time, an answer of the wrong shape, or an HTTP status. */
@@ -432,7 +440,7 @@ export class ApiClient {
   }
   /** start, pause, resume, advance, cancel, promote or retry: the rollout as it now is. */
   rolloutAction(id: string, action: RolloutAction) {
-    return this.call(ROLLOUT_ACTION_ROUTES[action], { params: { id } });
+    return this.call(rolloutActionRoutes[action], { params: { id } });
   }
   // API tokens
   listApiTokens() {
@@ -567,15 +575,6 @@ function auditQuery(q: AuditQuery): Record<string, string | number | undefined> 
   for (const [k, v] of Object.entries(q)) out[k] = v === "" || v === null ? undefined : v;
   return out;
 }
-const ROLLOUT_ACTION_ROUTES = {
-  start: routes.startRollout,
-  pause: routes.pauseRollout,
-  resume: routes.resumeRollout,
-  advance: routes.advanceRollout,
-  cancel: routes.cancelRollout,
-  promote: routes.promoteRollout,
-  retry: routes.retryRollout,
-} as const;
 
 /** A route's path under /api/v1 (no leading slash), its parameters encoded, with the query string. */
 /** The query without undefined, null or empty-string members. */

@@ -4,7 +4,7 @@
  * for that status. The test server (testing/server.ts) wraps its fetches with it and fails the test at its end when
  * any answer broke the description.
  */
-import { routeFor } from "../shared/routes/match.ts";
+import { routeFor } from "./route_for.ts";
 import { alwaysAnswered } from "../shared/openapi.ts";
 
 /** JSON answers larger than this are held to their status only (a 200 MB treatment list is not parsed twice). */

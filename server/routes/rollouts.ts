@@ -1,72 +1,45 @@
-import { Hono } from "hono";
-import { routes } from "../../shared/routes/mod.ts";
+import { rolloutActionRoutes, routes } from "../../shared/routes/mod.ts";
 import type { RolloutAction } from "../../shared/schemas/rollout.ts";
-import type { AppContext, AppEnv } from "../context.ts";
+import type { AppContext } from "../context.ts";
 import { noRollout } from "../db/rules/rollouts.ts";
 import { notFound } from "../errors.ts";
-import { bodyOf, paramsOf, queryOf } from "../route_table.ts";
-
-const ACTION_ROUTES = {
-  start: routes.startRollout,
-  pause: routes.pauseRollout,
-  resume: routes.resumeRollout,
-  advance: routes.advanceRollout,
-  cancel: routes.cancelRollout,
-  promote: routes.promoteRollout,
-  retry: routes.retryRollout,
-} as const satisfies Record<RolloutAction, unknown>;
+import { type Api, mount } from "../mount.ts";
+import { rolloutsService } from "../services/rollouts.ts";
 
 /** CONTRACT §13: staged rollouts (the rules and the automatic steps are the store's). */
-export function rolloutsRoutes(ctx: AppContext) {
+export function rolloutsRoutes(api: Api, ctx: AppContext) {
   const { rollouts } = ctx.stores;
-  const app = new Hono<AppEnv>()
-    .get("/rollout_targets", async (c) => {
-      const { productTypeId } = queryOf(routes.rolloutTargets, c);
-      return c.json({ targeted: await rollouts.targets(productTypeId ?? null) });
-    })
-    .get("/rollouts", async (c) => c.json(await rollouts.list()))
-    .post("/rollouts", async (c) => {
-      const body = await bodyOf(routes.createRollout, c);
-      const rollout = await rollouts.create(body, { email: c.get("operator").email });
-      ctx.log(`Rollout ${rollout.name} (${rollout._id}) created by ${rollout.createdBy}.`);
-      return c.json(rollout, 201);
-    })
-    .get("/rollouts/:id", async (c) => {
-      const { id } = paramsOf(routes.getRollout, c);
-      const rollout = await rollouts.get(id);
-      if (!rollout) throw notFound(noRollout(id));
-      return c.json(rollout);
-    })
-    .get("/rollouts/:id/devices", async (c) => {
-      const { id } = paramsOf(routes.rolloutDevices, c);
-      const page = await rollouts.devices(id, queryOf(routes.rolloutDevices, c));
-      if (!page) throw notFound(noRollout(id));
-      return c.json(page);
-    })
-    .get("/rollouts/:id/stages", async (c) => {
-      const { id } = paramsOf(routes.rolloutStages, c);
-      const stages = await rollouts.stages(id);
-      if (!stages) throw notFound(noRollout(id));
-      return c.json(stages);
-    })
-    .get("/rollouts/:id/history", async (c) => {
-      const { id } = paramsOf(routes.rolloutHistory, c);
-      const points = await rollouts.history(id);
-      if (!points) throw notFound(noRollout(id));
-      return c.json(points);
-    });
-  for (const [action, route] of Object.entries(ACTION_ROUTES) as [RolloutAction, typeof routes.startRollout][]) {
-    app.post(`/rollouts/:id/${action}`, async (c) => {
-      const { id } = paramsOf(route, c);
-      const email = c.get("operator").email;
-      const rollout = await rollouts.act(id, action, { email }, ctx.config.PRODUCT);
-      ctx.log(
-        `Rollout ${rollout.name} (${rollout._id}): ${action} by ${email}; now ${rollout.state}, stage ${
-          rollout.stage + 1
-        } of ${rollout.stages.length}.`,
-      );
-      return c.json(rollout);
-    });
+  const service = rolloutsService(ctx);
+  mount(api, routes.rolloutTargets, async (c, { query }) => {
+    return c.json({ targeted: await rollouts.targets(query.productTypeId ?? null) });
+  });
+  mount(api, routes.listRollouts, async (c) => c.json(await rollouts.list()));
+  mount(api, routes.createRollout, async (c, { body }) => {
+    const rollout = await rollouts.create(body, { email: c.get("operator").email });
+    ctx.log(`Rollout ${rollout.name} (${rollout._id}) created by ${rollout.createdBy}.`);
+    return c.json(rollout, 201);
+  });
+  mount(api, routes.getRollout, async (c, { params: { id } }) => {
+    const rollout = await rollouts.get(id);
+    if (!rollout) throw notFound(noRollout(id));
+    return c.json(rollout);
+  });
+  mount(api, routes.rolloutDevices, async (c, { params: { id }, query }) => {
+    const page = await rollouts.devices(id, query);
+    if (!page) throw notFound(noRollout(id));
+    return c.json(page);
+  });
+  mount(api, routes.rolloutStages, async (c, { params: { id } }) => {
+    const stages = await rollouts.stages(id);
+    if (!stages) throw notFound(noRollout(id));
+    return c.json(stages);
+  });
+  mount(api, routes.rolloutHistory, async (c, { params: { id } }) => {
+    const points = await rollouts.history(id);
+    if (!points) throw notFound(noRollout(id));
+    return c.json(points);
+  });
+  for (const [action, route] of Object.entries(rolloutActionRoutes) as [RolloutAction, typeof routes.startRollout][]) {
+    mount(api, route, async (c, { params: { id } }) => c.json(await service.act(id, action, c.get("operator").email)));
   }
-  return app;
 }

@@ -1,7 +1,8 @@
 /**
  * The route table: every route the server answers under /api/v1, with its auth and the zod schemas of its path
- * parameters, query, body and answers. The client calls through it, the server's validation helpers
- * (server/route_table.ts) read it, and tests/server/route_table.test.ts checks it against the routes the app serves.
+ * parameters, query, body and answers. The client calls through it, the server mounts each route from its entry
+ * (server/mount.ts: registration, auth, role, scope, validation), and tests/server/route_table.test.ts checks it
+ * against the routes the app serves.
  */
 import { auditRoutes } from "./audit.ts";
 import { apiTokenRoutes } from "./api_tokens.ts";
@@ -15,6 +16,7 @@ import { operatorRoutes } from "./operators.ts";
 import { productTypeRoutes } from "./product_types.ts";
 import type { Route } from "./route.ts";
 import { rolloutRoutes } from "./rollouts.ts";
+export { rolloutActionRoutes } from "./rollouts.ts";
 import { savedViewRoutes } from "./saved_views.ts";
 import { treatmentRoutes } from "./treatments.ts";
 

@@ -9,8 +9,9 @@ import {
   RolloutTargets,
   RolloutTargetsQuery,
 } from "../schemas/rollout.ts";
+import type { RolloutAction } from "../schemas/rollout.ts";
 import { IdParams } from "./params.ts";
-import { errors, json, noBody, route } from "./route.ts";
+import { errors, json, noBody, type Route, route } from "./route.ts";
 
 /** An action of CONTRACT §13: the rollout as it now is, 409 when its state does not allow it. */
 const action = <const N extends string, const A extends string>(name: N, verb: A, summary: string) =>
@@ -128,3 +129,14 @@ export const rolloutRoutes = {
       "(409 for a draft or cancelled rollout, or one without failed devices).",
   ),
 };
+
+/** The route of each rollout action: the one map the server mounts and the client calls through. */
+export const rolloutActionRoutes = {
+  start: rolloutRoutes.startRollout,
+  pause: rolloutRoutes.pauseRollout,
+  resume: rolloutRoutes.resumeRollout,
+  advance: rolloutRoutes.advanceRollout,
+  cancel: rolloutRoutes.cancelRollout,
+  promote: rolloutRoutes.promoteRollout,
+  retry: rolloutRoutes.retryRollout,
+} as const satisfies Record<RolloutAction, Route>;

@@ -1,0 +1,70 @@
+/**
+ * The guard of the device API's routes (auth "device" in the route table), by DEVICE_AUTH:
+ * - shared: DEVICE_API_KEY as a bearer token, compared in constant time;
+ * - token (CONTRACT §11): `enroll` takes the enrolment key (DEVICE_API_KEY), every other call the device's own token,
+ *   valid only on its own deviceId's paths.
+ * 503 when a key is needed and none is configured. Failures are throttled (auth/device_throttle.ts): per device id and
+ * address (a token), or per address (a key, shared by the fleet), so a broken device never locks out the others behind
+ * its address (CONTRACT §19); the right credential always goes through.
+ */
+import type { MiddlewareHandler } from "hono";
+import { routes } from "../../shared/routes/mod.ts";
+import type { Route } from "../../shared/routes/route.ts";
+import { DeviceId } from "../../shared/schemas/device.ts";
+import type { AppContext, AppEnv } from "../context.ts";
+import { ApiHttpError } from "../errors.ts";
+import { parse } from "../validate.ts";
+import { bearerMatches } from "./bearer_match.ts";
+import { clientAddress } from "./client_address.ts";
+import { deviceTokenMatches } from "./device_tokens.ts";
+import { DeviceAuthThrottle, requireDeviceCredential } from "./device_throttle.ts";
+import { bearer } from "./middleware.ts";
+
+const noKey = () =>
+  new ApiHttpError(503, "unavailable", "The device API is disabled: the server has no DEVICE_API_KEY.");
+
+/** The guard of each device route (one throttle for them all). */
+export function deviceGuard(ctx: AppContext): (route: Route) => MiddlewareHandler<AppEnv> {
+  const throttle = new DeviceAuthThrottle(ctx.config.DEVICE_AUTH_MAX_FAILURES);
+  const key = ctx.config.DEVICE_API_KEY;
+  const { deviceApi } = ctx.stores;
+
+  const requireKey = (message: string): MiddlewareHandler<AppEnv> => async (c, next) => {
+    if (!key) throw noKey();
+    await requireDeviceCredential(
+      c,
+      throttle,
+      { address: clientAddress(c, ctx.config.trustProxy) },
+      () => bearerMatches(c.req.header("authorization"), key),
+      message,
+    );
+    await next();
+  };
+
+  const requireToken: MiddlewareHandler<AppEnv> = async (c, next) => {
+    const address = clientAddress(c, ctx.config.trustProxy);
+    const id = parse(DeviceId, c.req.param("deviceId") ?? "", "deviceId");
+    await requireDeviceCredential(
+      c,
+      throttle,
+      { address, deviceId: id },
+      async () => {
+        const token = bearer(c.req.header("authorization"));
+        if (token === null) return false;
+        return deviceTokenMatches(token, (await deviceApi.credentials(id))?.tokenHash ?? null);
+      },
+      `A valid token of device ${id} is required (Authorization: Bearer <device token>).`,
+    );
+    await next();
+  };
+
+  const shared = requireKey("A valid device API key is required (Authorization: Bearer <key>).");
+  const enrolment = requireKey("Enrolment needs the enrolment key (Authorization: Bearer <DEVICE_API_KEY>).");
+  if (ctx.config.DEVICE_AUTH !== "token") return () => shared;
+  // The deviceId is checked before the key, as for every other device call (400 before 401).
+  const enrol: MiddlewareHandler<AppEnv> = async (c, next) => {
+    parse(DeviceId, c.req.param("deviceId") ?? "", "deviceId");
+    await enrolment(c, next);
+  };
+  return (route) => route === routes.deviceEnroll ? enrol : requireToken;
+}
