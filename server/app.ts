@@ -19,7 +19,7 @@ import { devicesService } from "./services/devices.ts";
 import { operatorsRoutes } from "./routes/operators.ts";
 import { apiTokensRoutes } from "./routes/api_tokens.ts";
 import type { AppContext, AppEnv } from "./context.ts";
-import { ApiHttpError, badRequest, errorCodeFor, fromStoreError, notFound } from "./errors.ts";
+import { ApiHttpError, errorCodeFor, fromStoreError, notFound } from "./errors.ts";
 import { compressJson } from "./lib/compress.ts";
 import { auditRoutes } from "./routes/audit.ts";
 import { authRoutes } from "./routes/auth.ts";
@@ -33,8 +33,7 @@ import { rolloutsRoutes } from "./routes/rollouts.ts";
 import { savedViewsRoutes } from "./routes/saved_views.ts";
 import { treatmentsRoutes } from "./routes/treatments.ts";
 import { webRoutes } from "./routes/web.ts";
-import { urlTextProblem } from "./lib/text_rule.ts";
-import { TEXT_RULE_MSG } from "../shared/text_rule.ts";
+import { urlTextRule } from "./lib/text_rule.ts";
 
 export const SECURITY_HEADERS: Record<string, string> = {
   "Content-Security-Policy": [
@@ -117,17 +116,7 @@ export function createApp(ctx: AppContext) {
     // The text rule on the URL (CONTRACT §17), before any route: a path that holds a NUL or malformed UTF-8 names
     // nothing (404); such a query value is refused (400). JSON bodies and multipart parts: server/validate.ts and
     // lib/upload.ts.
-    .use("*", async (c, next) => {
-      const problem = urlTextProblem(c.req.url);
-      if (!problem) return await next();
-      const api = c.req.path.startsWith("/api/");
-      if (problem.where === "path") {
-        if (!api) return c.text("Not found", 404);
-        throw notFound(`No such resource: the path ${TEXT_RULE_MSG.replace("must be", "is not")}.`);
-      }
-      if (!api) return await next();
-      throw badRequest(`query: ${problem.name}: ${TEXT_RULE_MSG}.`);
-    })
+    .use("*", urlTextRule)
     .get("/metrics", async (c) => {
       const token = ctx.config.METRICS_TOKEN;
       if (!token) return c.text("Not found", 404);

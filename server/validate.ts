@@ -1,18 +1,19 @@
 import type { Context } from "hono";
 import type * as z from "zod";
 import { describeZodError } from "../shared/schemas/common.ts";
-import { badTextAt, TEXT_RULE_MSG } from "../shared/text_rule.ts";
+import { badTextAt, isCleanText, TEXT_RULE_MSG } from "../shared/text_rule.ts";
 import { ApiHttpError, badRequest, tooLarge, unsupported } from "./errors.ts";
 
 const MAX_JSON_BYTES = 1_048_576;
 
 /**
- * A JSON body holding a string that breaks the text rule (CONTRACT §17): 400 naming where. Carries the parsed body for
+ * A JSON body holding a string that breaks the text rule (CONTRACT §17): 400 naming where, in the words of a schema
+ * refusal (`name: …`, `versionInfo.app: …`, a body that is itself a string `body: …`). Carries the parsed body for
  * the one route that still records such a request (a failed sign-in is audited with the e-mail escaped).
  */
 export class TextRuleError extends ApiHttpError {
   constructor(readonly at: string, readonly value: unknown) {
-    super(400, "invalid_request", `body.${at}: ${TEXT_RULE_MSG}.`);
+    super(400, "invalid_request", `${at}: ${TEXT_RULE_MSG}.`);
   }
 }
 
@@ -27,7 +28,7 @@ export async function jsonBody<S extends z.ZodType>(c: Context, schema: S): Prom
   } catch {
     throw badRequest("body: is not valid JSON.");
   }
-  const bad = badTextAt(value);
+  const bad = typeof value === "string" ? (isCleanText(value) ? null : "body") : badTextAt(value);
   if (bad !== null) throw new TextRuleError(bad, value);
   return parse(schema, value, "body");
 }

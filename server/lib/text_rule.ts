@@ -4,6 +4,10 @@
  * encoding; `%FF`) or hold a NUL (`%00`) can name nothing that is stored. Checked on the raw URL, since the router's
  * decoding leaves malformed escapes as they are and URLSearchParams turns them into U+FFFD.
  */
+import type { MiddlewareHandler } from "hono";
+import { TEXT_RULE_MSG } from "../../shared/text_rule.ts";
+import { badRequest, notFound } from "../errors.ts";
+
 const strictUtf8 = new TextDecoder("utf-8", { fatal: true });
 const HEX = /^[0-9A-Fa-f]{2}$/;
 
@@ -62,4 +66,20 @@ const safeName = (raw: string) => {
   } catch {
     return raw.slice(0, 64);
   }
+};
+
+/**
+ * The rule as middleware, before any route: a path that holds a NUL or malformed UTF-8 names nothing (404, a plain
+ * 404 outside the API); such an API query name or value is refused (400 naming it).
+ */
+export const urlTextRule: MiddlewareHandler = async (c, next) => {
+  const problem = urlTextProblem(c.req.url);
+  if (!problem) return await next();
+  const api = c.req.path.startsWith("/api/");
+  if (problem.where === "path") {
+    if (!api) return c.text("Not found", 404);
+    throw notFound(`No such resource: the path ${TEXT_RULE_MSG.replace("must be", "is not")}.`);
+  }
+  if (!api) return await next();
+  throw badRequest(`query: ${problem.name}: ${TEXT_RULE_MSG}.`);
 };

@@ -5,6 +5,7 @@
  */
 import assert from "node:assert/strict";
 import type { ProductType } from "../../shared/schemas/mod.ts";
+import { isCleanText, TEXT_RULE_MSG } from "../../shared/text_rule.ts";
 import { fileSource, makeXzFile } from "../../testing/files.ts";
 import { makeNamedImportFile, runSql } from "../../testing/import_db.ts";
 import { listFiles, startServer, type TestServer } from "../../testing/server.ts";
@@ -41,6 +42,20 @@ const REFUSED: [string, string, string][] = [
   ["zero-width space between blanks", " \u200b ", "must not be made only of invisible characters"],
 ];
 
+/**
+ * The samples a JSON body carries, each with the phrase it is refused with: a NUL or a lone surrogate meets the text
+ * rule at the edge (CONTRACT §17) before the name's own rules, which still name the field the same way.
+ */
+const REFUSED_IN_JSON: [string, string, string][] = [
+  ...REFUSED.map(([what, name, phrase]): [string, string, string] => [
+    what,
+    name,
+    isCleanText(name) ? phrase : TEXT_RULE_MSG,
+  ]),
+  ["lone high surrogate", "a\ud800b", TEXT_RULE_MSG],
+  ["lone low surrogate", "\udfffname", TEXT_RULE_MSG],
+];
+
 /** Readable names with invisible or unusual characters inside: accepted as they are. */
 const ACCEPTED = ["Knee\u200dpain", "\u05e9\u05dc\u05d5\u05dd\u200f 2", "Émile – Ölçü 日本", "soft\u00adhyphen"];
 
@@ -60,7 +75,7 @@ Deno.test("names: product type and module names refuse unreadable text", async (
   const base = await api.createProductType("Base");
 
   await t.step("POST product_types: 400 naming the field, nothing created", async () => {
-    for (const [what, name, phrase] of REFUSED) {
+    for (const [what, name, phrase] of REFUSED_IN_JSON) {
       const res = await json(srv, api.token, "POST", "/product_types", { name });
       assert.equal(res.status, 400, what);
       assert.deepEqual(res.body, { error: "invalid_request", msg: `name: ${phrase}.` }, what);
@@ -69,7 +84,7 @@ Deno.test("names: product type and module names refuse unreadable text", async (
   });
 
   await t.step("PATCH product_types: the product type's name and each module's name", async () => {
-    for (const [what, name, phrase] of REFUSED) {
+    for (const [what, name, phrase] of REFUSED_IN_JSON) {
       const renamed = await json(srv, api.token, "PATCH", `/product_types/${base._id}`, {
         _id: base._id,
         name,

@@ -184,8 +184,10 @@ let held = false;
  * process, are held (the calls themselves have failed as unavailable):
  * - a statement a transaction sends after its connection was lost (its ROLLBACK) is written, on a later turn, to the
  *   socket the driver has already dropped: a TypeError;
- * - a new connection's own query for the array types is not awaited by anyone: when the watchdog ends that connection,
- *   its rejection is unhandled. Only the watchdog's own error is held.
+ * - a new connection's own query for the array types is not awaited by anyone: when that connection is lost while it
+ *   runs (the watchdog ends it, or the database stops or resets it: `read ECONNRESET`), its rejection is unhandled.
+ *   The watchdog's own error is held, and any rejection of that one query (the driver names the query on the error).
+ * Installed by openPostgresStores, so that every process holding the stores (the server, the CLI, the tests) has it.
  */
 export function holdDriverFaults(): void {
   if (held) return;
@@ -198,6 +200,11 @@ export function holdDriverFaults(): void {
     ) event.preventDefault();
   });
   globalThis.addEventListener("unhandledrejection", (event) => {
-    if ((event.reason as { [FROZEN]?: boolean } | null)?.[FROZEN]) event.preventDefault();
+    const reason = event.reason as { [FROZEN]?: boolean; query?: unknown } | null;
+    if (reason?.[FROZEN] || isArrayTypesQuery(reason?.query)) event.preventDefault();
   });
 }
+
+/** The driver's query for the array types, which each new connection sends and no caller awaits. */
+const isArrayTypesQuery = (query: unknown): boolean =>
+  typeof query === "string" && query.includes("pg_catalog.pg_type") && query.includes("typcategory = 'A'");
