@@ -12,7 +12,7 @@ import { maxChannels } from "../../shared/schemas/treatment.ts";
 import type { AppContext } from "../context.ts";
 import type { DemoData, DemoDevice } from "../db/stores.ts";
 import { addFirmware } from "../firmware_storage.ts";
-import { type Prng, prng } from "../../testing/prng.ts";
+import { type Prng, prng } from "../../shared/prng.ts";
 import { phasesFor, TREATMENTS } from "./catalogue.ts";
 import { DEMO_FIRMWARES } from "./firmwares.ts";
 import { seedRollouts } from "./rollouts.ts";

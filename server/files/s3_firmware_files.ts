@@ -19,7 +19,7 @@ import { Upload } from "@aws-sdk/lib-storage";
 import { getSignedUrl } from "@aws-sdk/s3-request-presigner";
 import { createHash } from "node:crypto";
 import { newId } from "../../shared/ids.ts";
-import { attachmentDisposition } from "../lib/firmware_file.ts";
+import { attachmentDisposition } from "./attachment.ts";
 import { FilesUnavailableError, type FirmwareFiles, type FirmwarePut } from "./firmware_files.ts";
 
 export interface S3Settings {

@@ -22,7 +22,7 @@ import { nameProblem } from "../../shared/schemas/common.ts";
 import { escapeText, isCleanText, TEXT_RULE_MSG } from "../../shared/text_rule.ts";
 import { NoSpaceError, startFileWrite } from "../files/file_write.ts";
 import { FilesUnavailableError } from "../files/firmware_files.ts";
-import { CheckInterruptedError, type StreamCheck } from "./stream_check.ts";
+import { CheckInterruptedError, type StreamCheck } from "../files/stream_check.ts";
 
 /** Where an upload's bytes go: written and hashed as they stream; aborted (nothing left) on failure. */
 export interface UploadSink {

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import type { Page } from "playwright-core";
 import { type ImportTreatment, makeImportDb } from "../../testing/import_db.ts";
-import { encodePng } from "../../testing/png.ts";
+import { encodePng } from "../../testing/import_db.ts";
 import { e2eTest, importTreatments } from "./helpers.ts";
 
 const channel = (current: number) => ({

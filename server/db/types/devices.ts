@@ -8,21 +8,16 @@ import type {
 } from "../../../shared/schemas/device.ts";
 import type { AdmissionAction } from "../rules/admission.ts";
 import type { DeviceView, ViewCursor } from "../rules/device_views.ts";
+import type { DeviceChanges } from "../rules/devices.ts";
 import type { IfMatch } from "./revisions.ts";
+
+export type { DeviceChanges };
 
 export interface DevicePage {
   data: Device[];
   total: number;
   /** false: `total` is a lower bound (a filter counted only to VIEW_COUNT_LIMIT past the page); absent: exact. */
   exact?: boolean;
-}
-
-/** The settings an operator patch may change (each one left out stays as it is). */
-export interface DeviceChanges {
-  productTypeId?: string | null;
-  moduleIds?: string[];
-  firmware?: string | null;
-  additionalTreatmentIds?: string[];
 }
 
 /** Devices as operators see them (devices come into being by checking in: see DeviceApiStore). */
