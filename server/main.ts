@@ -1,6 +1,7 @@
 import { createApp } from "./app.ts";
 import { loadSecret } from "./auth/secret.ts";
 import {
+  assertWritable,
   bootstrapOperator,
   cleanUpAfterCrash,
   ensureDirectories,
@@ -72,6 +73,7 @@ try {
   const paths = pathsFor(config.DATA_DIR);
   try {
     for (const warning of await ensureDirectories(paths)) log(warning);
+    for (const dir of [paths.data, paths.firmwares, paths.tmp]) await assertWritable(dir);
   } catch (err) {
     fail(`Invalid configuration: DATA_DIR ${paths.data} cannot be used (${err instanceof Error ? err.message : err}).`);
   }
@@ -159,6 +161,14 @@ try {
     fail(
       `Cannot start: the disk of DATA_DIR ${config.DATA_DIR} is full (${err instanceof Error ? err.message : err}); ` +
         "free space there and start again.",
+    );
+  }
+  // SQLite cannot write its file or the -wal/-shm beside it (DATA_DIR itself passed assertWritable).
+  if (!config.DATABASE_URL && /readonly database|unable to open database file/i.test(String(err))) {
+    fail(
+      `Cannot start: the database in DATA_DIR ${config.DATA_DIR} cannot be written (${
+        err instanceof Error ? err.message : err
+      }); the server's user must be able to write console.sqlite3 and its -wal and -shm files there.`,
     );
   }
   throw err;
