@@ -1,6 +1,6 @@
 /**
  * The shape of one entry of the route table (shared/routes/mod.ts): plain data and zod schemas, read by the client,
- * the server's validation helpers, the contract audit and, later, an OpenAPI generator.
+ * the server's validation, the hostile-input audit and the OpenAPI document (shared/openapi.ts).
  */
 import type * as z from "zod";
 import { ErrorBody } from "../schemas/common.ts";
