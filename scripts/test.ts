@@ -27,7 +27,15 @@ const ESC = String.fromCharCode(27);
 const stripAnsi = (s: string) => s.replaceAll(new RegExp(`${ESC}\\[[0-9;]*m`, "g"), "");
 
 /** What makes a test file too slow for the inner loop: a server or CLI process, a browser, a cluster, a bucket. */
-const FAST_EXCLUDES = ["startServer(", "runCli(", "chromium", "testing/postgres.ts", "startBucket(", "s3rver"];
+const FAST_EXCLUDES = [
+  "startServer(",
+  "runCli(",
+  "chromium",
+  "startPostgres(",
+  "sharedPostgres(",
+  "startBucket(",
+  "s3rver",
+];
 /** Folders of processes, browsers, clusters, buckets and the bench: never in the fast tier. */
 const SLOW_FOLDERS = ["tests/e2e", "tests/ops", "tests/postgres", "tests/s3", "tests/bench"];
 
@@ -74,16 +82,24 @@ function parseDenoTest(out: string) {
   return m ? { passed: Number(m[1]), failed: Number(m[2]) } : null;
 }
 /**
- * The server, device API and CLI suites again with the server on PostgreSQL (one throwaway cluster for the run, a
- * database per test server): CONTRACT §10, "one test suite proves it on each". Only the files that start a server run
- * again (the others never meet the engine), less two about the upload pipeline's memory and parsing, which does not
+ * The server, device API, CLI and in-process route suites again on PostgreSQL (one throwaway cluster for the run, a
+ * database per test server or test app): CONTRACT §10, "one test suite proves it on each". Only the files that start a
+ * server or the app in process run again (the others never meet the engine), less two about the upload pipeline's memory and parsing, which does not
  * touch the database (run once, on SQLite, to keep the whole run short). Of the hostile-input audit, one file runs on
  * both: tests/audit/text_rule.test.ts sends every sample with the text rule's cases and fuzzes every operation, then
  * runs audit-verify (CONTRACT §17); the rest of tests/audit stays on SQLite.
  */
-const POSTGRES_SUITES = ["tests/server/", "tests/device/", "tests/cli/", "tests/audit/text_rule.test.ts"];
+const POSTGRES_SUITES = [
+  "tests/server/",
+  "tests/device/",
+  "tests/cli/",
+  "tests/routes/",
+  "tests/audit/text_rule.test.ts",
+];
 const SQLITE_ONLY = new Set<string>(["tests/cli/upload_memory.test.ts", "tests/server/upload_parts.test.ts"]);
-const startsServer = async (file: string) => (await Deno.readTextFile(`${ROOT}${file}`)).includes("startServer(");
+/** A server process (startServer) or the app in process (tests/routes/app.ts's testApp): both follow TEST_ENGINE. */
+const startsServer = async (file: string) =>
+  /\b(startServer|testApp)\(/.test(await Deno.readTextFile(`${ROOT}${file}`));
 if (!fast && (!args.length || Deno.env.get("TEST_ENGINE") === "postgres")) {
   const files: string[] = [];
   const wanted = args.length ? args.filter((a) => !a.startsWith("-")) : POSTGRES_SUITES;
@@ -102,7 +118,8 @@ if (!fast && (!args.length || Deno.env.get("TEST_ENGINE") === "postgres")) {
   }
   if (args.length) suites.length = 0;
   suites.push({
-    name: "deno test on PostgreSQL (tests/server, tests/device, tests/cli, tests/audit/text_rule.test.ts)",
+    name:
+      "deno test on PostgreSQL (tests/server, tests/device, tests/cli, tests/routes, tests/audit/text_rule.test.ts)",
     args: ["test", "-A", "--parallel", ...args.filter((a) => a.startsWith("-")), ...files.sort()],
     env: { TEST_ENGINE: "postgres" },
     parse: parseDenoTest,
