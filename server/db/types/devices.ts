@@ -8,10 +8,7 @@ import type {
 } from "../../../shared/schemas/device.ts";
 import type { AdmissionAction } from "../rules/admission.ts";
 import type { DeviceView, ViewCursor } from "../rules/device_views.ts";
-import type { DeviceChanges } from "../rules/devices.ts";
 import type { IfMatch } from "./revisions.ts";
-
-export type { DeviceChanges };
 
 export interface DevicePage {
   data: Device[];
@@ -19,6 +16,10 @@ export interface DevicePage {
   /** false: `total` is a lower bound (a filter counted only to VIEW_COUNT_LIMIT past the page); absent: exact. */
   exact?: boolean;
 }
+
+/** The settings an operator patch may change: the type lives with the rules that check it (rules/devices.ts). */
+import type { DeviceChanges } from "../rules/devices.ts";
+export type { DeviceChanges };
 
 /** Devices as operators see them (devices come into being by checking in: see DeviceApiStore). */
 export interface DeviceStore {
