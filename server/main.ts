@@ -75,6 +75,7 @@ try {
     for (const warning of await ensureDirectories(paths)) log(warning);
     for (const dir of [paths.data, paths.firmwares, paths.tmp]) await assertWritable(dir);
   } catch (err) {
+    if (isNoSpace(err)) throw err; // the full-disk line below
     fail(`Invalid configuration: DATA_DIR ${paths.data} cannot be used (${err instanceof Error ? err.message : err}).`);
   }
 
