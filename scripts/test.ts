@@ -83,11 +83,11 @@ function parseDenoTest(out: string) {
 }
 /**
  * The server, device API, CLI and in-process route suites again on PostgreSQL (one throwaway cluster for the run, a
- * database per test server or test app): CONTRACT §10, "one test suite proves it on each". Only the files that start a
+ * database per test server or test app): docs/REQUIREMENTS.md §10, "one test suite proves it on each". Only the files that start a
  * server or the app in process run again (the others never meet the engine), less two about the upload pipeline's memory and parsing, which does not
  * touch the database (run once, on SQLite, to keep the whole run short). Of the hostile-input audit, one file runs on
  * both: tests/audit/text_rule.test.ts sends every sample with the text rule's cases and fuzzes every operation, then
- * runs audit-verify (CONTRACT §17); the rest of tests/audit stays on SQLite.
+ * runs audit-verify (docs/REQUIREMENTS.md §17); the rest of tests/audit stays on SQLite.
  */
 const POSTGRES_SUITES = [
   "tests/server/",
@@ -125,7 +125,7 @@ if (!fast && (!args.length || Deno.env.get("TEST_ENGINE") === "postgres")) {
     parse: parseDenoTest,
   });
 }
-/** Every rule of firmware uploads, downloads and the file store, run on a bucket as on the disk (CONTRACT §10). */
+/** Every rule of firmware uploads, downloads and the file store, run on a bucket as on the disk (docs/REQUIREMENTS.md §10). */
 const BUCKET_SUITES = [
   "tests/files/",
   "tests/server/firmwares.test.ts",

@@ -89,7 +89,7 @@ try {
   }
   const files = await openFirmwareFiles(config, paths);
   await cleanUpAfterCrash(stores, files, paths, log);
-  // The audit chain's head outside the database (CONTRACT §17): at start, when it moved, and at shutdown.
+  // The audit chain's head outside the database (docs/REQUIREMENTS.md §17): at start, when it moved, and at shutdown.
   const checkpoints = startAuditCheckpoints({
     head: () => stores.audit.head(),
     everyMs: config.AUDIT_CHECKPOINT_SECONDS * 1000,
@@ -136,7 +136,7 @@ try {
   let server;
   try {
     // Deno.serve behind a front that drops slow clients (headers within HEADER_TIMEOUT_SECONDS, a cap on half-open
-    // connections): the single container has no proxy to do it (CONTRACT §19).
+    // connections): the single container has no proxy to do it (docs/REQUIREMENTS.md §19).
     const listen = {
       port: config.PORT,
       hostname: config.HOST,

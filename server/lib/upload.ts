@@ -219,7 +219,7 @@ export async function receiveUpload<S extends UploadSink>(
         }).catch(fail);
       });
     });
-    // Text fields are not stored, but the text rule holds for every part (CONTRACT §17).
+    // Text fields are not stored, but the text rule holds for every part (docs/REQUIREMENTS.md §17).
     bb.on("field", (name: string, value: string) => {
       if (!isCleanText(name) || !isCleanText(value)) {
         fail(badRequest(`${escapeText(name).slice(0, 64)}: ${TEXT_RULE_MSG}.`));

@@ -1,5 +1,5 @@
 /**
- * GET audit names what its entries' details refer to by id (CONTRACT §17, docs/DECISIONS.md "Records that cannot
+ * GET audit names what its entries' details refer to by id (docs/REQUIREMENTS.md §17, docs/DECISIONS.md "Records that cannot
  * lie"): firmwares, product types, modules and treatments by their current names, and a firmware or product type
  * deleted since by the name its own entries gave it; device.update records what the changed fields held before.
  */

@@ -1,5 +1,5 @@
 /**
- * Roles (CONTRACT §12): a matrix of every operator route × every role, and of every operator route × every API token
+ * Roles (docs/REQUIREMENTS.md §12): a matrix of every operator route × every role, and of every operator route × every API token
  * scope, read from the route table (a route a role or scope may call but should not fails, and the reverse); operator accounts managed by admins; demoting or disabling ends
  * sessions at once; the last active admin is kept.
  */
