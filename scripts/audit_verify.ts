@@ -4,7 +4,7 @@
  * when every entry matches; 1 naming the first entry that does not (edited, removed or inserted behind the API's back);
  * 2 for a usage or configuration error.
  *
- * With --checkpoint (CONTRACT §17), the chain must also hold every checkpoint published earlier: a file (one JSON
+ * With --checkpoint (docs/REQUIREMENTS.md §17), the chain must also hold every checkpoint published earlier: a file (one JSON
  * checkpoint, `{"count": n, "hash": "…"}`, or a log whose `audit.checkpoint` lines are read, JSON or text), or
  * `s3`: every `audit/checkpoints/<count>.json` object of the bucket the environment names (S3_BUCKET, S3_ENDPOINT,
  * S3_PREFIX, AWS_*). A checkpoint the chain does not reach (a truncated tail) or whose entry has another hash (a

@@ -48,7 +48,7 @@ async function copyFirmware(files: FirmwareFiles, staging: string, fw: FirmwareR
 
 async function main() {
   if (Deno.env.get("DATABASE_URL")) {
-    // CONTRACT §10: with PostgreSQL the database is backed up with its own tools (docs/SCALING.md, "Backup").
+    // docs/REQUIREMENTS.md §10: with PostgreSQL the database is backed up with its own tools (docs/SCALING.md, "Backup").
     console.error(
       "deno task backup copies the SQLite database of DATA_DIR; with DATABASE_URL set, back up PostgreSQL with its own tools instead: " +
         'pg_dump --format=custom --file=console.dump "$DATABASE_URL" (consistent while the servers run), and copy DATA_DIR/firmwares ' +

@@ -30,7 +30,7 @@ export interface Manifest {
   files: ManifestFile[];
 }
 
-/** DATA_DIR as the server reads it (CONTRACT §1). */
+/** DATA_DIR as the server reads it (docs/REQUIREMENTS.md §1). */
 export function dataDirFromEnv(): string {
   return Deno.env.get("DATA_DIR")?.trim() || "./data";
 }

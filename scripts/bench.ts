@@ -54,7 +54,7 @@ const dataDir = `${tmp}/data`;
 await Deno.mkdir(dataDir);
 const say = (s: string) => console.error(`[bench] ${s}`);
 
-// --fleet: only the fleet views (CONTRACT §16) on both engines, printed (docs/PERFORMANCE.md, "Fleet views").
+// --fleet: only the fleet views (docs/REQUIREMENTS.md §16) on both engines, printed (docs/PERFORMANCE.md, "Fleet views").
 if (Deno.args.includes("--fleet")) {
   const { benchFleet, fleetTable } = await import("./bench/fleet.ts");
   try {

@@ -60,7 +60,7 @@ function readManifest(backupDir: string): Manifest {
 
 async function main() {
   if (Deno.env.get("DATABASE_URL")) {
-    // CONTRACT §10: with PostgreSQL the database is restored with its own tools (docs/SCALING.md, "Backup").
+    // docs/REQUIREMENTS.md §10: with PostgreSQL the database is restored with its own tools (docs/SCALING.md, "Backup").
     console.error(
       "deno task restore fills the SQLite database of DATA_DIR; with DATABASE_URL set, restore PostgreSQL with its own tools instead: " +
         'pg_restore --clean --if-exists --no-owner --dbname="$DATABASE_URL" console.dump with every server stopped, and put the ' +

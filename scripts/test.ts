@@ -4,6 +4,12 @@
  *   2. the firmware suites again with the firmware files in a bucket (TEST_FIRMWARE_STORE=s3: s3rver, testing/s3.ts)
  *   3. vitest over web/ (component tests, happy-dom)
  * Extra arguments are passed to `deno test` (e.g. a file or --filter).
+ *
+ * `deno task test:fast` (`--fast`): the inner loop, under 2 minutes: the unit tests and the in-process route tests
+ * (tests/routes/, the real app on real SQLite stores through app.request()), the store conformance suite on SQLite and
+ * the architecture test: every test file that, itself or through the tests/ helpers it imports, starts no server
+ * process, browser, PostgreSQL cluster, bucket or CLI (FAST_EXCLUDES), outside the folders made of those (SLOW_FOLDERS).
+ * No second engine, no bucket, no vitest.
  */
 import { startPostgres, type TestPostgres } from "../testing/postgres.ts";
 
@@ -20,10 +26,53 @@ interface Suite {
 const ESC = String.fromCharCode(27);
 const stripAnsi = (s: string) => s.replaceAll(new RegExp(`${ESC}\\[[0-9;]*m`, "g"), "");
 
+/** What makes a test file too slow for the inner loop: a server or CLI process, a browser, a cluster, a bucket. */
+const FAST_EXCLUDES = [
+  "startServer(",
+  "runCli(",
+  "chromium",
+  "startPostgres(",
+  "sharedPostgres(",
+  "startBucket(",
+  "s3rver",
+];
+/** Folders of processes, browsers, clusters, buckets and the bench: never in the fast tier. */
+const SLOW_FOLDERS = ["tests/e2e", "tests/ops", "tests/postgres", "tests/s3", "tests/bench"];
+
+/** The test files under tests/ that meet none of FAST_EXCLUDES, following their imports inside tests/. */
+async function fastFiles(): Promise<string[]> {
+  const slow = new Map<string, boolean>();
+  const isSlow = async (path: string): Promise<boolean> => {
+    if (slow.has(path)) return slow.get(path)!;
+    slow.set(path, false);
+    // A specifier in a string of a test (the architecture test's samples) names no file.
+    const source = await Deno.readTextFile(path).catch(() => "");
+    let found = FAST_EXCLUDES.some((marker) => source.includes(marker));
+    for (const m of source.matchAll(/from\s+"(\.{1,2}\/[^"]+)"/g)) {
+      const target = new URL(m[1], `file://${path}`).pathname;
+      if (!found && target.startsWith(`${ROOT}tests/`)) found = await isSlow(target);
+    }
+    slow.set(path, found);
+    return found;
+  };
+  const files: string[] = [];
+  const walk = async (dir: string) => {
+    for await (const e of Deno.readDir(`${ROOT}${dir}`)) {
+      const path = `${dir}/${e.name}`;
+      if (e.isDirectory && !SLOW_FOLDERS.includes(path)) await walk(path);
+      else if (e.name.endsWith(".test.ts") && !(await isSlow(`${ROOT}${path}`))) files.push(path);
+    }
+  };
+  await walk("tests");
+  return files.sort();
+}
+
+const fast = Deno.args[0] === "--fast";
+const args = fast ? Deno.args.slice(1) : Deno.args;
 const suites: Suite[] = [
   {
-    name: "deno test (tests/)",
-    args: ["test", "-A", "--parallel", ...(Deno.args.length ? Deno.args : ["tests/"])],
+    name: fast ? "deno test (tests/, the fast tier)" : "deno test (tests/)",
+    args: ["test", "-A", "--parallel", ...(fast ? [...args, ...await fastFiles()] : args.length ? args : ["tests/"])],
     parse: parseDenoTest,
   },
 ];
@@ -33,19 +82,27 @@ function parseDenoTest(out: string) {
   return m ? { passed: Number(m[1]), failed: Number(m[2]) } : null;
 }
 /**
- * The server, device API and CLI suites again with the server on PostgreSQL (one throwaway cluster for the run, a
- * database per test server): CONTRACT §10, "one test suite proves it on each". Only the files that start a server run
- * again (the others never meet the engine), less two about the upload pipeline's memory and parsing, which does not
+ * The server, device API, CLI and in-process route suites again on PostgreSQL (one throwaway cluster for the run, a
+ * database per test server or test app): docs/REQUIREMENTS.md §10, "one test suite proves it on each". Only the files that start a
+ * server or the app in process run again (the others never meet the engine), less two about the upload pipeline's memory and parsing, which does not
  * touch the database (run once, on SQLite, to keep the whole run short). Of the hostile-input audit, one file runs on
  * both: tests/audit/text_rule.test.ts sends every sample with the text rule's cases and fuzzes every operation, then
- * runs audit-verify (CONTRACT §17); the rest of tests/audit stays on SQLite.
+ * runs audit-verify (docs/REQUIREMENTS.md §17); the rest of tests/audit stays on SQLite.
  */
-const POSTGRES_SUITES = ["tests/server/", "tests/device/", "tests/cli/", "tests/audit/text_rule.test.ts"];
+const POSTGRES_SUITES = [
+  "tests/server/",
+  "tests/device/",
+  "tests/cli/",
+  "tests/routes/",
+  "tests/audit/text_rule.test.ts",
+];
 const SQLITE_ONLY = new Set<string>(["tests/cli/upload_memory.test.ts", "tests/server/upload_parts.test.ts"]);
-const startsServer = async (file: string) => (await Deno.readTextFile(`${ROOT}${file}`)).includes("startServer(");
-if (!Deno.args.length || Deno.env.get("TEST_ENGINE") === "postgres") {
+/** A server process (startServer) or the app in process (tests/routes/app.ts's testApp): both follow TEST_ENGINE. */
+const startsServer = async (file: string) =>
+  /\b(startServer|testApp)\(/.test(await Deno.readTextFile(`${ROOT}${file}`));
+if (!fast && (!args.length || Deno.env.get("TEST_ENGINE") === "postgres")) {
   const files: string[] = [];
-  const wanted = Deno.args.length ? Deno.args.filter((a) => !a.startsWith("-")) : POSTGRES_SUITES;
+  const wanted = args.length ? args.filter((a) => !a.startsWith("-")) : POSTGRES_SUITES;
   for (const dir of wanted) {
     const path = `${ROOT}${dir}`;
     if (!(await Deno.stat(path)).isDirectory) {
@@ -59,15 +116,16 @@ if (!Deno.args.length || Deno.env.get("TEST_ENGINE") === "postgres") {
       }
     }
   }
-  if (Deno.args.length) suites.length = 0;
+  if (args.length) suites.length = 0;
   suites.push({
-    name: "deno test on PostgreSQL (tests/server, tests/device, tests/cli, tests/audit/text_rule.test.ts)",
-    args: ["test", "-A", "--parallel", ...Deno.args.filter((a) => a.startsWith("-")), ...files.sort()],
+    name:
+      "deno test on PostgreSQL (tests/server, tests/device, tests/cli, tests/routes, tests/audit/text_rule.test.ts)",
+    args: ["test", "-A", "--parallel", ...args.filter((a) => a.startsWith("-")), ...files.sort()],
     env: { TEST_ENGINE: "postgres" },
     parse: parseDenoTest,
   });
 }
-/** Every rule of firmware uploads, downloads and the file store, run on a bucket as on the disk (CONTRACT §10). */
+/** Every rule of firmware uploads, downloads and the file store, run on a bucket as on the disk (docs/REQUIREMENTS.md §10). */
 const BUCKET_SUITES = [
   "tests/files/",
   "tests/server/firmwares.test.ts",
@@ -76,7 +134,7 @@ const BUCKET_SUITES = [
   "tests/audit/firmwares.test.ts",
   "tests/cli/firmware.test.ts",
 ];
-if (!Deno.args.length) {
+if (!fast && !args.length) {
   suites.push({
     name: "deno test (firmware in a bucket)",
     args: ["test", "-A", "--parallel", ...BUCKET_SUITES],

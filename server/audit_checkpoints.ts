@@ -1,5 +1,5 @@
 /**
- * Audit checkpoints (CONTRACT §17): the chain's head (count, hash) published outside the database, so a truncated or
+ * Audit checkpoints (docs/REQUIREMENTS.md §17): the chain's head (count, hash) published outside the database, so a truncated or
  * rewritten tail is evident (`deno task audit-verify --checkpoint`). Every AUDIT_CHECKPOINT_SECONDS (at most 10
  * minutes) the head is read (one row); when it moved since the last checkpoint, an `audit.checkpoint` log line is
  * written and, with S3_BUCKET, the write-once object `audit/checkpoints/<count>.json`. Once at start and once at

@@ -38,6 +38,16 @@ export async function ensureDirectories(paths: Paths): Promise<string[]> {
 }
 
 /**
+ * Throws unless the server's user can create a file in `dir`: a read-only mount, or a directory it may not write, is
+ * found here, before the database is opened, and named in one line rather than by a SQLite error from deep inside.
+ */
+export async function assertWritable(dir: string): Promise<void> {
+  const probe = join(dir, `.write-probe-${Deno.pid}`);
+  await Deno.writeFile(probe, new Uint8Array(), { createNew: true, mode: 0o600 });
+  await Deno.remove(probe);
+}
+
+/**
  * Removes what an interrupted upload or import left behind: nothing half-written stays.
  * Synchronous on purpose: at shutdown no request handler can run between listing and removing,
  * so a temp file is never renamed into place while it is being swept.

@@ -20,7 +20,7 @@ export const ConfigSchema = z.object({
   MAX_FIRMWARE_BYTES: int(1).default(1_073_741_824),
   MAX_IMPORT_BYTES: int(1).default(268_435_456),
   DEVICE_API_KEY: z.string().min(16, "must be at least 16 characters long").optional(),
-  /** CONTRACT §11: shared (one DEVICE_API_KEY for the fleet) or token (DEVICE_API_KEY enrols, each device its token). */
+  /** docs/REQUIREMENTS.md §11: shared (one DEVICE_API_KEY for the fleet) or token (DEVICE_API_KEY enrols, each device its token). */
   DEVICE_AUTH: z.enum(["shared", "token"], { message: "must be shared or token" }).default("shared"),
   /** DEVICE_AUTH=token: an unknown device waits for an operator (manual) or gets its token at once (auto). */
   DEVICE_ADMISSION: z.enum(["manual", "auto"], { message: "must be manual or auto" }).default("manual"),
@@ -35,7 +35,7 @@ export const ConfigSchema = z.object({
   /** GET /metrics needs it as a bearer token; unset: /metrics is 404. */
   METRICS_TOKEN: z.string().min(16, "must be at least 16 characters long").optional(),
   SHUTDOWN_GRACE_SECONDS: int(0, 3600).default(8),
-  /** How often the audit chain's head is published (log, bucket) when it moved; at most 10 minutes (CONTRACT §17). */
+  /** How often the audit chain's head is published (log, bucket) when it moved; at most 10 minutes (docs/REQUIREMENTS.md §17). */
   AUDIT_CHECKPOINT_SECONDS: int(1, 600).default(600),
   /** An upload or import whose body sends nothing for this long is aborted and its partial file removed. */
   BODY_IDLE_SECONDS: int(1, 3600).default(60),
@@ -51,14 +51,14 @@ export const ConfigSchema = z.object({
   /** At most this many connections wait for a request at once; one more closes the one waiting longest. */
   MAX_HALF_OPEN_CONNECTIONS: int(1, 1_000_000).default(1000),
   TRUST_PROXY: z.enum(["0", "1", ""], { message: "must be 1 or 0" }).optional(),
-  /** PostgreSQL instead of the SQLite file in DATA_DIR (CONTRACT §10). */
+  /** PostgreSQL instead of the SQLite file in DATA_DIR (docs/REQUIREMENTS.md §10). */
   DATABASE_URL: z.string().trim().regex(
     /^postgres(ql)?:\/\/[^\s]+$/,
     "must be a postgres://user:password@host:port/db URL",
   ).optional(),
   /** Connections per server process (with DATABASE_URL). */
   DATABASE_POOL_SIZE: int(1, 1000).default(10),
-  /** Firmware files in this bucket instead of DATA_DIR/firmwares (CONTRACT §10). */
+  /** Firmware files in this bucket instead of DATA_DIR/firmwares (docs/REQUIREMENTS.md §10). */
   S3_BUCKET: z.string().trim().regex(/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/, "must be a bucket name").optional(),
   S3_ENDPOINT: z.url({ message: "must be a URL such as http://minio:9000" }).optional(),
   S3_PREFIX: z.string().regex(/^([^/][^\0]*\/)?$/, "must be empty or end in / (and not start with /)").default(""),

@@ -1,6 +1,7 @@
 import { createApp } from "./app.ts";
 import { loadSecret } from "./auth/secret.ts";
 import {
+  assertWritable,
   bootstrapOperator,
   cleanUpAfterCrash,
   ensureDirectories,
@@ -72,7 +73,9 @@ try {
   const paths = pathsFor(config.DATA_DIR);
   try {
     for (const warning of await ensureDirectories(paths)) log(warning);
+    for (const dir of [paths.data, paths.firmwares, paths.tmp]) await assertWritable(dir);
   } catch (err) {
+    if (isNoSpace(err)) throw err; // the full-disk line below
     fail(`Invalid configuration: DATA_DIR ${paths.data} cannot be used (${err instanceof Error ? err.message : err}).`);
   }
 
@@ -86,7 +89,7 @@ try {
   }
   const files = await openFirmwareFiles(config, paths);
   await cleanUpAfterCrash(stores, files, paths, log);
-  // The audit chain's head outside the database (CONTRACT §17): at start, when it moved, and at shutdown.
+  // The audit chain's head outside the database (docs/REQUIREMENTS.md §17): at start, when it moved, and at shutdown.
   const checkpoints = startAuditCheckpoints({
     head: () => stores.audit.head(),
     everyMs: config.AUDIT_CHECKPOINT_SECONDS * 1000,
@@ -133,7 +136,7 @@ try {
   let server;
   try {
     // Deno.serve behind a front that drops slow clients (headers within HEADER_TIMEOUT_SECONDS, a cap on half-open
-    // connections): the single container has no proxy to do it (CONTRACT §19).
+    // connections): the single container has no proxy to do it (docs/REQUIREMENTS.md §19).
     const listen = {
       port: config.PORT,
       hostname: config.HOST,
@@ -159,6 +162,14 @@ try {
     fail(
       `Cannot start: the disk of DATA_DIR ${config.DATA_DIR} is full (${err instanceof Error ? err.message : err}); ` +
         "free space there and start again.",
+    );
+  }
+  // SQLite cannot write its file or the -wal/-shm beside it (DATA_DIR itself passed assertWritable).
+  if (!config.DATABASE_URL && /readonly database|unable to open database file/i.test(String(err))) {
+    fail(
+      `Cannot start: the database in DATA_DIR ${config.DATA_DIR} cannot be written (${
+        err instanceof Error ? err.message : err
+      }); the server's user must be able to write console.sqlite3 and its -wal and -shm files there.`,
     );
   }
   throw err;

@@ -1,5 +1,5 @@
 /**
- * The Prometheus series of GET /metrics (CONTRACT §14), in prom-client's default registry. Counted where the work
+ * The Prometheus series of GET /metrics (docs/REQUIREMENTS.md §14), in prom-client's default registry. Counted where the work
  * happens: requests in app.ts, uploads in lib/upload.ts, check-ins and firmware bytes in the routes, store errors in
  * app.onError; devices by admission and audit entries are read from the database at each scrape (registered by
  * app.ts; docs/DECISIONS.md, "Metrics").
@@ -38,7 +38,7 @@ export const enrolments = new client.Counter({
 });
 
 /**
- * Devices by admission (CONTRACT §14), read from the database at each scrape (three count queries on an index) by
+ * Devices by admission (docs/REQUIREMENTS.md §14), read from the database at each scrape (three count queries on an index) by
  * the function the server registers at start.
  */
 let admissionSource: (() => Promise<Record<string, number>>) | null = null;
@@ -85,7 +85,8 @@ export const storeErrors = new client.Counter({
 
 export const connectionsDropped = new client.Counter({
   name: "console_connections_dropped_total",
-  help: "Connections the server closed for being slow (CONTRACT §19): header_timeout, idle, evicted (over " +
+  help:
+    "Connections the server closed for being slow (docs/REQUIREMENTS.md §19): header_timeout, idle, evicted (over " +
     "MAX_HALF_OPEN_CONNECTIONS) or header_too_large.",
   labelNames: ["reason"] as const,
 });
@@ -109,7 +110,7 @@ export const auditEntries = new client.Counter({
   },
 });
 
-/** The audit chain's head (CONTRACT §17), read at each scrape: its count, and its hash as an info series' label. */
+/** The audit chain's head (docs/REQUIREMENTS.md §17), read at each scrape: its count, and its hash as an info series' label. */
 let auditHead: (() => Promise<{ count: number; hash: string }>) | null = null;
 export const auditHeadWith = (head: () => Promise<{ count: number; hash: string }>) => void (auditHead = head);
 let lastHead: { count: number; hash: string } | null = null;

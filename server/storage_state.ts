@@ -1,5 +1,5 @@
 /**
- * Is the disk of DATA_DIR full? For /healthz ("storage": "ok" | "full", CONTRACT §15) and for the start-up's one-line
+ * Is the disk of DATA_DIR full? For /healthz ("storage": "ok" | "full", docs/REQUIREMENTS.md §15) and for the start-up's one-line
  * refusal. Read from the file system itself (statfs), so it turns back to "ok" as soon as space is freed.
  */
 import { statfs } from "node:fs/promises";

@@ -1,5 +1,5 @@
 /**
- * The one text rule (CONTRACT §17): every string that reaches storage or the audit trail is well-formed Unicode (no
+ * The one text rule (docs/REQUIREMENTS.md §17): every string that reaches storage or the audit trail is well-formed Unicode (no
  * lone surrogate) without NUL, so both engines store exactly what was hashed and what the client sent. The server
  * applies it once at the edge (server/lib/text_rule.ts: the URL; server/validate.ts: every JSON body; the multipart
  * reader: field values and file names).

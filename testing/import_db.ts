@@ -5,7 +5,7 @@
  */
 import { rmSync } from "node:fs";
 import { DatabaseSync } from "node:sqlite";
-import { encodePng } from "./png.ts";
+import { encodePng } from "../server/demo/png.ts";
 
 export interface ImportChannel {
   current: number;
@@ -175,3 +175,5 @@ export function makeNamedImportFile(path: string, names: string[]): string {
 }
 
 export { runSql } from "./sqlite_file.ts";
+/** The PNG encoder of the demo's illustrations, for tests that make images of their own. */
+export { encodePng };

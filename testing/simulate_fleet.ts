@@ -1,6 +1,6 @@
 /**
  * A simulated fleet against a running console's device API: each device checks in (`rounds` times) and, with
- * `download`, fetches the firmware its config names and verifies size and sha256. With `auth: "token"` (CONTRACT §11)
+ * `download`, fetches the firmware its config names and verifies size and sha256. With `auth: "token"` (docs/REQUIREMENTS.md §11)
  * each device first enrols with `key` (the enrolment key), waits while it is pending (polling every `pollMs`, at most
  * `waitMs`), then checks in with its own token; tokens given in `tokens` are used without enrolling, and the ones
  * issued are added to it. With `report`, a device whose config
@@ -32,7 +32,7 @@ export interface FleetOptions {
   pollMs?: number;
   /** Token mode: deviceId -> token, used instead of enrolling; issued tokens are added. */
   tokens?: Map<string, string>;
-  /** Report update progress (CONTRACT §13) for a firmware not installed yet. */
+  /** Report update progress (docs/REQUIREMENTS.md §13) for a firmware not installed yet. */
   report?: boolean;
   /** With `report`, the share (0-1) of devices whose installation fails (stable per device and firmware). */
   failRate?: number;

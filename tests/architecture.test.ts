@@ -1,13 +1,15 @@
 /**
  * The layers of the code base, checked on the imports of every .ts/.tsx file: `import … from`, `export … from`,
  * `import "…"` and `import("…")` (also in type positions). A failure names each file, line and import that crosses a
- * layer. These seams keep the database engine behind server/db/ and the fixtures out of the product code.
+ * layer. These seams keep the database engine behind server/db/ and the fixtures out of the product code. Two rules
+ * hold for the whole tree: no arrow points up the stack (shared/ ← server/, cli/, web/ ← testing/ ← scripts/, tests/),
+ * and the folders' import graph has no circle (a folder importing one that imports it back, however far round).
  */
 import assert from "node:assert/strict";
 
 const ROOT = new URL("../", import.meta.url);
-/** Folders that hold no source of ours (repository-relative). */
-const SKIPPED = new Set(["node_modules", "web/dist", "data", "data-demo"]);
+/** Folders that hold no source of ours (repository-relative). Dot-files and dot-folders are read like any other. */
+const SKIPPED = new Set([".git", "node_modules", "web/dist", "data", "data-demo"]);
 
 interface SourceImport {
   specifier: string;
@@ -47,7 +49,7 @@ async function sourceFiles(dir = ""): Promise<string[]> {
   const files: string[] = [];
   for await (const entry of Deno.readDir(new URL(dir || ".", ROOT))) {
     const path = dir ? `${dir}/${entry.name}` : entry.name;
-    if (entry.name.startsWith(".") || SKIPPED.has(path)) continue;
+    if (SKIPPED.has(path)) continue;
     if (entry.isDirectory) files.push(...await sourceFiles(path));
     else if (/\.tsx?$/.test(entry.name)) files.push(path);
   }
@@ -149,6 +151,102 @@ const RULES: Rule[] = [
     },
   },
 ];
+
+/** The stack, bottom first: a file imports only from its own level or below. */
+const LEVELS: [level: number, folder: string][] = [
+  [0, "shared/"],
+  [1, "server/"],
+  [1, "cli/"],
+  [1, "web/"],
+  [2, "testing/"],
+  [3, "scripts/"],
+  [3, "tests/"],
+];
+const levelOf = (path: string) => LEVELS.find(([, folder]) => path.startsWith(folder))?.[0];
+
+RULES.push({
+  name: "no arrow up: shared/ ← server/, cli/, web/ ← testing/ ← scripts/, tests/ (the product ships without fixtures)",
+  applies: (f) => levelOf(f) !== undefined,
+  forbids: (t, f) => {
+    const [from, to] = [levelOf(f), levelOf(t)];
+    return from !== undefined && to !== undefined && to > from;
+  },
+});
+
+/**
+ * The node a file counts as in the circle check: its folder; a web feature's api.ts stands alone, being what the other
+ * features may import (the screens of two features may use each other's queries).
+ */
+const folderOf = (path: string) =>
+  featureOf(path)?.[2] === "api.ts" ? path : path.slice(0, path.lastIndexOf("/") + 1) || "./";
+/** A folder and the folders inside it are one unit (db/mod.ts opens db/sqlite/, which uses db/errors.ts). */
+const nested = (a: string, b: string) => a.startsWith(b) || b.startsWith(a);
+
+/** The folders that import each other round a circle (strongly connected components of the folder graph, Tarjan). */
+export function folderCircles(edges: readonly { from: string; to: string }[]): string[][] {
+  const next = new Map<string, Set<string>>();
+  for (const { from, to } of edges) {
+    if (nested(from, to)) continue;
+    if (!next.has(from)) next.set(from, new Set());
+    next.get(from)!.add(to);
+    if (!next.has(to)) next.set(to, new Set());
+  }
+  let counter = 0;
+  const index = new Map<string, number>(), low = new Map<string, number>(), stack: string[] = [];
+  const onStack = new Set<string>(), circles: string[][] = [];
+  const visit = (v: string) => {
+    index.set(v, counter);
+    low.set(v, counter++);
+    stack.push(v);
+    onStack.add(v);
+    for (const w of next.get(v)!) {
+      if (!index.has(w)) {
+        visit(w);
+        low.set(v, Math.min(low.get(v)!, low.get(w)!));
+      } else if (onStack.has(w)) low.set(v, Math.min(low.get(v)!, index.get(w)!));
+    }
+    if (low.get(v) === index.get(v)) {
+      const component: string[] = [];
+      let w: string;
+      do {
+        w = stack.pop()!;
+        onStack.delete(w);
+        component.push(w);
+      } while (w !== v);
+      if (component.length > 1) circles.push(component.sort());
+    }
+  };
+  for (const v of [...next.keys()].sort()) if (!index.has(v)) visit(v);
+  return circles;
+}
+
+Deno.test("architecture: no circle between folders (lib/ ↔ files/, db/types ↔ db/rules, …)", async () => {
+  const local = (await graph()).filter((e) => levelOf(e.target) !== undefined);
+  const edges = local.map((e) => ({ from: folderOf(e.file), to: folderOf(e.target) }));
+  const circles = folderCircles(edges).map((folders) => {
+    const inside = local.filter((e) =>
+      folders.includes(folderOf(e.file)) && folders.includes(folderOf(e.target)) &&
+      !nested(folderOf(e.file), folderOf(e.target))
+    );
+    return `${folders.join(" ↔ ")}:\n    ${
+      inside.map((e) => `${e.file}:${e.line} imports "${e.specifier}"`).join("\n    ")
+    }`;
+  });
+  if (circles.length) assert.fail(`folders that import each other:\n  ${circles.join("\n  ")}`);
+});
+
+Deno.test("architecture: the circle finder sees a circle however far round, and nothing in a tree", () => {
+  assert.deepEqual(folderCircles([{ from: "a/", to: "b/" }, { from: "b/", to: "c/" }, { from: "c/", to: "a/" }]), [[
+    "a/",
+    "b/",
+    "c/",
+  ]]);
+  assert.deepEqual(folderCircles([{ from: "a/", to: "b/" }, { from: "a/", to: "c/" }, { from: "b/", to: "c/" }]), []);
+  assert.deepEqual(
+    folderCircles([{ from: "a/", to: "a/" }, { from: "a/", to: "a/b/" }, { from: "a/b/", to: "a/" }]),
+    [],
+  );
+});
 
 for (const rule of RULES) {
   Deno.test(`architecture: ${rule.name}`, async () => {

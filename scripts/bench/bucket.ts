@@ -1,5 +1,5 @@
 /**
- * Firmware in a bucket (CONTRACT §10): the same 1 GiB upload to a server whose firmware store is an S3 bucket (s3rver,
+ * Firmware in a bucket (docs/REQUIREMENTS.md §10): the same 1 GiB upload to a server whose firmware store is an S3 bucket (s3rver,
  * testing/s3.ts) against the disk's figure of the same run, and a device's download of it served by the console
  * (FIRMWARE_DOWNLOAD=proxy) or by the bucket through a presigned URL (redirect).
  */

@@ -1,5 +1,5 @@
 /**
- * Check-in throughput with DEVICE_AUTH=token vs DEVICE_AUTH=shared (CONTRACT §11): the same server, the same
+ * Check-in throughput with DEVICE_AUTH=token vs DEVICE_AUTH=shared (docs/REQUIREMENTS.md §11): the same server, the same
  * devices, the same client loop, only the mode differs. In token mode each device enrols once (auto admission) and
  * checks in with its own token, so every request pays the token check (one lookup by primary key and a sha256).
  */

@@ -1,5 +1,5 @@
 /**
- * Staged rollouts at fleet size (CONTRACT §13): a rollout of every device (100,000 in the full run), started and
+ * Staged rollouts at fleet size (docs/REQUIREMENTS.md §13): a rollout of every device (100,000 in the full run), started and
  * widened to 100 %; then status reports from `concurrency` devices at once (each device reports downloading ->
  * installing -> installed, moving the counts), and GET rollouts/{id} with its counts, which are kept incrementally
  * (never counted per request). On SQLite (one server) and on PostgreSQL (two replicas sharing the reports).

@@ -1,5 +1,5 @@
 /**
- * API token secrets (CONTRACT §12): `tdc_` and 32 random bytes as base64url (256 bits). Only sha256(secret) is
+ * API token secrets (docs/REQUIREMENTS.md §12): `tdc_` and 32 random bytes as base64url (256 bits). Only sha256(secret) is
  * stored and looked up: the secret is random and as long as the hash, so a slow salted hash (as for passwords) would
  * add nothing but cost on every request. No secret is ever compared in code: the row is found through the index on
  * the hash, and what an index lookup's timing could tell is about a hash, never the secret (docs/DECISIONS.md,

@@ -1,6 +1,6 @@
 /**
  * Failed device authentications, throttled so that devices behind one address (a clinic's NAT) never lock each other
- * out (CONTRACT §11, §19). One function for every device protocol (the device API, and hawkBit DDI next):
+ * out (docs/REQUIREMENTS.md §11, §19). One function for every device protocol (the device API, and hawkBit DDI next):
  *
  * - A per-device secret (a device token) is counted per device id AND address: `max` failures in a minute block that
  *   pair for a minute, doubling with each further block up to an hour; while blocked its calls are refused unchecked

@@ -1,5 +1,5 @@
 /**
- * Per-device credentials (CONTRACT §11, DEVICE_AUTH=token): a token is 256 random bits, shown to the device once and
+ * Per-device credentials (docs/REQUIREMENTS.md §11, DEVICE_AUTH=token): a token is 256 random bits, shown to the device once and
  * stored only as its sha256. No KDF: a key stretcher protects guessable secrets (passwords); a 256-bit random secret
  * cannot be guessed, so one fast hash is enough and every device call costs one lookup by primary key plus one
  * constant-time comparison (docs/DECISIONS.md, "Device identity and admission").

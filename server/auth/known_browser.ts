@@ -1,5 +1,5 @@
 /**
- * The known-browser mark (CONTRACT §19; OWASP "Slow Down Online Guessing Attacks with Device Cookies"): a successful
+ * The known-browser mark (docs/REQUIREMENTS.md §19; OWASP "Slow Down Online Guessing Attacks with Device Cookies"): a successful
  * sign-in leaves a signed, HttpOnly, SameSite=Strict cookie naming the operator. At sign-in, a browser presenting a
  * valid mark for the e-mail's operator is throttled by its own failures only (counted per mark), so guesses from
  * elsewhere, however many addresses they come from, never hold the owner up there.

@@ -1,6 +1,6 @@
 /**
- * The storage seam: one asynchronous interface per area. Routes and tools see only these; the engine (SQLite today)
- * is chosen once at start by openStores() in mod.ts. A method that checks and then writes owns its transaction, so
+ * The storage seam: one asynchronous interface per area. Routes and tools see only these; the engine (SQLite, or
+ * PostgreSQL with DATABASE_URL) is chosen once at start by openStores() in mod.ts. A method that checks and then writes owns its transaction, so
  * no caller can interleave anything between the check and the write, whatever the engine.
  */
 import type { AuditStore } from "./types/audit.ts";

@@ -1,5 +1,5 @@
 import type { Channel, Phase } from "../../shared/schemas/treatment.ts";
-import type { Prng } from "../../testing/prng.ts";
+import type { Prng } from "../../shared/prng.ts";
 
 /** How a program stimulates: the ranges its channels are drawn from. */
 type Kind =

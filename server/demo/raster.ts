@@ -1,4 +1,4 @@
-import { encodePng } from "../../testing/png.ts";
+import { encodePng } from "./png.ts";
 
 /** An RGB raster with a few drawing helpers, enough for the demo's treatment illustrations. */
 export class Raster {

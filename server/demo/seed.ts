@@ -1,5 +1,5 @@
 /**
- * DEMO=1 data (CONTRACT §1), added only to an empty database: product types with modules, ~50 treatments with
+ * DEMO=1 data (docs/REQUIREMENTS.md §1), added only to an empty database: product types with modules, ~50 treatments with
  * PNG illustrations, two firmwares (one the managed device type's default), ~300 devices that arrive through
  * the same check-in function as the device API, and two staged rollouts (one finished, one running: rollouts.ts).
  * Deterministic: every demo database looks the same, except which devices a rollout's stages hold (a device's bucket
@@ -12,7 +12,7 @@ import { maxChannels } from "../../shared/schemas/treatment.ts";
 import type { AppContext } from "../context.ts";
 import type { DemoData, DemoDevice } from "../db/stores.ts";
 import { addFirmware } from "../firmware_storage.ts";
-import { type Prng, prng } from "../../testing/prng.ts";
+import { type Prng, prng } from "../../shared/prng.ts";
 import { phasesFor, TREATMENTS } from "./catalogue.ts";
 import { DEMO_FIRMWARES } from "./firmwares.ts";
 import { seedRollouts } from "./rollouts.ts";
@@ -20,7 +20,7 @@ import { electrodePlacement, envelopeChart } from "./illustrations.ts";
 
 export const DEMO_DEVICE_COUNT = 300;
 
-/** With DEVICE_AUTH=token, a few new devices wait for an operator's admission (CONTRACT §11). */
+/** With DEVICE_AUTH=token, a few new devices wait for an operator's admission (docs/REQUIREMENTS.md §11). */
 export const DEMO_PENDING_DEVICES = [
   "JCB-NEW-00001",
   "JCB-NEW-00002",

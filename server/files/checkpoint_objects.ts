@@ -1,5 +1,5 @@
 /**
- * Audit checkpoints in the bucket (CONTRACT §17): one write-once object `<S3_PREFIX>audit/checkpoints/<count>.json`
+ * Audit checkpoints in the bucket (docs/REQUIREMENTS.md §17): one write-once object `<S3_PREFIX>audit/checkpoints/<count>.json`
  * per checkpoint, `{"count": n, "hash": "…", "at": "…"}`. Never overwritten: a key already there is left as it is
  * (checked first, and the PUT is conditional, If-None-Match: *, where the store supports it), so a later writer cannot
  * replace what an auditor may already hold. Set an object lock or a bucket policy that denies deletes for the prefix

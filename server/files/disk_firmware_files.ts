@@ -4,7 +4,7 @@
  */
 import { join } from "node:path";
 import { newId } from "../../shared/ids.ts";
-import { fileRangeStream } from "../lib/byte_range.ts";
+import { fileRangeStream } from "./byte_range.ts";
 import { startFileWrite } from "./file_write.ts";
 import type { FirmwareFiles, FirmwarePut } from "./firmware_files.ts";
 

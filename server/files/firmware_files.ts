@@ -3,7 +3,7 @@
  * later. Routes, the start-up sweep and backup/restore reach firmware bytes only through this interface; the rows are
  * the firmware store's (server/db/). A file becomes visible only when committed whole, under the id its row will have.
  */
-import type { ByteRange } from "../lib/byte_range.ts";
+import type { ByteRange } from "./byte_range.ts";
 
 /** A new firmware file being written from a stream, hashed on the way. */
 export interface FirmwarePut {

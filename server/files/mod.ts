@@ -1,5 +1,5 @@
 /**
- * Where firmware files are kept, chosen once at start from the configuration (CONTRACT §10). The bucket's module (and
+ * Where firmware files are kept, chosen once at start from the configuration (docs/REQUIREMENTS.md §10). The bucket's module (and
  * the AWS SDK with it) is loaded only when S3_BUCKET is set, so a server on the disk does not carry it.
  */
 import type { Config } from "../config.ts";

@@ -1,5 +1,5 @@
 /**
- * Firmware files in an S3-compatible bucket (CONTRACT §10): `<S3_PREFIX>firmwares/<id>.xz`. A put streams into a
+ * Firmware files in an S3-compatible bucket (docs/REQUIREMENTS.md §10): `<S3_PREFIX>firmwares/<id>.xz`. A put streams into a
  * multipart upload (lib-storage's Upload: parts of 5 MiB, one in flight), hashed on the way; the object is
  * complete when finish() resolves and the firmware row is inserted after it. An object without a row (a crash between
  * the two) is removed by the sweep once older than an hour, so that an upload on another replica is never caught
@@ -19,7 +19,7 @@ import { Upload } from "@aws-sdk/lib-storage";
 import { getSignedUrl } from "@aws-sdk/s3-request-presigner";
 import { createHash } from "node:crypto";
 import { newId } from "../../shared/ids.ts";
-import { attachmentDisposition } from "../lib/firmware_file.ts";
+import { attachmentDisposition } from "./attachment.ts";
 import { FilesUnavailableError, type FirmwareFiles, type FirmwarePut } from "./firmware_files.ts";
 
 export interface S3Settings {
@@ -135,7 +135,7 @@ function watchedBody(body: ReadableStream<Uint8Array>, alive: () => Promise<bool
 
 export function s3FirmwareFiles(settings: S3Settings): FirmwareFiles {
   const common = { region: settings.region, endpoint: settings.endpoint, forcePathStyle: settings.forcePathStyle };
-  // A bucket down, gone or frozen answers 503 within 2 s (CONTRACT §19), never hangs a request. Two attempts of
+  // A bucket down, gone or frozen answers 503 within 2 s (docs/REQUIREMENTS.md §19), never hangs a request. Two attempts of
   // at most S3_TIMEOUTS.answerMs until the answer's headers; a download's body then flows at the client's pace.
   const client = new S3Client({
     ...common,

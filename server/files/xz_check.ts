@@ -7,7 +7,7 @@
  *
  *   const check = startXzCheck(); await check.write(chunk); ...; const problem = await check.finish();
  */
-import { CheckInterruptedError, type StreamCheck } from "../lib/stream_check.ts";
+import { CheckInterruptedError, type StreamCheck } from "./stream_check.ts";
 
 /** Decoding memory allowed: `xz -9` needs 65 MiB; a header asking for more than this is refused, not obeyed. */
 export const XZ_MEMLIMIT = "1GiB";

@@ -1,7 +1,7 @@
 /**
  * Opens an uploaded treatment import file (our private temp copy) safely: header checked, WAL flag cleared,
  * read-only with query_only and trusted_schema off, and its schema vetted before any of its rows is read:
- * no triggers, the needed tables are real tables with the needed columns (CONTRACT §7).
+ * no triggers, the needed tables are real tables with the needed columns (docs/REQUIREMENTS.md §7).
  */
 import { DatabaseSync } from "node:sqlite";
 import { SQLITE_MAGIC } from "../../shared/schemas/treatment.ts";

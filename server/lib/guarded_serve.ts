@@ -1,5 +1,5 @@
 /**
- * Slow clients dropped in process (CONTRACT §15, §19), for the single container without a proxy. Deno.serve has no
+ * Slow clients dropped in process (docs/REQUIREMENTS.md §15, §19), for the single container without a proxy. Deno.serve has no
  * header timeout and no limit on connections (nor does Deno's node:http, which runs on it), so the public port is a
  * small TCP front in this process: it reads each request's header itself, with a deadline, and only a complete header
  * is passed over loopback to Deno.serve, which does all the HTTP. So:

@@ -1,5 +1,5 @@
 /**
- * The text rule (CONTRACT §17, shared/text_rule.ts) applied to the URL of every request, before any route sees it:
+ * The text rule (docs/REQUIREMENTS.md §17, shared/text_rule.ts) applied to the URL of every request, before any route sees it:
  * a path segment or a query name or value whose percent-decoded bytes are not UTF-8 (`%ED%A0%80`, a lone surrogate's
  * encoding; `%FF`) or hold a NUL (`%00`) can name nothing that is stored. Checked on the raw URL, since the router's
  * decoding leaves malformed escapes as they are and URLSearchParams turns them into U+FFFD.

@@ -22,7 +22,7 @@ import { nameProblem } from "../../shared/schemas/common.ts";
 import { escapeText, isCleanText, TEXT_RULE_MSG } from "../../shared/text_rule.ts";
 import { NoSpaceError, startFileWrite } from "../files/file_write.ts";
 import { FilesUnavailableError } from "../files/firmware_files.ts";
-import { CheckInterruptedError, type StreamCheck } from "./stream_check.ts";
+import { CheckInterruptedError, type StreamCheck } from "../files/stream_check.ts";
 
 /** Where an upload's bytes go: written and hashed as they stream; aborted (nothing left) on failure. */
 export interface UploadSink {
@@ -219,7 +219,7 @@ export async function receiveUpload<S extends UploadSink>(
         }).catch(fail);
       });
     });
-    // Text fields are not stored, but the text rule holds for every part (CONTRACT §17).
+    // Text fields are not stored, but the text rule holds for every part (docs/REQUIREMENTS.md §17).
     bb.on("field", (name: string, value: string) => {
       if (!isCleanText(name) || !isCleanText(value)) {
         fail(badRequest(`${escapeText(name).slice(0, 64)}: ${TEXT_RULE_MSG}.`));

@@ -4,7 +4,7 @@ import { empty, errors, json, noBody, route } from "./route.ts";
 import { IdParams } from "./params.ts";
 
 /**
- * API tokens for CI and scripts (CONTRACT §12). Any signed-in operator manages their own (a viewer: read-only ones);
+ * API tokens for CI and scripts (docs/REQUIREMENTS.md §12). Any signed-in operator manages their own (a viewer: read-only ones);
  * admins see and revoke everyone's. No API token may call these (scope null): a token never makes or ends tokens.
  */
 export const apiTokenRoutes = {

@@ -5,7 +5,7 @@ import { binary, empty, errors, json, noBody, route } from "./route.ts";
 
 /**
  * What the fleet calls: with DEVICE_AUTH=shared the DEVICE_API_KEY, with DEVICE_AUTH=token the device's own token
- * (enroll: the enrolment key, CONTRACT §11); 503 when the server has no key; 429 while an address that failed to
+ * (enroll: the enrolment key, docs/REQUIREMENTS.md §11); 503 when the server has no key; 429 while an address that failed to
  * authenticate too often waits (token mode).
  */
 export const deviceApiRoutes = {

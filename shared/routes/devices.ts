@@ -23,7 +23,7 @@ export const deviceRoutes = {
     path: "/devices",
     auth: "operator",
     summary: "One page of devices: sorted (ties by deviceId) and filtered by a part of the deviceId, product type, " +
-      "firmware in effect, app and OS version, last check-in (CONTRACT §16) and admission (§11).",
+      "firmware in effect, app and OS version, last check-in (docs/REQUIREMENTS.md §16) and admission (§11).",
     query: DeviceListQuery,
     body: noBody,
     answers: { 200: json(DeviceList), ...errors(400, 401) },
@@ -78,7 +78,8 @@ export const deviceRoutes = {
     method: "GET",
     path: "/devices.csv",
     auth: "operator",
-    summary: "Every device of a filtered, sorted view as CSV (streamed): SPEC's columns plus app and OS version.",
+    summary:
+      "Every device of a filtered, sorted view as CSV (streamed): the specification's columns plus app and OS version.",
     query: DeviceCsvQuery,
     body: noBody,
     answers: { 200: binary("text/csv"), ...errors(400, 401) },
@@ -103,7 +104,7 @@ export const deviceRoutes = {
     body: noBody,
     answers: { 200: json(Overview), ...errors(401) },
   }),
-  // CONTRACT §11: device identity and admission.
+  // docs/REQUIREMENTS.md §11: device identity and admission.
   preauthorizeDevice: route({
     name: "preauthorizeDevice",
     method: "POST",

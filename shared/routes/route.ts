@@ -1,6 +1,6 @@
 /**
  * The shape of one entry of the route table (shared/routes/mod.ts): plain data and zod schemas, read by the client,
- * the server's validation helpers, the contract audit and, later, an OpenAPI generator.
+ * the server's validation, the hostile-input audit and the OpenAPI document (shared/openapi.ts).
  */
 import type * as z from "zod";
 import { ErrorBody } from "../schemas/common.ts";
@@ -39,12 +39,12 @@ export interface Route {
   path: string;
   auth: Auth;
   /**
-   * The least role an operator route needs (CONTRACT §12): default viewer for GET and HEAD, operator for writes. A
+   * The least role an operator route needs (docs/REQUIREMENTS.md §12): default viewer for GET and HEAD, operator for writes. A
    * role below it is 403 forbidden.
    */
   role?: Role;
   /**
-   * The scope an API token needs for this route (CONTRACT §12), beside `role` so the table is the one source of both:
+   * The scope an API token needs for this route (docs/REQUIREMENTS.md §12), beside `role` so the table is the one source of both:
    * default `read` for GET and HEAD; `null` (the default for writes) means no API token may call it, whatever its
    * scopes (operator and token management, password changes, and any write not given a scope yet). A write scope
    * includes `read`. The owner's current role is checked too, on every request.

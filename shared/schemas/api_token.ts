@@ -3,7 +3,7 @@ import { Id, Name, Timestamp } from "./common.ts";
 import { type Role, roleAllows } from "./operator.ts";
 
 /**
- * What an API token may do (CONTRACT §12). `read`: every read an operator route offers; each write scope also reads.
+ * What an API token may do (docs/REQUIREMENTS.md §12). `read`: every read an operator route offers; each write scope also reads.
  * No scope reaches operator or token management, nor a password change.
  */
 export const Scope = z.enum(["read", "firmware:write", "treatments:write", "devices:write", "product_types:write"]);

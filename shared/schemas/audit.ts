@@ -1,5 +1,5 @@
 /**
- * The audit trail (CONTRACT §12): one entry per change and per security event, appended in the transaction of the
+ * The audit trail (docs/REQUIREMENTS.md §12): one entry per change and per security event, appended in the transaction of the
  * change, hash-chained (docs/DECISIONS.md, "Audit trail").
  */
 import * as z from "zod";
@@ -44,7 +44,7 @@ export const AUDIT_ACTIONS = [
   "firmware.delete",
   // Imports
   "treatments.import",
-  // Staged rollouts (CONTRACT §13); the automatic steps are the system's, with the report that led to them
+  // Staged rollouts (docs/REQUIREMENTS.md §13); the automatic steps are the system's, with the report that led to them
   "rollout.create",
   "rollout.start",
   "rollout.pause",

@@ -18,7 +18,7 @@ export type Timestamp = z.infer<typeof Timestamp>;
 export const ErrorBody = z.object({ error: z.string(), msg: z.string() });
 export type ErrorBody = z.infer<typeof ErrorBody>;
 
-/** Error codes of CONTRACT §2 (plus the import and login specific ones). */
+/** Error codes of docs/REQUIREMENTS.md §2 (plus the import and login specific ones). */
 export type ErrorCode =
   | "invalid_request"
   | "invalid_credentials"

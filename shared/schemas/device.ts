@@ -15,7 +15,7 @@ export const VersionInfo = z.strictObject({
 });
 export type VersionInfo = z.infer<typeof VersionInfo>;
 
-/** CONTRACT §11: where a device stands with the console (always "accepted" with DEVICE_AUTH=shared). */
+/** docs/REQUIREMENTS.md §11: where a device stands with the console (always "accepted" with DEVICE_AUTH=shared). */
 export const ADMISSIONS = ["pending", "accepted", "rejected"] as const;
 export const Admission = z.enum(ADMISSIONS, { message: "must be pending, accepted or rejected" });
 export type Admission = z.infer<typeof Admission>;
@@ -46,10 +46,10 @@ export const Device = z.object({
   updatedAt: Timestamp,
   lastLoggedIn: Timestamp.nullable(),
   versionInfo: VersionInfo.nullable(),
-  /** The device's latest update report (CONTRACT §13), null before its first. */
+  /** The device's latest update report (docs/REQUIREMENTS.md §13), null before its first. */
   update: DeviceUpdate.nullable(),
   etag: Etag,
-  /** CONTRACT §11 (DEVICE_AUTH=token): pending, accepted or rejected; "accepted" with DEVICE_AUTH=shared. */
+  /** docs/REQUIREMENTS.md §11 (DEVICE_AUTH=token): pending, accepted or rejected; "accepted" with DEVICE_AUTH=shared. */
   admission: Admission,
   /** When the device's current token was issued; null while it holds none (always null with DEVICE_AUTH=shared). */
   credentialsIssuedAt: Timestamp.nullable(),
@@ -63,7 +63,7 @@ export const DeviceList = z.object({
   data: z.array(Device),
   /**
    * How many devices match; a lower bound when `exact` is false (a combination of filters matching more than the page
-   * and 250 more devices: CONTRACT §16's counts stay cheap). No filter, or one of productTypeId, firmware, app and
+   * and 250 more devices: docs/REQUIREMENTS.md §16's counts stay cheap). No filter, or one of productTypeId, firmware, app and
    * seen alone, is always exact.
    */
   total: z.number().int(),
@@ -87,7 +87,7 @@ const versionText = z.string().min(1, "must not be empty").max(200, "is at most 
   "must not contain control characters",
 );
 
-/** The sort keys of the devices list (CONTRACT §16); ties are broken by deviceId in the same direction. */
+/** The sort keys of the devices list (docs/REQUIREMENTS.md §16); ties are broken by deviceId in the same direction. */
 export const DEVICE_SORTS = ["deviceId", "productType", "lastLoggedIn", "updatedAt", "createdAt", "app"] as const;
 export type DeviceSort = (typeof DEVICE_SORTS)[number];
 export const DeviceSortOrder = z.enum(["asc", "desc"]);
@@ -97,7 +97,7 @@ export const DEVICE_SEEN = ["24h", "7d", "stale", "never"] as const;
 export type DeviceSeen = (typeof DEVICE_SEEN)[number];
 
 /**
- * Which devices a fleet view shows (CONTRACT §16), all combinable: `productTypeId` an id or `none`; `firmware` the
+ * Which devices a fleet view shows (docs/REQUIREMENTS.md §16), all combinable: `productTypeId` an id or `none`; `firmware` the
  * firmware in effect: `custom` (a custom firmware is set), `default` (none is set: the device type's default applies)
  * or a firmware id; `app` and `os` exact versions; `seen` the last check-in.
  */
@@ -108,9 +108,9 @@ export const DeviceFilter = z.strictObject({
   app: versionText.optional(),
   os: versionText.optional(),
   seen: z.enum(DEVICE_SEEN).optional(),
-  /** CONTRACT §11: only the devices of this admission state. */
+  /** docs/REQUIREMENTS.md §11: only the devices of this admission state. */
   admission: Admission.optional(),
-  /** CONTRACT §13: the state of the device's latest update report, or `none` (it never reported). */
+  /** docs/REQUIREMENTS.md §13: the state of the device's latest update report, or `none` (it never reported). */
   update: z.enum(DEVICE_UPDATE_FILTERS, {
     message: `must be one of ${DEVICE_UPDATE_FILTERS.join(", ")}`,
   }).optional(),
@@ -182,7 +182,7 @@ export const Overview = z.object({
     /** Last check-in more than 7 days ago. */
     stale: z.number().int(),
     never: z.number().int(),
-    /** Admission pending (CONTRACT §11): waiting for an operator to accept or reject them. */
+    /** Admission pending (docs/REQUIREMENTS.md §11): waiting for an operator to accept or reject them. */
     pending: z.number().int(),
   }),
   productTypes: z.array(z.object({ _id: Id.nullable(), name: z.string().nullable(), devices: z.number().int() })),
@@ -191,7 +191,7 @@ export const Overview = z.object({
 });
 export type Overview = z.infer<typeof Overview>;
 
-/** Where a device's firmware in effect comes from (CONTRACT §13's config resolution); null: no firmware at all. */
+/** Where a device's firmware in effect comes from (docs/REQUIREMENTS.md §13's config resolution); null: no firmware at all. */
 export const FIRMWARE_SOURCES = ["custom", "rollout", "default"] as const;
 export type FirmwareSource = (typeof FIRMWARE_SOURCES)[number];
 
@@ -209,7 +209,7 @@ export const FirmwareInEffect = z.object({
 });
 export type FirmwareInEffect = z.infer<typeof FirmwareInEffect>;
 
-/** The header row of GET devices.csv: SPEC's columns plus app and OS version. */
+/** The header row of GET devices.csv: the specification's columns plus app and OS version. */
 export const DEVICE_CSV_COLUMNS = [
   "deviceId",
   "productType",
@@ -231,7 +231,7 @@ export const DevicePatch = z.strictObject({
 });
 export type DevicePatch = z.infer<typeof DevicePatch>;
 
-/** CONTRACT §11: pre-authorize one device (it may enrol and get its token without waiting for an operator). */
+/** docs/REQUIREMENTS.md §11: pre-authorize one device (it may enrol and get its token without waiting for an operator). */
 export const PreauthorizeBody = z.strictObject({ deviceId: DeviceId });
 export type PreauthorizeBody = z.infer<typeof PreauthorizeBody>;
 

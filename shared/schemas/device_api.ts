@@ -6,7 +6,7 @@ import { Treatment } from "./treatment.ts";
 export const CheckinBody = z.strictObject({ versionInfo: VersionInfo });
 export type CheckinBody = z.infer<typeof CheckinBody>;
 
-/** CONTRACT §11: a device enrols with the factory's enrolment key (DEVICE_AUTH=token). */
+/** docs/REQUIREMENTS.md §11: a device enrols with the factory's enrolment key (DEVICE_AUTH=token). */
 export const EnrollBody = z.strictObject({ versionInfo: VersionInfo });
 export type EnrollBody = z.infer<typeof EnrollBody>;
 

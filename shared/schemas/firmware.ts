@@ -17,6 +17,6 @@ export type Firmware = z.infer<typeof Firmware>;
 export const UploadedFirmware = Firmware.extend({ duplicateOf: Id.optional() });
 export type UploadedFirmware = z.infer<typeof UploadedFirmware>;
 
-/** xz container magic bytes (CONTRACT §5). */
+/** xz container magic bytes (docs/REQUIREMENTS.md §5). */
 export const XZ_MAGIC = [0xfd, 0x37, 0x7a, 0x58, 0x5a, 0x00] as const;
 export const FIRMWARE_EXTENSION = ".xz";

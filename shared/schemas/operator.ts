@@ -2,7 +2,7 @@ import * as z from "zod";
 import { Id, Timestamp } from "./common.ts";
 import { MIN_PASSWORD_LENGTH } from "./auth.ts";
 
-/** admin: everything; operator: everything but managing operators; viewer: reads only (CONTRACT §12). */
+/** admin: everything; operator: everything but managing operators; viewer: reads only (docs/REQUIREMENTS.md §12). */
 export const Role = z.enum(["admin", "operator", "viewer"]);
 export type Role = z.infer<typeof Role>;
 

@@ -1,4 +1,4 @@
-/** CONTRACT §13: device update status and staged rollouts. */
+/** docs/REQUIREMENTS.md §13: device update status and staged rollouts. */
 import * as z from "zod";
 import { hasControlChars, Id, Name, Timestamp } from "./common.ts";
 import { DeviceId, UPDATE_STATES, UpdateState } from "./device.ts";

@@ -55,7 +55,7 @@ export const ColumnId = z.string().regex(/^[A-Za-z][A-Za-z0-9_]{0,39}$/, "must b
 
 /** An operator's console preferences, kept on the server so they follow the operator to any browser. */
 export const Preferences = z.object({
-  /** The devices list's shown columns, in order; null: the default columns (SPEC's seven). */
+  /** The devices list's shown columns, in order; null: the default columns (the specification's seven). */
   deviceColumns: z.array(z.string()).nullable(),
 });
 export type Preferences = z.infer<typeof Preferences>;

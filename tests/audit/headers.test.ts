@@ -78,7 +78,7 @@ Deno.test("audit: headers", async (t) => {
         ["GET", "/api/v1/devices/dev-001/nope", s.token],
         ["DELETE", "/api/v1/treatments", s.token],
         ["PUT", "/api/v1/devices/dev-001", s.token],
-        ["DELETE", "/api/v1/devices", s.token], // POST devices pre-authorizes (CONTRACT §11)
+        ["DELETE", "/api/v1/devices", s.token], // POST devices pre-authorizes (docs/REQUIREMENTS.md §11)
         ["PATCH", `/api/v1/device_firmwares/${s.fwA._id}`, s.token],
         ["OPTIONS", "/api/v1/devices", s.token],
         ["GET", "/api/nope", undefined],

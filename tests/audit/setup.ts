@@ -252,7 +252,7 @@ export async function snapshot(s: Seed): Promise<Snapshot> {
 const AUDIT_LIST = `${API_PREFIX}/audit?page=0&rowsPerPage=100`;
 
 /**
- * The audit page as a refused request may leave it: a failed sign-in is a security event the trail records (CONTRACT
+ * The audit page as a refused request may leave it: a failed sign-in is a security event the trail records (docs/REQUIREMENTS.md
  * §12), so on the sign-in route `auth.sign_in_failed` entries may be added; any other entry may not.
  */
 function auditWithoutFailedSignIns(page: unknown): { action: string }[] {

@@ -1,5 +1,5 @@
 /**
- * Records that cannot lie (CONTRACT §17), on SQLite and on PostgreSQL (scripts/test.ts runs this file on both): the
+ * Records that cannot lie (docs/REQUIREMENTS.md §17), on SQLite and on PostgreSQL (scripts/test.ts runs this file on both): the
  * lone surrogate and the NUL in every place a string enters (the sign-in, path ids, query values, JSON bodies of every
  * route, the device calls, multipart parts) are refused alike, never with a 500; a failed sign-in with such an e-mail
  * is audited with the e-mail escaped; then a seeded fuzz of every operation of the OpenAPI document with hostile

@@ -1,4 +1,4 @@
-/** CLI device admission (CONTRACT §11, §8): pending, accept, reject, reset-credentials, preauthorize; --json; exits. */
+/** CLI device admission (docs/REQUIREMENTS.md §11, §8): pending, accept, reject, reset-credentials, preauthorize; --json; exits. */
 import assert from "node:assert/strict";
 import type { Device, DeviceList, PreauthorizeManyResult } from "../../shared/schemas/mod.ts";
 import { DEVICE_API_KEY, startServer } from "../../testing/server.ts";

@@ -1,5 +1,5 @@
 /**
- * Device identity and admission (CONTRACT §11) against the real server: DEVICE_AUTH=shared as before, DEVICE_AUTH=token
+ * Device identity and admission (docs/REQUIREMENTS.md §11) against the real server: DEVICE_AUTH=shared as before, DEVICE_AUTH=token
  * with manual and auto admission, tokens bound to their deviceId, resets, rejections, the enrolment key refused
  * outside enroll, device tokens refused on the operator API, the 429 of repeated failures, and the operator routes.
  */
@@ -270,7 +270,7 @@ Deno.test("DEVICE_AUTH=token, auto admission: a new device gets its token at onc
     admission: "auto",
     counts: { pending: 0, accepted: 0, rejected: 1 },
   });
-  // CONTRACT §14: devices by admission, and the tokens issued.
+  // docs/REQUIREMENTS.md §14: devices by admission, and the tokens issued.
   assert.equal((await enroll(srv, "auto-2")).status, 201);
   const metrics = await (await srv.fetch("/metrics", { token: METRICS_TOKEN })).text();
   assert.match(metrics, /^console_devices\{admission="accepted"\} 1$/m);

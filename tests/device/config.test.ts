@@ -1,9 +1,9 @@
+/** How a device's configuration is resolved (docs/REQUIREMENTS.md §6, §13), through the app in process: no socket needed. */
 import assert from "node:assert/strict";
-import { DeviceClient } from "../../shared/client.ts";
 import type { ModuleInput } from "../../shared/schemas/product_type.ts";
 import { makeImportDb } from "../../testing/import_db.ts";
 import { fileSource, makeXzFile } from "../../testing/files.ts";
-import { DEVICE_API_KEY, startServer } from "../../testing/server.ts";
+import { PRODUCT, testApp } from "../routes/app.ts";
 
 const VERSION = { app: "1.0.0", os: "os", channels: ["a"] };
 
@@ -17,10 +17,10 @@ const channel = (current: number, frequency = 80) => ({
 });
 
 Deno.test("device config resolution", async (t) => {
-  await using srv = await startServer();
-  const api = await srv.login();
+  await using srv = await testApp();
+  const api = await srv.api();
   const dir = await Deno.makeTempDir({ prefix: "device-config-" });
-  const device = new DeviceClient("cfg-1", { baseUrl: srv.url, apiKey: DEVICE_API_KEY });
+  const device = srv.device("cfg-1");
 
   const file = `${dir}/t.sqlite3`;
   makeImportDb(file, [
@@ -57,7 +57,7 @@ Deno.test("device config resolution", async (t) => {
     await api.uploadFirmware(await fileSource(await makeXzFile(dir, "cfg-b.xz", "firmware B"))),
   ];
   const ref = (f: typeof fwA) => ({ _id: f._id, name: f.name, size: f.size, sha256: f.sha256 });
-  const managed = (await api.listDeviceTypes()).find((d) => d.name === "jeecee_baby_default")!;
+  const managed = (await api.listDeviceTypes()).find((d) => d.name === `jeecee_baby_${PRODUCT}`)!;
 
   await t.step("a new device has no product type, modules, treatments or firmware", async () => {
     const config = await device.checkin({ versionInfo: VERSION });

@@ -1,5 +1,5 @@
 /**
- * CONTRACT §19, "Clinics share an address": devices behind one NAT are many. Against the real server (both engines):
+ * docs/REQUIREMENTS.md §19, "Clinics share an address": devices behind one NAT are many. Against the real server (both engines):
  * 30 bad tokens for one device from one address beside 10 good devices at that address (all 10 keep working, the bad
  * one gets 429), and in shared mode wrong DEVICE_API_KEYs answered 429 after the limit while the right key works.
  */

@@ -1,5 +1,5 @@
 /**
- * Device admission in the console (CONTRACT §11, DEVICE_AUTH=token): the admission filter with the pending count,
+ * Device admission in the console (docs/REQUIREMENTS.md §11, DEVICE_AUTH=token): the admission filter with the pending count,
  * accept and reject per row and for a selection, the device screen's card with Reset credentials; confirm dialogs
  * (focus on Cancel), toasts, and axe on each state.
  */

@@ -51,7 +51,7 @@ e2eTest("sign in, bad credentials, validation, sign out", async ({ page, visit, 
   await page.getByRole("button", { name: "Sign in" }).waitFor();
   assert.equal(await page.evaluate(() => localStorage.getItem("accessToken")), null);
 
-  // The known-browser mark (CONTRACT §19): kept by the browser, out of the page's reach, sent with the next sign-in.
+  // The known-browser mark (docs/REQUIREMENTS.md §19): kept by the browser, out of the page's reach, sent with the next sign-in.
   const marks = (await page.context().cookies()).filter((c) => c.name.startsWith("tdc_kb_"));
   assert.deepEqual(marks.map((c) => [c.httpOnly, c.sameSite, c.path]), [[true, "Strict", "/api/v1/login"]]);
   assert.equal(await page.evaluate(() => document.cookie.includes("tdc_kb_")), false);

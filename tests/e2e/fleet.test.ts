@@ -1,5 +1,5 @@
 /**
- * Fleet views in Chromium (CONTRACT §16): sort (aria-sort) and filters kept in the URL, the column chooser, selection
+ * Fleet views in Chromium (docs/REQUIREMENTS.md §16): sort (aria-sort) and filters kept in the URL, the column chooser, selection
  * and a confirmed bulk change, the CSV export, the overview's charts leading to filtered lists, and a firmware
  * refusal that links to the devices it names; axe finds nothing at 1440 and 390 px.
  */
@@ -52,7 +52,7 @@ e2eTest("fleet views: sort, filters in the URL, columns, bulk change with confir
   await page.getByRole("button", { name: "Clear filters" }).click();
   await page.getByText("40 devices").waitFor();
 
-  // Column chooser: SPEC's seven by default; App version added, kept after a reload.
+  // Column chooser: the specification's seven by default; App version added, kept after a reload.
   assert.equal(await table.locator("th", { hasText: "App version" }).count(), 0);
   await page.getByRole("button", { name: "Columns" }).click();
   await assertAccessible(page, "column chooser");
@@ -61,7 +61,7 @@ e2eTest("fleet views: sort, filters in the URL, columns, bulk change with confir
   await page.reload();
   await table.locator("th", { hasText: "App version" }).waitFor();
 
-  // The update-state filter (CONTRACT §13's latest report): none of these devices ever reported.
+  // The update-state filter (docs/REQUIREMENTS.md §13's latest report): none of these devices ever reported.
   await page.locator("#filter-update").selectOption({ label: "No report" });
   await page.waitForURL(/update=none/);
   await page.getByText("40 devices match").waitFor();

@@ -1,5 +1,5 @@
 /**
- * What needs an operator's attention is found without searching (CONTRACT §11, §13, §16), on the demo fleet
+ * What needs an operator's attention is found without searching (docs/REQUIREMENTS.md §11, §13, §16), on the demo fleet
  * (DEMO=1, DEVICE_AUTH=token: 305 devices, 5 waiting for admission, many not seen for more than 7 days): the menu's
  * badges and the overview's tiles lead to the filtered devices list; the pending list's labelled Accept and Reject are
  * in view at 1280 px without scrolling sideways; the set-default confirmation says how many devices it reaches and

@@ -1,5 +1,5 @@
 /**
- * History that reads as the operator acted (CONTRACT §17): the device, product type and firmware histories and the
+ * History that reads as the operator acted (docs/REQUIREMENTS.md §17): the device, product type and firmware histories and the
  * audit log show changes as names and values, actions in words, every row naming its target, never an id; a row opens
  * to its full details with the mouse and the keyboard; the CSV keeps the raw fields.
  */

@@ -1,5 +1,5 @@
 /**
- * Rollouts in the console (CONTRACT §13): the list with a bar per stage, the create dialog with its preview, the detail
+ * Rollouts in the console (docs/REQUIREMENTS.md §13): the list with a bar per stage, the create dialog with its preview, the detail
  * screen (per-stage counts, the lazy chart, failed devices with their messages and links), the actions behind
  * confirmations that name their effect in devices (resume on a complete stage stays, retry, advance, finish with
  * pending devices, promote with their numbers), the device screen's update status and firmware in effect; axe finds

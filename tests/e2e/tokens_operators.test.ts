@@ -1,5 +1,5 @@
 /**
- * API tokens, operators and role-aware controls in the browser (CONTRACT §12): a token made in the console is shown
+ * API tokens, operators and role-aware controls in the browser (docs/REQUIREMENTS.md §12): a token made in the console is shown
  * once with a copy button, works, shows when it was last used, and dies when revoked behind a confirmation; an admin
  * manages operators and sees the server's refusals; a viewer gets no control it may not use. axe finds nothing on any
  * of these screens or dialogs.

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import type { Page } from "playwright-core";
 import { type ImportTreatment, makeImportDb } from "../../testing/import_db.ts";
-import { encodePng } from "../../testing/png.ts";
+import { encodePng } from "../../testing/import_db.ts";
 import { e2eTest, importTreatments } from "./helpers.ts";
 
 const channel = (current: number) => ({
@@ -91,7 +91,7 @@ e2eTest("treatments list: counts, search and the detail grid with images", async
   assert.deepEqual(
     subHeaders,
     Array(3).fill(["Current(mA)", "Freq(Hz)", "Pol", "tRise(ms)", "tHold(ms)", "tFall(ms)"]).flat(),
-    "the SPEC's headers, each with its unit",
+    "the specification's headers, each with its unit",
   );
   const rows = page.locator(".p-datatable-tbody tr");
   assert.equal(await rows.count(), 3);
@@ -108,7 +108,7 @@ e2eTest("treatments list: counts, search and the detail grid with images", async
     const r = el.parentElement!.getBoundingClientRect();
     return { width: r.width, height: r.height, vw: innerWidth, vh: innerHeight };
   });
-  // The SPEC's width (viewport minus 250px) at most: narrower when the content area is, never a page that scrolls
+  // The specification's width (viewport minus 250px) at most: narrower when the content area is, never a page that scrolls
   // sideways.
   const content = await page.locator("main").evaluate((el) =>
     el.clientWidth - 2 * parseFloat(getComputedStyle(el).paddingRight)

@@ -4,10 +4,10 @@
  */
 import assert from "node:assert/strict";
 import { createHmac } from "node:crypto";
-import { prng as mulberry32 } from "../../testing/prng.ts";
+import { prng as mulberry32 } from "../../shared/prng.ts";
 
 /**
- * The seeded PRNG of testing/prng.ts (mulberry32, also the demo's) with int(n) in [0, n), so a failing fuzz case
+ * The seeded PRNG of shared/prng.ts (mulberry32, also the demo's) with int(n) in [0, n), so a failing fuzz case
  * reproduces from its seed.
  */
 export function prng(seed: number) {

@@ -44,3 +44,19 @@ export function checkinProbe(srv: TestServer, everyMs = 50): { stop(): Promise<{
     },
   };
 }
+
+/**
+ * Asserts a wall-clock figure against a bound a loaded machine cannot break by itself, printing the figure either way:
+ * `quietMs` is what holds on a quiet machine; the bound is that times the load average per core, at least 3× (on 2
+ * cores at load 20: 10×). A server that blocks for good still fails; a busy CI neighbour does not.
+ */
+export function assertWithinUnderLoad(label: string, measuredMs: number, quietMs: number): void {
+  const cores = navigator.hardwareConcurrency || 1;
+  const load = Deno.loadavg()[0];
+  const bound = quietMs * Math.max(3, load / cores);
+  console.log(
+    `${label}: ${measuredMs.toFixed(0)} ms (quiet-machine bound ${quietMs} ms; here ${bound.toFixed(0)} ms at load ` +
+      `${load.toFixed(1)} on ${cores} cores)`,
+  );
+  if (!(measuredMs < bound)) throw new Error(`${label}: ${measuredMs.toFixed(0)} ms, over ${bound.toFixed(0)} ms`);
+}

@@ -1,5 +1,5 @@
 /**
- * A full DATA_DIR (CONTRACT §15): a small tmpfs as DATA_DIR, filled up under a running server. Uploads and imports are
+ * A full DATA_DIR (docs/REQUIREMENTS.md §15): a small tmpfs as DATA_DIR, filled up under a running server. Uploads and imports are
  * 507 with nothing partial left, no write is a 500, the server stays up and /healthz says "storage":"full"; writes work
  * again once space is freed; a start on a full disk ends with one line. Mounting needs root (CI runs as root); where it
  * is impossible the test says so in its output and checks nothing else.

@@ -1,6 +1,6 @@
 /**
  * The bundled proxy configuration (deploy/nginx.conf) in front of a real server: what Deno's server cannot enforce
- * itself, the proxy does (CONTRACT §15). Its timeouts are shortened for the test (30 s and 60 s become 2 s); every other
+ * itself, the proxy does (docs/REQUIREMENTS.md §15). Its timeouts are shortened for the test (30 s and 60 s become 2 s); every other
  * line is the shipped file. Needs nginx (Debian: nginx-light; .ci/run installs it).
  */
 import assert from "node:assert/strict";

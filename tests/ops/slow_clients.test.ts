@@ -1,5 +1,5 @@
 /**
- * Slow clients dropped in process (CONTRACT §19), against the real server with no proxy in front: 1,000 half-open
+ * Slow clients dropped in process (docs/REQUIREMENTS.md §19), against the real server with no proxy in front: 1,000 half-open
  * (slowloris) connections beside a client that gets its answers in well under a second, with the server's memory
  * growth measured; and, with short timeouts, a stalled header closed, the cap on half-open connections closing the
  * one waiting longest, a kept-alive connection's next header timed out alike, and idle kept-alive connections closed.

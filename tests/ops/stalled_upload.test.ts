@@ -1,5 +1,5 @@
 /**
- * A client that stops sending an upload's body (CONTRACT §15): after BODY_IDLE_SECONDS of silence the server aborts
+ * A client that stops sending an upload's body (docs/REQUIREMENTS.md §15): after BODY_IDLE_SECONDS of silence the server aborts
  * it, answers 408 and removes the partial file; the server keeps serving meanwhile. (Stalled headers: the server's
  * front drops them, tests/ops/slow_clients.test.ts; behind the bundled proxy, nginx does too, tests/ops/proxy.test.ts.)
  */

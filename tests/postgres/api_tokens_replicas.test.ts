@@ -1,5 +1,5 @@
 /**
- * API tokens on several replicas (CONTRACT §12, §10): a token made through one server works on the other; revoked on
+ * API tokens on several replicas (docs/REQUIREMENTS.md §12, §10): a token made through one server works on the other; revoked on
  * one, or its owner disabled on one, it is refused by the other's very next request (no cache on any replica).
  */
 import assert from "node:assert/strict";

@@ -1,5 +1,5 @@
 /**
- * The audit trail on several replicas (CONTRACT §12, §10): writers on two servers at once append to one chain, numbered
+ * The audit trail on several replicas (docs/REQUIREMENTS.md §12, §10): writers on two servers at once append to one chain, numbered
  * without gaps, that `deno task audit-verify` finds intact.
  */
 import assert from "node:assert/strict";

@@ -1,7 +1,7 @@
 /**
  * The engine switch from the outside: DATABASE_URL and DATABASE_POOL_SIZE are parsed once (one line naming a bad
  * value), a server pointed at an unreachable database exits 1 saying so, a newer schema is refused untouched, and
- * `deno task backup`/`restore` name PostgreSQL's own tools and exit 2 (CONTRACT §10).
+ * `deno task backup`/`restore` name PostgreSQL's own tools and exit 2 (docs/REQUIREMENTS.md §10).
  */
 import assert from "node:assert/strict";
 import { parseConfig } from "../../server/config.ts";

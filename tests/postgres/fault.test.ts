@@ -1,5 +1,5 @@
 /**
- * Store down, server up (CONTRACT §10): PostgreSQL stopped under a running server, then started again. Meanwhile
+ * Store down, server up (docs/REQUIREMENTS.md §10): PostgreSQL stopped under a running server, then started again. Meanwhile
  * /healthz is 503 and every API call fails within 2 s with 503 unavailable (never a hang, never a 500); afterwards
  * the server answers again without a restart, and nothing written before is lost.
  */

@@ -1,5 +1,5 @@
 /**
- * Stores fail fast, whatever the failure (CONTRACT §19), on two replicas of one database under mixed traffic (signed-in
+ * Stores fail fast, whatever the failure (docs/REQUIREMENTS.md §19), on two replicas of one database under mixed traffic (signed-in
  * console reads and writes; the device API's check-ins, config, status reports and firmware downloads): PostgreSQL stopped, frozen (SIGSTOP on the postmaster and
  * every backend: connections stay open, nothing answers) and back. Every answer is a success or `503 unavailable`
  * within 2 s, never a hang, never a 500; both replicas are back within 2 s of the database's return; a healthy burst

@@ -1,5 +1,5 @@
 /**
- * Several servers on one PostgreSQL database (CONTRACT §10): any replica answers any request alike, at once. Each
+ * Several servers on one PostgreSQL database (docs/REQUIREMENTS.md §10): any replica answers any request alike, at once. Each
  * server has a DATA_DIR of its own and shares nothing with the others but the database.
  */
 import assert from "node:assert/strict";

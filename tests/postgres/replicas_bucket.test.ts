@@ -1,5 +1,5 @@
 /**
- * The whole of CONTRACT §10 at once: PostgreSQL, a bucket and several servers sharing nothing else. A firmware
+ * The whole of docs/REQUIREMENTS.md §10 at once: PostgreSQL, a bucket and several servers sharing nothing else. A firmware
  * uploaded through A is downloaded through B by a device (proxied, then redirected to the bucket and resumed with
  * Range), deleted through B, and gone from A's list and from the bucket.
  */

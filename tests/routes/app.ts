@@ -1,6 +1,8 @@
 /**
- * The real app (createApp) on real SQLite stores in a temp dir, called in-process through app.request(): no child
- * process, no port. `another()` opens a second stores instance on the same database, as another process would.
+ * The real app (createApp) on real stores, called in-process through app.request(): no child process, no port. SQLite
+ * in a temp dir, or with TEST_ENGINE=postgres a new database of the test cluster (testing/postgres.ts), as
+ * testing/server.ts does for a server process. `another()` opens a second stores instance on the same database, as
+ * another process (or replica) would.
  */
 import { diskFirmwareFiles } from "../../server/files/disk_firmware_files.ts";
 import { createApp } from "../../server/app.ts";
@@ -8,6 +10,8 @@ import { bootstrapOperator, ensureDirectories } from "../../server/bootstrap.ts"
 import { parseConfig } from "../../server/config.ts";
 import { type AppContext, pathsFor } from "../../server/context.ts";
 import { type OpenStores, openStores, storesConfig } from "../../server/db/mod.ts";
+import { testDatabaseUrl, testOnPostgres } from "../../testing/postgres.ts";
+import { ApiClient, DeviceClient } from "../../shared/client.ts";
 
 export const ADMIN = { email: "admin@example.com", password: "admin-password-1" };
 export const DEVICE_KEY = "route-test-device-key-0123";
@@ -22,12 +26,18 @@ export interface TestApp extends AsyncDisposable {
   request(path: string, init?: RequestInit & { token?: string; json?: unknown }): Promise<Response>;
   /** Signs in as the admin; the token. */
   login(): Promise<string>;
+  /** The shared client over app.request(), signed in as the admin (as testing/server.ts's `login()`). */
+  api(): Promise<ApiClient & { token: string }>;
+  /** The device API's client for `deviceId` over app.request(), with the enrolment/shared key. */
+  device(deviceId: string): DeviceClient;
   another(): Promise<OpenStores>;
 }
 
 export async function testApp(change: (ctx: AppContext) => AppContext = (ctx) => ctx): Promise<TestApp> {
   const dataDir = await Deno.makeTempDir({ prefix: "routes-test-" });
+  const databaseUrl = testOnPostgres() ? { DATABASE_URL: await testDatabaseUrl() } : {};
   const config = parseConfig({
+    ...databaseUrl,
     DATA_DIR: dataDir,
     ADMIN_EMAIL: ADMIN.email,
     ADMIN_PASSWORD: ADMIN.password,
@@ -37,7 +47,7 @@ export async function testApp(change: (ctx: AppContext) => AppContext = (ctx) =>
   });
   const paths = pathsFor(dataDir);
   await ensureDirectories(paths);
-  const stores = await openStores(storesConfig(paths));
+  const stores = await openStores(storesConfig(paths, config));
   const logged: string[] = [];
   const log = (line: string) => logged.push(line);
   await stores.deviceTypes.ensure(PRODUCT);
@@ -64,6 +74,11 @@ export async function testApp(change: (ctx: AppContext) => AppContext = (ctx) =>
     );
   };
 
+  const inProcess = {
+    baseUrl: "http://in-process",
+    fetch: ((input, init) => app.request(input, init)) as typeof fetch,
+  };
+
   return {
     app,
     stores,
@@ -75,8 +90,17 @@ export async function testApp(change: (ctx: AppContext) => AppContext = (ctx) =>
       if (res.status !== 200) throw new Error(`login: ${res.status} ${await res.text()}`);
       return (await res.json()).token;
     },
+    async api() {
+      const res = await request("/api/v1/login", { method: "POST", json: ADMIN });
+      if (res.status !== 200) throw new Error(`login: ${res.status} ${await res.text()}`);
+      const { token } = await res.json();
+      return Object.assign(new ApiClient({ ...inProcess, token: () => token }), { token });
+    },
+    device(deviceId) {
+      return new DeviceClient(deviceId, { ...inProcess, apiKey: DEVICE_KEY });
+    },
     async another() {
-      const other = await openStores(storesConfig(paths));
+      const other = await openStores(storesConfig(paths, config));
       opened.push(other);
       return other;
     },

@@ -1,5 +1,5 @@
 /**
- * CONTRACT §19 through the real sign-in route and SQLite store, in process, with the throttle's clock moved forward
+ * docs/REQUIREMENTS.md §19 through the real sign-in route and SQLite store, in process, with the throttle's clock moved forward
  * instead of waited on: after 100 addresses of guesses, the owner in a new browser at a new address is told to
  * wait at most 30 s, and once that wait is over signs in (200); asking early does not restart the wait.
  */

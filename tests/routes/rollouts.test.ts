@@ -1,5 +1,5 @@
 /**
- * CONTRACT §13's later points over the routes, in process: a default's firmware rolled out again never stalls on
+ * docs/REQUIREMENTS.md §13's later points over the routes, in process: a default's firmware rolled out again never stalls on
  * the devices already running it; retry and its refusals; per-stage numbers; a device's firmware in effect and why;
  * how many devices a default reaches; §16's stale and pending in the overview.
  */

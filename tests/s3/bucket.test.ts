@@ -1,5 +1,5 @@
 /**
- * What only a bucket does (CONTRACT §10): presigned redirects that honour Range, and a bucket that goes away and comes
+ * What only a bucket does (docs/REQUIREMENTS.md §10): presigned redirects that honour Range, and a bucket that goes away and comes
  * back (503 fast, the rest of the console working, recovery without a restart). The firmware rules of §5 and §6 run on
  * a bucket too: scripts/test.ts runs the firmware suites with TEST_FIRMWARE_STORE=s3.
  */

@@ -1,5 +1,5 @@
 /**
- * The bucket fails fast, whatever the failure (CONTRACT §19): s3rver killed in the middle of an upload, or frozen
+ * The bucket fails fast, whatever the failure (docs/REQUIREMENTS.md §19): s3rver killed in the middle of an upload, or frozen
  * (SIGSTOP: connections open, nothing answers), answers `503 unavailable` within 2 s and stores nothing; downloads
  * likewise, and the bucket's return is seen without a restart. The figures are printed; the bound asserted is
  * LIMIT_MS (2 s plus a margin for the loaded test machine: docs/DECISIONS.md, "Stores fail fast").

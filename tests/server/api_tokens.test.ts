@@ -1,5 +1,5 @@
 /**
- * API tokens (CONTRACT §12) over HTTP: made, shown once, used as a bearer wherever a session token is; within their
+ * API tokens (docs/REQUIREMENTS.md §12) over HTTP: made, shown once, used as a bearer wherever a session token is; within their
  * scopes and their owner's CURRENT role; dead at once when revoked, expired or their owner is disabled; never managing
  * operators or tokens; bad tokens throttled per address.
  */

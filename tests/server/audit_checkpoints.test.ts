@@ -1,5 +1,5 @@
 /**
- * Audit checkpoints (CONTRACT §17): the chain's head in the JSON log, on /metrics and as write-once objects in the
+ * Audit checkpoints (docs/REQUIREMENTS.md §17): the chain's head in the JSON log, on /metrics and as write-once objects in the
  * bucket; `deno task audit-verify --checkpoint <file | s3>` catches a tail removed with the head row rewritten (which
  * the chain alone cannot show) and a tail rewritten with valid hashes; a checkpoint at shutdown.
  */

@@ -1,17 +1,16 @@
 /**
- * GET audit names what its entries' details refer to by id (CONTRACT §17, docs/DECISIONS.md "Records that cannot
+ * GET audit names what its entries' details refer to by id (docs/REQUIREMENTS.md §17, docs/DECISIONS.md "Records that cannot
  * lie"): firmwares, product types, modules and treatments by their current names, and a firmware or product type
  * deleted since by the name its own entries gave it; device.update records what the changed fields held before.
  */
 import assert from "node:assert/strict";
 import { fileSource, makeXzFile } from "../../testing/files.ts";
 import { generateTreatments, makeImportDb } from "../../testing/import_db.ts";
-import { DEVICE_API_KEY, startServer } from "../../testing/server.ts";
-import { DeviceClient } from "../../shared/client.ts";
+import { testApp } from "../routes/app.ts";
 
 Deno.test("audit names: ids in details are named, deleted ones too; device changes keep what was before", async () => {
-  await using srv = await startServer();
-  const api = await srv.login();
+  await using srv = await testApp();
+  const api = await srv.api();
   const tmp = await Deno.makeTempDir({ prefix: "audit-names-" });
   makeImportDb(`${tmp}/t.sqlite3`, generateTreatments(1, { phases: 1, channels: 1, namePrefix: "Named" }));
   await api.importTreatments(await fileSource(`${tmp}/t.sqlite3`));
@@ -25,7 +24,7 @@ Deno.test("audit names: ids in details are named, deleted ones too; device chang
     modules: [{ name: "Pelvic floor", isDefault: false, treatmentIds: [treatment._id] }],
   });
   const pelvic = walker.modules[0];
-  await new DeviceClient("NAMES-1", { baseUrl: srv.url, apiKey: DEVICE_API_KEY }).checkin({
+  await srv.device("NAMES-1").checkin({
     versionInfo: { app: "1", os: "1", channels: [] },
   });
   await api.patchDevice({ deviceId: "NAMES-1", productTypeId: type._id, firmware: fw._id });

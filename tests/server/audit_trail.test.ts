@@ -1,5 +1,5 @@
 /**
- * The audit trail over HTTP (CONTRACT §12): an entry for each action, none for a refused request, GET audit with its
+ * The audit trail over HTTP (docs/REQUIREMENTS.md §12): an entry for each action, none for a refused request, GET audit with its
  * filters and roles, the CSV, and `deno task audit-verify` catching an entry edited in the database.
  */
 import assert from "node:assert/strict";

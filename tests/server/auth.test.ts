@@ -33,7 +33,7 @@ Deno.test("login, tokens and password changes", async (t) => {
     assert.ok(Array.isArray(await api.listDeviceTypes()));
   });
 
-  await t.step("any login failure is 401 invalid_credentials with the SPEC text", async () => {
+  await t.step("any login failure is 401 invalid_credentials with the specified text", async () => {
     for (
       const body of [
         { email: ADMIN_EMAIL, password: "wrong" },
@@ -149,7 +149,7 @@ Deno.test("bootstrap operator without ADMIN_*: admin@example.com with a printed 
   assert.ok(m, srv.output());
   await srv.login("admin@example.com", m[1]);
   if (srv.engineEnv.DATABASE_URL) {
-    // PostgreSQL keeps the generated secret in the database, so that every replica signs alike (CONTRACT §10).
+    // PostgreSQL keeps the generated secret in the database, so that every replica signs alike (docs/REQUIREMENTS.md §10).
     assert.equal(await Deno.stat(`${srv.dataDir}/jwt_secret`).catch(() => null), null);
   } else {
     const secret = await Deno.stat(`${srv.dataDir}/jwt_secret`);

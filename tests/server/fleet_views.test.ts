@@ -1,5 +1,5 @@
 /**
- * Fleet views over HTTP (CONTRACT §16): GET devices with sort and filters, devices.csv streamed, devices/bulk in one
+ * Fleet views over HTTP (docs/REQUIREMENTS.md §16): GET devices with sort and filters, devices.csv streamed, devices/bulk in one
  * transaction, the overview, and the CLI's devices list with the same filters and --csv.
  */
 import assert from "node:assert/strict";

@@ -1,5 +1,5 @@
 /**
- * CONTRACT §19, "Strangers cannot lock the owner out, even from many addresses", against the real server (both
+ * docs/REQUIREMENTS.md §19, "Strangers cannot lock the owner out, even from many addresses", against the real server (both
  * engines): 100 addresses of wrong passwords for the owner's e-mail, then the owner from a browser holding the
  * known-browser mark signs in (200), and from a new browser waits at most 30 s (the 429 says how long; the store's
  * conformance cases check that the attempt is then let through). A password change revokes the mark.

@@ -1,4 +1,4 @@
-/** GET /metrics behind METRICS_TOKEN, JSON log lines and X-Request-Id (CONTRACT §14). */
+/** GET /metrics behind METRICS_TOKEN, JSON log lines and X-Request-Id (docs/REQUIREMENTS.md §14). */
 import assert from "node:assert/strict";
 import { DEVICE_API_KEY, startServer } from "../../testing/server.ts";
 import { bytesSource } from "../../testing/files.ts";

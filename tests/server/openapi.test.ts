@@ -1,5 +1,5 @@
 /**
- * GET /api/v1/openapi.json (CONTRACT §14): generated from the route table, so every route the app serves is in it
+ * GET /api/v1/openapi.json (docs/REQUIREMENTS.md §14): generated from the route table, so every route the app serves is in it
  * (tests/server/route_table.test.ts holds the app to the table), with both auth schemes and every error answer. Answers
  * the suite sees are held to it by the test harness (testing/answer_check.ts).
  */

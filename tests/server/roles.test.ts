@@ -1,5 +1,5 @@
 /**
- * Roles (CONTRACT §12): a matrix of every operator route × every role, and of every operator route × every API token
+ * Roles (docs/REQUIREMENTS.md §12): a matrix of every operator route × every role, and of every operator route × every API token
  * scope, read from the route table (a route a role or scope may call but should not fails, and the reverse); operator accounts managed by admins; demoting or disabling ends
  * sessions at once; the last active admin is kept.
  */
@@ -7,12 +7,14 @@ import assert from "node:assert/strict";
 import { fillPath, paramNames, requiredRole, requiredScope, routeList, scopesAllow } from "../../shared/routes/mod.ts";
 import { SCOPES } from "../../shared/schemas/api_token.ts";
 import { type Role, roleAllows } from "../../shared/schemas/operator.ts";
-import { ADMIN_EMAIL, ADMIN_PASSWORD, startServer, type TestServer } from "../../testing/server.ts";
+import { ADMIN, type TestApp, testApp } from "../routes/app.ts";
+
+const [ADMIN_EMAIL, ADMIN_PASSWORD] = [ADMIN.email, ADMIN.password];
 
 const ROLES: Role[] = ["viewer", "operator", "admin"];
 
-async function signIn(srv: TestServer, email: string, password: string): Promise<string> {
-  const res = await srv.fetch("/api/v1/login", {
+async function signIn(srv: TestApp, email: string, password: string): Promise<string> {
+  const res = await srv.request("/api/v1/login", {
     method: "POST",
     headers: { "content-type": "application/json" },
     body: JSON.stringify({ email, password }),
@@ -21,8 +23,8 @@ async function signIn(srv: TestServer, email: string, password: string): Promise
   return (await res.json()).token;
 }
 
-async function call(srv: TestServer, token: string, method: string, path: string, body?: unknown) {
-  const res = await srv.fetch(path, {
+async function call(srv: TestApp, token: string, method: string, path: string, body?: unknown) {
+  const res = await srv.request(path, {
     method,
     token,
     headers: body === undefined ? {} : { "content-type": "application/json" },
@@ -34,7 +36,7 @@ async function call(srv: TestServer, token: string, method: string, path: string
 }
 
 Deno.test("roles: every operator route × every role; admins manage operators", async (t) => {
-  await using srv = await startServer();
+  await using srv = await testApp();
   const admin = await signIn(srv, ADMIN_EMAIL, ADMIN_PASSWORD);
   const tokens: Record<Role, string> = { admin, operator: "", viewer: "" };
   const ids: Record<string, string> = {};

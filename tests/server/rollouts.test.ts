@@ -1,5 +1,5 @@
 /**
- * The whole life of a staged rollout against the real server, with simulated devices reporting over HTTP (CONTRACT
+ * The whole life of a staged rollout against the real server, with simulated devices reporting over HTTP (docs/REQUIREMENTS.md
  * §13): the 1 % stage, an advance, a failure burst that pauses it, resume, finish, promote; cancel returning devices
  * to the default; a device with a custom firmware never targeted. Runs on SQLite and, in the PostgreSQL pass, on
  * PostgreSQL (tests/postgres/rollouts_replicas.test.ts adds two replicas).
@@ -105,7 +105,7 @@ Deno.test("rollouts: 1 %, advance, a failure burst pauses it, resume, finish, pr
 
   await t.step("resume stays at the complete stage; retry offers the failed devices the firmware again", async () => {
     r = await api.rolloutAction(r._id, "resume");
-    // every device of the 50 % stage had reported, yet resume never widens it (CONTRACT §13)
+    // every device of the 50 % stage had reported, yet resume never widens it (docs/REQUIREMENTS.md §13)
     assert.equal(r.state, "running");
     assert.equal(r.stages[r.stage], 50);
     assert.equal(r.counts.pending, 0);

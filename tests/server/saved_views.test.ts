@@ -4,11 +4,12 @@
  * API tokens read but never write them, and a saved view's query opens the devices list it describes.
  */
 import assert from "node:assert/strict";
-import { ADMIN_EMAIL, ADMIN_PASSWORD, DEVICE_API_KEY, startServer, type TestServer } from "../../testing/server.ts";
-import { DeviceClient } from "../../shared/client.ts";
+import { ADMIN, type TestApp, testApp } from "../routes/app.ts";
 
-async function call(srv: TestServer, token: string, method: string, path: string, body?: unknown) {
-  const res = await srv.fetch(`/api/v1${path}`, {
+const [ADMIN_EMAIL, ADMIN_PASSWORD] = [ADMIN.email, ADMIN.password];
+
+async function call(srv: TestApp, token: string, method: string, path: string, body?: unknown) {
+  const res = await srv.request(`/api/v1${path}`, {
     method,
     token,
     headers: body === undefined ? {} : { "content-type": "application/json" },
@@ -18,14 +19,14 @@ async function call(srv: TestServer, token: string, method: string, path: string
   return { status: res.status, json: text ? JSON.parse(text) : null };
 }
 
-async function signIn(srv: TestServer, email: string, password: string): Promise<string> {
+async function signIn(srv: TestApp, email: string, password: string): Promise<string> {
   const r = await call(srv, "", "POST", "/login", { email, password });
   assert.equal(r.status, 200);
   return r.json.token;
 }
 
 Deno.test("saved views: per operator on the server, shared, owner-only, capped; a view opens its list", async (t) => {
-  await using srv = await startServer();
+  await using srv = await testApp();
   const admin = await signIn(srv, ADMIN_EMAIL, ADMIN_PASSWORD);
   for (const [email, role] of [["op@example.com", "operator"], ["viewer@example.com", "viewer"]]) {
     const made = await call(srv, admin, "POST", "/operators", { email, role, password: "pass-word-123" });
@@ -34,7 +35,7 @@ Deno.test("saved views: per operator on the server, shared, owner-only, capped; 
   const op = await signIn(srv, "op@example.com", "pass-word-123");
   const viewer = await signIn(srv, "viewer@example.com", "pass-word-123");
   for (const [id, app] of [["sv-1", "1.0.0"], ["sv-2", "2.0.0"], ["sv-3", "2.0.0"]]) {
-    await new DeviceClient(id, { baseUrl: srv.url, apiKey: DEVICE_API_KEY }).checkin({
+    await srv.device(id).checkin({
       versionInfo: { app, os: "linux", channels: [] },
     });
   }

@@ -1,7 +1,7 @@
 /** The xz check on its own: verdicts in words, backpressure, an early refusal, abort. */
 import assert from "node:assert/strict";
 import { startXzCheck, xzProblem } from "../../server/files/xz_check.ts";
-import { CheckInterruptedError } from "../../server/lib/stream_check.ts";
+import { CheckInterruptedError } from "../../server/files/stream_check.ts";
 import { brokenXz, concat, filler, xzBytes, xzStreamOfSize } from "../../testing/xz_fixtures.ts";
 
 async function verdict(bytes: Uint8Array, chunk = 4096): Promise<string | null> {

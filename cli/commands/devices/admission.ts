@@ -1,5 +1,5 @@
 /**
- * Device admission (CONTRACT §11): devices pending, accept, reject, reset-credentials, preauthorize. Several ids are
+ * Device admission (docs/REQUIREMENTS.md §11): devices pending, accept, reject, reset-credentials, preauthorize. Several ids are
  * handled one after another; any refusal is reported on standard error and the run ends with exit status 1.
  */
 import { type Command, InvalidArgumentError } from "commander";

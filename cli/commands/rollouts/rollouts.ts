@@ -1,4 +1,4 @@
-/** `rollouts create|list|show|start|pause|resume|advance|retry|cancel|promote` (CONTRACT §13). */
+/** `rollouts create|list|show|start|pause|resume|advance|retry|cancel|promote` (docs/REQUIREMENTS.md §13). */
 import { type Command, InvalidArgumentError } from "commander";
 import { type ApiClient, ApiError } from "../../../shared/client.ts";
 import type { Rollout, RolloutAction } from "../../../shared/schemas/rollout.ts";

@@ -269,7 +269,7 @@ export const MIGRATIONS: readonly string[] = [
   );
   INSERT INTO audit_head (one, seq, hash) VALUES (true, 0, '');
   `,
-  // 4: device identity and admission (CONTRACT §11; SQLite's migration 10): devices there before count as accepted
+  // 4: device identity and admission (docs/REQUIREMENTS.md §11; SQLite's migration 10): devices there before count as accepted
   // without a token; token_hash is the sha256 (hex) of the device's token, never the token.
   `
   ALTER TABLE devices ADD COLUMN admission TEXT COLLATE "C" NOT NULL DEFAULT 'accepted'
@@ -349,7 +349,7 @@ export const MIGRATIONS: readonly string[] = [
     PRIMARY KEY (rollout_id, at)
   );
   `,
-  // 6: fleet views (CONTRACT §16; SQLite's migration 12): the app and OS versions as (stored) columns, and an index
+  // 6: fleet views (docs/REQUIREMENTS.md §16; SQLite's migration 12): the app and OS versions as (stored) columns, and an index
   // per filter and sort, ordered by deviceId within its key, plus product type and firmware with each sort; NULLS
   // FIRST as SQLite orders them
   `

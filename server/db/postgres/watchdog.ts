@@ -1,5 +1,5 @@
 /**
- * What keeps a request from waiting on a PostgreSQL server that does not answer (CONTRACT §19: 503 within 2 s).
+ * What keeps a request from waiting on a PostgreSQL server that does not answer (docs/REQUIREMENTS.md §19: 503 within 2 s).
  *
  * A stopped server refuses connections at once and a slow one is bounded by its statement and lock timeouts (open.ts),
  * but a frozen one (a hung VM, a partition: TCP still open, nothing answers) holds every query sent on an open

@@ -1,5 +1,5 @@
 /**
- * Device identity and admission (CONTRACT §11), shared by every engine: each engine reads the device's state inside
+ * Device identity and admission (docs/REQUIREMENTS.md §11), shared by every engine: each engine reads the device's state inside
  * its transaction, these functions decide, the engine writes.
  */
 import type { Admission } from "../../../shared/schemas/device.ts";
@@ -50,7 +50,7 @@ export const outcomeOf = (step: EnrollStep): EnrollOutcome =>
     : step;
 
 /**
- * What the audit trail records of an enrolment (CONTRACT §12), or null for none: a device recorded pending, a token
+ * What the audit trail records of an enrolment (docs/REQUIREMENTS.md §12), or null for none: a device recorded pending, a token
  * issued, and a refused attempt on a device that holds a token (a leaked enrolment key trying a takeover). Repeated
  * enrolments while pending and those of a rejected device change nothing and are not recorded, so a device polling
  * does not flood the trail.

@@ -55,7 +55,7 @@ function jsonDetails(details: Record<string, unknown> | undefined): Record<strin
 
 /**
  * A column's text as both engines store it byte for byte: clean text as it is, anything else (a NUL, a lone surrogate:
- * what the edge refuses, CONTRACT §17) escaped as in JSON, so the hash covers what is kept, never what an engine would
+ * what the edge refuses, docs/REQUIREMENTS.md §17) escaped as in JSON, so the hash covers what is kept, never what an engine would
  * have made of it (SQLite writes a lone surrogate as U+FFFD, PostgreSQL refuses a NUL). Details need nothing: they are
  * stored as JSON.stringify's text, which escapes both.
  */
@@ -115,7 +115,7 @@ export function verifyEntries(
 export const auditCsvLine = (e: AuditEntry): string => csvLine(rowValues(e));
 
 /**
- * The chain's head as published outside the database (CONTRACT §17): `count` entries, the last one's `hash`. A
+ * The chain's head as published outside the database (docs/REQUIREMENTS.md §17): `count` entries, the last one's `hash`. A
  * checkpoint holds when the chain's entry `count` has that hash; a truncated tail lacks the entry, a rewritten one
  * gives another hash.
  */

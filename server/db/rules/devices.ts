@@ -1,6 +1,12 @@
 /** The rules of an operator's device patch, shared by every engine: each engine looks up the facts, these decide. */
 import { InvalidError } from "../errors.ts";
-import type { DeviceChanges } from "../types/devices.ts";
+/** The settings an operator patch may change (each one left out stays as it is). */
+export interface DeviceChanges {
+  productTypeId?: string | null;
+  moduleIds?: string[];
+  firmware?: string | null;
+  additionalTreatmentIds?: string[];
+}
 
 export const noDevice = (deviceId: string) => `No device with deviceId ${deviceId}.`;
 

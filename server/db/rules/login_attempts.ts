@@ -13,7 +13,7 @@ export const FORGET_AFTER_MS = 24 * 3_600_000;
  * Against guessing spread over many addresses: within ACCOUNT_WINDOW_MS, ACCOUNT_CEILING sign-in attempts for one
  * e-mail from addresses it has not signed in from within KNOWN_ADDRESS_MS; beyond it (the e-mail is under attack), each
  * such address is paced: its attempts must be NEW_PLACE_PACE_MS apart, the first one too (it waits that long after it
- * was first refused). So the owner in a new place waits at most NEW_PLACE_PACE_MS (CONTRACT §19: ≤ 30 s), while each
+ * was first refused). So the owner in a new place waits at most NEW_PLACE_PACE_MS (docs/REQUIREMENTS.md §19: ≤ 30 s), while each
  * address of the attack gets one guess per pace at most, then its own growing delay. Addresses the e-mail has signed
  * in from, and browsers holding its known-browser mark, are never held up by the ceiling.
  */

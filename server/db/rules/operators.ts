@@ -3,7 +3,7 @@ import { type Role, ROLE_RANK } from "../../../shared/schemas/operator.ts";
 /** E-mail addresses match ignoring case and surrounding spaces. */
 export const emailKey = (email: string) => email.trim().toLowerCase();
 
-/** The refusal of a change that would leave no active admin (CONTRACT §12). */
+/** The refusal of a change that would leave no active admin (docs/REQUIREMENTS.md §12). */
 export const LAST_ADMIN = "The last active admin cannot be demoted or disabled: make another operator admin first.";
 
 /** The operator `id` does not exist. */

@@ -1,5 +1,5 @@
 /**
- * Staged rollouts (CONTRACT §13): the rules every engine shares. Stage membership is a pure function of the rollout
+ * Staged rollouts (docs/REQUIREMENTS.md §13): the rules every engine shares. Stage membership is a pure function of the rollout
  * id and the device id, so both engines, the tests and the bench agree on it, and a device never leaves a stage it
  * entered. The engines keep the counts; this file decides what they mean.
  */

@@ -4,7 +4,6 @@
  */
 import type { Treatment } from "../../../shared/schemas/treatment.ts";
 import { newId } from "../../../shared/ids.ts";
-import type { ImportedTreatment } from "../types/treatments.ts";
 
 export interface TreatmentRow {
   id: string;
@@ -41,7 +40,7 @@ export function treatmentFromRow(r: TreatmentRow): Treatment {
  * A new id per treatment, handed out in name order (the smallest id to the first name): new rows then go into both the
  * id and the name index in order. Each id is as random as any.
  */
-export function idsInNameOrder(treatments: readonly ImportedTreatment[]): string[] {
+export function idsInNameOrder(treatments: readonly { name: string }[]): string[] {
   const ids = treatments.map(() => newId()).sort();
   const byName = treatments.map((_, i) => i).sort((a, b) => treatments[a].name < treatments[b].name ? -1 : 1);
   const out: string[] = new Array(treatments.length);

@@ -244,7 +244,7 @@ export const MIGRATIONS: readonly string[] = [
   );
   INSERT INTO audit_head (one, seq, hash) VALUES (1, 0, '');
   `,
-  // 10: device identity and admission (CONTRACT §11). Devices there before count as accepted without a token, so each
+  // 10: device identity and admission (docs/REQUIREMENTS.md §11). Devices there before count as accepted without a token, so each
   // one's first enrolment gets a token (docs/OPERATIONS.md, "From shared to token"). token_hash: the sha256 (hex) of
   // the device's token, never the token; credentials_issued_at: when it was issued.
   `
@@ -254,7 +254,7 @@ export const MIGRATIONS: readonly string[] = [
   ALTER TABLE devices ADD COLUMN credentials_issued_at TEXT;
   CREATE INDEX devices_admission ON devices(admission, device_id);
   `,
-  // 11: update status and staged rollouts (CONTRACT §13): a device's latest report; rollouts with their counts kept
+  // 11: update status and staged rollouts (docs/REQUIREMENTS.md §13): a device's latest report; rollouts with their counts kept
   // incrementally (so reading one never counts its devices); one row per targeted device with its stable bucket and
   // its state in that rollout; the counts per minute for the chart. A device deleted takes its rows and its share of
   // the counts with it (trigger).
@@ -324,7 +324,7 @@ export const MIGRATIONS: readonly string[] = [
     PRIMARY KEY (rollout_id, at)
   ) WITHOUT ROWID;
   `,
-  // 12: fleet views (CONTRACT §16): the app and OS versions as columns kept by triggers (an index on a virtual column
+  // 12: fleet views (docs/REQUIREMENTS.md §16): the app and OS versions as columns kept by triggers (an index on a virtual column
   // does not cover: every count would parse the JSON of each row), and an index per filter and sort of
   // GET devices, ordered by deviceId within its key, plus product type and firmware with each sort (a filtered,
   // sorted page is one index walk; its count one covering range)
@@ -411,7 +411,7 @@ export const MIGRATIONS: readonly string[] = [
     UPDATE device_group_counts SET n = n + 1 WHERE dim = 'app' AND key = COALESCE('v:' || NEW.app, 'none');
   END;
   `,
-  // 13: API tokens (CONTRACT §12): only the sha256 of each secret is kept; a token goes with its owner's row
+  // 13: API tokens (docs/REQUIREMENTS.md §12): only the sha256 of each secret is kept; a token goes with its owner's row
   `
   CREATE TABLE api_tokens (
     id TEXT PRIMARY KEY,
@@ -427,7 +427,7 @@ export const MIGRATIONS: readonly string[] = [
   `,
   // 14: the audit actor filter matches the actor's name only (docs/DECISIONS.md, "Audit trail"): the id index goes
   `DROP INDEX IF EXISTS audit_entries_actor_id;`,
-  // 15: the devices list's update-state filter (CONTRACT §13's Device.update; issue 20): an index on the latest report's
+  // 15: the devices list's update-state filter (docs/REQUIREMENTS.md §13's Device.update; issue 20): an index on the latest report's
   // state, so the filter is an index range like the others
   `CREATE INDEX devices_update_state ON devices(json_extract(update_status, '$.state'), device_id);`,
   // 16: fleet views (PostgreSQL's migration 10): filters an index does not order by are checked in the index — the last

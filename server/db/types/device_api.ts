@@ -28,7 +28,7 @@ export interface DeviceApiStore {
    */
   credentials(deviceId: string): Promise<{ admission: Admission; tokenHash: string | null } | null>;
   /**
-   * An enrolment (CONTRACT §11) in one transaction, decided by rules/admission.ts: records an unknown device (pending,
+   * An enrolment (docs/REQUIREMENTS.md §11) in one transaction, decided by rules/admission.ts: records an unknown device (pending,
    * or accepted with `auto`), records the version info, and stores `tokenHash` as the device's token when one is
    * issued ("issued"); "rejected" and "has_token" change nothing.
    */
@@ -43,7 +43,7 @@ export interface DeviceApiStore {
    */
   firmwareInEffect(deviceId: string, product: string): Promise<FirmwareInEffect | null>;
   /**
-   * Records an update report (CONTRACT §13) as the device's `update` and, when a rollout offers the firmware, in that
+   * Records an update report (docs/REQUIREMENTS.md §13) as the device's `update` and, when a rollout offers the firmware, in that
    * rollout's counts, then lets the rollout pause, advance or finish, all in one transaction: NotFoundError for an
    * unknown device, ConflictError when the firmware is not the one the device's configuration names.
    */

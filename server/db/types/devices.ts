@@ -18,13 +18,9 @@ export interface DevicePage {
   exact?: boolean;
 }
 
-/** The settings an operator patch may change (each one left out stays as it is). */
-export interface DeviceChanges {
-  productTypeId?: string | null;
-  moduleIds?: string[];
-  firmware?: string | null;
-  additionalTreatmentIds?: string[];
-}
+/** The settings an operator patch may change: the type lives with the rules that check it (rules/devices.ts). */
+import type { DeviceChanges } from "../rules/devices.ts";
+export type { DeviceChanges };
 
 /** Devices as operators see them (devices come into being by checking in: see DeviceApiStore). */
 export interface DeviceStore {

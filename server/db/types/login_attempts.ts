@@ -1,7 +1,7 @@
 /**
  * What is throttled: sign-ins, the current password a password change must give, and API tokens that are not (any
- * more) valid (counted per address, the address standing in for the e-mail, CONTRACT §12). `known_browser`: sign-ins
- * from a browser holding the operator's known-browser mark (CONTRACT §19), counted per e-mail and browser (the mark's
+ * more) valid (counted per address, the address standing in for the e-mail, docs/REQUIREMENTS.md §12). `known_browser`: sign-ins
+ * from a browser holding the operator's known-browser mark (docs/REQUIREMENTS.md §19), counted per e-mail and browser (the mark's
  * id in `address`), never held up by the e-mail-wide ceiling.
  */
 export type AttemptScope = "login" | "change_password" | "api_token" | "known_browser";

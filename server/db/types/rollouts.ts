@@ -13,7 +13,7 @@ export interface RolloutActor {
   email: string;
 }
 
-/** Staged rollouts (CONTRACT §13). `product` is the server's PRODUCT (promote sets its device type's default). */
+/** Staged rollouts (docs/REQUIREMENTS.md §13). `product` is the server's PRODUCT (promote sets its device type's default). */
 export interface RolloutStore {
   /** Newest first. */
   list(): Promise<Rollout[]>;
@@ -24,7 +24,7 @@ export interface RolloutStore {
    * One action, checked and written in one transaction: NotFoundError, ConflictError for a transition the state does
    * not allow or a second running/paused rollout of the same scope. Start and advance settle at once (a stage that
    * holds no device, or whose devices have all reported already or already run its firmware, advances); resume and
-   * retry never step the rollout (CONTRACT §13: nothing widens by surprise). Retry clears the failed devices' reports
+   * retry never step the rollout (docs/REQUIREMENTS.md §13: nothing widens by surprise). Retry clears the failed devices' reports
    * (they count as pending again); ConflictError when there are none.
    */
   act(id: string, action: RolloutAction, by: RolloutActor, product: string): Promise<Rollout>;

@@ -1,4 +1,4 @@
-/** Device identity and admission (CONTRACT §11) in the stores: enrolment steps, operator actions, lists and counts. */
+/** Device identity and admission (docs/REQUIREMENTS.md §11) in the stores: enrolment steps, operator actions, lists and counts. */
 import assert from "node:assert/strict";
 import { ConflictError, NotFoundError } from "../../../server/db/errors.ts";
 import { checkin, type ConformanceOptions, INFO, PRODUCT, rejectsWith, storeTest } from "../fixtures.ts";

@@ -1,5 +1,5 @@
 /**
- * CONTRACT §13's later points: nothing widens by surprise (resume never advances), finished says what is true
+ * docs/REQUIREMENTS.md §13's later points: nothing widens by surprise (resume never advances), finished says what is true
  * (pending counts, per-stage numbers), failed devices can be retried, a rollout of the firmware devices already run
  * counts them installed, and where a device's firmware comes from.
  */

@@ -31,7 +31,7 @@ export function percentOf(loaded: number, total: number): number {
 export interface UploadDialogProps {
   visible: boolean;
   header: string;
-  /** The only extension accepted, e.g. ".xz" (SPEC §5). */
+  /** The only extension accepted, e.g. ".xz" (docs/REQUIREMENTS.md, Screens). */
   extension: string;
   /** The file picker's label before a file is chosen, e.g. 'Select .xz file'. */
   selectLabel: string;

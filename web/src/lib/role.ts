@@ -19,7 +19,7 @@ export interface RoleState {
 }
 
 /**
- * The role of the one signed in (CONTRACT §12), for role-aware controls: what the role forbids is hidden or disabled.
+ * The role of the one signed in (docs/REQUIREMENTS.md §12), for role-aware controls: what the role forbids is hidden or disabled.
  * Until GET me answers, nothing beyond reading is offered. The server checks every call anyway.
  */
 export function useRole(): RoleState {

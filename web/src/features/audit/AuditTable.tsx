@@ -26,7 +26,7 @@ const COMPACT_WIDTHS: Record<string, string> = { Time: "23%", Actor: "16%", Acti
 
 /**
  * Audit entries as a plain table on DataTable's classes (as the devices list), newest first, in words: the action's
- * name, the target by name, the details as names and values (CONTRACT §17). A row opens to the entry's full details
+ * name, the target by name, the details as names and values (docs/REQUIREMENTS.md §17). A row opens to the entry's full details
  * (a click on the row, or Enter / Space on its first cell's button). `compact` leaves the address out (the history of
  * one entity).
  */

@@ -1,5 +1,5 @@
 /**
- * An audit entry in words (CONTRACT §17: history reads as the operator acted): the action's name, and its details as
+ * An audit entry in words (docs/REQUIREMENTS.md §17: history reads as the operator acted): the action's name, and its details as
  * lines of names and values ("Custom firmware: none → fw-2.5.0.xz", "Modules: Pelvic floor added"), ids replaced by
  * the names the page's answer carries (`names`). Never an id, never a cut-off JSON; the CSV keeps the raw fields.
  */

@@ -1,5 +1,5 @@
 /**
- * Device identity and admission in the console (CONTRACT §11), shown only when the server runs with DEVICE_AUTH=token:
+ * Device identity and admission in the console (docs/REQUIREMENTS.md §11), shown only when the server runs with DEVICE_AUTH=token:
  * the devices list's admission filter (with the pending count), its row actions and selection bar, and the device
  * screen's "Admission and credentials" card. Every action asks first and reports in a toast.
  */
@@ -72,7 +72,7 @@ const WHAT: Record<AdmissionAction, (n: string) => string> = {
  */
 export function useAdmissionActions(onDone?: () => void) {
   const admit = useAdmitDevices();
-  // A viewer may not admit devices (CONTRACT §12): every admission button is disabled for them.
+  // A viewer may not admit devices (docs/REQUIREMENTS.md §12): every admission button is disabled for them.
   const { canWrite } = useRole();
   const notify = useNotify();
   const notifyError = useNotifyError();

@@ -1,5 +1,5 @@
 /**
- * Changing many devices at once (CONTRACT §16, POST devices/bulk): pick what to set, then a confirmation that says how
+ * Changing many devices at once (docs/REQUIREMENTS.md §16, POST devices/bulk): pick what to set, then a confirmation that says how
  * many devices and what changes (focus on Cancel); one transaction on the server, any failure changes none. Loaded
  * only when opened.
  */

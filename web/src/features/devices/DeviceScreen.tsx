@@ -34,7 +34,7 @@ export default function DeviceScreen() {
   });
   const { save, busy: saving } = useDeviceSave(deviceId);
   const { tokenMode } = useTokenMode();
-  // A viewer sees the device with every control disabled (CONTRACT §12); the server refuses their changes anyway.
+  // A viewer sees the device with every control disabled (docs/REQUIREMENTS.md §12); the server refuses their changes anyway.
   const { canWrite } = useRole();
   const busy = saving || !canWrite;
 

@@ -38,7 +38,7 @@ export interface DevicesFiltersProps {
   onClear: () => void;
 }
 
-/** The devices list's filters (CONTRACT §16): native selects, each labelled; every change goes to the URL. */
+/** The devices list's filters (docs/REQUIREMENTS.md §16): native selects, each labelled; every change goes to the URL. */
 export const DevicesFilters = memo(function DevicesFilters(
   { filter, filtered, productTypes, firmwares, apps, tokenMode, pending, onChange, onClear }: DevicesFiltersProps,
 ) {

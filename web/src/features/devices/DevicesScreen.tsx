@@ -104,7 +104,7 @@ export default function DevicesScreen() {
     });
   });
   const selected = selectionSize(selection);
-  // CONTRACT §11 (DEVICE_AUTH=token only): the admission filter with the pending count, an admission column, and
+  // docs/REQUIREMENTS.md §11 (DEVICE_AUTH=token only): the admission filter with the pending count, an admission column, and
   // accept/reject for the picked rows.
   const { tokenMode, pending } = useTokenMode();
   const admission = useAdmissionActions(() => setSelection(NO_SELECTION));

@@ -35,7 +35,7 @@ function updateText(device: Device, f: FirmwareInEffect): string {
   return "No report on this firmware yet (the latest is about another one)";
 }
 
-/** 'Firmware in effect': what the device's configuration names now, why (CONTRACT §13), and its update for it. */
+/** 'Firmware in effect': what the device's configuration names now, why (docs/REQUIREMENTS.md §13), and its update for it. */
 export function FirmwareInEffectCard({ device }: { device: Device }) {
   const q = useQuery(deviceFirmwareQuery(device.deviceId, device.etag));
   const f = q.data;

@@ -5,7 +5,7 @@ import { InfoTable } from "../../components/InfoTable.tsx";
 import { formatDateTime } from "../../lib/format.ts";
 import { firmwaresQuery } from "../firmwares/api.ts";
 
-/** 'Update status': the device's latest report on installing a firmware (CONTRACT §13). */
+/** 'Update status': the device's latest report on installing a firmware (docs/REQUIREMENTS.md §13). */
 export function UpdateStatusCard({ device }: { device: Device }) {
   const firmwares = useQuery(firmwaresQuery());
   const u = device.update;

@@ -133,7 +133,7 @@ export const devicesLosingQuery = (loss: DeviceLoss) =>
     staleTime: 0,
   });
 
-/** How devices authenticate (DEVICE_AUTH) and how many are pending, accepted and rejected (CONTRACT §11). */
+/** How devices authenticate (DEVICE_AUTH) and how many are pending, accepted and rejected (docs/REQUIREMENTS.md §11). */
 export const admissionQuery = () =>
   queryOptions({
     queryKey: [...deviceKeys.all, "admission"] as const,

@@ -22,7 +22,7 @@ export interface DeviceColumn {
   body: (d: Device, names: Names) => ReactNode;
 }
 
-/** Every column the list can show; SPEC's seven are the default. */
+/** Every column the list can show; the specification's seven are the default. */
 export const COLUMNS: DeviceColumn[] = [
   {
     id: "deviceId",

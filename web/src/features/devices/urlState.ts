@@ -11,7 +11,7 @@ import {
   PAGE_SIZES,
 } from "../../../../shared/schemas/device.ts";
 
-/** The filters of a fleet view (CONTRACT §16) as the URL keeps them; "" = not filtered. */
+/** The filters of a fleet view (docs/REQUIREMENTS.md §16) as the URL keeps them; "" = not filtered. */
 export interface DevicesFilterState {
   q: string;
   productTypeId: string;
@@ -19,9 +19,9 @@ export interface DevicesFilterState {
   app: string;
   os: string;
   seen: DeviceSeen | "";
-  /** CONTRACT §11 (DEVICE_AUTH=token): only devices of this admission state. */
+  /** docs/REQUIREMENTS.md §11 (DEVICE_AUTH=token): only devices of this admission state. */
   admission: Admission | "";
-  /** CONTRACT §13: the state of the latest update report, or `none`. */
+  /** docs/REQUIREMENTS.md §13: the state of the latest update report, or `none`. */
   update: DeviceUpdateFilter | "";
 }
 

@@ -74,7 +74,7 @@ function slicesOf(o: Overview) {
 }
 
 /**
- * Overview: the three SPEC cards (device total, treatments, product types; '-' until loaded), then fleet health from
+ * Overview: the three specified cards (device total, treatments, product types; '-' until loaded), then fleet health from
  * GET overview: check-ins within 24 h / 7 days / more than 7 days ago / never, devices waiting for admission (with
  * DEVICE_AUTH=token), and the distributions of firmware in effect, app version and
  * product type, each slice leading to the devices list filtered to it.

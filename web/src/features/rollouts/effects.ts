@@ -1,5 +1,5 @@
 /**
- * What a rollout's stages hold and what each action does to devices, in numbers (CONTRACT §13: "Nothing widens by
+ * What a rollout's stages hold and what each action does to devices, in numbers (docs/REQUIREMENTS.md §13: "Nothing widens by
  * surprise", "Finished says what is true"). Pure functions: the stage bars and the confirmations read them.
  */
 import type { DefaultReach } from "../../../../shared/schemas/device_type.ts";

@@ -37,7 +37,7 @@ const DURATION_WIDTH = "5.5rem";
 /**
  * Read-only grid: '#', 'Duration' and a 'Channel N' column group per channel position, units under the headers.
  * '#' and 'Duration' stay in view while the channels scroll sideways inside the grid; the page itself never scrolls
- * sideways: the SPEC's width (viewport minus 250px) is the most it takes, less when the content area is narrower.
+ * sideways: the specification's width (viewport minus 250px) is the most it takes, less when the content area is narrower.
  */
 export function PhaseGrid({ phases }: { phases: readonly Phase[] }) {
   const channelCount = maxChannels(phases);
