@@ -113,7 +113,7 @@ export function createApp(ctx: AppContext) {
         ctx.logRequest({ method, path: c.req.path, status, ms, requestId });
       });
     })
-    // The text rule on the URL (CONTRACT §17), before any route: a path that holds a NUL or malformed UTF-8 names
+    // The text rule on the URL (docs/REQUIREMENTS.md §17), before any route: a path that holds a NUL or malformed UTF-8 names
     // nothing (404); such a query value is refused (400). JSON bodies and multipart parts: server/validate.ts and
     // lib/upload.ts.
     .use("*", urlTextRule)
@@ -127,7 +127,7 @@ export function createApp(ctx: AppContext) {
     })
     .route("/api/docs", apiDocsRoutes())
     // Up while the disk is full (writes answer 507), so an orchestrator does not restart a server that would not start;
-    // 503 while the database or the bucket cannot be reached (CONTRACT §10).
+    // 503 while the database or the bucket cannot be reached (docs/REQUIREMENTS.md §10).
     .get("/healthz", async (c) => {
       try {
         await ctx.stores.system.ping();

@@ -7,7 +7,7 @@ import { ApiHttpError, badRequest, tooLarge, unsupported } from "./errors.ts";
 const MAX_JSON_BYTES = 1_048_576;
 
 /**
- * A JSON body holding a string that breaks the text rule (CONTRACT §17): 400 naming where, in the words of a schema
+ * A JSON body holding a string that breaks the text rule (docs/REQUIREMENTS.md §17): 400 naming where, in the words of a schema
  * refusal (`name: …`, `versionInfo.app: …`, a body that is itself a string `body: …`). Carries the parsed body for
  * the one route that still records such a request (a failed sign-in is audited with the e-mail escaped).
  */

@@ -301,7 +301,7 @@ export class ApiClient {
   }
 
   // Devices
-  /** One page of a fleet view (CONTRACT §16): paging, sort and filters; empty values are left out. */
+  /** One page of a fleet view (docs/REQUIREMENTS.md §16): paging, sort and filters; empty values are left out. */
   listDevices(query: { [K in keyof DeviceListQuery]?: string | number } = {}) {
     return this.call(routes.listDevices, { query: withoutEmpty(query) });
   }
@@ -315,7 +315,7 @@ export class ApiClient {
   overview() {
     return this.call(routes.overview, {});
   }
-  // Device identity and admission (CONTRACT §11)
+  // Device identity and admission (docs/REQUIREMENTS.md §11)
   preauthorizeDevice(deviceId: string) {
     return this.call(routes.preauthorizeDevice, { body: { deviceId } });
   }
@@ -359,7 +359,7 @@ export class ApiClient {
   getDeviceType(id: string) {
     return this.call(routes.getDeviceType, { params: { id } });
   }
-  /** How many devices a default firmware of this device type reaches (CONTRACT §13's set-default confirm). */
+  /** How many devices a default firmware of this device type reaches (docs/REQUIREMENTS.md §13's set-default confirm). */
   deviceTypeReach(id: string) {
     return this.call(routes.deviceTypeReach, { params: { id } });
   }
@@ -533,7 +533,7 @@ export class DeviceClient {
     const key = opts.apiKey;
     this.#api = new ApiClient({ ...opts, token: typeof key === "function" ? key : () => key });
   }
-  /** CONTRACT §11: `{token}` (201, shown only this once) or `{status: "pending"}` (202). */
+  /** docs/REQUIREMENTS.md §11: `{token}` (201, shown only this once) or `{status: "pending"}` (202). */
   enroll(body: EnrollBody): Promise<{ token: string } | { status: "pending" }> {
     return this.#api.call(routes.deviceEnroll, { params: { deviceId: this.deviceId }, body });
   }
@@ -550,7 +550,7 @@ export class DeviceClient {
   firmware(headers: Record<string, string> = {}): Promise<Response> {
     return this.#api.call(routes.deviceFirmware, { params: { deviceId: this.deviceId }, headers });
   }
-  /** An update report (CONTRACT §13): 204, or 409 when the firmware is not the one the configuration names. */
+  /** An update report (docs/REQUIREMENTS.md §13): 204, or 409 when the firmware is not the one the configuration names. */
   async status(body: StatusBody): Promise<void> {
     await this.#api.call(routes.deviceStatus, { params: { deviceId: this.deviceId }, body });
   }

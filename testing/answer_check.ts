@@ -1,5 +1,5 @@
 /**
- * Holds every answer the test suite sees to the API's description (CONTRACT §14): the status must be one the route
+ * Holds every answer the test suite sees to the API's description (docs/REQUIREMENTS.md §14): the status must be one the route
  * lists (shared/routes/, the source of GET /api/v1/openapi.json), and a JSON answer must match the schema documented
  * for that status. The test server (testing/server.ts) wraps its fetches with it and fails the test at its end when
  * any answer broke the description.

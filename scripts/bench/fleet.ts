@@ -1,5 +1,5 @@
 /**
- * `deno task bench --fleet [--quick]`: the fleet views (CONTRACT §16) at 100,000 devices on both engines, measured at
+ * `deno task bench --fleet [--quick]`: the fleet views (docs/REQUIREMENTS.md §16) at 100,000 devices on both engines, measured at
  * the store (what an uncached GET devices or GET overview costs; the HTTP layer adds its own ~0.1 ms): p50 and p99 of
  * a filtered, sorted page (first 40 pages, picked at random, as bookmarked views open) for each kind of filter and
  * sort, a deep page, and the overview's counts.
@@ -149,7 +149,7 @@ async function benchStores(engine: string, stores: Stores, refs: FleetRefs, n: n
     p50: exportMs,
     p99: exportMs,
   });
-  // A rollout holding devices (CONTRACT §13): the firmware filters read the kept firmware keys once synced (the sync's
+  // A rollout holding devices (docs/REQUIREMENTS.md §13): the firmware filters read the kept firmware keys once synced (the sync's
   // time is a context row), the overview their kept counts.
   const rolloutFirmware = refs.firmwareIds[1];
   const rollout = await stores.rollouts.create(

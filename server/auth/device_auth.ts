@@ -1,11 +1,11 @@
 /**
  * The guard of the device API's routes (auth "device" in the route table), by DEVICE_AUTH:
  * - shared: DEVICE_API_KEY as a bearer token, compared in constant time;
- * - token (CONTRACT §11): `enroll` takes the enrolment key (DEVICE_API_KEY), every other call the device's own token,
+ * - token (docs/REQUIREMENTS.md §11): `enroll` takes the enrolment key (DEVICE_API_KEY), every other call the device's own token,
  *   valid only on its own deviceId's paths.
  * 503 when a key is needed and none is configured. Failures are throttled (auth/device_throttle.ts): per device id and
  * address (a token), or per address (a key, shared by the fleet), so a broken device never locks out the others behind
- * its address (CONTRACT §19); the right credential always goes through.
+ * its address (docs/REQUIREMENTS.md §19); the right credential always goes through.
  */
 import type { MiddlewareHandler } from "hono";
 import { routes } from "../../shared/routes/mod.ts";

@@ -1,5 +1,5 @@
 /**
- * The role check of every operator route (CONTRACT §12): the route table says the least role each route needs
+ * The role check of every operator route (docs/REQUIREMENTS.md §12): the route table says the least role each route needs
  * (shared/routes/route.ts, requiredRole); a signed-in operator below it gets 403 and nothing runs. A request made with
  * an API token must also hold the route's scope (requiredScope): the owner's current role AND the token's scopes.
  * Made per route when it is mounted (server/mount.ts), so the request path compares two values and looks nothing up.

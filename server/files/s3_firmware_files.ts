@@ -48,7 +48,7 @@ export const S3_TIMEOUTS = {
   suspectMs: 700,
   /**
    * How long the bucket has to answer that question (a HeadBucket) before the transfer fails as unavailable: with
-   * suspectMs, under the 2 s of CONTRACT §19. A healthy bucket busy writing parts (s3rver on a loaded 2-core machine)
+   * suspectMs, under the 2 s of docs/REQUIREMENTS.md §19. A healthy bucket busy writing parts (s3rver on a loaded 2-core machine)
    * answered a HeadBucket in over 0.8 s, so the question gets all of the rest.
    */
   probeMs: 1200,

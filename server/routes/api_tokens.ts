@@ -3,7 +3,7 @@ import { newSecret, secretHash } from "../auth/api_tokens.ts";
 import type { AppContext } from "../context.ts";
 import { type Api, mount } from "../mount.ts";
 
-/** API tokens (CONTRACT §12): one's own; admins see and revoke everyone's. No API token reaches these (scope null). */
+/** API tokens (docs/REQUIREMENTS.md §12): one's own; admins see and revoke everyone's. No API token reaches these (scope null). */
 export function apiTokensRoutes(api: Api, ctx: AppContext) {
   const { apiTokens } = ctx.stores;
   mount(api, routes.listApiTokens, async (c) => {

@@ -42,7 +42,7 @@ export function authRoutes(api: Api, ctx: AppContext) {
   // The body is read here: one that breaks the text rule is still a sign-in attempt (throttled and audited).
   mount(api, routes.login, async (c) => {
     let body: LoginBody;
-    // An e-mail or password that breaks the text rule (CONTRACT §17) names no operator, but the attempt is a
+    // An e-mail or password that breaks the text rule (docs/REQUIREMENTS.md §17) names no operator, but the attempt is a
     // security event: it goes through the throttle and is audited like any unknown e-mail, the e-mail escaped.
     let strange = false;
     try {
@@ -55,7 +55,7 @@ export function authRoutes(api: Api, ctx: AppContext) {
     }
     const operator = strange ? null : await ctx.stores.operators.find(body.email);
     const address = clientAddress(c, ctx.config.trustProxy);
-    // A browser holding this operator's known-browser mark is counted on its own (CONTRACT §19).
+    // A browser holding this operator's known-browser mark is counted on its own (docs/REQUIREMENTS.md §19).
     const browser = operator ? knownBrowserOf(c, ctx.secret, operator) : null;
     const result = await checkPassword(
       ctx.stores.loginAttempts,

@@ -14,7 +14,7 @@ const servedToDevices = metrics.firmwareBytesServed.labels({ to: "devices" });
 const unknownDevice = (id: string) => notFound(`No device with deviceId ${id}; it must check in first.`);
 
 /**
- * CONTRACT §6: what the fleet calls, under /api/v1/device/{deviceId}/ (each behind the device guard:
+ * docs/REQUIREMENTS.md §6: what the fleet calls, under /api/v1/device/{deviceId}/ (each behind the device guard:
  * auth/device_auth.ts).
  */
 export function deviceApiRoutes(api: Api, ctx: AppContext) {

@@ -11,7 +11,7 @@ import { type DevicesService, filterOf, sharedModeFilter } from "../services/dev
 /** Devices per export batch: memory stays flat whatever the fleet's size. */
 const CSV_BATCH = 1000;
 
-/** Fleet views (CONTRACT §16): the CSV export, bulk changes and the overview. */
+/** Fleet views (docs/REQUIREMENTS.md §16): the CSV export, bulk changes and the overview. */
 export function fleetRoutes(api: Api, ctx: AppContext, service: DevicesService) {
   const { devices } = ctx.stores;
   const product = ctx.config.PRODUCT;

@@ -6,7 +6,7 @@ import { notFound } from "../errors.ts";
 import { type Api, mount } from "../mount.ts";
 import { rolloutsService } from "../services/rollouts.ts";
 
-/** CONTRACT §13: staged rollouts (the rules and the automatic steps are the store's). */
+/** docs/REQUIREMENTS.md §13: staged rollouts (the rules and the automatic steps are the store's). */
 export function rolloutsRoutes(api: Api, ctx: AppContext) {
   const { rollouts } = ctx.stores;
   const service = rolloutsService(ctx);

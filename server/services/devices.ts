@@ -1,5 +1,5 @@
 /**
- * Devices as the operator API shows them: DEVICE_AUTH=shared's rules (CONTRACT §11: every device is accepted and holds
+ * Devices as the operator API shows them: DEVICE_AUTH=shared's rules (docs/REQUIREMENTS.md §11: every device is accepted and holds
  * no token of its own, whatever its row says: a server switched back from token mode keeps the rows for a later
  * switch), the filter of a list's query, the page cache, admission actions and bulk changes.
  */

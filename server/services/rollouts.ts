@@ -1,4 +1,4 @@
-/** Rollout actions (CONTRACT §13): the store checks the transition and takes the automatic steps; this logs it. */
+/** Rollout actions (docs/REQUIREMENTS.md §13): the store checks the transition and takes the automatic steps; this logs it. */
 import type { Rollout, RolloutAction } from "../../shared/schemas/rollout.ts";
 import type { AppContext } from "../context.ts";
 

@@ -13,7 +13,7 @@ import type { RolloutAction } from "../schemas/rollout.ts";
 import { IdParams } from "./params.ts";
 import { errors, json, noBody, type Route, route } from "./route.ts";
 
-/** An action of CONTRACT §13: the rollout as it now is, 409 when its state does not allow it. */
+/** An action of docs/REQUIREMENTS.md §13: the rollout as it now is, 409 when its state does not allow it. */
 const action = <const N extends string, const A extends string>(name: N, verb: A, summary: string) =>
   route({
     name,

@@ -1,5 +1,5 @@
 /**
- * Staged rollouts on two replicas of one PostgreSQL database (CONTRACT §10, §13): status reports arrive at both at
+ * Staged rollouts on two replicas of one PostgreSQL database (docs/REQUIREMENTS.md §10, §13): status reports arrive at both at
  * once; the counts lose none, and a stage advances exactly once (the decision is taken under the rollout's row lock,
  * and the advance is conditional on the stage it leaves), whichever replica received the last report.
  */

@@ -44,7 +44,7 @@ const REFUSED: [string, string, string][] = [
 
 /**
  * The samples a JSON body carries, each with the phrase it is refused with: a NUL or a lone surrogate meets the text
- * rule at the edge (CONTRACT §17) before the name's own rules, which still name the field the same way.
+ * rule at the edge (docs/REQUIREMENTS.md §17) before the name's own rules, which still name the field the same way.
  */
 const REFUSED_IN_JSON: [string, string, string][] = [
   ...REFUSED.map(([what, name, phrase]): [string, string, string] => [

@@ -13,7 +13,7 @@ import { DEVICE_KEY as DEVICE_API_KEY, testApp } from "../routes/app.ts";
 
 /**
  * Every table route with something to validate, answering what it parsed; behind the text rule on the URL that the
- * server applies before any route (CONTRACT §17), as the real app is.
+ * server applies before any route (docs/REQUIREMENTS.md §17), as the real app is.
  */
 function validatingApp() {
   const app = new Hono();

@@ -30,7 +30,7 @@ export interface PostgresOptions {
 }
 
 /**
- * How long PostgreSQL may take before a call fails as unavailable (503), per connection (CONTRACT §19). A frozen
+ * How long PostgreSQL may take before a call fails as unavailable (503), per connection (docs/REQUIREMENTS.md §19). A frozen
  * server, which answers nothing, is the watchdog's (watchdog.ts). Each can be changed in DATABASE_URL's query
  * (`?statement_timeout=30000`), which wins over these (docs/SCALING.md).
  */

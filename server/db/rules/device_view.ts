@@ -1,4 +1,4 @@
-/** A fleet view (CONTRACT §16): a filter plus a sort, what each filter means, and how far a view's total is counted. */
+/** A fleet view (docs/REQUIREMENTS.md §16): a filter plus a sort, what each filter means, and how far a view's total is counted. */
 import type { DeviceFilter, DeviceSeen, DeviceSort, DeviceSortOrder } from "../../../shared/schemas/device.ts";
 
 /** A fleet view: a filter plus a sort. */

@@ -1,11 +1,11 @@
 /**
- * The firmware in effect (CONTRACT §6, §13, §16), shared by every engine: what it is, the rollouts that may decide it,
+ * The firmware in effect (docs/REQUIREMENTS.md §6, §13, §16), shared by every engine: what it is, the rollouts that may decide it,
  * the SQL conditions of the `firmware` filter and the kept firmware keys. Each engine turns these into its own SQL.
  */
 import { stagePercent } from "./rollouts.ts";
 
 /**
- * THE definition of the firmware in effect (CONTRACT §6's config resolution): the device's custom firmware if set,
+ * THE definition of the firmware in effect (docs/REQUIREMENTS.md §6's config resolution): the device's custom firmware if set,
  * else its device type's default, else none. Rollouts (§13) may add a step between the two; they extend this
  * function and firmwareCondition() together.
  */
@@ -14,7 +14,7 @@ export function firmwareInEffect(customFirmwareId: string | null, defaultFirmwar
 }
 
 /**
- * A rollout that may decide a device's firmware: config resolution's middle step (CONTRACT §13; the engines'
+ * A rollout that may decide a device's firmware: config resolution's middle step (docs/REQUIREMENTS.md §13; the engines'
  * offeredByRollout): running, paused or finished with devices in its current stage (`percent`), or cancelled with
  * devices that installed it; its firmware still there. Newest first, as config resolution tries them.
  */

@@ -1,4 +1,4 @@
-/** The fleet overview (CONTRACT §16): its firmware and app distributions from the kept counts. */
+/** The fleet overview (docs/REQUIREMENTS.md §16): its firmware and app distributions from the kept counts. */
 import type { HoldingRollout } from "./firmware_in_effect.ts";
 import { bucket } from "./rollouts.ts";
 import { productTypeOrder } from "./product_type_groups.ts";

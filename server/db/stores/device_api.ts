@@ -1,4 +1,4 @@
-/** What devices call (CONTRACT §6, §13): check-in, enrolment, configuration, firmware and status reports. */
+/** What devices call (docs/REQUIREMENTS.md §6, §13): check-in, enrolment, configuration, firmware and status reports. */
 import { refreshDeviceKeys } from "./firmware_keys.ts";
 import type { Admission, VersionInfo } from "../../../shared/schemas/device.ts";
 import type { DeviceConfig } from "../../../shared/schemas/device_api.ts";
@@ -78,7 +78,7 @@ function* deviceKeys(deviceId: string, lock = ""): Q<DeviceKeys | undefined> {
 }
 
 /**
- * The firmware that applies to a device (CONTRACT §13): its custom firmware, else the one a rollout offers it, else
+ * The firmware that applies to a device (docs/REQUIREMENTS.md §13): its custom firmware, else the one a rollout offers it, else
  * the managed type's default; with the rollout that offers it, if one does.
  */
 function* resolveFirmware(

@@ -1,5 +1,5 @@
 /**
- * Fleet views (CONTRACT §16): filtered, sorted pages, export batches and bulk changes, one SQL for both engines but
+ * Fleet views (docs/REQUIREMENTS.md §16): filtered, sorted pages, export batches and bulk changes, one SQL for both engines but
  * for the index steering each planner needs (SQLite: INDEXED BY and a `+` that keeps an index from being used;
  * PostgreSQL: an ORDER BY that starts with the column a filter holds at one value, and NULLS FIRST/LAST as SQLite
  * orders). What the engines count differently is FleetCounts' (fleet_counts.ts).

@@ -1,5 +1,5 @@
 /**
- * Staged rollouts (CONTRACT §13); the rules are rules/rollouts.ts. Operator actions take the write lock like every
+ * Staged rollouts (docs/REQUIREMENTS.md §13); the rules are rules/rollouts.ts. Operator actions take the write lock like every
  * checking write. On PostgreSQL status reports do not (they would queue behind every other write): each locks its
  * device row, then its rollout's row before it moves the counts and settles, so reports of one rollout are serialized
  * on that row across every replica and a stage advances once, whichever replica receives the report. On SQLite every
@@ -78,7 +78,7 @@ export interface OfferedFirmware {
 }
 
 /**
- * The rollout that decides a device's firmware (CONTRACT §13): the newest running, paused or finished rollout of its
+ * The rollout that decides a device's firmware (docs/REQUIREMENTS.md §13): the newest running, paused or finished rollout of its
  * scope whose current stage holds it, or a cancelled one it installed; null when none does (its custom firmware, which
  * wins over any rollout, is the caller's to check first). A rollout whose firmware was deleted offers nothing.
  */
@@ -483,7 +483,7 @@ function* act(id: string, action: RolloutAction, by: string, product: string): Q
       );
       break;
     case "resume":
-      // Resuming continues the current stage: it never advances, even when that stage is complete (CONTRACT §13).
+      // Resuming continues the current stage: it never advances, even when that stage is complete (docs/REQUIREMENTS.md §13).
       yield* busyWith(row);
       // Resuming accepts the failures seen so far: only new ones count against the threshold.
       yield* run(

@@ -31,7 +31,7 @@ export interface DeviceStore {
    */
   list(page: number, perPage: number, q?: string, filter?: DeviceFilter): Promise<DevicePage>;
   /**
-   * One page of a fleet view (CONTRACT §16): filters and sort served from indexes, ties broken by deviceId.
+   * One page of a fleet view (docs/REQUIREMENTS.md §16): filters and sort served from indexes, ties broken by deviceId.
    * `product` names the managed device type (`jeecee_baby_<PRODUCT>`), whose default is the firmware in effect of
    * devices without a custom one. `count: false` skips the total (answered as -1) for export batches.
    */
@@ -99,7 +99,7 @@ export interface DeviceStore {
    * SQLite: a counter row bumped by triggers. PostgreSQL: the same row bumped by statement-level triggers.
    */
   version(): Promise<number>;
-  /** CONTRACT §11: records an unknown device as accepted without a token; ConflictError when it is known. */
+  /** docs/REQUIREMENTS.md §11: records an unknown device as accepted without a token; ConflictError when it is known. */
   preauthorize(deviceId: string): Promise<Device>;
   /** Pre-authorizes the unknown ones of `deviceIds` in one transaction; the known ones are left as they are. */
   preauthorizeMany(deviceIds: string[]): Promise<PreauthorizeManyResult>;
@@ -112,7 +112,7 @@ export interface DeviceStore {
   admissionCounts(): Promise<Record<Admission, number>>;
 }
 
-/** Filters of the device list beyond `q` (CONTRACT §11's admission). */
+/** Filters of the device list beyond `q` (docs/REQUIREMENTS.md §11's admission). */
 export interface DeviceFilter {
   admission?: Admission;
 }
