@@ -35,7 +35,7 @@ Deno.test("fault: PostgreSQL stopped and started again under a running server", 
   const calls: [string, () => Promise<Response>][] = [
     ["GET /healthz", () => srv.fetch("/healthz")],
     ["GET devices", () => srv.fetch("/api/v1/devices?page=0&rowsPerPage=5", { token: api.token })],
-    ["GET product types", () => srv.fetch("/api/v1/product-types", { token: api.token })],
+    ["GET product types", () => srv.fetch("/api/v1/product_types", { token: api.token })],
     ["GET treatments", () => srv.fetch("/api/v1/treatments", { token: api.token })],
     ["POST check-in", () => checkin("dev-new")],
     [
