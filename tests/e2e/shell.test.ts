@@ -7,6 +7,9 @@ e2eTest(
     await visit("/");
     await signIn();
     const nav = page.getByRole("navigation", { name: "Main" });
+    // The app's menu, not the empty frame shown while the app's code loads (it is replaced, and a replaced element
+    // measures 0).
+    await nav.getByRole("link", { name: "Devices" }).waitFor();
     const width = await nav.evaluate((el) => el.getBoundingClientRect().width);
     assert.equal(Math.round(width), 220);
     for (
