@@ -31,6 +31,31 @@ async function signIn(srv: TestServer, from: string, password: string, cookie?: 
   };
 }
 
+/**
+ * Five wrong passwords, then `attempt`: refused (429, answered) while the 1 s wait after the fifth lasts. The wait runs
+ * from the fifth attempt's start; on a machine so loaded that its answer came after the wait was over, the refusal
+ * cannot be seen in time: then the attempt must go through, and the figure is printed (null answered).
+ */
+async function afterFiveFailures(
+  attempt: () => ReturnType<typeof signIn>,
+  failure: (i: number) => ReturnType<typeof signIn>,
+) {
+  let fifthStarted = 0;
+  for (let i = 0; i < 5; i++) {
+    if (i === 4) fifthStarted = performance.now();
+    assert.equal((await failure(i)).status, 401);
+  }
+  const waited = performance.now() - fifthStarted;
+  const res = await attempt();
+  if (waited < 1000) {
+    assert.equal(res.status, 429, `${waited.toFixed(0)} ms after the fifth failure`);
+    return res;
+  }
+  console.log(`the fifth failure took ${waited.toFixed(0)} ms (load): its 1 s wait was over before the next attempt`);
+  assert.ok(res.status === 429 || res.status === 200, String(res.status));
+  return res.status === 429 ? res : null;
+}
+
 /** The `name=value` of a Set-Cookie header. */
 const cookieOf = (setCookie: string | null) => setCookie!.split(";")[0];
 
@@ -81,10 +106,11 @@ Deno.test("the owner signs in from a known browser whatever 100 addresses guesse
   );
 
   // A known browser is throttled by its own failures only: 5 at once, then it waits.
-  for (let i = 0; i < 5; i++) assert.equal((await signIn(srv, "203.0.113.77", `typo-${i}`, marked)).status, 401);
-  const slowed = await signIn(srv, "203.0.113.77", ADMIN_PASSWORD, marked);
-  assert.equal(slowed.status, 429);
-  assert.match(slowed.json.msg, /from this browser; try again in 1 second/);
+  const slowed = await afterFiveFailures(
+    () => signIn(srv, "203.0.113.77", ADMIN_PASSWORD, marked),
+    (i) => signIn(srv, "203.0.113.77", `typo-${i}`, marked),
+  );
+  if (slowed) assert.match(slowed.json.msg, /from this browser; try again in 1 second/);
 
   // A forged or foreign mark counts for nothing: the attempt is one from a new place.
   const forged = known.replace(/.$/, (c) => (c === "A" ? "B" : "A"));
@@ -104,10 +130,11 @@ Deno.test("a password change revokes the known-browser mark", async () => {
   });
   assert.equal(changed.status, 200);
   // The old mark no longer makes the browser known: its attempts count per address again, five at once.
-  for (let i = 0; i < 5; i++) assert.equal((await signIn(srv, "192.0.2.99", `typo-${i}`, known)).status, 401);
-  const held = await signIn(srv, "192.0.2.99", "a-new-password-123", known);
-  assert.equal(held.status, 429);
-  assert.match(held.json.msg, /from your address/);
+  const held = await afterFiveFailures(
+    () => signIn(srv, "192.0.2.99", "a-new-password-123", known),
+    (i) => signIn(srv, "192.0.2.99", `typo-${i}`, known),
+  );
+  if (held) assert.match(held.json.msg, /from your address/);
 });
 
 Deno.test("a known-browser mark is valid only for its operator, password version, secret and year", () => {
