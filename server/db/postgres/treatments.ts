@@ -30,6 +30,10 @@ async function* listJsonChunks(sql: Sql): AsyncGenerator<Uint8Array<ArrayBuffer>
   try {
     await conn`BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY`;
     open = true;
+    // The cursor is read at the client's pace: a slow client is not a stuck transaction (it holds a snapshot, no lock),
+    // so the fail-fast limits meant for writes (docs/SCALING.md) do not cut its list short.
+    await conn`SET LOCAL idle_in_transaction_session_timeout = 0`;
+    await conn`SET LOCAL statement_timeout = 0`;
     let parts: string[] = ["["], size = 1, first = true;
     const cursor = conn.unsafe(
       `SELECT ${TREATMENT_JSON_SQL} AS j FROM treatments t ${TREATMENT_CONTENT_JOIN} ORDER BY ${NAME_ORDER}`,
