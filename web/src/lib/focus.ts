@@ -3,11 +3,23 @@
  * drops the browser's focus to the page body; this puts it back once the save is done. Gives up after ~2 s.
  */
 export function focusWhenReady(target: () => HTMLElement | null | undefined, frames = 120): void {
+  // Once focused, focus that drops to the page (the target re-rendered, a closing dialog's clean-up ran late) is put
+  // back for a short while; focus the operator moved elsewhere is left alone.
+  const keep = (until: number) => {
+    if (performance.now() > until) return;
+    const active = document.activeElement;
+    if (!active || active === document.body) {
+      const el = target();
+      if (el?.isConnected) el.focus();
+    }
+    requestAnimationFrame(() => keep(until));
+  };
   const attempt = (left: number) => {
     const el = target();
     const ready = el?.isConnected && !el.matches(":disabled") && !el.closest(".p-disabled");
     if (ready) {
       el.focus();
+      requestAnimationFrame(() => keep(performance.now() + 1000));
       return;
     }
     if (left > 0) requestAnimationFrame(() => attempt(left - 1));
