@@ -36,7 +36,7 @@ export function buildProgram(): Command {
     .option("--url <url>", `console URL (default: CONSOLE_URL, else ${DEFAULT_URL})`)
     .option(
       "--token <token>",
-      "operator or API token (tdc_…) (default: CONSOLE_TOKEN, else CONSOLE_EMAIL + CONSOLE_PASSWORD, else login)",
+      "operator or API token (tdc_…) (default: CONSOLE_TOKEN, else CONSOLE_EMAIL + CONSOLE_PASSWORD, else login); prefer CONSOLE_TOKEN: deno task echoes arguments",
     )
     .option("--json", "print the server's JSON on standard output and nothing else there")
     .exitOverride()
