@@ -1,8 +1,14 @@
 import { queryOptions, useMutation, useQueryClient } from "@tanstack/react-query";
+import { ApiError } from "../../../../shared/client.ts";
 import type { DeviceTypePatch } from "../../../../shared/schemas/mod.ts";
 import { isManagedDeviceType } from "../../../../shared/schemas/device_type.ts";
+import { APPROVAL_MEANING, Firmware } from "../../../../shared/schemas/firmware.ts";
 import type { UploadArgs } from "../../components/UploadDialog.tsx";
 import { api } from "../../lib/api.ts";
+import { reauthorize } from "../../lib/sessionEnd.ts";
+import { getToken } from "../../lib/token.ts";
+import { pastedSignature, type SignatureChoice } from "./signatureFile.ts";
+import { uploadSignedFirmware } from "./signedUpload.ts";
 
 export const firmwareKeys = {
   all: ["device_firmwares"] as const,
@@ -27,7 +33,13 @@ export function managedDeviceType<T extends { name: string }>(types: readonly T[
 export function useUploadFirmware() {
   const qc = useQueryClient();
   return useMutation({
-    mutationFn: ({ file, onProgress, opts }: UploadArgs) => api.uploadFirmware(file, onProgress, opts),
+    // With a signature the fields go before the file (signedUpload.ts); without one, the file alone as before.
+    mutationFn: ({ file, onProgress, opts, signature }: UploadArgs & { signature?: SignatureChoice }) => {
+      const sig = pastedSignature(signature?.signature ?? "");
+      return sig && file instanceof File
+        ? uploadSignedFirmware(file, { signature: sig, keyId: signature?.keyId ?? null }, onProgress, opts)
+        : api.uploadFirmware(file, onProgress, opts);
+    },
     onSettled: () => qc.invalidateQueries({ queryKey: firmwareKeys.all }),
   });
 }
@@ -64,3 +76,34 @@ export const defaultReachQuery = (deviceTypeId: string) =>
     queryFn: () => api.deviceTypeReach(deviceTypeId),
     staleTime: 0,
   });
+
+/**
+ * POST device_firmwares/{id}/approve with the approver's password and the meaning "approved for release". A wrong
+ * password is a 401 `invalid_password`: the approval's own refusal, shown in its dialog, not the end of the session.
+ * Any other 401 is the session's end: the call waits for the sign-in dialog and is sent again after it, like every
+ * call of the console (lib/api.ts), so an approval confirmed as the session ended is not lost.
+ */
+export async function approveFirmware(id: string, password: string, again = false): Promise<Firmware> {
+  const sent = getToken();
+  try {
+    const res = await api.raw(
+      "POST",
+      `device_firmwares/${encodeURIComponent(id)}/approve`,
+      { password, meaning: APPROVAL_MEANING },
+      { reauthorize: false },
+    );
+    return Firmware.parse(await res.json());
+  } catch (err) {
+    const sessionEnded = err instanceof ApiError && err.status === 401 && err.code !== "invalid_password";
+    if (sessionEnded && sent && !again && await reauthorize(sent)) return approveFirmware(id, password, true);
+    throw err;
+  }
+}
+
+export function useApproveFirmware() {
+  const qc = useQueryClient();
+  return useMutation({
+    mutationFn: ({ id, password }: { id: string; password: string }) => approveFirmware(id, password),
+    onSettled: () => qc.invalidateQueries({ queryKey: firmwareKeys.all }),
+  });
+}
