@@ -21,6 +21,7 @@ describe("audit entries in words", () => {
   it("names actions in words", () => {
     expect(actionText("device.update")).toBe("Device changed");
     expect(actionText("firmware.upload")).toBe("Firmware uploaded");
+    expect(actionText("firmware.approve")).toBe("Firmware approved for release");
     expect(actionText("something.new")).toBe("something.new");
   });
 

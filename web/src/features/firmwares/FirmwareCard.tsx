@@ -2,7 +2,6 @@ import { useId } from "react";
 import { Button } from "primereact/button";
 import { Card } from "primereact/card";
 import { Chip } from "primereact/chip";
-import { Tag } from "primereact/tag";
 import { formatBytes } from "../../../../shared/format_bytes.ts";
 import type { Firmware } from "../../../../shared/schemas/firmware.ts";
 import { formatDateTime } from "../../lib/format.ts";
@@ -40,7 +39,7 @@ export function FirmwareCard(
     <div style={{ display: "flex", alignItems: "center", gap: "0.75rem", flexWrap: "wrap" }}>
       <span style={{ wordBreak: "break-all" }}>{firmware.name}</span>
       {isDefault && <Chip label="Default" />}
-      {pending && <Tag severity="warning" value="Awaiting approval" className="approval-badge" />}
+      {pending && <span className="release-badge release-badge-pending">Awaiting approval</span>}
       <span style={{ flex: 1 }} />
       {canDelete && (
         <Button

@@ -20,6 +20,15 @@ export const deviceTypeKeys = {
   list: () => [...deviceTypeKeys.all, "list"] as const,
 };
 
+/**
+ * A firmware as a choice of a dropdown that makes it what devices run (a pin, a bulk change, a rollout): a pending one
+ * is named "awaiting approval" and cannot be chosen (the server refuses it with 409 anyway).
+ */
+export const firmwareOption = (f: Firmware) =>
+  f.approval.state === "pending"
+    ? { label: `${f.name} (awaiting approval)`, value: f._id, disabled: true }
+    : { label: f.name, value: f._id, disabled: false };
+
 export const firmwaresQuery = () => queryOptions({ queryKey: firmwareKeys.list(), queryFn: () => api.listFirmwares() });
 
 export const deviceTypesQuery = () =>

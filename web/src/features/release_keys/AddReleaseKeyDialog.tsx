@@ -9,6 +9,8 @@ import { focusWhenReady } from "../../lib/focus.ts";
 import { errorMessage, useNotify } from "../../lib/notify.ts";
 import { useCreateReleaseKey } from "./api.ts";
 
+const PEM_PLACEHOLDER = "-----BEGIN PUBLIC KEY-----\n…\n-----END PUBLIC KEY-----";
+
 /**
  * Registers a release key: a name and the public key pasted as PEM. The server decides whether it is an Ed25519 or
  * ECDSA P-256 key; its refusal (not a key, another curve, registered already) stays in the dialog with what was pasted.
@@ -84,7 +86,7 @@ export function AddReleaseKeyDialog({ visible, onHide }: { visible: boolean; onH
           rows={6}
           maxLength={MAX_PUBLIC_KEY_PEM}
           spellCheck={false}
-          placeholder={"-----BEGIN PUBLIC KEY-----\n…\n-----END PUBLIC KEY-----"}
+          placeholder={PEM_PLACEHOLDER}
           style={{ fontFamily: "monospace", fontSize: "0.85em" }}
           aria-describedby={refusal ? `${hintId} ${errorId}` : hintId}
           aria-invalid={refusal !== null}

@@ -3,7 +3,6 @@ import { useQuery } from "@tanstack/react-query";
 import { Button } from "primereact/button";
 import { Column } from "primereact/column";
 import { DataTable } from "primereact/datatable";
-import { Tag } from "primereact/tag";
 import type { ReleaseKey } from "../../../../shared/schemas/release_key.ts";
 import { type PendingConfirm, PendingConfirmDialog } from "../../components/ConfirmDialog.tsx";
 import { LoadState } from "../../components/LoadState.tsx";
@@ -100,11 +99,11 @@ export default function ReleaseKeysScreen() {
               k.revokedAt
                 ? (
                   <span>
-                    <Tag severity="danger" value="Revoked" /> {formatDateTime(k.revokedAt)}
+                    <span className="release-badge release-badge-revoked">Revoked</span> {formatDateTime(k.revokedAt)}
                     {k.revokedBy && <span className="text-secondary">{` by ${k.revokedBy}`}</span>}
                   </span>
                 )
-                : <Tag severity="success" value="Active" />}
+                : <span className="release-badge release-badge-active">Active</span>}
           />
           <Column
             header="Actions"
