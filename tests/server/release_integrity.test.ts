@@ -285,3 +285,43 @@ Deno.test("release integrity: signed uploads, release keys, two-person release",
     assert.equal(verified.code, 0, verified.out);
   });
 });
+
+Deno.test("release integrity off (the defaults): a sent signature is still verified and named; nothing waits", async () => {
+  await using srv = await startServer();
+  const admin = await srv.login();
+  const dir = await Deno.makeTempDir({ prefix: "release-off-" });
+  const key = await opensslKey(dir, "ecdsa-p256");
+  await admin.createReleaseKey("CI", key.publicPem);
+  const plain = await admin.uploadFirmware(await fileSource(await makeXzFile(dir, "plain.xz")));
+  assert.equal(plain.signature, null);
+  assert.deepEqual(plain.approval, { state: "not_required", by: null, at: null, meaning: null });
+  const path = await makeXzFile(dir, "signed.xz", "signed bytes");
+  const signed = await admin.uploadFirmware(await fileSource(path), undefined, {
+    fields: { signature: await opensslSign(key, path) },
+  });
+  assert.equal(signed.signature?.keyName, "CI");
+  const before = await admin.listFirmwares();
+  const other = await makeXzFile(dir, "other.xz", "other bytes");
+  await rejects(
+    admin.uploadFirmware(await fileSource(other), undefined, { fields: { signature: await opensslSign(key, path) } }),
+    422,
+    /not release key CI's|No registered release key/,
+  );
+  // A signature after the file is refused (it would not be read before the file is checked).
+  const res = await srv.fetch("/api/v1/device_firmwares", {
+    method: "POST",
+    token: admin.token,
+    headers: { "content-type": "multipart/form-data; boundary=b" },
+    body: multipart("b", [
+      { name: "file", filename: "late.xz", data: await Deno.readFile(other) },
+      { name: "signature", data: await opensslSign(key, other) },
+    ]),
+  });
+  assert.equal(res.status, 400);
+  assert.match((await res.json()).msg, /signature: send this field before the file/);
+  await unchanged(srv, admin, before);
+  // Nothing to approve; the firmware is released at once.
+  await rejects(admin.approveFirmware(signed._id, "irrelevant"), 409, /needs no approval/);
+  const [dt] = await admin.listDeviceTypes();
+  assert.equal((await admin.patchDeviceType({ _id: dt._id, defaultFirmware: signed._id })).defaultFirmware, signed._id);
+});
