@@ -8,7 +8,6 @@
  */
 import assert from "node:assert/strict";
 import type { Page } from "playwright-core";
-import { routes } from "../../shared/routes/mod.ts";
 import { makeXzFile } from "../../testing/files.ts";
 import { opensslKey, opensslSign } from "../../testing/release_keys.ts";
 import { assertAccessible } from "./a11y.ts";
@@ -57,7 +56,7 @@ e2eTest(
       await dlg.getByLabel("Public key (PEM)").fill(key.publicPem);
       await dlg.getByRole("button", { name: "Add key" }).click();
       await dlg.waitFor({ state: "hidden" });
-      const [registered] = await api.call(routes.listReleaseKeys, {});
+      const [registered] = await api.listReleaseKeys();
       const short = registered.fingerprint.slice(0, 16).replace(/(.{4})(?=.)/g, "$1 ");
       const row = page.getByRole("row", { name: /release-ci/ });
       await row.getByText("Ed25519", { exact: true }).waitFor();

@@ -1,14 +1,11 @@
 import { queryOptions, useMutation, useQueryClient } from "@tanstack/react-query";
-import { ApiError } from "../../../../shared/client.ts";
 import type { DeviceTypePatch } from "../../../../shared/schemas/mod.ts";
 import { isManagedDeviceType } from "../../../../shared/schemas/device_type.ts";
-import { APPROVAL_MEANING, Firmware } from "../../../../shared/schemas/firmware.ts";
+import type { Firmware } from "../../../../shared/schemas/firmware.ts";
+import { KEY_ID_FIELD, SIGNATURE_FIELD } from "../../../../shared/schemas/release_key.ts";
 import type { UploadArgs } from "../../components/UploadDialog.tsx";
 import { api } from "../../lib/api.ts";
-import { reauthorize } from "../../lib/sessionEnd.ts";
-import { getToken } from "../../lib/token.ts";
 import { pastedSignature, type SignatureChoice } from "./signatureFile.ts";
-import { uploadSignedFirmware } from "./signedUpload.ts";
 
 export const firmwareKeys = {
   all: ["device_firmwares"] as const,
@@ -42,12 +39,13 @@ export function managedDeviceType<T extends { name: string }>(types: readonly T[
 export function useUploadFirmware() {
   const qc = useQueryClient();
   return useMutation({
-    // With a signature the fields go before the file (signedUpload.ts); without one, the file alone as before.
+    // A signature goes as the form fields `signature` and `keyId`, before the file; without one, the file alone.
     mutationFn: ({ file, onProgress, opts, signature }: UploadArgs & { signature?: SignatureChoice }) => {
       const sig = pastedSignature(signature?.signature ?? "");
-      return sig && file instanceof File
-        ? uploadSignedFirmware(file, { signature: sig, keyId: signature?.keyId ?? null }, onProgress, opts)
-        : api.uploadFirmware(file, onProgress, opts);
+      const fields: Record<string, string> = {};
+      if (sig) fields[SIGNATURE_FIELD] = sig;
+      if (sig && signature?.keyId) fields[KEY_ID_FIELD] = signature.keyId;
+      return api.uploadFirmware(file, onProgress, { ...opts, fields });
     },
     onSettled: () => qc.invalidateQueries({ queryKey: firmwareKeys.all }),
   });
@@ -86,33 +84,12 @@ export const defaultReachQuery = (deviceTypeId: string) =>
     staleTime: 0,
   });
 
-/**
- * POST device_firmwares/{id}/approve with the approver's password and the meaning "approved for release". A wrong
- * password is a 401 `invalid_password`: the approval's own refusal, shown in its dialog, not the end of the session.
- * Any other 401 is the session's end: the call waits for the sign-in dialog and is sent again after it, like every
- * call of the console (lib/api.ts), so an approval confirmed as the session ended is not lost.
- */
-export async function approveFirmware(id: string, password: string, again = false): Promise<Firmware> {
-  const sent = getToken();
-  try {
-    const res = await api.raw(
-      "POST",
-      `device_firmwares/${encodeURIComponent(id)}/approve`,
-      { password, meaning: APPROVAL_MEANING },
-      { reauthorize: false },
-    );
-    return Firmware.parse(await res.json());
-  } catch (err) {
-    const sessionEnded = err instanceof ApiError && err.status === 401 && err.code !== "invalid_password";
-    if (sessionEnded && sent && !again && await reauthorize(sent)) return approveFirmware(id, password, true);
-    throw err;
-  }
-}
-
 export function useApproveFirmware() {
   const qc = useQueryClient();
   return useMutation({
-    mutationFn: ({ id, password }: { id: string; password: string }) => approveFirmware(id, password),
+    // A wrong password (401 invalid_password) is the approval's refusal, shown in its dialog; any other 401 is the
+    // session's end: the call waits for the sign-in dialog and is sent again (lib/api.ts).
+    mutationFn: ({ id, password }: { id: string; password: string }) => api.approveFirmware(id, password),
     onSettled: () => qc.invalidateQueries({ queryKey: firmwareKeys.all }),
   });
 }

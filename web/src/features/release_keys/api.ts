@@ -1,5 +1,4 @@
 import { queryOptions, useMutation, useQueryClient } from "@tanstack/react-query";
-import { routes } from "../../../../shared/routes/mod.ts";
 import type { NewReleaseKey, ReleaseKey, ReleaseKeyAlgorithm } from "../../../../shared/schemas/release_key.ts";
 import { api } from "../../lib/api.ts";
 
@@ -10,7 +9,7 @@ export const releaseKeyKeys = {
 
 /** GET release_keys: every registered key, revoked ones included (any signed-in role reads them: public keys). */
 export const releaseKeysQuery = () =>
-  queryOptions({ queryKey: releaseKeyKeys.list(), queryFn: () => api.call(routes.listReleaseKeys, {}) });
+  queryOptions({ queryKey: releaseKeyKeys.list(), queryFn: () => api.listReleaseKeys() });
 
 /** The keys that still verify new uploads (what the upload dialog offers). */
 export const activeKeys = (keys: readonly ReleaseKey[] | undefined): ReleaseKey[] =>
@@ -29,7 +28,7 @@ export const shortFingerprint = (fingerprint: string) => fingerprint.slice(0, 16
 export function useCreateReleaseKey() {
   const qc = useQueryClient();
   return useMutation({
-    mutationFn: (body: NewReleaseKey) => api.call(routes.createReleaseKey, { body }),
+    mutationFn: ({ name, publicKey }: NewReleaseKey) => api.createReleaseKey(name, publicKey),
     onSettled: () => qc.invalidateQueries({ queryKey: releaseKeyKeys.all }),
   });
 }
@@ -38,7 +37,7 @@ export function useCreateReleaseKey() {
 export function useRevokeReleaseKey() {
   const qc = useQueryClient();
   return useMutation({
-    mutationFn: (id: string) => api.call(routes.revokeReleaseKey, { params: { id } }),
+    mutationFn: (id: string) => api.revokeReleaseKey(id),
     onSettled: () => qc.invalidateQueries({ queryKey: releaseKeyKeys.all }),
   });
 }
