@@ -3,15 +3,15 @@
  * key made by openssl (a bad PEM's refusal shown in the dialog first); an operator uploads a firmware signed with
  * openssl at test time, picking the signature file and the key in the upload dialog; the card names the signature
  * and says "Awaiting approval", and tells the uploader why they cannot approve; a viewer gets no Approve; a second
- * operator approves (a wrong password refused in the dialog first); approved, it becomes the default. axe on the new
- * screen and dialogs, the release keys screen at 390 px.
+ * operator approves (a wrong password refused in the dialog first); approved, it becomes the default; the admin revokes
+ * the key behind a confirmation. axe on the new screen and dialogs, the release keys screen at 390 px.
  */
 import assert from "node:assert/strict";
 import type { Page } from "playwright-core";
 import { makeXzFile } from "../../testing/files.ts";
 import { opensslKey, opensslSign } from "../../testing/release_keys.ts";
 import { assertAccessible } from "./a11y.ts";
-import { e2eTest, pick, settled } from "./helpers.ts";
+import { ADMIN_EMAIL, ADMIN_PASSWORD, e2eTest, pick, settled } from "./helpers.ts";
 
 const card = (page: Page, name: string) => page.getByLabel(`Firmware ${name}`, { exact: true });
 
@@ -112,6 +112,8 @@ e2eTest(
       await fw.getByRole("button", { name: "Approve firmware jeecee-fw-3.0.0.xz" }).click();
       await dlg.getByText("“approved for release”").waitFor();
       await dlg.getByText(stored.sha256).waitFor();
+      // Keyboard only: the dialog puts focus in the password field; Enter submits.
+      await page.waitForFunction(() => (document.activeElement as HTMLInputElement | null)?.type === "password");
       await page.keyboard.type("not-my-password");
       await page.keyboard.press("Enter");
       await dlg.locator(".approve-refusal").getByText("Not approved: The password is incorrect").waitFor();
@@ -132,6 +134,18 @@ e2eTest(
       await fw.getByText("Default", { exact: true }).waitFor();
       const managed = (await api.listDeviceTypes()).find((t) => t.name.startsWith("jeecee_baby_"))!;
       assert.equal(managed.defaultFirmware, stored._id);
+
+      // The admin revokes the key behind a confirmation that says what revoking does; what it signed keeps naming it.
+      await as(ADMIN_EMAIL, ADMIN_PASSWORD, "/release_keys");
+      await page.getByRole("button", { name: "Revoke release-ci" }).click();
+      await dlg.getByText(/^Uploads signed with this key are refused from now on, at once and for good/).waitFor();
+      await axe(page, "revoke release key confirmation");
+      await dlg.getByRole("button", { name: "Revoke key" }).click();
+      await page.getByRole("row", { name: /release-ci/ }).getByText("Revoked", { exact: true }).waitFor();
+      assert.equal(await page.getByRole("button", { name: "Revoke release-ci" }).count(), 0);
+      assert.ok((await api.listReleaseKeys())[0].revokedAt, "revoked on the server");
+      await visit("/device_firmwares");
+      await fw.getByText("Signed with release-ci (Ed25519)").waitFor();
     } finally {
       await Deno.remove(dir, { recursive: true });
     }
