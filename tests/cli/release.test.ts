@@ -78,5 +78,9 @@ Deno.test("CLI release flow: signed upload, pending, approval by a second operat
     const again = await runCli(["firmware", "approve", "fw-4.0.0.xz"], { env: qa, stdin: "qa-pass-1234\n" });
     assert.equal(again.code, 1, show(again));
     assert.match(again.stderr, /approved already/);
+    const list = await runCli(["firmware", "list"], { env: qa });
+    assert.equal(list.code, 0, show(list));
+    assert.match(list.stdout, /fw-4\.0\.0\.xz .*CI release key\s+by qa@example\.com/);
+    assert.match(list.stdout, /fw-4\.1\.0\.xz .*CI p256\s+awaiting/);
   });
 });
