@@ -11,7 +11,7 @@ import type { Page } from "playwright-core";
 import { makeXzFile } from "../../testing/files.ts";
 import { opensslKey, opensslSign } from "../../testing/release_keys.ts";
 import { assertAccessible } from "./a11y.ts";
-import { ADMIN_EMAIL, ADMIN_PASSWORD, e2eTest, pick, settled } from "./helpers.ts";
+import { ADMIN_EMAIL, ADMIN_PASSWORD, checkInDevices, e2eTest, pick, settled } from "./helpers.ts";
 
 const card = (page: Page, name: string) => page.getByLabel(`Firmware ${name}`, { exact: true });
 
@@ -30,6 +30,7 @@ e2eTest(
       await api.createOperator({ email: "olga@example.com", role: "operator", password: "olga-pass-1" });
       await api.createOperator({ email: "piet@example.com", role: "operator", password: "piet-pass-1" });
       await api.createOperator({ email: "vic@example.com", role: "viewer", password: "vic-pass-1" });
+      await checkInDevices(c.srv, ["rel-dev-1"]);
       const key = await opensslKey(dir, "ed25519", "release-ci");
       const fwPath = await makeXzFile(dir, "jeecee-fw-3.0.0.xz");
       const sigPath = `${dir}/jeecee-fw-3.0.0.xz.sig`;
@@ -107,8 +108,17 @@ e2eTest(
       await page.getByText("Only admins add and revoke release keys; you are signed in as viewer.").waitFor();
       assert.equal(await page.getByRole("button", { name: "Add release key" }).isDisabled(), true);
 
+      // Before approval a device cannot be pinned to it: the choice is named and disabled.
+      await as("piet@example.com", "piet-pass-1", "/devices/rel-dev-1");
+      await page.locator(".p-card", { hasText: "Custom device firmware" }).locator(".p-dropdown").click();
+      const option = page.locator(".p-dropdown-panel").getByRole("option", {
+        name: "jeecee-fw-3.0.0.xz (awaiting approval)",
+      });
+      assert.equal(await option.getAttribute("data-p-disabled"), "true");
+      await page.keyboard.press("Escape");
+
       // A second operator approves: a wrong password is refused in the dialog (no sign-in dialog), then the right one.
-      await as("piet@example.com", "piet-pass-1", "/device_firmwares");
+      await visit("/device_firmwares");
       await fw.getByRole("button", { name: "Approve firmware jeecee-fw-3.0.0.xz" }).click();
       await dlg.getByText("“approved for release”").waitFor();
       await dlg.getByText(stored.sha256).waitFor();
