@@ -114,7 +114,7 @@ e2eTest(
       const option = page.locator(".p-dropdown-panel").getByRole("option", {
         name: "jeecee-fw-3.0.0.xz (awaiting approval)",
       });
-      assert.equal(await option.getAttribute("data-p-disabled"), "true");
+      assert.equal(await option.getAttribute("aria-disabled"), "true");
       await page.keyboard.press("Escape");
 
       // A second operator approves: a wrong password is refused in the dialog (no sign-in dialog), then the right one.
