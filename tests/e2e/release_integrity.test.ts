@@ -82,6 +82,7 @@ e2eTest(
       await dlg.getByText("Signature read from jeecee-fw-3.0.0.xz.sig.").waitFor();
       await pick(page, dlg.locator(".p-dropdown"), `release-ci (Ed25519, ${short})`);
       await axe(page, "upload dialog with a signature");
+      await screenshot("release-02a-upload-signed");
       await dlg.getByRole("button", { name: "Upload", exact: true }).click();
       await dlg.getByText("Upload successful").waitFor();
       await dlg.getByText(/Signed with release-ci \(Ed25519\)\. It awaits approval/).waitFor();
