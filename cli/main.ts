@@ -4,6 +4,7 @@ import { registerAuditList } from "./commands/audit/list.ts";
 import { registerDevicesAdmission } from "./commands/devices/admission.ts";
 import { registerDevicesList } from "./commands/devices/list.ts";
 import { registerDevicesShow } from "./commands/devices/show.ts";
+import { registerFirmwareApprove } from "./commands/firmware/approve.ts";
 import { registerFirmwareDelete } from "./commands/firmware/delete.ts";
 import { registerFirmwareList } from "./commands/firmware/list.ts";
 import { registerFirmwareSetDefault } from "./commands/firmware/set_default.ts";
@@ -64,6 +65,7 @@ Examples:
   registerFirmwareList(firmware);
   registerFirmwareUpload(firmware);
   registerFirmwareDelete(firmware);
+  registerFirmwareApprove(firmware);
   registerFirmwareSetDefault(firmware);
   registerFirmwareUnsetDefault(firmware);
 

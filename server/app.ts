@@ -31,6 +31,7 @@ import { fleetRoutes } from "./routes/fleet.ts";
 import { productTypesRoutes } from "./routes/product_types.ts";
 import { rolloutsRoutes } from "./routes/rollouts.ts";
 import { savedViewsRoutes } from "./routes/saved_views.ts";
+import { releaseKeysRoutes } from "./routes/release_keys.ts";
 import { treatmentsRoutes } from "./routes/treatments.ts";
 import { webRoutes } from "./routes/web.ts";
 import { urlTextRule } from "./lib/text_rule.ts";
@@ -81,6 +82,7 @@ export function createApp(ctx: AppContext) {
   auditRoutes(api, ctx);
   apiTokensRoutes(api, ctx);
   savedViewsRoutes(api, ctx);
+  releaseKeysRoutes(api, ctx);
   devicesRoutes(api, ctx, devices);
   deviceTypesRoutes(api, ctx);
   firmwaresRoutes(api, ctx);

@@ -66,6 +66,10 @@ export const ConfigSchema = z.object({
   AWS_REGION: z.string().trim().min(1).default("us-east-1"),
   FIRMWARE_DOWNLOAD: z.enum(["proxy", "redirect"], { message: "must be proxy or redirect" }).default("proxy"),
   FIRMWARE_URL_TTL_SECONDS: int(1, 604_800).default(900),
+  /** 1: every firmware upload must carry a signature by a registered, unrevoked release key (docs/REQUIREMENTS.md §20). */
+  REQUIRE_SIGNED_FIRMWARE: z.enum(["0", "1"], { message: "must be 1 or 0" }).default("0"),
+  /** 1: two-person release: a new firmware is pending until another operator or admin approves it (§20). */
+  RELEASE_APPROVALS: z.enum(["0", "1"], { message: "must be 1 or 0" }).default("0"),
 });
 
 export type Config = Omit<z.output<typeof ConfigSchema>, "DATA_DIR"> & {

@@ -25,6 +25,7 @@ export const preconditionFailed = (msg: string) => new ApiHttpError(412, "precon
 export const tooLarge = (msg: string) => new ApiHttpError(413, "too_large", msg);
 export const unsupported = (msg: string) => new ApiHttpError(415, "unsupported_media_type", msg);
 export const invalidFirmware = (msg: string) => new ApiHttpError(422, "invalid_firmware", msg);
+export const invalidSignature = (msg: string) => new ApiHttpError(422, "invalid_signature", msg);
 export const requestTimeout = (msg: string) => new ApiHttpError(408, "request_timeout", msg);
 export const lengthRequired = (msg: string) => new ApiHttpError(411, "length_required", msg);
 export const insufficientStorage = (msg: string) => new ApiHttpError(507, "insufficient_storage", msg);

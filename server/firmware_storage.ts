@@ -29,6 +29,12 @@ export interface FirmwareMeta {
   name: string;
   size: number;
   sha256: string;
+  /** The verified signature (docs/REQUIREMENTS.md §20); absent: unsigned. */
+  signature?: Firmware["signature"];
+  /** Absent: needs no approval. */
+  approval?: Firmware["approval"];
+  /** The uploading operator (an API token's owner); absent: the system. */
+  uploader?: { id: string; email: string };
 }
 
 /**
@@ -42,7 +48,16 @@ export async function storeFirmware(
   put: FirmwarePut,
   meta: FirmwareMeta,
 ): Promise<Firmware> {
-  const firmware: Firmware = { _id: put.id, name: meta.name, createdAt: now(), size: meta.size, sha256: meta.sha256 };
+  const firmware: Firmware = {
+    _id: put.id,
+    name: meta.name,
+    createdAt: now(),
+    size: meta.size,
+    sha256: meta.sha256,
+    signature: meta.signature ?? null,
+    approval: meta.approval ?? { state: "not_required", by: null, at: null, meaning: null },
+    uploadedBy: meta.uploader?.email ?? null,
+  };
   try {
     await put.commit();
   } catch (err) {
@@ -50,7 +65,7 @@ export async function storeFirmware(
     throw err;
   }
   try {
-    await rows.insert(firmware);
+    await rows.insert(firmware, meta.uploader?.id ?? null);
   } catch (err) {
     await files.remove(firmware._id).catch(() => {});
     throw err;

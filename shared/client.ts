@@ -4,6 +4,7 @@
  */
 import type * as z from "zod";
 import { ErrorBody } from "./schemas/common.ts";
+import { APPROVAL_MEANING } from "./schemas/firmware.ts";
 import type { NewApiToken } from "./schemas/api_token.ts";
 import type { NewSavedView, PreferencesPatch, SavedViewPatch } from "./schemas/saved_view.ts";
 import type { NewOperator, OperatorPatch } from "./schemas/operator.ts";
@@ -68,6 +69,8 @@ export type Progress = { loaded: number; total: number };
 export interface UploadOptions {
   signal?: AbortSignal;
   onSent?: () => void;
+  /** Text fields sent before the file (a firmware's `signature` and `keyId`, docs/REQUIREMENTS.md §20). */
+  fields?: Record<string, string>;
 }
 
 /**
@@ -179,6 +182,11 @@ export class ApiClient {
       throw new ApiError("FETCH_ERROR", `Could not reach ${url}: ${reason(err)}`, url);
     } finally {
       clearTimeout(timer);
+    }
+    // A wrong password re-entered to sign (an approval) is 401 invalid_password: the session itself is fine.
+    if (res.status === 401 && sent) {
+      const text = await res.clone().text().catch(() => "");
+      if (errorCodeOf(text) === "invalid_password") throw httpErrorFrom(401, res.statusText, text, url);
     }
     if (res.status === 401 && sent && init.reauthorize !== false && this.#opts.reauthorize) {
       const text = await res.text().catch(() => "");
@@ -376,6 +384,23 @@ export class ApiClient {
   }
   deleteFirmware(id: string) {
     return this.call(routes.deleteFirmware, { params: { id } });
+  }
+  /** Two-person release (docs/REQUIREMENTS.md §20): approve with one's password; a wrong one is 401 invalid_password. */
+  approveFirmware(id: string, password: string) {
+    return this.call(routes.approveFirmware, { params: { id }, body: { password, meaning: APPROVAL_MEANING } });
+  }
+  // Release keys
+  listReleaseKeys() {
+    return this.call(routes.listReleaseKeys, {});
+  }
+  getReleaseKey(id: string) {
+    return this.call(routes.getReleaseKey, { params: { id } });
+  }
+  createReleaseKey(name: string, publicKey: string) {
+    return this.call(routes.createReleaseKey, { body: { name, publicKey } });
+  }
+  revokeReleaseKey(id: string) {
+    return this.call(routes.revokeReleaseKey, { params: { id } });
   }
   firmwareFile(id: string) {
     return this.call(routes.firmwareFile, { params: { id } });
@@ -625,6 +650,14 @@ function parseBody<T>(schema: z.ZodType<T>, text: string, url: string): T {
   return parsed.data;
 }
 
+function errorCodeOf(text: string): string | undefined {
+  try {
+    return ErrorBody.safeParse(JSON.parse(text)).data?.error;
+  } catch {
+    return undefined;
+  }
+}
+
 function httpErrorFrom(status: number, statusText: string, text: string, url: string): ApiError {
   let body: ErrorBody | undefined;
   try {
@@ -645,7 +678,7 @@ function xhrUpload(
   field: string,
   file: Blob,
   onProgress?: (p: Progress) => void,
-  { signal, onSent }: UploadOptions = {},
+  { signal, onSent, fields }: UploadOptions = {},
 ): Promise<{ status: number; statusText: string; text: string }> {
   return new Promise((resolve, reject) => {
     const aborted = () => new ApiError("FETCH_ERROR", `The upload to ${url} was aborted.`, url);
@@ -671,6 +704,7 @@ function xhrUpload(
       reject(aborted());
     };
     const form = new FormData();
+    for (const [name, value] of Object.entries(fields ?? {})) form.append(name, value);
     form.append(field, file, fileName(file));
     xhr.send(form);
   });
@@ -683,13 +717,17 @@ async function streamUpload(
   field: string,
   file: UploadSource,
   onProgress?: (p: Progress) => void,
-  { signal, onSent }: UploadOptions = {},
+  { signal, onSent, fields }: UploadOptions = {},
 ): Promise<{ status: number; statusText: string; text: string }> {
   const boundary = `----console${crypto.randomUUID().replaceAll("-", "")}`;
   const safeName = fileName(file).replace(/[\r\n"]/g, (ch) => encodeURIComponent(ch));
   const te = new TextEncoder();
+  const textParts = Object.entries(fields ?? {}).map(([name, value]) =>
+    `--${boundary}\r\nContent-Disposition: form-data; name="${name.replace(/[\r\n"]/g, "")}"\r\n\r\n${value}\r\n`
+  ).join("");
   const head = te.encode(
-    `--${boundary}\r\nContent-Disposition: form-data; name="${field}"; filename="${safeName}"\r\n` +
+    textParts +
+      `--${boundary}\r\nContent-Disposition: form-data; name="${field}"; filename="${safeName}"\r\n` +
       `Content-Type: application/octet-stream\r\n\r\n`,
   );
   const tail = te.encode(`\r\n--${boundary}--\r\n`);

@@ -48,7 +48,9 @@ function apiErrorLine(err: ApiError): string {
     case "HTTP_ERROR":
       // An answer without the console's error body: probably not the console at all.
       if (!err.code) return `${err.msg} from ${err.url} (is the console at that URL?)`;
-      if (err.status === 401 && err.code !== "invalid_credentials" && credentialSource) {
+      if (
+        err.status === 401 && err.code !== "invalid_credentials" && err.code !== "invalid_password" && credentialSource
+      ) {
         return `${err.msg} (the token came from ${credentialSource})`;
       }
       return err.msg;

@@ -2,6 +2,7 @@
 import type { ApiClient } from "../../shared/client.ts";
 import type { DeviceType, Firmware } from "../../shared/schemas/mod.ts";
 import type { SavedView } from "../../shared/schemas/saved_view.ts";
+import type { ReleaseKey } from "../../shared/schemas/release_key.ts";
 import { isManagedDeviceType, MANAGED_DEVICE_TYPE_PREFIX } from "../../shared/schemas/device_type.ts";
 import { RefusedError } from "./errors.ts";
 
@@ -66,4 +67,13 @@ export async function findView(api: ApiClient, idOrName: string): Promise<SavedV
     );
   }
   throw new RefusedError(`No saved view with id or name '${idOrName}' (see views list).`);
+}
+
+/** A release key by id or name (names ignore case, as the server keeps them unique). */
+export async function findReleaseKey(api: ApiClient, idOrName: string): Promise<ReleaseKey> {
+  const keys = await api.listReleaseKeys();
+  const key = keys.find((k) => k._id === idOrName) ??
+    keys.find((k) => k.name.trim().toLowerCase() === idOrName.trim().toLowerCase());
+  if (!key) throw new RefusedError(`No release key with id or name '${idOrName}' (an admin registers keys).`);
+  return key;
 }

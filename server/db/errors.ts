@@ -45,3 +45,11 @@ export class StoreUnavailableError extends StoreError {
 export class ForbiddenError extends StoreError {
   override name = "ForbiddenError";
 }
+
+/**
+ * A signed upload's key was revoked (or is unknown) by the time its row is written: the signature no longer counts, so
+ * nothing is stored (the upload answers 422 invalid_signature, docs/REQUIREMENTS.md §20).
+ */
+export class SigningKeyRevokedError extends StoreError {
+  override name = "SigningKeyRevokedError";
+}

@@ -13,6 +13,7 @@ import type { FirmwareStore } from "./types/firmwares.ts";
 import type { LoginAttemptStore } from "./types/login_attempts.ts";
 import type { OperatorStore } from "./types/operators.ts";
 import type { ProductTypeStore } from "./types/product_types.ts";
+import type { ReleaseKeyStore } from "./types/release_keys.ts";
 import type { RolloutStore } from "./types/rollouts.ts";
 import type { SavedViewStore } from "./types/saved_views.ts";
 import type { SystemStore } from "./types/system.ts";
@@ -33,6 +34,7 @@ export interface Stores {
   system: SystemStore;
   rollouts: RolloutStore;
   savedViews: SavedViewStore;
+  releaseKeys: ReleaseKeyStore;
 }
 
 /** Stores as opened: close() once, when nothing uses them any more. */
@@ -46,10 +48,11 @@ export type { DemoData, DemoDevice, DemoStore } from "./types/demo.ts";
 export type { DeviceApiStore, FirmwareRef } from "./types/device_api.ts";
 export type { DeviceTypeStore } from "./types/device_types.ts";
 export type { DeviceChanges, DevicePage, DeviceStore } from "./types/devices.ts";
-export type { FirmwareStore } from "./types/firmwares.ts";
+export type { FirmwareStore, NewFirmwareRow } from "./types/firmwares.ts";
 export type { AttemptKey, AttemptScope, LoginAttemptStore, Reservation } from "./types/login_attempts.ts";
 export type { Operator, OperatorStore } from "./types/operators.ts";
 export type { ProductTypeStore, ProductTypeUpdate } from "./types/product_types.ts";
+export type { NewReleaseKeyRow, ReleaseKeyStore } from "./types/release_keys.ts";
 export type { RolloutActor, RolloutStore } from "./types/rollouts.ts";
 export type { SavedViewStore, ViewActor } from "./types/saved_views.ts";
 export type { SystemStore } from "./types/system.ts";

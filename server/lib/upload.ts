@@ -38,6 +38,8 @@ export interface ReceivedFile<S extends UploadSink> {
   sha256: string;
   /** Finished: the caller commits it or aborts it. */
   sink: S;
+  /** The text fields named in ReceiveOptions.fields that were sent (before the file). */
+  fields: Record<string, string>;
 }
 
 export interface ReceiveOptions<S extends UploadSink> {
@@ -48,6 +50,10 @@ export interface ReceiveOptions<S extends UploadSink> {
   field?: string;
   /** Refuse by name before any byte is written (throw an ApiHttpError). */
   checkName?: (name: string) => void;
+  /** Text fields the caller reads (e.g. a signature): each must come before the file part, at most once. */
+  fields?: readonly string[];
+  /** Refuse by the fields sent before the file, before any byte is written (throw an ApiHttpError). */
+  checkFields?: (fields: Record<string, string>) => void;
   /** Required leading bytes, checked as soon as they arrive. */
   magic?: readonly number[];
   /** The error for a missing magic (default 415). */
@@ -139,6 +145,7 @@ export async function receiveUpload<S extends UploadSink>(
   }
 
   let fileSeen = false;
+  const fields: Record<string, string> = {};
   let settled = false;
   let file: ReceivedFile<S> | null = null;
   let sink = null as S | null; // set in a callback: not narrowed to null below
@@ -171,6 +178,7 @@ export async function receiveUpload<S extends UploadSink>(
       try {
         clientName = baseName(info.filename ?? "");
         opts.checkName?.(clientName);
+        opts.checkFields?.(fields);
       } catch (err) {
         stream.resume();
         fail(err);
@@ -215,15 +223,19 @@ export async function receiveUpload<S extends UploadSink>(
         if (head.length < magic.length) return stop(magicError(clientName));
         verifying = Promise.all([out.finish(), check?.finish() ?? null]).then(([stored, problem]) => {
           if (problem !== null && verify) throw verify.error(clientName, problem);
-          file = { name: clientName, size: stored.size, sha256: stored.sha256, sink: out };
+          file = { name: clientName, size: stored.size, sha256: stored.sha256, sink: out, fields };
         }).catch(fail);
       });
     });
     // Text fields are not stored, but the text rule holds for every part (docs/REQUIREMENTS.md §17).
     bb.on("field", (name: string, value: string) => {
       if (!isCleanText(name) || !isCleanText(value)) {
-        fail(badRequest(`${escapeText(name).slice(0, 64)}: ${TEXT_RULE_MSG}.`));
+        return fail(badRequest(`${escapeText(name).slice(0, 64)}: ${TEXT_RULE_MSG}.`));
       }
+      if (!opts.fields?.includes(name)) return;
+      if (fileSeen) return fail(badRequest(`${name}: send this field before the file '${field}'.`));
+      if (Object.hasOwn(fields, name)) return fail(badRequest(`${name}: send this field once.`));
+      fields[name] = value;
     });
     bb.on("filesLimit", () => fail(badRequest("Send exactly one file per request.")));
     bb.on("partsLimit", () => fail(badRequest("The multipart body has too many parts (at most 40).")));

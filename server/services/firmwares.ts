@@ -5,9 +5,13 @@
  */
 import * as metrics from "../metrics.ts";
 import { type Firmware, XZ_MAGIC } from "../../shared/schemas/firmware.ts";
+import { KEY_ID_FIELD, type ReleaseKey, SIGNATURE_FIELD } from "../../shared/schemas/release_key.ts";
 import type { AppContext } from "../context.ts";
-import { noFirmware } from "../db/rules/firmwares.ts";
-import { invalidFirmware, notFound, unsupported } from "../errors.ts";
+import type { Operator } from "../db/stores.ts";
+import { SigningKeyRevokedError } from "../db/errors.ts";
+import { approvalNotPending, noFirmware, OWN_UPLOAD } from "../db/rules/firmwares.ts";
+import { conflict, forbidden, invalidFirmware, invalidSignature, notFound, unsupported } from "../errors.ts";
+import { signatureBytes, signingKey } from "../auth/release_signatures.ts";
 import type { FirmwarePut } from "../files/firmware_files.ts";
 import { startXzCheck } from "../files/xz_check.ts";
 import { checkFirmwareName, duplicateName, storeFirmware } from "../firmware_storage.ts";
@@ -23,6 +27,69 @@ export function firmwaresService(ctx: AppContext) {
   const { firmwares } = ctx.stores;
   const received = metrics.uploadBytes.labels({ kind: "firmware" });
 
+  /** The signature fields of an upload, checked for form (not yet verified); null: unsigned. */
+  const signatureOf = (fields: Record<string, string>): { bytes: Uint8Array; keyId: string | null } | null => {
+    const text = fields[SIGNATURE_FIELD];
+    const keyId = fields[KEY_ID_FIELD]?.trim() || null;
+    if (text === undefined || text.trim() === "") {
+      if (keyId !== null) {
+        throw invalidSignature(`${KEY_ID_FIELD} was sent without a ${SIGNATURE_FIELD}; nothing was stored.`);
+      }
+      if (ctx.config.REQUIRE_SIGNED_FIRMWARE === "1") {
+        throw invalidSignature(
+          "This server accepts only signed firmware (REQUIRE_SIGNED_FIRMWARE=1): send the `signature` field (base64, " +
+            "a release key's signature over the file's SHA-256 digest) before the file; nothing was stored.",
+        );
+      }
+      return null;
+    }
+    const bytes = signatureBytes(text);
+    if (!bytes) throw invalidSignature(`${SIGNATURE_FIELD}: is not base64; nothing was stored.`);
+    return { bytes, keyId };
+  };
+
+  /** The key that made the signature over the digest (sha256 hex), or 422 invalid_signature. */
+  const verifySignature = async (
+    sent: { bytes: Uint8Array; keyId: string | null } | null,
+    sha256: string,
+  ): Promise<Firmware["signature"]> => {
+    if (!sent) return null;
+    const digest = Buffer.from(sha256, "hex");
+    let keys: ReleaseKey[];
+    if (sent.keyId !== null) {
+      const key = await ctx.stores.releaseKeys.get(sent.keyId);
+      if (!key) throw invalidSignature(`${KEY_ID_FIELD}: no release key with id ${sent.keyId}; nothing was stored.`);
+      if (key.revokedAt !== null) {
+        throw invalidSignature(
+          `Release key ${key.name} was revoked (${key.revokedAt}): it verifies no new upload; nothing was stored.`,
+        );
+      }
+      keys = [key];
+    } else {
+      keys = await ctx.stores.releaseKeys.active();
+      if (keys.length === 0) {
+        throw invalidSignature(
+          "The upload is signed but no release key is registered (or all are revoked); nothing was stored.",
+        );
+      }
+    }
+    const key = signingKey(keys, digest, sent.bytes);
+    if (!key) {
+      throw invalidSignature(
+        (keys.length === 1
+          ? `The signature is not release key ${keys[0].name}'s`
+          : "No registered release key made the signature") +
+          " over this file's SHA-256 digest (signed other bytes, or with another key); nothing was stored.",
+      );
+    }
+    return {
+      keyId: key._id,
+      keyName: key.name,
+      algorithm: key.algorithm,
+      value: Buffer.from(sent.bytes).toString("base64"),
+    };
+  };
+
   return {
     list: () => firmwares.list(),
 
@@ -33,8 +100,14 @@ export function firmwaresService(ctx: AppContext) {
       return firmware;
     },
 
-    /** A new firmware from an upload; `duplicateOf` names a firmware already holding the same bytes. */
-    async upload(receive: Receive): Promise<Firmware & { duplicateOf?: string }> {
+    /**
+     * A new firmware from an upload by `uploader` (an API token's owner); `duplicateOf` names a firmware already
+     * holding the same bytes. A signature is verified with the digest the upload computed (docs/REQUIREMENTS.md §20).
+     */
+    async upload(
+      receive: Receive,
+      uploader: Pick<Operator, "id" | "email">,
+    ): Promise<Firmware & { duplicateOf?: string }> {
       // A name is refused as soon as the part's headers arrive, before a byte is written: against the names stored
       // when the upload began (one taken while the body streams is caught below, and by the insert).
       const taken = new Set((await firmwares.list()).map((f) => f.name));
@@ -50,6 +123,9 @@ export function firmwaresService(ctx: AppContext) {
           checkFirmwareName(name);
           if (taken.has(name)) throw duplicateName(name);
         },
+        fields: [SIGNATURE_FIELD, KEY_ID_FIELD],
+        // Refused before a byte is written: no signature under the requirement, a signature that is not base64.
+        checkFields: (fields) => void signatureOf(fields),
         // The whole stream is tested as it arrives; a refusal is known before any row is written.
         verify: {
           start: startXzCheck,
@@ -61,13 +137,55 @@ export function firmwaresService(ctx: AppContext) {
         await file.sink.abort();
         throw duplicateName(file.name);
       }
-      const firmware = await storeFirmware(firmwares, files, file.sink, file);
+      let signature: Firmware["signature"];
+      try {
+        signature = await verifySignature(signatureOf(file.fields), file.sha256);
+      } catch (err) {
+        await file.sink.abort();
+        throw err;
+      }
+      const approval: Firmware["approval"] = {
+        state: ctx.config.RELEASE_APPROVALS === "1" ? "pending" : "not_required",
+        by: null,
+        at: null,
+        meaning: null,
+      };
+      let firmware: Firmware;
+      try {
+        firmware = await storeFirmware(firmwares, files, file.sink, { ...file, signature, approval, uploader });
+      } catch (err) {
+        if (err instanceof SigningKeyRevokedError) throw invalidSignature(err.message);
+        throw err;
+      }
       ctx.log(`Firmware ${firmware.name} stored as ${firmware._id} (${firmware.size} bytes).`);
       // Allowed, but said: the same bytes already stored under another name (looked up after the insert, so of two
       // uploads of the same bytes at once each names the other).
       const original = await firmwares.firstWithSha256(firmware.sha256, firmware._id);
       return original ? { ...firmware, duplicateOf: original._id } : firmware;
     },
+
+    /**
+     * The pending firmware `approver` may approve, or 404, 409 (not pending), 403 (their own upload): said before the
+     * password is asked for. The store checks all of it again when it approves.
+     */
+    async approvable(id: string, approver: Pick<Operator, "email">): Promise<Firmware> {
+      const firmware = await this.get(id);
+      if (firmware.approval.state !== "pending") throw conflict(approvalNotPending(firmware));
+      if (firmware.uploadedBy === approver.email) throw forbidden(OWN_UPLOAD);
+      return firmware;
+    },
+
+    /** Approves a pending firmware (the approver's password was checked): its audit entry with it. */
+    approve: (id: string, approver: Pick<Operator, "id" | "email">, meaning: string) =>
+      firmwares.approve(id, { id: approver.id, email: approver.email }, meaning),
+
+    /** A wrong password at an approval: a security event in the trail (the firmware stays pending). */
+    approvalRefused: (firmware: Firmware) =>
+      ctx.stores.audit.record({
+        action: "firmware.approve_failed",
+        target: { type: "firmware", id: firmware._id, name: firmware.name },
+        details: { reason: "wrong_password" },
+      }),
 
     /**
      * Deletes the row (refused while a device type, device or rollout uses it; audited in the same transaction), then

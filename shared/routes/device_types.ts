@@ -44,6 +44,6 @@ export const deviceTypeRoutes = {
     params: IdParams,
     headers: ifMatch,
     body: json(DeviceTypePatch),
-    answers: { 200: json(DeviceType, etagHeader), ...errors(400, 401, 404, 412, 413, 415) },
+    answers: { 200: json(DeviceType, etagHeader), ...errors(400, 401, 404, 409, 412, 413, 415) },
   }),
 };

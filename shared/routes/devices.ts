@@ -59,7 +59,7 @@ export const deviceRoutes = {
     params: DeviceIdParams,
     headers: ifMatch,
     body: json(DevicePatch),
-    answers: { 200: json(Device, etagHeader), ...errors(400, 401, 404, 412, 413, 415) },
+    answers: { 200: json(Device, etagHeader), ...errors(400, 401, 404, 409, 412, 413, 415) },
   }),
   deleteDevice: route({
     name: "deleteDevice",
@@ -93,7 +93,7 @@ export const deviceRoutes = {
     summary: "Assign a product type, a custom firmware or additional treatments to many devices (named, or all that " +
       "match a filter) in one transaction: any failure changes none.",
     body: json(DeviceBulk),
-    answers: { 200: json(DeviceBulkResult), ...errors(400, 401, 403, 413, 415) },
+    answers: { 200: json(DeviceBulkResult), ...errors(400, 401, 403, 409, 413, 415) },
   }),
   overview: route({
     name: "overview",

@@ -1,5 +1,5 @@
 import * as z from "zod";
-import { Firmware, FIRMWARE_EXTENSION, UploadedFirmware } from "../schemas/firmware.ts";
+import { ApproveFirmwareBody, Firmware, FIRMWARE_EXTENSION, UploadedFirmware } from "../schemas/firmware.ts";
 import { IdParams } from "./params.ts";
 import { binary, empty, errors, json, multipart, noBody, route } from "./route.ts";
 
@@ -20,7 +20,10 @@ export const firmwareRoutes = {
     auth: "operator",
     scope: "firmware:write",
     summary: "Upload an xz firmware file (streamed and checked whole; names are unique; the same bytes under another " +
-      "name are answered with duplicateOf).",
+      "name are answered with duplicateOf). Optional form fields before the file: `signature` (base64, over the " +
+      "file's SHA-256 digest) and `keyId` (a release key; without it the unrevoked keys are tried): a signature that " +
+      "does not verify, or none under REQUIRE_SIGNED_FIRMWARE=1, is 422 invalid_signature and nothing is stored. " +
+      "Under RELEASE_APPROVALS=1 the new firmware is pending until another operator approves it.",
     body: multipart(FIRMWARE_EXTENSION),
     answers: { 201: json(UploadedFirmware), ...errors(400, 401, 408, 409, 411, 413, 415, 422, 503, 507) },
   }),
@@ -33,6 +36,21 @@ export const firmwareRoutes = {
     params: IdParams,
     body: noBody,
     answers: { 200: binary("application/x-xz"), ...errors(400, 401, 404, 503) },
+  }),
+  approveFirmware: route({
+    name: "approveFirmware",
+    method: "POST",
+    path: "/device_firmwares/:id/approve",
+    auth: "operator",
+    role: "operator",
+    scope: null,
+    summary: "Approve a pending firmware for release (two-person release): an operator or admin other than its " +
+      "uploader, signed in (no API token), re-enters their password (401 invalid_password when wrong, throttled " +
+      'like sign-in: 429) and states the meaning "approved for release". 403 for its uploader; 409 when it is ' +
+      "not pending.",
+    params: IdParams,
+    body: json(ApproveFirmwareBody),
+    answers: { 200: json(Firmware), ...errors(400, 401, 403, 404, 409, 413, 415, 429, 503) },
   }),
   deleteFirmware: route({
     name: "deleteFirmware",

@@ -17,6 +17,7 @@ import { productTypeRoutes } from "./product_types.ts";
 import type { Route } from "./route.ts";
 import { rolloutRoutes } from "./rollouts.ts";
 export { rolloutActionRoutes } from "./rollouts.ts";
+import { releaseKeyRoutes } from "./release_keys.ts";
 import { savedViewRoutes } from "./saved_views.ts";
 import { treatmentRoutes } from "./treatments.ts";
 
@@ -36,6 +37,7 @@ export const routes = {
   ...auditRoutes,
   ...apiTokenRoutes,
   ...savedViewRoutes,
+  ...releaseKeyRoutes,
 };
 
 export type Routes = typeof routes;

@@ -46,7 +46,7 @@ export const rolloutRoutes = {
     scope: "firmware:write",
     summary: "A draft rollout of a firmware to a product type (or every device), in cumulative percentage stages.",
     body: json(RolloutCreate),
-    answers: { 201: json(Rollout), ...errors(400, 401, 403, 413, 415) },
+    answers: { 201: json(Rollout), ...errors(400, 401, 403, 409, 413, 415) },
   }),
   getRollout: route({
     name: "getRollout",

@@ -42,6 +42,12 @@ export const AUDIT_ACTIONS = [
   "device_type.delete",
   "firmware.upload",
   "firmware.delete",
+  // Release integrity (docs/REQUIREMENTS.md §20): release keys, and the second person's approval (an electronic
+  // signature with its meaning), a wrong password at it a security event
+  "release_key.create",
+  "release_key.revoke",
+  "firmware.approve",
+  "firmware.approve_failed",
   // Imports
   "treatments.import",
   // Staged rollouts (docs/REQUIREMENTS.md §13); the automatic steps are the system's, with the report that led to them

@@ -32,6 +32,8 @@ export type ErrorCode =
   | "too_many_requests"
   | "import_failed"
   | "invalid_firmware"
+  | "invalid_signature"
+  | "invalid_password"
   | "range_not_satisfiable"
   | "length_required"
   | "request_timeout"

@@ -1,6 +1,7 @@
 import * as z from "zod";
 import { Id } from "./common.ts";
 import { VersionInfo } from "./device.ts";
+import { FirmwareSignature } from "./firmware.ts";
 import { Treatment } from "./treatment.ts";
 
 export const CheckinBody = z.strictObject({ versionInfo: VersionInfo });
@@ -21,6 +22,13 @@ export const DeviceConfig = z.object({
   productType: z.object({ _id: Id, name: z.string(), theme: z.record(z.string(), z.unknown()) }).nullable(),
   modules: z.array(z.object({ _id: Id, name: z.string(), isDefault: z.boolean() })),
   treatments: z.array(Treatment),
-  firmware: z.object({ _id: Id, name: z.string(), size: z.number().int(), sha256: z.string() }).nullable(),
+  firmware: z.object({
+    _id: Id,
+    name: z.string(),
+    size: z.number().int(),
+    sha256: z.string(),
+    /** The release key's signature over the file's SHA-256 digest (docs/REQUIREMENTS.md §20), or null: unsigned. */
+    signature: FirmwareSignature.nullable(),
+  }).nullable(),
 });
 export type DeviceConfig = z.infer<typeof DeviceConfig>;

@@ -1,5 +1,40 @@
 import * as z from "zod";
 import { Id, Timestamp } from "./common.ts";
+import { ReleaseKeyAlgorithm } from "./release_key.ts";
+
+/**
+ * The release key whose signature an upload carried, verified at upload (docs/REQUIREMENTS.md §20): which key, and the
+ * signature itself (base64, as sent: Ed25519's 64 bytes, or ECDSA DER or raw r||s) so that a device holding the key
+ * (GET release_keys/{id}) can check the bytes again. Null: the upload was not signed.
+ */
+export const FirmwareSignature = z.object({
+  keyId: Id,
+  keyName: z.string(),
+  algorithm: ReleaseKeyAlgorithm,
+  value: z.string(),
+});
+export type FirmwareSignature = z.infer<typeof FirmwareSignature>;
+
+export const APPROVAL_STATES = ["pending", "approved", "not_required"] as const;
+export const ApprovalState = z.enum(APPROVAL_STATES);
+export type ApprovalState = z.infer<typeof ApprovalState>;
+
+/** What an approver states, word for word: the meaning of the electronic signature (docs/REQUIREMENTS.md §20). */
+export const APPROVAL_MEANING = "approved for release";
+
+/**
+ * Two-person release (RELEASE_APPROVALS=1): a firmware uploaded then is `pending` until an operator or admin other than
+ * its uploader approves it (`approved`, with who, when and the meaning); one uploaded without the requirement is
+ * `not_required`. Only a firmware that is not pending may become a default, a pin, a bulk change or a rollout.
+ */
+export const FirmwareApproval = z.object({
+  state: ApprovalState,
+  /** The approver's e-mail (approved only). */
+  by: z.string().nullable(),
+  at: Timestamp.nullable(),
+  meaning: z.string().nullable(),
+});
+export type FirmwareApproval = z.infer<typeof FirmwareApproval>;
 
 export const Firmware = z.object({
   _id: Id,
@@ -7,6 +42,10 @@ export const Firmware = z.object({
   createdAt: Timestamp,
   size: z.number().int(),
   sha256: z.string(),
+  signature: FirmwareSignature.nullable(),
+  approval: FirmwareApproval,
+  /** The e-mail of the operator who uploaded it (an API token's owner); null for firmware older than issue 36. */
+  uploadedBy: z.string().nullable(),
 });
 export type Firmware = z.infer<typeof Firmware>;
 
@@ -20,3 +59,10 @@ export type UploadedFirmware = z.infer<typeof UploadedFirmware>;
 /** xz container magic bytes (docs/REQUIREMENTS.md §5). */
 export const XZ_MAGIC = [0xfd, 0x37, 0x7a, 0x58, 0x5a, 0x00] as const;
 export const FIRMWARE_EXTENSION = ".xz";
+
+/** POST device_firmwares/{id}/approve: the approver's password re-entered (the signature) and its meaning. */
+export const ApproveFirmwareBody = z.strictObject({
+  password: z.string().min(1, "must not be empty").max(1024, "is at most 1024 characters"),
+  meaning: z.literal(APPROVAL_MEANING, { message: `must be "${APPROVAL_MEANING}"` }),
+});
+export type ApproveFirmwareBody = z.infer<typeof ApproveFirmwareBody>;

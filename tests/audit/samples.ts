@@ -7,7 +7,8 @@
 import * as z from "zod";
 import { type Route, routeList, type RouteName } from "../../shared/routes/mod.ts";
 import { SQLITE_MAGIC } from "../../shared/schemas/treatment.ts";
-import { XZ_MAGIC } from "../../shared/schemas/firmware.ts";
+import { APPROVAL_MEANING, XZ_MAGIC } from "../../shared/schemas/firmware.ts";
+import { freshPublicKeyPem } from "../../testing/release_keys.ts";
 import { generateTreatments, makeImportDb } from "../../testing/import_db.ts";
 import { ADMIN_PASSWORD } from "../../testing/server.ts";
 import { type Json, multipart } from "../helpers/hostile.ts";
@@ -293,6 +294,26 @@ export function samplesFor(s: Seed): Record<RouteName, Sample> {
     },
     revokeApiToken: { probe: { params: { id: s.apiTokenId } }, byId: {} },
     listSavedViews: { probe: {} },
+    listReleaseKeys: { probe: {} },
+    getReleaseKey: { probe: { params: { id: s.releaseKeyId } }, byId: {} },
+    createReleaseKey: {
+      probe: { body: json({ name: "Probe key", publicKey: freshPublicKeyPem() }) },
+      json: {
+        base: () =>
+          Promise.resolve({ name: `Audit key ${crypto.randomUUID().slice(0, 8)}`, publicKey: freshPublicKeyPem() }),
+      },
+    },
+    revokeReleaseKey: { probe: { params: { id: s.releaseKeyId } }, byId: {} },
+    // fwA needs no approval (RELEASE_APPROVALS is off): every valid-shaped body is the same 409.
+    approveFirmware: {
+      probe: { params: { id: s.fwA._id }, body: json({ password: ADMIN_PASSWORD, meaning: APPROVAL_MEANING }) },
+      byId: { body: () => ({ password: "wrong-password-0", meaning: APPROVAL_MEANING }) },
+      json: {
+        params: { id: s.fwA._id },
+        base: () => Promise.resolve({ password: "wrong-password-0", meaning: APPROVAL_MEANING }),
+        fixedMsg: true,
+      },
+    },
     createSavedView: {
       probe: { body: json({ name: "Probe view", query: { seen: "never" } }) },
       json: {

@@ -12,6 +12,7 @@ import { fileSource, makeXzFile } from "../../testing/files.ts";
 import { DEVICE_API_KEY, listFiles, startServer, type TestServer } from "../../testing/server.ts";
 import { assertErrorBody, type Json } from "../helpers/hostile.ts";
 import { xzBytes as xzStream } from "../../testing/xz_fixtures.ts";
+import { freshPublicKeyPem } from "../../testing/release_keys.ts";
 
 export const JWT_SECRET = "audit-jwt-secret-0123456789-abcdefghijkl";
 export const MAX_FIRMWARE_BYTES = 1 << 20;
@@ -131,6 +132,8 @@ export interface Seed {
   apiTokenId: string;
   /** A saved view of the admin's, for the samples of the saved-view routes. */
   savedViewId: string;
+  /** A registered release key, for the samples of the release-key routes. */
+  releaseKeyId: string;
 }
 
 async function seed(srv: TestServer): Promise<Seed> {
@@ -180,6 +183,9 @@ async function seed(srv: TestServer): Promise<Seed> {
   const savedView = await api.call(routes.createSavedView, {
     body: { name: "Audit view", query: { update: "failed", sort: "app" }, shared: true },
   });
+  const releaseKey = await api.call(routes.createReleaseKey, {
+    body: { name: "Audit key", publicKey: freshPublicKeyPem() },
+  });
   const extra = patched.modules.find((m) => m.name === "Extra")!;
   await api.patchDevice({
     deviceId: "dev-001",
@@ -212,6 +218,7 @@ async function seed(srv: TestServer): Promise<Seed> {
     viewerId: viewer._id,
     apiTokenId: apiToken._id,
     savedViewId: savedView._id,
+    releaseKeyId: releaseKey._id,
   };
 }
 

@@ -116,7 +116,7 @@ Deno.test("CLI firmware commands", async (t) => {
     const r = await runCli(["firmware", "list"], { env });
     assert.equal(r.code, 0, show(r));
     const lines = r.stdout.trim().split("\n");
-    assert.match(lines[0], /^DEFAULT\s+ID\s+NAME\s+SIZE\s+UPLOADED\s+SHA256$/);
+    assert.match(lines[0], /^DEFAULT\s+ID\s+NAME\s+SIZE\s+UPLOADED\s+SIGNED BY\s+APPROVAL\s+SHA256$/);
     const marked = lines.filter((l) => l.startsWith("*"));
     assert.equal(marked.length, 1);
     assert.match(marked[0], /fw-3\.0\.0\.XZ/);

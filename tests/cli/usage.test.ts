@@ -8,6 +8,7 @@ const COMMANDS = [
   ["firmware", "list"],
   ["firmware", "upload"],
   ["firmware", "delete"],
+  ["firmware", "approve"],
   ["firmware", "set-default"],
   ["firmware", "unset-default"],
   ["treatments"],

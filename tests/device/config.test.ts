@@ -56,7 +56,7 @@ Deno.test("device config resolution", async (t) => {
     await api.uploadFirmware(await fileSource(await makeXzFile(dir, "cfg-a.xz", "firmware A"))),
     await api.uploadFirmware(await fileSource(await makeXzFile(dir, "cfg-b.xz", "firmware B"))),
   ];
-  const ref = (f: typeof fwA) => ({ _id: f._id, name: f.name, size: f.size, sha256: f.sha256 });
+  const ref = (f: typeof fwA) => ({ _id: f._id, name: f.name, size: f.size, sha256: f.sha256, signature: null });
   const managed = (await api.listDeviceTypes()).find((d) => d.name === `jeecee_baby_${PRODUCT}`)!;
 
   await t.step("a new device has no product type, modules, treatments or firmware", async () => {

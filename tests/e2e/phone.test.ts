@@ -45,6 +45,7 @@ e2eTest(
       ["/rollouts", "Rollouts"],
       [`/rollouts/${rollout._id}`, "Rollout Phone rollout"],
       ["/api_tokens", "API tokens"],
+      ["/release_keys", "Release keys"],
       ["/audit", "Audit log"],
       ["/operators", "Operators"],
     ];

@@ -56,6 +56,7 @@ e2eTest("a viewer's pass through every screen: nothing offered the role cannot d
     ["/rollouts", "Rollouts"],
     [`/rollouts/${rollout._id}`, "Rollout Spring"],
     ["/api_tokens", "API tokens"],
+    ["/release_keys", "Release keys"],
     ["/audit", "Audit log"],
     ["/operators", "Operators"],
   ];

@@ -202,7 +202,12 @@ Deno.test("audit trail over HTTP: entries for actions, none for refusals; filter
       changes: { role: "viewer" },
       before: { role: "operator", disabled: false },
     });
-    assert.deepEqual(byAction["firmware.upload"], { size: fw.size, sha256: fw.sha256 });
+    assert.deepEqual(byAction["firmware.upload"], {
+      size: fw.size,
+      sha256: fw.sha256,
+      signature: null,
+      approval: "not_required",
+    });
     assert.deepEqual(byAction["treatments.import"], {
       imported: 3,
       created: 3,

@@ -20,6 +20,7 @@ import { boundedCountCases } from "./cases/bounded_counts.ts";
 import { revisionCases } from "./cases/revisions.ts";
 import { rolloutCases } from "./cases/rollouts.ts";
 import { rolloutTruthCases } from "./cases/rollout_truth.ts";
+import { releaseKeyCases } from "./cases/release_keys.ts";
 import { savedViewCases } from "./cases/saved_views.ts";
 import { treatmentCases } from "./cases/treatments.ts";
 import type { ConformanceOptions } from "./fixtures.ts";
@@ -49,6 +50,7 @@ export function storeConformance(engine: string, options: ConformanceOptions): v
       auditCases,
       apiTokenCases,
       savedViewCases,
+      releaseKeyCases,
     ]
   ) cases(engine, options);
 }

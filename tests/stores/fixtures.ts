@@ -80,6 +80,9 @@ export function firmwareRow(name: string, createdAt = new Date().toISOString()):
     size: 100 + firmwareCount,
     sha256: firmwareCount.toString(16).padStart(64, "0"),
     createdAt,
+    signature: null,
+    approval: { state: "not_required", by: null, at: null, meaning: null },
+    uploadedBy: null,
   };
 }
 

@@ -7,7 +7,7 @@ import { globals, signedInClient } from "../../lib/session.ts";
 export function registerFirmwareList(firmware: Command): void {
   firmware
     .command("list")
-    .description("list uploaded firmwares, newest first; * marks the default")
+    .description("list uploaded firmwares, newest first; * marks the default, with signing key and approval")
     .addHelpText(
       "after",
       `\nExamples:\n  $ deno task cli firmware list\n  $ deno task cli --json firmware list | jq -r '.[0].name'`,
@@ -20,13 +20,15 @@ export function registerFirmwareList(firmware: Command): void {
       if (firmwares.length === 0) return console.log("No firmware files present.");
       const deviceType = await managedDeviceType(api);
       printTable(
-        ["DEFAULT", "ID", "NAME", "SIZE", "UPLOADED", "SHA256"],
+        ["DEFAULT", "ID", "NAME", "SIZE", "UPLOADED", "SIGNED BY", "APPROVAL", "SHA256"],
         firmwares.map((f) => [
           f._id === deviceType.defaultFirmware ? "*" : "",
           f._id,
           f.name,
           formatBytes(f.size),
           formatDate(f.createdAt),
+          f.signature ? f.signature.keyName : "-",
+          f.approval.state === "pending" ? "awaiting" : f.approval.state === "approved" ? `by ${f.approval.by}` : "-",
           f.sha256,
         ]),
       );

@@ -3,9 +3,10 @@ import { formatBytes } from "../../../shared/format_bytes.ts";
 import { XZ_MAGIC } from "../../../shared/schemas/firmware.ts";
 import { FIRMWARE_EXTENSION } from "../../../shared/schemas/firmware.ts";
 import { whileCancellable } from "../../lib/cancel.ts";
-import { RefusedError } from "../../lib/errors.ts";
+import { RefusedError, UsageError } from "../../lib/errors.ts";
 import { checkedUploadSource } from "../../lib/local_file.ts";
-import { managedDeviceType } from "../../lib/lookup.ts";
+import { findReleaseKey, managedDeviceType } from "../../lib/lookup.ts";
+import { readSignature } from "../../lib/signature.ts";
 import { formatDate, printFields, printJson } from "../../lib/output.ts";
 import { progressBar } from "../../lib/progress.ts";
 import { globals, signedInClient } from "../../lib/session.ts";
@@ -16,6 +17,8 @@ export function registerFirmwareUpload(firmware: Command): void {
     .description("upload an .xz firmware file (streamed) and print the new firmware")
     .argument("<file>", "the firmware file; its name must end in .xz and it must be an xz file")
     .option("--default", "then make it the default firmware of the managed device type")
+    .option("--signature <file|base64>", "a detached signature over the file's SHA-256 digest (a file, or base64)")
+    .option("--key <id|name>", "the release key that made the signature (else the server tries every key)")
     .addHelpText(
       "after",
       `
@@ -25,18 +28,33 @@ another name are stored again, with a note on stderr (with --json: the answer's 
 A progress bar shows on a terminal; elsewhere (a CI log, --json) progress lines go to standard error: at the
 start, at every 10 % and when the server has checked and stored the file.
 
+A signature (--signature) is the release key's signature over the file's SHA-256 digest, its 32 raw bytes, as a
+pipeline makes it with openssl (docs/SHIPPING.md): the raw signature file openssl writes, or its base64. The server
+verifies it with the digest it computes while the file streams; one that does not verify is refused (exit 1,
+nothing stored), as is an unsigned file where the server requires signatures. With two-person release the new
+firmware awaits approval (firmware approve, by someone else), so --default is refused then (exit 1; the file stays
+uploaded).
+
 Examples:
   $ deno task cli firmware upload build/firmware-1.4.2.xz
+  $ deno task cli firmware upload fw.xz --signature fw.sig --key "CI release key"
   $ deno task cli --json firmware upload build/firmware-1.4.2.xz --default | jq -r ._id`,
     )
-    .action(async (file: string, opts: { default?: boolean }, cmd: Command) => {
+    .action(async (file: string, opts: { default?: boolean; signature?: string; key?: string }, cmd: Command) => {
       const g = globals(cmd);
       const source = await checkedUploadSource(file, {
         extension: FIRMWARE_EXTENSION,
         magic: XZ_MAGIC,
         kind: "an xz file",
       });
+      if (opts.key !== undefined && opts.signature === undefined) throw new UsageError("--key needs --signature.");
+      const signature = opts.signature !== undefined ? await readSignature(opts.signature) : null;
       const api = await signedInClient(cmd);
+      const fields: Record<string, string> = {};
+      if (signature) {
+        fields.signature = signature;
+        if (opts.key !== undefined) fields.keyId = (await findReleaseKey(api, opts.key))._id;
+      }
       // Look the device type up first, so a --default that cannot work refuses before the upload.
       const deviceType = opts.default ? await managedDeviceType(api) : null;
       const bar = progressBar(g, `Uploading ${file.split("/").pop()}`, source.size);
@@ -49,7 +67,7 @@ Examples:
           : "the upload was stopped before its end; nothing was stored" + (deviceType ? " and no default was set" : "")
       );
       try {
-        created = await api.uploadFirmware(source, (p) => bar.update(p), { onSent: () => sent = true });
+        created = await api.uploadFirmware(source, (p) => bar.update(p), { onSent: () => sent = true, fields });
       } catch (err) {
         bar.done(false);
         throw err;
@@ -92,6 +110,11 @@ Examples:
         ["Size", `${formatBytes(created.size)} (${created.size} bytes)`],
         ["SHA-256", created.sha256],
         ["Uploaded", formatDate(created.createdAt)],
+        ["Signed", created.signature ? `by ${created.signature.keyName} (${created.signature.algorithm})` : "no"],
+        [
+          "Approval",
+          created.approval.state === "pending" ? "awaiting approval (firmware approve)" : created.approval.state,
+        ],
         ["Default", deviceType ? `yes, of ${deviceType.name}` : "no"],
       ]);
     });

@@ -21,6 +21,7 @@ import { treatmentStore } from "../stores/treatments.ts";
 import { postgresFleetCounts } from "./fleet_counts.ts";
 import { holdDriverFaults, keepWarm, Sockets, Watchdog } from "./watchdog.ts";
 import { operatorStore } from "../stores/operators.ts";
+import { releaseKeyStore } from "../stores/release_keys.ts";
 import { savedViewStore } from "../stores/saved_views.ts";
 import { postgresTreatments } from "./treatments.ts";
 
@@ -96,6 +97,7 @@ export async function openPostgresStores(options: PostgresOptions): Promise<Open
     loginAttempts: loginAttemptStore(engine),
     rollouts: rolloutStore(engine),
     savedViews: savedViewStore(engine),
+    releaseKeys: releaseKeyStore(engine),
     audit: auditStore(engine),
     system: g({
       ping: async () => {

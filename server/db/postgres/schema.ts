@@ -546,4 +546,28 @@ export const MIGRATIONS: readonly string[] = [
         ('effective', COALESCE('v:' || r.firmware_key, 'none'))) AS g(dim, key)`,
     ),
   ),
+  // 13: release integrity (SQLite's migration 19; docs/DECISIONS.md, "Release integrity")
+  `
+  CREATE TABLE release_keys (
+    id TEXT COLLATE "C" PRIMARY KEY,
+    name TEXT NOT NULL,
+    name_key TEXT COLLATE "C" NOT NULL UNIQUE,
+    algorithm TEXT COLLATE "C" NOT NULL CHECK (algorithm IN ('ed25519', 'ecdsa-p256')),
+    public_key TEXT NOT NULL,
+    fingerprint TEXT COLLATE "C" NOT NULL UNIQUE,
+    created_at TEXT COLLATE "C" NOT NULL,
+    created_by TEXT NOT NULL,
+    revoked_at TEXT COLLATE "C",
+    revoked_by TEXT
+  );
+  ALTER TABLE firmwares ADD COLUMN signature_key_id TEXT COLLATE "C" REFERENCES release_keys(id) ON DELETE RESTRICT;
+  ALTER TABLE firmwares ADD COLUMN signature TEXT;
+  ALTER TABLE firmwares ADD COLUMN uploaded_by_id TEXT COLLATE "C";
+  ALTER TABLE firmwares ADD COLUMN uploaded_by TEXT;
+  ALTER TABLE firmwares ADD COLUMN approval TEXT COLLATE "C" NOT NULL DEFAULT 'not_required'
+    CHECK (approval IN ('pending', 'approved', 'not_required'));
+  ALTER TABLE firmwares ADD COLUMN approved_by TEXT;
+  ALTER TABLE firmwares ADD COLUMN approved_at TEXT COLLATE "C";
+  ALTER TABLE firmwares ADD COLUMN approval_meaning TEXT;
+  `,
 ];

@@ -21,6 +21,7 @@ import { treatmentStore } from "../stores/treatments.ts";
 import { sqliteFleetCounts } from "./fleet_counts.ts";
 import { openDatabase } from "./open.ts";
 import { operatorStore } from "../stores/operators.ts";
+import { releaseKeyStore } from "../stores/release_keys.ts";
 import { savedViewStore } from "../stores/saved_views.ts";
 import { sqliteTreatments } from "./treatments.ts";
 
@@ -48,6 +49,7 @@ export function openSqliteStores(file: string): OpenStores {
     loginAttempts: loginAttemptStore(engine),
     rollouts: rolloutStore(engine),
     savedViews: savedViewStore(engine),
+    releaseKeys: releaseKeyStore(engine),
     audit: auditStore(engine),
     system: {
       ping: () => Promise.resolve(),

@@ -541,4 +541,30 @@ export const MIGRATIONS: readonly string[] = [
     UPDATE device_group_counts SET n = n + 1 WHERE dim = 'effective' AND key = COALESCE('v:' || NEW.firmware_key, 'none');
   END;
   `,
+  // 19: release integrity (docs/REQUIREMENTS.md §20; docs/DECISIONS.md, "Release integrity"): release keys (revoked,
+  // never deleted: a firmware keeps naming the key that signed it), a firmware's verified signature, its uploader and
+  // its approval. Firmware stored before needs no approval.
+  `
+  CREATE TABLE release_keys (
+    id TEXT PRIMARY KEY,
+    name TEXT NOT NULL,
+    name_key TEXT NOT NULL UNIQUE,             -- the name trimmed, NFC, lower-cased
+    algorithm TEXT NOT NULL CHECK (algorithm IN ('ed25519', 'ecdsa-p256')),
+    public_key TEXT NOT NULL,                  -- PEM SubjectPublicKeyInfo
+    fingerprint TEXT NOT NULL UNIQUE,          -- sha256 hex of the DER SubjectPublicKeyInfo
+    created_at TEXT NOT NULL,
+    created_by TEXT NOT NULL,
+    revoked_at TEXT,
+    revoked_by TEXT
+  );
+  ALTER TABLE firmwares ADD COLUMN signature_key_id TEXT REFERENCES release_keys(id) ON DELETE RESTRICT;
+  ALTER TABLE firmwares ADD COLUMN signature TEXT;
+  ALTER TABLE firmwares ADD COLUMN uploaded_by_id TEXT;
+  ALTER TABLE firmwares ADD COLUMN uploaded_by TEXT;
+  ALTER TABLE firmwares ADD COLUMN approval TEXT NOT NULL DEFAULT 'not_required'
+    CHECK (approval IN ('pending', 'approved', 'not_required'));
+  ALTER TABLE firmwares ADD COLUMN approved_by TEXT;
+  ALTER TABLE firmwares ADD COLUMN approved_at TEXT;
+  ALTER TABLE firmwares ADD COLUMN approval_meaning TEXT;
+  `,
 ];

@@ -1,5 +1,6 @@
 /** What devices call (docs/REQUIREMENTS.md §6, §13): check-in, enrolment, configuration, firmware and status reports. */
 import { refreshDeviceKeys } from "./firmware_keys.ts";
+import { SIGNATURE_COLUMNS, SIGNATURE_JOIN, signatureOf, type SignatureRow } from "./firmwares.ts";
 import type { Admission, VersionInfo } from "../../../shared/schemas/device.ts";
 import type { DeviceConfig } from "../../../shared/schemas/device_api.ts";
 import { deviceTypeName } from "../../../shared/schemas/device_type.ts";
@@ -62,7 +63,7 @@ export function* checkinDevice(deviceId: string, versionInfo: VersionInfo, at: s
   return created;
 }
 
-const FIRMWARE_COLUMNS = "f.id AS _id, f.name, f.size, f.sha256";
+const FIRMWARE_COLUMNS = `f.id AS _id, f.name, f.size, f.sha256, ${SIGNATURE_COLUMNS}`;
 
 interface DeviceKeys {
   device_id: string;
@@ -94,13 +95,17 @@ function* resolveFirmware(
 
 /** The firmware that applies given a device's custom firmware id: that one, else the managed type's default. */
 function* applicableFirmware(customFirmwareId: string | null, product: string): Q<FirmwareRef | null> {
+  type Row = Omit<FirmwareRef, "signature"> & SignatureRow;
   const row = customFirmwareId
-    ? yield* one<FirmwareRef>(`SELECT ${FIRMWARE_COLUMNS} FROM firmwares f WHERE f.id = ?`, customFirmwareId)
-    : yield* one<FirmwareRef>(
-      `SELECT ${FIRMWARE_COLUMNS} FROM device_types t JOIN firmwares f ON f.id = t.default_firmware WHERE t.name = ?`,
+    ? yield* one<Row>(`SELECT ${FIRMWARE_COLUMNS} FROM firmwares f ${SIGNATURE_JOIN} WHERE f.id = ?`, customFirmwareId)
+    : yield* one<Row>(
+      `SELECT ${FIRMWARE_COLUMNS} FROM device_types t JOIN firmwares f ON f.id = t.default_firmware ${SIGNATURE_JOIN}
+       WHERE t.name = ?`,
       deviceTypeName(product),
     );
-  return row ? { _id: row._id, name: row.name, size: Number(row.size), sha256: row.sha256 } : null;
+  return row
+    ? { _id: row._id, name: row.name, size: Number(row.size), sha256: row.sha256, signature: signatureOf(row) }
+    : null;
 }
 
 /** The firmware that applies to a device, or undefined when the device does not exist. */

@@ -8,6 +8,7 @@ import type { DeviceTypeStore } from "../types/device_types.ts";
 import { all, dialect, type Engine, firstMissingId, nextRevision, one, read, run, storeOf, write } from "../runner.ts";
 import type { Q } from "../runner.ts";
 import { appendAudit } from "./audit.ts";
+import { requireReleasable } from "./firmwares.ts";
 
 interface DeviceTypeRow {
   id: string;
@@ -79,6 +80,9 @@ export function deviceTypeStore(engine: Engine): DeviceTypeStore {
         checkIfMatch(ifMatch, current.etag, `Device type ${current.name}`);
         if (firmwareId !== null && (yield* firstMissingId("firmwares", [firmwareId])) !== null) {
           throw new InvalidError(noDefaultFirmware(firmwareId));
+        }
+        if (firmwareId !== null && firmwareId !== current.defaultFirmware) {
+          yield* requireReleasable(firmwareId, "be a device type's default");
         }
         yield* run(
           "UPDATE device_types SET default_firmware = ?, revision = ? WHERE id = ?",

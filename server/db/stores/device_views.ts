@@ -10,6 +10,7 @@ import { InvalidError } from "../errors.ts";
 import { devicePatchWrites } from "../rules/devices.ts";
 import { auditEntries, noBulkDevice } from "../rules/bulk_changes.ts";
 import { groupCounts } from "../rules/fleet_overview.ts";
+import { requireReleasable } from "./firmwares.ts";
 import {
   cappedTotal,
   type DeviceView,
@@ -417,6 +418,7 @@ export function* bulkDevices(
       ...args,
     )).map((r) => r.device_id);
   }
+  if (set.firmware != null) yield* requireReleasable(set.firmware, "be set on devices");
   // The same checks as a patch (no moduleIds: a product type change clears them, below).
   const changes = devicePatchWrites(set.productTypeId ?? null, set, {
     productTypeExists: set.productTypeId == null ||

@@ -37,6 +37,7 @@ import {
   writeRetried,
 } from "../runner.ts";
 import { appendAudit } from "./audit.ts";
+import { requireReleasable } from "./firmwares.ts";
 import { idList, idListSql, indexedBy, likeAscii, positioned, same } from "./dialect_sql.ts";
 import type { FleetCounts } from "./fleet_counts.ts";
 import { bulkDevices, namesOf, viewBatch, viewIds } from "./device_views.ts";
@@ -238,6 +239,9 @@ function* patchDevice(deviceId: string, patch: DeviceChanges, ifMatch?: IfMatch)
   if (!device) throw new NotFoundError(noDevice(deviceId));
   checkIfMatch(ifMatch, device.etag, `Device ${deviceId}`);
   const productTypeId = patchedProductType(device.productTypeId, patch);
+  if (patch.firmware != null && patch.firmware !== device.firmware) {
+    yield* requireReleasable(patch.firmware, "be a device's custom firmware");
+  }
   const changes = devicePatchWrites(device.productTypeId, patch, {
     productTypeExists: patch.productTypeId == null ||
       (yield* firstMissingId("product_types", [patch.productTypeId])) === null,

@@ -6,6 +6,8 @@
  * report is one write transaction of the one writer.
  */
 import { refreshDeviceKeys } from "./firmware_keys.ts";
+import { requireReleasable, SIGNATURE_COLUMNS, SIGNATURE_JOIN, signatureOf, type SignatureRow } from "./firmwares.ts";
+import type { FirmwareSignature } from "../../../shared/schemas/firmware.ts";
 import { deviceTypeName } from "../../../shared/schemas/device_type.ts";
 import type { UpdateState } from "../../../shared/schemas/device.ts";
 import type { RolloutAction, RolloutHistoryPoint } from "../../../shared/schemas/rollout.ts";
@@ -74,7 +76,7 @@ function* getRow(id: string, lock = false): Q<RolloutRow | null> {
 /** The firmware a rollout offers a device, with the rollout: see device_api.ts resolveFirmware. */
 export interface OfferedFirmware {
   rolloutId: string;
-  firmware: { _id: string; name: string; size: number; sha256: string };
+  firmware: { _id: string; name: string; size: number; sha256: string; signature: FirmwareSignature | null };
 }
 
 /**
@@ -83,18 +85,21 @@ export interface OfferedFirmware {
  * wins over any rollout, is the caller's to check first). A rollout whose firmware was deleted offers nothing.
  */
 export function* offeredByRollout(deviceId: string, productTypeId: string | null): Q<OfferedFirmware | null> {
-  const rows = yield* all<{
-    id: string;
-    stages: string;
-    stage: number;
-    state: string;
-    f_id: string;
-    f_name: string;
-    f_size: number;
-    f_sha256: string;
-  }>(
-    `SELECT r.id, r.stages, r.stage, r.state, f.id AS f_id, f.name AS f_name, f.size AS f_size, f.sha256 AS f_sha256
-     FROM rollouts r JOIN firmwares f ON f.id = r.firmware_id
+  const rows = yield* all<
+    {
+      id: string;
+      stages: string;
+      stage: number;
+      state: string;
+      f_id: string;
+      f_name: string;
+      f_size: number;
+      f_sha256: string;
+    } & SignatureRow
+  >(
+    `SELECT r.id, r.stages, r.stage, r.state, f.id AS f_id, f.name AS f_name, f.size AS f_size, f.sha256 AS f_sha256,
+       ${SIGNATURE_COLUMNS}
+     FROM rollouts r JOIN firmwares f ON f.id = r.firmware_id ${SIGNATURE_JOIN}
      WHERE r.state IN (${inList([...OFFERING_STATES, "cancelled"])})
        AND (r.product_type_id IS NULL OR r.product_type_id = ?)
      ORDER BY r.created_at DESC, r.id DESC`,
@@ -111,7 +116,13 @@ export function* offeredByRollout(deviceId: string, productTypeId: string | null
     if (holds) {
       return {
         rolloutId: r.id,
-        firmware: { _id: r.f_id, name: r.f_name, size: Number(r.f_size), sha256: r.f_sha256 },
+        firmware: {
+          _id: r.f_id,
+          name: r.f_name,
+          size: Number(r.f_size),
+          sha256: r.f_sha256,
+          signature: signatureOf(r),
+        },
       };
     }
   }
@@ -472,6 +483,7 @@ function* act(id: string, action: RolloutAction, by: string, product: string): Q
   let retried = 0;
   switch (action) {
     case "start":
+      yield* requireReleasable(row.firmware_id, "be rolled out");
       yield* start(row, at);
       break;
     case "pause":
@@ -568,6 +580,7 @@ export function rolloutStore(engine: Engine): RolloutStore {
         if ((yield* firstMissingId("firmwares", [input.firmwareId])) !== null) {
           throw new InvalidError(noFirmwareField(input.firmwareId));
         }
+        yield* requireReleasable(input.firmwareId, "be rolled out");
         if (input.productTypeId !== null && (yield* firstMissingId("product_types", [input.productTypeId])) !== null) {
           throw new InvalidError(noProductTypeField(input.productTypeId));
         }

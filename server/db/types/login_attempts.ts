@@ -4,7 +4,7 @@
  * from a browser holding the operator's known-browser mark (docs/REQUIREMENTS.md §19), counted per e-mail and browser (the mark's
  * id in `address`), never held up by the e-mail-wide ceiling.
  */
-export type AttemptScope = "login" | "change_password" | "api_token" | "known_browser";
+export type AttemptScope = "login" | "change_password" | "api_token" | "known_browser" | "approve";
 
 /** Attempts are counted per scope, e-mail (ignoring case and surrounding spaces) and client address. */
 export interface AttemptKey {

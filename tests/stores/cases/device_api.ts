@@ -111,7 +111,7 @@ export function deviceApiCases(engine: string, options: ConformanceOptions) {
       assert.equal((await deviceApi.config("dev", PRODUCT))!.firmware, null);
       const managed = types.find((d) => d.name === `jeecee_baby_${PRODUCT}`)!;
       await stores.deviceTypes.setDefaultFirmware(managed._id, byDefault._id);
-      const ref = (f: typeof custom) => ({ _id: f._id, name: f.name, size: f.size, sha256: f.sha256 });
+      const ref = (f: typeof custom) => ({ _id: f._id, name: f.name, size: f.size, sha256: f.sha256, signature: null });
       assert.deepEqual((await deviceApi.config("dev", PRODUCT))!.firmware, ref(byDefault));
       assert.deepEqual(await deviceApi.firmware("dev", PRODUCT), ref(byDefault));
       await devices.patch("dev", { firmware: custom._id });

@@ -25,6 +25,7 @@ const NAV: { href: string; label: string; icon: string; need?: Role }[] = [
   { href: "/audit", label: "Audit log", icon: "pi pi-history", need: "operator" },
   { href: "/rollouts", label: "Rollouts", icon: "pi pi-send" },
   { href: "/api_tokens", label: "API tokens", icon: "pi pi-key" },
+  { href: "/release_keys", label: "Release keys", icon: "pi pi-verified" },
   { href: "/operators", label: "Operators", icon: "pi pi-users", need: "admin" },
 ];
 

@@ -19,6 +19,7 @@ const AuditLogScreen = lazy(() => import("../features/audit/AuditLogScreen.tsx")
 const RolloutsScreen = lazy(() => import("../features/rollouts/RolloutsScreen.tsx"));
 const RolloutScreen = lazy(() => import("../features/rollouts/RolloutScreen.tsx"));
 const ApiTokensScreen = lazy(() => import("../features/api_tokens/ApiTokensScreen.tsx"));
+const ReleaseKeysScreen = lazy(() => import("../features/release_keys/ReleaseKeysScreen.tsx"));
 const OperatorsScreen = lazy(() => import("../features/operators/OperatorsScreen.tsx"));
 
 /** The console's routes; a screen that throws, or an unknown path, shows the error page. */
@@ -47,6 +48,7 @@ export function AppRoutes() {
               <Route path="/rollouts" component={RolloutsScreen} />
               <Route path="/rollouts/:rolloutId" component={RolloutScreen} />
               <Route path="/api_tokens" component={ApiTokensScreen} />
+              <Route path="/release_keys" component={ReleaseKeysScreen} />
               <Route path="/operators">
                 <RoleGate need="admin" title="Operators">
                   <OperatorsScreen />

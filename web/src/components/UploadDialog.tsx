@@ -37,6 +37,8 @@ export interface UploadDialogProps {
   selectLabel: string;
   /** Text shown above the file picker (the import warning). */
   warning?: ReactNode;
+  /** More fields sent with the file (a firmware's signature), shown below the file picker; `busy` while it uploads. */
+  fields?: (busy: boolean) => ReactNode;
   actionLabel: string;
   successText: string;
   failureText: string;
@@ -54,8 +56,19 @@ export interface UploadDialogProps {
  * nothing of an interrupted upload). Closing resets file and result.
  */
 export function UploadDialog(props: UploadDialogProps) {
-  const { visible, header, extension, selectLabel, warning, actionLabel, successText, failureText, upload, onHide } =
-    props;
+  const {
+    visible,
+    header,
+    extension,
+    selectLabel,
+    warning,
+    fields,
+    actionLabel,
+    successText,
+    failureText,
+    upload,
+    onHide,
+  } = props;
   const processingText = props.processingText ?? "Processing… the server is checking the file.";
   const inputId = useId();
   const ids = { action: useId(), cancelUpload: useId(), status: useId() };
@@ -165,6 +178,7 @@ export function UploadDialog(props: UploadDialogProps) {
             {rejected && <small style={{ display: "block", color: "#c81e1e" }}>{rejected}</small>}
           </div>
         )}
+        {fields && !finished && fields(uploading)}
         {phase.kind === "idle" && phase.notice && <Message severity="info" text={phase.notice} />}
         {phase.kind === "uploading" && (
           <div className="upload-status">

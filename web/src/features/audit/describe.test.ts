@@ -21,6 +21,7 @@ describe("audit entries in words", () => {
   it("names actions in words", () => {
     expect(actionText("device.update")).toBe("Device changed");
     expect(actionText("firmware.upload")).toBe("Firmware uploaded");
+    expect(actionText("firmware.approve")).toBe("Firmware approved for release");
     expect(actionText("something.new")).toBe("something.new");
   });
 
@@ -75,6 +76,11 @@ describe("audit entries in words", () => {
     expect(detailsSummary(entry("device.bulk_update", { changes: { firmware: "fw1" }, devices: 3 }), names))
       .toBe("3 devices · Custom firmware: fw-2.5.0.xz");
     expect(detailsSummary(entry("auth.sign_in", {}))).toBe("-");
+    const signed = { signature: { keyId: "k".repeat(32), keyName: "release-ci", algorithm: "ed25519" } };
+    expect(detailsSummary(entry("firmware.upload", { ...signed, approval: "pending" }))).toBe(
+      "Signature: release-ci (Ed25519) · Approval: pending",
+    );
+    expect(detailsSummary(entry("firmware.upload", { signature: null }))).toBe("Signature: none");
     expect(detailsSummary(entry("saved_view.delete", { query: { firmware: "custom", productTypeId: "pt1" } }), names))
       .toBe("Query: Custom firmware custom, Product type Walker");
   });

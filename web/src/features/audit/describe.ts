@@ -5,6 +5,9 @@
  */
 import type { AuditEntry } from "../../../../shared/schemas/audit.ts";
 import { formatBytes } from "../../../../shared/format_bytes.ts";
+import type { ReleaseKeyAlgorithm } from "../../../../shared/schemas/release_key.ts";
+import { formatDateTime } from "../../lib/format.ts";
+import { ALGORITHM_LABEL } from "../release_keys/api.ts";
 
 export type Names = Record<string, string>;
 
@@ -35,6 +38,10 @@ const ACTIONS: Record<string, string> = {
   "device_type.delete": "Device type deleted",
   "firmware.upload": "Firmware uploaded",
   "firmware.delete": "Firmware deleted",
+  "firmware.approve": "Firmware approved for release",
+  "firmware.approve_failed": "Firmware approval refused (wrong password)",
+  "release_key.create": "Release key added",
+  "release_key.revoke": "Release key revoked",
   "treatments.import": "Treatments imported",
   "rollout.create": "Rollout created",
   "rollout.start": "Rollout started",
@@ -115,6 +122,13 @@ export function valueText(key: string, v: unknown, names: Names): string {
   }
   if (key === "size" && typeof v === "number") return formatBytes(v);
   if (key === "reason" && typeof v === "string") return REASONS[v] ?? v;
+  if (key === "approvedAt" && typeof v === "string") return formatDateTime(v);
+  if (key === "algorithm" && typeof v === "string") return ALGORITHM_LABEL[v as ReleaseKeyAlgorithm] ?? v;
+  // A firmware's signature by its key's name and algorithm (the key's id is no words).
+  if (key === "signature" && typeof v === "object" && "keyName" in v) {
+    const { keyName, algorithm } = v as { keyName: unknown; algorithm: unknown };
+    return `${String(keyName)} (${valueText("algorithm", algorithm, names)})`;
+  }
   if (typeof v === "string") return v === "" ? "(empty)" : v;
   if (typeof v === "number") return String(v);
   if (Array.isArray(v)) return v.length ? v.map((x) => valueText(key, x, names)).join(", ") : "none";

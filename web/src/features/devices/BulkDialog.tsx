@@ -9,7 +9,7 @@ import { useState } from "react";
 import { AppDialog } from "../../components/AppDialog.tsx";
 import { TreatmentPicker } from "../../components/TreatmentPicker.tsx";
 import { useNotify, useNotifyError } from "../../lib/notify.ts";
-import { firmwaresQuery } from "../firmwares/api.ts";
+import { firmwareOption, firmwaresQuery } from "../firmwares/api.ts";
 import { productTypesQuery } from "../product_types/api.ts";
 import { treatmentSummariesQuery } from "../treatments/api.ts";
 import { useBulkDevices } from "./api.ts";
@@ -153,7 +153,9 @@ export default function BulkDialog({ selection, onDone }: {
           >
             <option value={KEEP}>Leave as it is</option>
             <option value={NONE}>Default device firmware</option>
-            {(firmwares.data ?? []).map((f) => <option key={f._id} value={f._id}>{f.name}</option>)}
+            {(firmwares.data ?? []).map(firmwareOption).map((o) => (
+              <option key={o.value} value={o.value} disabled={o.disabled}>{o.label}</option>
+            ))}
           </select>
         </div>
         <fieldset className="bulk-treatments">

@@ -5,7 +5,7 @@ import { dropdownA11y } from "../../components/dropdownA11y.ts";
 import { useState } from "react";
 import { ConfirmDialog } from "../../components/ConfirmDialog.tsx";
 import { byId } from "../../lib/focus.ts";
-import { firmwaresQuery } from "../firmwares/api.ts";
+import { firmwareOption, firmwaresQuery } from "../firmwares/api.ts";
 import type { DeviceCardProps } from "./types.ts";
 
 const DEFAULT = "__default__";
@@ -22,7 +22,7 @@ export function FirmwareCard({ device, busy, save }: DeviceCardProps) {
   const [open, setOpen] = useState(false);
   const options = [
     { label: "Default device firmware", value: DEFAULT },
-    ...(firmwares.data ?? []).map((f) => ({ label: f.name, value: f._id })),
+    ...(firmwares.data ?? []).map(firmwareOption),
   ];
   const nameOf = (id: string | null) =>
     id === null ? "the default device firmware" : firmwares.data?.find((f) => f._id === id)?.name ?? id;
@@ -51,6 +51,7 @@ export function FirmwareCard({ device, busy, save }: DeviceCardProps) {
         inputId={INPUT_ID}
         value={current ?? DEFAULT}
         options={options}
+        optionDisabled="disabled"
         loading={firmwares.isPending}
         disabled={busy || firmwares.isPending}
         onChange={(e) => {

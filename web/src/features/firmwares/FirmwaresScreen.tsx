@@ -11,6 +11,7 @@ import { UploadDialog } from "../../components/UploadDialog.tsx";
 import { isPreconditionFailed } from "../../../../shared/client.ts";
 import { useNotify, useNotifyConflict, useNotifyError } from "../../lib/notify.ts";
 import { useRole } from "../../lib/role.ts";
+import { useSession } from "../../lib/session.ts";
 import {
   deviceTypesQuery,
   firmwaresQuery,
@@ -24,6 +25,11 @@ import { refusalLink } from "./refusal.ts";
 import { useDeleteImpact } from "./deleteImpact.ts";
 import { loadCreateRolloutDialog } from "../rollouts/api.ts";
 import { DefaultReachText, DeleteImpactText } from "./ConfirmTexts.tsx";
+import { ApproveDialog } from "./ApproveDialog.tsx";
+import { approveOffer, isPending } from "./approval.ts";
+import { SignatureFields } from "./SignatureFields.tsx";
+import { NO_SIGNATURE, type SignatureChoice } from "./signatureFile.ts";
+import { signatureText } from "./signatureText.ts";
 
 // The new-rollout dialog ("Start a staged rollout instead") loads when asked for.
 const CreateRolloutDialog = lazy(loadCreateRolloutDialog);
@@ -39,7 +45,10 @@ export default function FirmwaresScreen() {
   const notifyError = useNotifyError();
   const notifyConflict = useNotifyConflict();
   const [uploading, setUploading] = useState(false);
-  const { canWrite } = useRole();
+  const { canWrite, role } = useRole();
+  const { identity } = useSession();
+  const [signature, setSignature] = useState<SignatureChoice>(NO_SIGNATURE);
+  const [approving, setApproving] = useState<Firmware | null>(null);
   const [confirm, setConfirm] = useState<PendingConfirm | null>(null);
   // The firmware whose delete is being confirmed, and the one a staged rollout is being created for.
   const [deleting, setDeleting] = useState<Firmware | null>(null);
@@ -116,6 +125,8 @@ export default function FirmwaresScreen() {
               isDefault={f._id === defaultId}
               canSetDefault={managed !== undefined && canWrite}
               canDelete={canWrite}
+              approve={approveOffer(f, role, identity)}
+              onApprove={() => setApproving(f)}
               onDelete={() => {
                 setDeleting(f);
                 setDeleteOpen(true);
@@ -151,9 +162,11 @@ export default function FirmwaresScreen() {
         successText="Upload successful"
         failureText="Upload failed"
         processingText="Processing… the server is checking and storing the file."
+        fields={(busy) => <SignatureFields value={signature} onChange={setSignature} busy={busy} />}
         upload={async (file, onProgress, opts) => {
-          const f = await upload.mutateAsync({ file, onProgress, opts });
-          const stored = `${f.name} (${f.size} bytes) stored.`;
+          const f = await upload.mutateAsync({ file, onProgress, opts, signature });
+          const stored = `${f.name} (${f.size} bytes) stored. ${signatureText(f.signature)}.` +
+            (isPending(f) ? " It awaits approval by a second operator or admin before it can be released." : "");
           if (!f.duplicateOf) return stored;
           // Stored all the same; the list shown before the upload names the firmware that already holds these bytes.
           const original = list.find((x) => x._id === f.duplicateOf)?.name ?? "another firmware";
@@ -166,8 +179,12 @@ export default function FirmwaresScreen() {
             </>
           );
         }}
-        onHide={() => setUploading(false)}
+        onHide={() => {
+          setUploading(false);
+          setSignature(NO_SIGNATURE);
+        }}
       />
+      <ApproveDialog firmware={approving} onHide={() => setApproving(null)} />
       {deleting && (
         <ConfirmDialog
           visible={deleteOpen}

@@ -1,8 +1,11 @@
 import { queryOptions, useMutation, useQueryClient } from "@tanstack/react-query";
 import type { DeviceTypePatch } from "../../../../shared/schemas/mod.ts";
 import { isManagedDeviceType } from "../../../../shared/schemas/device_type.ts";
+import type { Firmware } from "../../../../shared/schemas/firmware.ts";
+import { KEY_ID_FIELD, SIGNATURE_FIELD } from "../../../../shared/schemas/release_key.ts";
 import type { UploadArgs } from "../../components/UploadDialog.tsx";
 import { api } from "../../lib/api.ts";
+import { pastedSignature, type SignatureChoice } from "./signatureFile.ts";
 
 export const firmwareKeys = {
   all: ["device_firmwares"] as const,
@@ -13,6 +16,15 @@ export const deviceTypeKeys = {
   all: ["device_types"] as const,
   list: () => [...deviceTypeKeys.all, "list"] as const,
 };
+
+/**
+ * A firmware as a choice of a dropdown that makes it what devices run (a pin, a bulk change, a rollout): a pending one
+ * is named "awaiting approval" and cannot be chosen (the server refuses it with 409 anyway).
+ */
+export const firmwareOption = (f: Firmware) =>
+  f.approval.state === "pending"
+    ? { label: `${f.name} (awaiting approval)`, value: f._id, disabled: true }
+    : { label: f.name, value: f._id, disabled: false };
 
 export const firmwaresQuery = () => queryOptions({ queryKey: firmwareKeys.list(), queryFn: () => api.listFirmwares() });
 
@@ -27,7 +39,14 @@ export function managedDeviceType<T extends { name: string }>(types: readonly T[
 export function useUploadFirmware() {
   const qc = useQueryClient();
   return useMutation({
-    mutationFn: ({ file, onProgress, opts }: UploadArgs) => api.uploadFirmware(file, onProgress, opts),
+    // A signature goes as the form fields `signature` and `keyId`, before the file; without one, the file alone.
+    mutationFn: ({ file, onProgress, opts, signature }: UploadArgs & { signature?: SignatureChoice }) => {
+      const sig = pastedSignature(signature?.signature ?? "");
+      const fields: Record<string, string> = {};
+      if (sig) fields[SIGNATURE_FIELD] = sig;
+      if (sig && signature?.keyId) fields[KEY_ID_FIELD] = signature.keyId;
+      return api.uploadFirmware(file, onProgress, { ...opts, fields });
+    },
     onSettled: () => qc.invalidateQueries({ queryKey: firmwareKeys.all }),
   });
 }
@@ -64,3 +83,13 @@ export const defaultReachQuery = (deviceTypeId: string) =>
     queryFn: () => api.deviceTypeReach(deviceTypeId),
     staleTime: 0,
   });
+
+export function useApproveFirmware() {
+  const qc = useQueryClient();
+  return useMutation({
+    // A wrong password (401 invalid_password) is the approval's refusal, shown in its dialog; any other 401 is the
+    // session's end: the call waits for the sign-in dialog and is sent again (lib/api.ts).
+    mutationFn: ({ id, password }: { id: string; password: string }) => api.approveFirmware(id, password),
+    onSettled: () => qc.invalidateQueries({ queryKey: firmwareKeys.all }),
+  });
+}

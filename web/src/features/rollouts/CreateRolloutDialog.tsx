@@ -10,7 +10,7 @@ import { DEFAULT_FAILURE_THRESHOLD, DEFAULT_STAGES, Stages } from "../../../../s
 import { AppDialog } from "../../components/AppDialog.tsx";
 import { dropdownA11y } from "../../components/dropdownA11y.ts";
 import { errorMessage, useNotify } from "../../lib/notify.ts";
-import { firmwaresQuery } from "../firmwares/api.ts";
+import { firmwareOption, firmwaresQuery } from "../firmwares/api.ts";
 import { productTypesQuery } from "../product_types/api.ts";
 import { rolloutTargetsQuery, useCreateRollout } from "./api.ts";
 
@@ -120,7 +120,8 @@ export default function CreateRolloutDialog({ onHide, firmwareId: initialFirmwar
           <Dropdown
             inputId="rollout-firmware"
             value={firmwareId}
-            options={(firmwares.data ?? []).map((f) => ({ label: f.name, value: f._id }))}
+            options={(firmwares.data ?? []).map(firmwareOption)}
+            optionDisabled="disabled"
             onChange={(e) => setFirmwareId(e.value as string)}
             placeholder="Select a firmware"
             loading={firmwares.isPending}
