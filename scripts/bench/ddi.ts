@@ -119,7 +119,7 @@ export async function benchDdi(tmp: string, seconds: number, connections: number
 }
 
 /** The rows of docs/PERFORMANCE.md's results. */
-export function ddiRows(f: DdiFigures, connections: number): string[][] {
+export function ddiRows(f: DdiFigures, connections: number): [string, string, string, string][] {
   const ratio = f.checkin.rps > 0 ? f.poll.rps / f.checkin.rps : NaN;
   return [
     [
