@@ -24,6 +24,7 @@ import { benchPostgres, type PostgresFigures } from "./bench/postgres.ts";
 import { auditFailures, auditRows, benchAudit } from "./bench/audit.ts";
 import { benchDeviceAuth } from "./bench/device_auth.ts";
 import { benchDdi, ddiRows } from "./bench/ddi.ts";
+import { startPostgres } from "../testing/postgres.ts";
 import { benchRollouts, rolloutRows } from "./bench/rollouts.ts";
 import { fixed, kb, mib, ROOT, spawnServer } from "./bench/util.ts";
 
@@ -106,17 +107,15 @@ if (Deno.args.includes("--audit")) {
 // --ddi: only hawkBit DDI's rows (polls vs §6 check-ins in the same run, a whole cycle's requests), printed.
 if (Deno.args.includes("--ddi")) {
   try {
-    say(`DDI poll vs check-in, ${size.checkins} devices`);
-    const figures = await benchDdi(tmp, size.seconds, size.checkins);
+    say(`DDI poll vs check-in, ${size.checkins} devices, SQLite then PostgreSQL`);
+    const sqlite = await benchDdi(tmp, size.seconds, size.checkins);
+    await using pg = await startPostgres();
+    const postgres = await benchDdi(tmp, size.seconds, size.checkins, { DATABASE_URL: await pg.createDatabase() });
+    const rows = [...ddiRows(sqlite, size.checkins), ...ddiRows(postgres, size.checkins, "PostgreSQL: ")];
     console.log(
-      [
-        "| figure | result | goal | met |",
-        "|---|---|---|---|",
-        ...ddiRows(figures, size.checkins).map((r) => `| ${r.join(" | ")} |`),
-      ]
-        .join("\n"),
+      ["| figure | result | goal | met |", "|---|---|---|---|", ...rows.map((r) => `| ${r.join(" | ")} |`)].join("\n"),
     );
-    if (figures.poll.non2xx + figures.checkin.non2xx > 0) Deno.exitCode = 1;
+    if ([sqlite, postgres].some((f) => f.poll.non2xx + f.checkin.non2xx > 0)) Deno.exitCode = 1;
   } finally {
     await Deno.remove(tmp, { recursive: true }).catch(() => {});
   }

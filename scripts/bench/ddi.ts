@@ -20,10 +20,18 @@ export interface DdiFigures {
   poll: LoadResult;
   /** The requests of one cycle: poll, configData, deployment, feedback, HEAD and GET of the artifact, ..., poll. */
   cycle: { requests: number; ms: number; steps: string[] };
+  /** Failed answers during the measured loops, by loop and status ("poll 503"). */
+  failed: Record<string, number>;
 }
 
-/** `n` devices each calling `request(i)` back to back for `seconds`. */
-async function loop(seconds: number, n: number, request: (i: number) => Promise<Response>): Promise<LoadResult> {
+/** `n` devices each calling `request(i)` back to back for `seconds`; failed answers counted by status in `failures`. */
+async function loop(
+  seconds: number,
+  n: number,
+  request: (i: number) => Promise<Response>,
+  failures: Record<string, number>,
+  what: string,
+): Promise<LoadResult> {
   const latencies: number[] = [];
   let errors = 0, non2xx = 0;
   const until = performance.now() + seconds * 1000;
@@ -34,7 +42,11 @@ async function loop(seconds: number, n: number, request: (i: number) => Promise<
       try {
         const res = await request(i);
         await res.arrayBuffer();
-        if (!res.ok) non2xx++;
+        if (!res.ok) {
+          non2xx++;
+          const key = `${what} ${res.status}`;
+          failures[key] = (failures[key] ?? 0) + 1;
+        }
       } catch {
         errors++;
       }
@@ -80,9 +92,15 @@ async function cycle(url: string): Promise<DdiFigures["cycle"]> {
   return { requests: steps.length, ms: performance.now() - started, steps };
 }
 
-export async function benchDdi(tmp: string, seconds: number, connections: number): Promise<DdiFigures> {
+/** `engineEnv`: {DATABASE_URL} for PostgreSQL, empty for SQLite. */
+export async function benchDdi(
+  tmp: string,
+  seconds: number,
+  connections: number,
+  engineEnv: Record<string, string> = {},
+): Promise<DdiFigures> {
   const dataDir = await Deno.makeTempDir({ dir: tmp, prefix: "ddi-" });
-  const srv = await spawnServer("server/main.ts", { ...serverEnv(dataDir), LOG_LEVEL: "quiet" });
+  const srv = await spawnServer("server/main.ts", { ...serverEnv(dataDir), LOG_LEVEL: "quiet", ...engineEnv });
   try {
     const api = new ApiClient({ baseUrl: srv.url });
     const { token } = await api.login(ADMIN.email, ADMIN.password);
@@ -106,34 +124,38 @@ export async function benchDdi(tmp: string, seconds: number, connections: number
       });
     const poll = (i: number) => fetch(devices[i].base, { headers: pollHeaders });
     // Registered first (and each DDI device's action opened), then warmed up.
-    await loop(1, connections, checkin);
-    await loop(1, connections, poll);
-    const c1 = await loop(seconds, connections, checkin);
-    const p1 = await loop(seconds, connections, poll);
-    const c2 = await loop(seconds, connections, checkin);
-    const p2 = await loop(seconds, connections, poll);
-    return { checkin: both(c1, c2, seconds), poll: both(p1, p2, seconds), cycle: await cycle(srv.url) };
+    const warmUp: Record<string, number> = {};
+    await loop(1, connections, checkin, warmUp, "check-in");
+    await loop(1, connections, poll, warmUp, "poll");
+    const failed: Record<string, number> = {};
+    const c1 = await loop(seconds, connections, checkin, failed, "check-in");
+    const p1 = await loop(seconds, connections, poll, failed, "poll");
+    const c2 = await loop(seconds, connections, checkin, failed, "check-in");
+    const p2 = await loop(seconds, connections, poll, failed, "poll");
+    return { checkin: both(c1, c2, seconds), poll: both(p1, p2, seconds), cycle: await cycle(srv.url), failed };
   } finally {
     await srv.stop();
   }
 }
 
 /** The rows of docs/PERFORMANCE.md's results. */
-export function ddiRows(f: DdiFigures, connections: number): [string, string, string, string][] {
+export function ddiRows(f: DdiFigures, connections: number, engine = ""): [string, string, string, string][] {
   const ratio = f.checkin.rps > 0 ? f.poll.rps / f.checkin.rps : NaN;
   return [
     [
-      `DDI poll by ${connections} devices vs §6 check-in, same run (each device with an open action)`,
+      `${engine}DDI poll by ${connections} devices vs §6 check-in, same run (each device with an open action)`,
       `${f.poll.rps.toFixed(0)} / ${f.checkin.rps.toFixed(0)} req/s = ${
         ratio.toFixed(2)
       } (p99 ${f.poll.p99} / ${f.checkin.p99} ms, ${
         f.poll.non2xx + f.poll.errors + f.checkin.non2xx + f.checkin.errors
-      } failed)`,
+      } failed${
+        Object.keys(f.failed).length ? `: ${Object.entries(f.failed).map(([k, n]) => `${n}× ${k}`).join(", ")}` : ""
+      })`,
       "≥ 0.8×",
       ratio >= 0.8 ? "yes" : "**no**",
     ],
     [
-      "DDI: requests of a whole cycle (SWUpdate: poll to installed)",
+      `${engine}DDI: requests of a whole cycle (SWUpdate: poll to installed)`,
       `${f.cycle.requests} requests, ${f.cycle.ms.toFixed(0)} ms (${f.cycle.steps.join(", ")})`,
       "measured",
       "-",
