@@ -58,13 +58,22 @@ function* reportedFinal(
   return update.firmwareId === firmwareId && FINAL.includes(update.state);
 }
 
+/**
+ * The poll's transaction (inside §6's check-in wrapper). Locks are taken in the order feedback and §6's status take
+ * them: the device's row first (PostgreSQL; SQLite serializes writes anyway), then its action; the check-in's own write
+ * (whose triggers hold the devices change counter until the commit) comes last, as in §6's check-in, except for a device
+ * the poll registers, whose row must exist before its first action.
+ */
 function* poll(deviceId: string, product: string, register: boolean): Q<DdiPollResult> {
   const device = yield* one<PolledDevice>(
     `SELECT device_id, product_type_id, firmware_id, update_status, attributes IS NULL AS no_attributes
-     FROM devices WHERE device_id = ?`,
+     FROM devices WHERE device_id = ?${forNoKeyUpdate(yield* dialect())}`,
     deviceId,
   );
   if (!device && !register) throw new NotFoundError(noDevice(deviceId));
+  // The check-in's own write, as §6's check-in makes it.
+  const checkinWrite = () => register ? recordCheckin(deviceId, null) : recordKnownCheckin(deviceId, null);
+  if (!device) yield* checkinWrite();
   const { rolloutId, firmware } = yield* resolveFirmware(
     device ?? { device_id: deviceId, product_type_id: null, firmware_id: null },
     product,
@@ -75,10 +84,6 @@ function* poll(deviceId: string, product: string, register: boolean): Q<DdiPollR
       deviceId,
     )
     : undefined;
-  // The check-in's own write, as §6's check-in makes it.
-  if (register) yield* recordCheckin(deviceId, null);
-  else yield* recordKnownCheckin(deviceId, null);
-
   const result: DdiPollResult = {
     deploymentBase: null,
     cancelAction: null,
@@ -98,6 +103,7 @@ function* poll(deviceId: string, product: string, register: boolean): Q<DdiPollR
   ) {
     result.deploymentBase = yield* openAction(deviceId, firmware._id);
   }
+  if (device) yield* checkinWrite();
   return result;
 }
 
