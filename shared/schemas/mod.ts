@@ -8,3 +8,4 @@ export * from "./product_type.ts";
 export * from "./device_api.ts";
 export * from "./rollout.ts";
 export * from "./release_key.ts";
+export * from "./ddi.ts";

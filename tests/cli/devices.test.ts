@@ -66,6 +66,7 @@ Deno.test("CLI devices list/show and product-types list", async (t) => {
     assert.match(r.stdout, /Product type:\s+Baby Pro/);
     assert.match(r.stdout, /Enabled modules:\s+Pain relief/);
     assert.match(r.stdout, /Version channels:\s+ch-a 1\.0 \/ ch-b 1\.1/);
+    assert.match(r.stdout, /Attributes:\s+-\n/, "none reported through hawkBit DDI");
     assert.match(r.stdout, /Firmware in effect:\s+none \(no custom firmware, no rollout, no default\)/);
   });
 

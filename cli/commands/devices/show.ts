@@ -40,6 +40,11 @@ export function registerDevicesShow(devices: Command): void {
         ["Version app", orDash(device.versionInfo?.app)],
         ["Version OS", orDash(device.versionInfo?.os)],
         ["Version channels", device.versionInfo?.channels.join(" / ") || "-"],
+        [
+          "Attributes",
+          Object.entries(device.attributes ?? {}).sort(([a], [b]) => a.localeCompare(b)).map(([k, v]) => `${k}=${v}`)
+            .join(", ") || "-",
+        ],
         ["Created", formatDate(device.createdAt)],
         ["Updated", formatDate(device.updatedAt)],
       ]);

@@ -128,7 +128,7 @@ export function firmwareStore(engine: Engine): FirmwareStore {
     *ids() {
       return (yield* all<{ id: string }>("SELECT id FROM firmwares")).map((r) => r.id);
     },
-    insert: (row, uploaderId = null) =>
+    insert: (row, uploaderId = null, digests) =>
       write(function* () {
         const f: Firmware = {
           ...row,
@@ -148,8 +148,8 @@ export function firmwareStore(engine: Engine): FirmwareStore {
         try {
           yield* run(
             `INSERT INTO firmwares (id, name, size, sha256, created_at, signature_key_id, signature, uploaded_by_id,
-               uploaded_by, approval, approved_by, approved_at, approval_meaning)
-             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+               uploaded_by, approval, approved_by, approved_at, approval_meaning, sha1, md5)
+             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
             f._id,
             f.name,
             f.size,
@@ -163,6 +163,8 @@ export function firmwareStore(engine: Engine): FirmwareStore {
             f.approval.by,
             f.approval.at,
             f.approval.meaning,
+            digests?.sha1 ?? null,
+            digests?.md5 ?? null,
           );
         } catch (err) {
           if (d.isUniqueViolation(err)) throw new ConflictError(firmwareNameTaken(f.name));

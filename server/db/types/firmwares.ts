@@ -19,8 +19,9 @@ export interface FirmwareStore {
   /**
    * Records a firmware whose file is in place, uploaded by the operator `uploaderId` (an API token's owner; null: the
    * system): ConflictError when its name is taken, SigningKeyRevokedError when its signature's key was revoked.
+   * `digests`: the sha1 and md5 of the bytes (hawkBit DDI), when the upload computed them.
    */
-  insert(firmware: NewFirmwareRow, uploaderId?: string | null): Promise<void>;
+  insert(firmware: NewFirmwareRow, uploaderId?: string | null, digests?: { sha1: string; md5: string }): Promise<void>;
   /**
    * Approves a pending firmware for release (docs/REQUIREMENTS.md §20) with its audit entry: NotFoundError,
    * ConflictError when it is not pending, ForbiddenError for its uploader. The password is the caller's to check.
