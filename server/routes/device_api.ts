@@ -1,5 +1,6 @@
 import * as metrics from "../metrics.ts";
 import { routes } from "../../shared/routes/mod.ts";
+import { firmwareContentType } from "../../shared/schemas/firmware.ts";
 import { clientAddress } from "../auth/client_address.ts";
 import { deviceTokenHash, newDeviceToken } from "../auth/device_tokens.ts";
 import { runAs } from "../db/audit_context.ts";
@@ -91,7 +92,7 @@ export function deviceApiRoutes(api: Api, ctx: AppContext) {
     const size = firmware.size;
     const headers: Record<string, string> = {
       ...common,
-      "Content-Type": "application/x-xz",
+      "Content-Type": firmwareContentType(firmware.name),
       "Content-Disposition": attachmentDisposition(firmware.name),
     };
 
