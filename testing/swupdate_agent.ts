@@ -29,6 +29,8 @@ export interface AgentOptions {
   dir: string;
   /** `-c`: the state reported at start (2 = the update is installed and the device rebooted into it: success). */
   confirm?: 1 | 2 | 3;
+  /** `-n`: download no faster than this (curl's syntax: "64k"), to keep a download running while a test acts. */
+  maxDownloadSpeed?: string;
 }
 
 export interface Agent extends AsyncDisposable {
@@ -67,6 +69,7 @@ export function suricattaArgs(o: AgentOptions): string {
   if (o.targetToken) args.push("-k", o.targetToken);
   if (o.gatewayToken) args.push("-g", o.gatewayToken);
   if (o.confirm) args.push("-c", String(o.confirm));
+  if (o.maxDownloadSpeed) args.push("-n", o.maxDownloadSpeed);
   // A failed request is retried after 1 s, not 5; the report made at start (-c) is resent after 1 s, not 10.
   args.push("-w", "1", "-m", "1");
   return args.join(" ");
