@@ -1,9 +1,8 @@
 import type { Command } from "commander";
 import { formatBytes } from "../../../shared/format_bytes.ts";
-import { XZ_MAGIC } from "../../../shared/schemas/firmware.ts";
-import { FIRMWARE_EXTENSION } from "../../../shared/schemas/firmware.ts";
+import { FIRMWARE_EXTENSIONS_TEXT, FIRMWARE_FORMATS, firmwareFormat } from "../../../shared/schemas/firmware.ts";
 import { whileCancellable } from "../../lib/cancel.ts";
-import { RefusedError } from "../../lib/errors.ts";
+import { RefusedError, UsageError } from "../../lib/errors.ts";
 import { checkedUploadSource } from "../../lib/local_file.ts";
 import { managedDeviceType } from "../../lib/lookup.ts";
 import { formatDate, printFields, printJson } from "../../lib/output.ts";
@@ -13,29 +12,30 @@ import { globals, signedInClient } from "../../lib/session.ts";
 export function registerFirmwareUpload(firmware: Command): void {
   firmware
     .command("upload")
-    .description("upload an .xz firmware file (streamed) and print the new firmware")
-    .argument("<file>", "the firmware file; its name must end in .xz and it must be an xz file")
+    .description("upload a firmware file, .xz or an SWUpdate image .swu (streamed), and print the new firmware")
+    .argument("<file>", "the firmware file: an xz file named *.xz, or an SWUpdate image (cpio) named *.swu")
     .option("--default", "then make it the default firmware of the managed device type")
     .addHelpText(
       "after",
       `
-The name and the xz magic bytes (FD 37 7A 58 5A 00) are checked before anything is sent; the server tests the
-whole xz stream and refuses a damaged or incomplete file (exit 1, nothing stored). Bytes already uploaded under
+The name and the magic bytes (xz: FD 37 7A 58 5A 00; .swu: the cpio "07070") are checked before anything is sent;
+the server tests the whole file (the xz stream; every entry of the .swu's cpio archive, sw-description first, and
+its trailer) and refuses a damaged or incomplete file (exit 1, nothing stored). Bytes already uploaded under
 another name are stored again, with a note on stderr (with --json: the answer's duplicateOf).
 A progress bar shows on a terminal; elsewhere (a CI log, --json) progress lines go to standard error: at the
 start, at every 10 % and when the server has checked and stored the file.
 
 Examples:
   $ deno task cli firmware upload build/firmware-1.4.2.xz
+  $ deno task cli firmware upload build/therapy-2.0.0.swu
   $ deno task cli --json firmware upload build/firmware-1.4.2.xz --default | jq -r ._id`,
     )
     .action(async (file: string, opts: { default?: boolean }, cmd: Command) => {
       const g = globals(cmd);
-      const source = await checkedUploadSource(file, {
-        extension: FIRMWARE_EXTENSION,
-        magic: XZ_MAGIC,
-        kind: "an xz file",
-      });
+      const format = firmwareFormat(file.split("/").pop() ?? file);
+      if (format === null) throw new UsageError(`${file}: the file name must end in ${FIRMWARE_EXTENSIONS_TEXT}.`);
+      const { extension, magic, what } = FIRMWARE_FORMATS[format];
+      const source = await checkedUploadSource(file, { extension, magic, kind: what });
       const api = await signedInClient(cmd);
       // Look the device type up first, so a --default that cannot work refuses before the upload.
       const deviceType = opts.default ? await managedDeviceType(api) : null;
