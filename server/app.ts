@@ -1,6 +1,6 @@
 import { openApiDocument } from "../shared/openapi.ts";
 import { RELEASE } from "../shared/version.ts";
-import { routeList, routes } from "../shared/routes/mod.ts";
+import { ddiRouteList, routeList, routes } from "../shared/routes/mod.ts";
 import { storageState } from "./storage_state.ts";
 import * as metrics from "./metrics.ts";
 import { requestIdFrom, withRequest } from "./lib/request_context.ts";
@@ -14,7 +14,9 @@ import type { ContentfulStatusCode } from "hono/utils/http-status";
 import { requireOperator } from "./auth/middleware.ts";
 import { requireRole } from "./auth/roles.ts";
 import { deviceGuard } from "./auth/device_auth.ts";
-import { apiApp, checkMounted, mount } from "./mount.ts";
+import { ddiGuard } from "./auth/ddi_auth.ts";
+import { DeviceAuthThrottle } from "./auth/device_throttle.ts";
+import { apiApp, checkMounted, type Guards, mount } from "./mount.ts";
 import { devicesService } from "./services/devices.ts";
 import { operatorsRoutes } from "./routes/operators.ts";
 import { apiTokensRoutes } from "./routes/api_tokens.ts";
@@ -24,6 +26,7 @@ import { compressJson } from "./lib/compress.ts";
 import { auditRoutes } from "./routes/audit.ts";
 import { authRoutes } from "./routes/auth.ts";
 import { deviceApiRoutes } from "./routes/device_api.ts";
+import { ddiApiRoutes } from "./routes/ddi.ts";
 import { firmwaresRoutes } from "./routes/device_firmwares.ts";
 import { deviceTypesRoutes } from "./routes/device_types.ts";
 import { devicesRoutes } from "./routes/devices.ts";
@@ -67,13 +70,18 @@ export function createApp(ctx: AppContext) {
 
   // Every route of /api/v1 is mounted from its route table entry (server/mount.ts): its guard by its auth kind
   // (public routes have none), its role and scope, its validation.
-  const api = apiApp({
+  // One throttle of device credentials for the device API and hawkBit DDI alike (docs/REQUIREMENTS.md §19).
+  const deviceThrottle = new DeviceAuthThrottle(ctx.config.DEVICE_AUTH_MAX_FAILURES);
+  const ddiAuth = ddiGuard(ctx, deviceThrottle);
+  const guards: Guards = {
     operator: (route) => {
       const role = requireRole(route);
       return (c, next) => requireOp(c, async () => void await role(c, next));
     },
-    device: deviceGuard(ctx),
-  }, new Hono<AppEnv>().use("*", compressJson()));
+    device: deviceGuard(ctx, deviceThrottle),
+    ddi: () => ddiAuth,
+  };
+  const api = apiApp(guards, new Hono<AppEnv>().use("*", compressJson()));
   authRoutes(api, ctx);
   operatorsRoutes(api, ctx);
   fleetRoutes(api, ctx, devices);
@@ -87,8 +95,12 @@ export function createApp(ctx: AppContext) {
   treatmentsRoutes(api, ctx);
   productTypesRoutes(api, ctx);
   deviceApiRoutes(api, ctx);
-  mount(api, routes.openApi, (c) => c.json(openApi ??= openApiDocument(routeList, API_VERSION)));
+  mount(api, routes.openApi, (c) => c.json(openApi ??= openApiDocument([...routeList, ...ddiRouteList], API_VERSION)));
   checkMounted(api);
+  // hawkBit DDI at the server root (docs/REQUIREMENTS.md §18), mounted from its table as the API is.
+  const ddi = apiApp(guards);
+  ddiApiRoutes(ddi, ctx);
+  checkMounted(ddi);
 
   const app = new Hono<AppEnv>()
     .use("*", (c, next) => {
@@ -146,6 +158,7 @@ export function createApp(ctx: AppContext) {
     .all("/api/*", (c) => {
       throw notFound(`No such API route: ${c.req.method} ${c.req.path}.`);
     })
+    .route("/", ddi.app)
     .route("/", webRoutes(ctx));
 
   app.notFound((c) => {

@@ -29,6 +29,12 @@ export const ConfigSchema = z.object({
    * refused with 429 (the wait doubles with each further minute of failures).
    */
   DEVICE_AUTH_MAX_FAILURES: int(1, 100_000).default(30),
+  /** hawkBit DDI (docs/REQUIREMENTS.md §18): the tenant of /{tenant}/controller/v1/..., compared case-insensitively. */
+  DDI_TENANT: z.string().trim().regex(/^[A-Za-z0-9_-]{1,64}$/, "must be 1-64 letters, digits, '_' or '-'").default(
+    "DEFAULT",
+  ),
+  /** hawkBit DDI: how long devices sleep between polls (the poll's config.polling.sleep). */
+  DDI_POLL_SECONDS: int(1, 86_400).default(300),
   DEMO: z.enum(["0", "1", ""], { message: "must be 1 or 0" }).optional(),
   LOG_LEVEL: z.enum(["info", "quiet"], { message: "must be info or quiet" }).default("info"),
   LOG_FORMAT: z.enum(["text", "json"], { message: "must be text or json" }).default("text"),

@@ -4,7 +4,7 @@
  * not @hono/zod-openapi: docs/DECISIONS.md, "The API description".
  */
 import * as z from "zod";
-import { type Answer, API_PREFIX, json, requiredRole, requiredScope, type Route } from "./routes/route.ts";
+import { type Answer, json, requiredRole, requiredScope, type Route, servedPath } from "./routes/route.ts";
 import { ErrorBody } from "./schemas/common.ts";
 
 type JsonSchema = Record<string, unknown>;
@@ -41,7 +41,7 @@ function schemaOf(schema: z.ZodType, io: "input" | "output"): JsonSchema {
   return out;
 }
 
-const openApiPath = (path: string) => `${API_PREFIX}${path}`.replace(/:([A-Za-z_][A-Za-z0-9_]*)/g, "{$1}");
+const openApiPath = (r: Route) => servedPath(r).replace(/:([A-Za-z_][A-Za-z0-9_]*)/g, "{$1}");
 
 function parameters(r: Route): unknown[] {
   const list: unknown[] = [];
@@ -131,6 +131,7 @@ function answersOf(r: Route): Record<string, Answer> {
 const SECURITY = {
   operator: [{ operatorToken: [] }],
   device: [{ deviceKey: [] }],
+  ddi: [{ ddiToken: [] }],
   public: [],
 } as const;
 
@@ -142,7 +143,7 @@ export function openApiDocument(list: readonly Route[], version: string): Record
       operationId: r.name,
       summary: r.summary,
       ...(r.auth === "operator" ? { description: operatorNeeds(r) } : {}),
-      tags: [tagOf(r.path)],
+      tags: [r.auth === "ddi" ? "DDI" : tagOf(r.path)],
       security: SECURITY[r.auth],
       parameters: parameters(r),
       responses: Object.fromEntries(
@@ -151,7 +152,7 @@ export function openApiDocument(list: readonly Route[], version: string): Record
     };
     const body = requestBody(r);
     if (body) operation.requestBody = body;
-    (paths[openApiPath(r.path)] ??= {})[r.method.toLowerCase()] = operation;
+    (paths[openApiPath(r)] ??= {})[r.method.toLowerCase()] = operation;
   }
   return {
     openapi: "3.1.0",
@@ -172,6 +173,13 @@ export function openApiDocument(list: readonly Route[], version: string): Record
           description: "The token of POST /api/v1/login, or an API token (tdc_…) within its scopes.",
         },
         deviceKey: { type: "http", scheme: "bearer", description: "The fleet's DEVICE_API_KEY." },
+        ddiToken: {
+          type: "apiKey",
+          in: "header",
+          name: "Authorization",
+          description: "hawkBit DDI (tag DDI, at the server root): `TargetToken <device token>` with " +
+            "DEVICE_AUTH=token, `GatewayToken <DEVICE_API_KEY>` with DEVICE_AUTH=shared.",
+        },
       },
     },
     paths,

@@ -3,11 +3,11 @@
  * the tests see to the table (answer_check.ts). The server never looks a route up: each is mounted from its entry
  * (server/mount.ts).
  */
-import { API_PREFIX, type Route, routeList } from "../shared/routes/mod.ts";
+import { ddiRouteList, type Route, routeList, servedPath } from "../shared/routes/mod.ts";
 
-const patterns = routeList.map((route) => ({
+const patterns = [...routeList, ...ddiRouteList].map((route) => ({
   route,
-  re: new RegExp(`^${API_PREFIX}${route.path.replace(/:[A-Za-z_][A-Za-z0-9_]*/g, "[^/]+")}$`),
+  re: new RegExp(`^${servedPath(route).replace(/:[A-Za-z_][A-Za-z0-9_]*/g, "[^/]+")}$`),
 }));
 
 /** The entry of the route table a request is for (by method and the URL's path, /api/v1 included), if any. */

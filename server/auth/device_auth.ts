@@ -24,8 +24,10 @@ const noKey = () =>
   new ApiHttpError(503, "unavailable", "The device API is disabled: the server has no DEVICE_API_KEY.");
 
 /** The guard of each device route (one throttle for them all). */
-export function deviceGuard(ctx: AppContext): (route: Route) => MiddlewareHandler<AppEnv> {
-  const throttle = new DeviceAuthThrottle(ctx.config.DEVICE_AUTH_MAX_FAILURES);
+export function deviceGuard(
+  ctx: AppContext,
+  throttle = new DeviceAuthThrottle(ctx.config.DEVICE_AUTH_MAX_FAILURES),
+): (route: Route) => MiddlewareHandler<AppEnv> {
   const key = ctx.config.DEVICE_API_KEY;
   const { deviceApi } = ctx.stores;
 

@@ -6,8 +6,7 @@ import { deviceTokenHash, newDeviceToken } from "../auth/device_tokens.ts";
 import { runAs } from "../db/audit_context.ts";
 import type { AppContext } from "../context.ts";
 import { conflict, forbidden, notFound } from "../errors.ts";
-import { etagMatches, parseRange } from "../lib/byte_range.ts";
-import { attachmentDisposition, openFirmwareFile } from "../lib/firmware_file.ts";
+import { firmwareDownload } from "../lib/firmware_download.ts";
 import { type Api, mount, mountHead } from "../mount.ts";
 
 const servedToDevices = metrics.firmwareBytesServed.labels({ to: "devices" });
@@ -77,46 +76,13 @@ export function deviceApiRoutes(api: Api, ctx: AppContext) {
       throw notFound(`No firmware applies to device ${id}: none is assigned and no default is set.`);
     }
 
-    const etag = `"${firmware.sha256}"`;
-    const common = { "ETag": etag, "Accept-Ranges": "bytes", "Cache-Control": "no-cache" };
-    if (etagMatches(c.req.header("if-none-match"), etag)) return c.body(null, 304, common);
-
-    if (ctx.config.FIRMWARE_DOWNLOAD === "redirect") {
-      // The bytes come from the bucket (or its CDN) through a presigned URL, which honours Range itself.
-      const url = await ctx.files.downloadUrl(firmware._id, firmware.name, ctx.config.FIRMWARE_URL_TTL_SECONDS);
-      if (url) {
-        metrics.firmwareRedirects.inc();
-        return c.body(null, 302, { ...common, "Cache-Control": "no-store", Location: url });
-      }
-    }
-    const size = firmware.size;
-    const headers: Record<string, string> = {
-      ...common,
-      "Content-Type": firmwareContentType(firmware.name),
-      "Content-Disposition": attachmentDisposition(firmware.name),
-    };
-
-    const ifRange = c.req.header("if-range");
-    const range = ifRange !== undefined && ifRange.trim() !== etag ? null : parseRange(c.req.header("range"), size);
-    if (range === "unsatisfiable") {
-      return c.json(
-        {
-          error: "range_not_satisfiable",
-          msg: `The requested range is not satisfiable; the firmware has ${size} bytes.`,
-        },
-        416,
-        { ...common, "Content-Range": `bytes */${size}` },
-      );
-    }
-    const { start, end } = range ?? { start: 0, end: size - 1 };
-    headers["Content-Length"] = String(end - start + 1);
-    if (range) headers["Content-Range"] = `bytes ${start}-${end}/${size}`;
-    // HEAD too: a firmware whose file is missing is 404 either way.
-    const body = await openFirmwareFile(ctx.files, firmware, { start, end });
-    if (c.req.method === "HEAD") {
-      await body.cancel();
-      return c.body(null, range ? 206 : 200, headers);
-    }
-    return c.body(metrics.countedBody(body, servedToDevices), range ? 206 : 200, headers);
+    return await firmwareDownload(c, firmware, {
+      files: ctx.files,
+      redirect: ctx.config.FIRMWARE_DOWNLOAD === "redirect"
+        ? { ttlSeconds: ctx.config.FIRMWARE_URL_TTL_SECONDS, onRedirect: () => metrics.firmwareRedirects.inc() }
+        : null,
+      contentType: firmwareContentType(firmware.name),
+      counted: (body) => metrics.countedBody(body, servedToDevices),
+    });
   });
 }

@@ -43,3 +43,6 @@ export type RouteName = keyof Routes;
 
 /** The table as a list, in a stable order. */
 export const routeList: readonly Route[] = Object.values(routes);
+
+/** hawkBit DDI (docs/REQUIREMENTS.md §18): at the server root, beside the table above, mounted the same way. */
+export { ddiRouteList, ddiRoutes } from "./ddi.ts";

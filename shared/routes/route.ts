@@ -10,10 +10,13 @@ import type { Scope } from "../schemas/api_token.ts";
 /** Every path of the table is under this prefix. */
 export const API_PREFIX = "/api/v1";
 
-export type Method = "GET" | "HEAD" | "POST" | "PATCH" | "DELETE";
+export type Method = "GET" | "HEAD" | "POST" | "PUT" | "PATCH" | "DELETE";
 
-/** public: no token; operator: a bearer token from POST login; device: the fleet's DEVICE_API_KEY as bearer. */
-export type Auth = "public" | "operator" | "device";
+/**
+ * public: no token; operator: a bearer token from POST login; device: the fleet's DEVICE_API_KEY as bearer; ddi:
+ * hawkBit DDI's `TargetToken <device token>` or `GatewayToken <DEVICE_API_KEY>` (docs/REQUIREMENTS.md §18).
+ */
+export type Auth = "public" | "operator" | "device" | "ddi";
 
 export type RequestBody =
   | { kind: "none" }
@@ -36,8 +39,10 @@ export interface Route {
   /** Stable name: the client method and the OpenAPI operationId. */
   name: string;
   method: Method;
-  /** Under API_PREFIX, with `:name` parameters, e.g. `/devices/:deviceId`. */
+  /** Under API_PREFIX (at the server root when `root`), with `:name` parameters, e.g. `/devices/:deviceId`. */
   path: string;
+  /** The path is at the server root, not under API_PREFIX (hawkBit DDI, docs/REQUIREMENTS.md §18). */
+  root?: true;
   auth: Auth;
   /**
    * The least role an operator route needs (docs/REQUIREMENTS.md §12): default viewer for GET and HEAD, operator for writes. A
@@ -93,6 +98,9 @@ export function errors<const S extends readonly number[]>(...statuses: S): Recor
 
 /** Keeps an entry's literal types (method, answers, schemas) while checking it is a Route. */
 export const route = <const R extends Route>(r: R): R => r;
+
+/** The path a route is served at: under API_PREFIX, or at the server root. */
+export const servedPath = (r: Pick<Route, "path" | "root">): string => r.root ? r.path : `${API_PREFIX}${r.path}`;
 
 /** The names of a path's parameters, in order: `/device/:deviceId/config` -> ["deviceId"]. */
 export function paramNames(path: string): string[] {

@@ -33,6 +33,7 @@ export const AUDIT_ACTIONS = [
   "device.reset_credentials",
   "device.preauthorize",
   "device.enroll",
+  "device.attributes",
   // Product types (and their modules), device types, firmwares
   "product_type.create",
   "product_type.update",

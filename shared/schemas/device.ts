@@ -1,5 +1,6 @@
 import * as z from "zod";
 import { Etag, hasControlChars, Id, Timestamp, uniqueIds } from "./common.ts";
+import { DeviceAttributes } from "./ddi.ts";
 
 /** Device ids are chosen by the devices themselves: printable, URL- and file-safe. */
 export const DeviceId = z.string().regex(
@@ -53,6 +54,8 @@ export const Device = z.object({
   admission: Admission,
   /** When the device's current token was issued; null while it holds none (always null with DEVICE_AUTH=shared). */
   credentialsIssuedAt: Timestamp.nullable(),
+  /** What the device reported through hawkBit DDI's configData (docs/REQUIREMENTS.md §18); null before its first. */
+  attributes: DeviceAttributes.nullable(),
 });
 export type Device = z.infer<typeof Device>;
 

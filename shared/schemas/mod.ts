@@ -7,3 +7,4 @@ export * from "./treatment.ts";
 export * from "./product_type.ts";
 export * from "./device_api.ts";
 export * from "./rollout.ts";
+export * from "./ddi.ts";

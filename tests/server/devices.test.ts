@@ -60,6 +60,7 @@ Deno.test("GET devices: paging, sizes, ordering and q search", async (t) => {
       etag: d.etag,
       admission: "accepted",
       credentialsIssuedAt: null,
+      attributes: null,
     });
     assert.ok(d.lastLoggedIn && !Number.isNaN(Date.parse(d.lastLoggedIn)));
   });

@@ -4,7 +4,7 @@
  * the suite sees are held to it by the test harness (testing/answer_check.ts).
  */
 import assert from "node:assert/strict";
-import { routeList } from "../../shared/routes/mod.ts";
+import { ddiRouteList, routeList } from "../../shared/routes/mod.ts";
 import { alwaysAnswered } from "../../shared/openapi.ts";
 import { routeFor } from "../../testing/answer_check.ts";
 import { startServer } from "../../testing/server.ts";
@@ -15,7 +15,7 @@ Deno.test("the OpenAPI document describes every route, parameter, body, answer a
   assert.equal(res.status, 200);
   const doc = await res.json();
   assert.equal(doc.openapi, "3.1.0");
-  assert.deepEqual(Object.keys(doc.components.securitySchemes).sort(), ["deviceKey", "operatorToken"]);
+  assert.deepEqual(Object.keys(doc.components.securitySchemes).sort(), ["ddiToken", "deviceKey", "operatorToken"]);
   for (const r of routeList) {
     const path = `/api/v1${r.path.replace(/:(\w+)/g, "{$1}")}`;
     const op = doc.paths[path]?.[r.method.toLowerCase()];
@@ -24,7 +24,10 @@ Deno.test("the OpenAPI document describes every route, parameter, body, answer a
     const documented = new Set([...Object.keys(r.answers).map(Number), ...alwaysAnswered(r)]);
     assert.deepEqual(Object.keys(op.responses).map(Number).sort(), [...documented].sort());
     const security = op.security.map((s: object) => Object.keys(s)[0]);
-    assert.deepEqual(security, { operator: ["operatorToken"], device: ["deviceKey"], public: [] }[r.auth]);
+    assert.deepEqual(
+      security,
+      { operator: ["operatorToken"], device: ["deviceKey"], ddi: ["ddiToken"], public: [] }[r.auth],
+    );
     for (const name of r.path.match(/:(\w+)/g) ?? []) {
       assert.ok(op.parameters.some((p: { in: string; name: string }) => p.in === "path" && `:${p.name}` === name));
     }
@@ -38,6 +41,12 @@ Deno.test("the OpenAPI document describes every route, parameter, body, answer a
     if (r.body.kind !== "none") assert.ok(op.requestBody, `${r.name} has no request body`);
   }
   assert.equal(doc.paths["/api/v1/devices"].get.parameters.find((p: { name: string }) => p.name === "q").in, "query");
+  // hawkBit DDI (docs/REQUIREMENTS.md §18): at the server root, tagged DDI, with its own scheme.
+  for (const r of ddiRouteList) {
+    const op = doc.paths[r.path.replace(/:(\w+)/g, "{$1}")]?.[r.method.toLowerCase()];
+    assert.ok(op, `${r.method} ${r.path} is missing`);
+    assert.deepEqual([op.operationId, op.tags, op.security], [r.name, ["DDI"], [{ ddiToken: [] }]]);
+  }
 });
 
 Deno.test("the README's curl examples call routes the document describes", async () => {

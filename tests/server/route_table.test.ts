@@ -3,7 +3,7 @@
  * every table route is served, and each answers a request without credentials as its auth kind says.
  */
 import assert from "node:assert/strict";
-import { API_PREFIX, paramNames, type Route, routeList, routes } from "../../shared/routes/mod.ts";
+import { API_PREFIX, ddiRouteList, paramNames, type Route, routeList, routes } from "../../shared/routes/mod.ts";
 import { ErrorBody } from "../../shared/schemas/common.ts";
 import { testApp } from "../routes/app.ts";
 
@@ -75,6 +75,24 @@ Deno.test("route table: each route's auth kind is the one the app enforces", asy
       // The operator middleware and the device key check word their refusals differently.
       const deviceKey = body.msg?.includes("device API key") ?? false;
       if (deviceKey !== (r.auth === "device")) problems.push(label);
+    }
+  }
+  assert.deepEqual(problems, []);
+});
+
+Deno.test("route table: the DDI routes are served at the root, each behind its credential", async () => {
+  await using built = await testApp();
+  const problems: string[] = [];
+  for (const r of ddiRouteList) {
+    assert.ok(r.root && r.auth === "ddi" && r.answers[401], r.name);
+    const path = r.path.replace(":tenant", "default").replace(/:actionId|:moduleId/g, "1").replace(
+      /:[A-Za-z]+/g,
+      "x-1",
+    );
+    const res = await built.app.request(path, { method: r.method });
+    const text = await res.text();
+    if (res.status !== 401 || (r.method !== "HEAD" && !JSON.parse(text).msg.includes("GatewayToken"))) {
+      problems.push(`${r.name} ${r.method} ${path}: ${res.status} ${text.slice(0, 120)}`);
     }
   }
   assert.deepEqual(problems, []);

@@ -546,4 +546,23 @@ export const MIGRATIONS: readonly string[] = [
         ('effective', COALESCE('v:' || r.firmware_key, 'none'))) AS g(dim, key)`,
     ),
   ),
+  // 13: hawkBit DDI (SQLite's migration 19): actions with int32 ids devices see, at most one current per device; the
+  // sha1 and md5 DDI lists; the attributes of configData.
+  `
+  CREATE TABLE ddi_actions (
+    id INTEGER GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+    device_id TEXT COLLATE "C" NOT NULL REFERENCES devices(device_id) ON DELETE CASCADE,
+    firmware_id TEXT COLLATE "C" NOT NULL REFERENCES firmwares(id) ON DELETE CASCADE,
+    state TEXT NOT NULL,
+    result TEXT,
+    created_at TEXT NOT NULL,
+    updated_at TEXT NOT NULL
+  );
+  CREATE UNIQUE INDEX ddi_actions_current ON ddi_actions(device_id) WHERE state IN ('open', 'canceling');
+  CREATE INDEX ddi_actions_device ON ddi_actions(device_id, id);
+  CREATE INDEX ddi_actions_firmware ON ddi_actions(firmware_id);
+  ALTER TABLE firmwares ADD COLUMN sha1 TEXT COLLATE "C";
+  ALTER TABLE firmwares ADD COLUMN md5 TEXT COLLATE "C";
+  ALTER TABLE devices ADD COLUMN attributes TEXT;
+  `,
 ];

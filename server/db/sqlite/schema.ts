@@ -541,4 +541,24 @@ export const MIGRATIONS: readonly string[] = [
     UPDATE device_group_counts SET n = n + 1 WHERE dim = 'effective' AND key = COALESCE('v:' || NEW.firmware_key, 'none');
   END;
   `,
+  // 19: hawkBit DDI (docs/REQUIREMENTS.md §18; PostgreSQL's migration 13): one action per (device, firmware)
+  // assignment, its id the decimal int32 devices see (AUTOINCREMENT: an id is never given twice); at most one open or
+  // withdrawn-unacknowledged action per device; the sha1 and md5 DDI lists beside sha256; the attributes of configData.
+  `
+  CREATE TABLE ddi_actions (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    device_id TEXT NOT NULL REFERENCES devices(device_id) ON DELETE CASCADE,
+    firmware_id TEXT NOT NULL REFERENCES firmwares(id) ON DELETE CASCADE,
+    state TEXT NOT NULL,                      -- open | canceling | closed | canceled
+    result TEXT,                              -- closed: success | failure
+    created_at TEXT NOT NULL,
+    updated_at TEXT NOT NULL
+  );
+  CREATE UNIQUE INDEX ddi_actions_current ON ddi_actions(device_id) WHERE state IN ('open', 'canceling');
+  CREATE INDEX ddi_actions_device ON ddi_actions(device_id, id);
+  CREATE INDEX ddi_actions_firmware ON ddi_actions(firmware_id);
+  ALTER TABLE firmwares ADD COLUMN sha1 TEXT;
+  ALTER TABLE firmwares ADD COLUMN md5 TEXT;
+  ALTER TABLE devices ADD COLUMN attributes TEXT;  -- JSON object of configData, NULL before the first
+  `,
 ];

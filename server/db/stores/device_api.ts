@@ -32,6 +32,8 @@ import {
 import { joinRollouts, offeredByRollout, type OfferedFirmware, recordInRollout } from "./rollouts.ts";
 import { appendAudit } from "./audit.ts";
 import { forNoKeyUpdate, same } from "./dialect_sql.ts";
+import { ddiMethods } from "./ddi.ts";
+import type { StatusBody } from "../../../shared/schemas/rollout.ts";
 
 /**
  * Records a device check-in in ONE statement: creates the device when unknown, else sets only `last_logged_in` and
@@ -39,16 +41,20 @@ import { forNoKeyUpdate, same } from "./dialect_sql.ts";
  * change). `updated_at` moves only when the version info actually changed: a device that merely checks in is not
  * "updated". Answers whether it created the device.
  */
-export function* checkinDevice(deviceId: string, versionInfo: VersionInfo, at: string = now()): Q<boolean> {
+export function* checkinDevice(deviceId: string, versionInfo: VersionInfo | null, at: string = now()): Q<boolean> {
   const d = yield* dialect();
+  // Without version info (a hawkBit DDI poll: docs/REQUIREMENTS.md §18), the stored one is kept.
+  const keep = versionInfo === null;
   const upsert = `INSERT INTO devices (device_id, created_at, updated_at, last_logged_in, version_info)
      VALUES (?, ?, ?, ?, ?)
      ON CONFLICT (device_id) DO UPDATE SET
-       last_logged_in = excluded.last_logged_in,
+       last_logged_in = excluded.last_logged_in${
+    keep ? "" : `,
        updated_at = CASE WHEN ${same(d, "devices.version_info", "excluded.version_info")} THEN devices.updated_at
                          ELSE excluded.updated_at END,
-       version_info = excluded.version_info`;
-  const args = [deviceId, at, at, at, versionInfoJson(versionInfo)];
+       version_info = excluded.version_info`
+  }`;
+  const args = [deviceId, at, at, at, keep ? null : versionInfoJson(versionInfo)];
   let created: boolean;
   if (d.engine === "sqlite") {
     created = (yield* one("SELECT 1 AS one FROM devices WHERE device_id = ?", deviceId)) === undefined;
@@ -62,15 +68,45 @@ export function* checkinDevice(deviceId: string, versionInfo: VersionInfo, at: s
   return created;
 }
 
+/** DEVICE_AUTH=shared's check-in write: the device created when unknown (audited), else its check-in recorded. */
+export function* recordCheckin(deviceId: string, versionInfo: VersionInfo | null): Q<void> {
+  if (yield* checkinDevice(deviceId, versionInfo)) {
+    yield* appendAudit({ action: "device.create", target: deviceTarget(deviceId), details: { versionInfo } });
+  }
+}
+
+/**
+ * DEVICE_AUTH=token's check-in write: an update of the device's own row (null versionInfo: kept); NotFoundError when
+ * the device is gone (deleted since its token was checked).
+ */
+export function* recordKnownCheckin(deviceId: string, versionInfo: VersionInfo | null): Q<void> {
+  const d = yield* dialect();
+  const at = now();
+  const updated = versionInfo === null
+    ? yield* run("UPDATE devices SET last_logged_in = ? WHERE device_id = ?", at, deviceId)
+    : yield* run(
+      `UPDATE devices SET last_logged_in = ?,
+         updated_at = CASE WHEN ${same(d, "version_info", "?")} THEN updated_at ELSE ? END,
+         version_info = ?
+       WHERE device_id = ?`,
+      at,
+      versionInfoJson(versionInfo),
+      at,
+      versionInfoJson(versionInfo),
+      deviceId,
+    );
+  if (updated === 0) throw new NotFoundError(noDevice(deviceId));
+}
+
 const FIRMWARE_COLUMNS = "f.id AS _id, f.name, f.size, f.sha256";
 
-interface DeviceKeys {
+export interface DeviceKeys {
   device_id: string;
   product_type_id: string | null;
   firmware_id: string | null;
 }
 
-function* deviceKeys(deviceId: string, lock = ""): Q<DeviceKeys | undefined> {
+export function* deviceKeys(deviceId: string, lock = ""): Q<DeviceKeys | undefined> {
   return yield* one<DeviceKeys>(
     `SELECT device_id, product_type_id, firmware_id FROM devices WHERE device_id = ?${lock}`,
     deviceId,
@@ -81,7 +117,7 @@ function* deviceKeys(deviceId: string, lock = ""): Q<DeviceKeys | undefined> {
  * The firmware that applies to a device (docs/REQUIREMENTS.md §13): its custom firmware, else the one a rollout offers it, else
  * the managed type's default; with the rollout that offers it, if one does.
  */
-function* resolveFirmware(
+export function* resolveFirmware(
   device: DeviceKeys,
   product: string,
 ): Q<OfferedFirmware | { rolloutId: null; firmware: FirmwareRef | null }> {
@@ -182,7 +218,7 @@ function* newDeviceConfig(deviceId: string, product: string): Q<DeviceConfig> {
  * after the check-in's: a status report holds a rollout's row then the counter; taking a rollout's row inside would
  * order the two the other way round. On SQLite the join is part of the one transaction.
  */
-function* checkin(deviceId: string, write: () => Q<DeviceConfig>): Q<DeviceConfig> {
+export function* checkin<T>(deviceId: string, write: () => Q<T>): Q<T> {
   const d = yield* dialect();
   const joinInside = d.engine === "sqlite";
   const config = yield* unlocked(function* () {
@@ -256,30 +292,15 @@ export function deviceApiStore(engine: Engine): DeviceApiStore {
     checkin: (deviceId, versionInfo, product) =>
       checkin(deviceId, function* () {
         const config = (yield* deviceConfig(deviceId, product)) ?? (yield* newDeviceConfig(deviceId, product));
-        if (yield* checkinDevice(deviceId, versionInfo)) {
-          yield* appendAudit({ action: "device.create", target: deviceTarget(deviceId), details: { versionInfo } });
-        }
+        yield* recordCheckin(deviceId, versionInfo);
         return config;
       }),
     // Token mode: the row must be there (its token was just checked); an update of its own row.
     checkinKnown: (deviceId, versionInfo, product) =>
       checkin(deviceId, function* () {
-        const d = yield* dialect();
         const config = yield* deviceConfig(deviceId, product);
-        const at = now();
-        const info = versionInfoJson(versionInfo);
-        const updated = yield* run(
-          `UPDATE devices SET last_logged_in = ?,
-             updated_at = CASE WHEN ${same(d, "version_info", "?")} THEN updated_at ELSE ? END,
-             version_info = ?
-           WHERE device_id = ?`,
-          at,
-          info,
-          at,
-          info,
-          deviceId,
-        );
-        if (!config || updated === 0) throw new NotFoundError(noDevice(deviceId));
+        yield* recordKnownCheckin(deviceId, versionInfo);
+        if (!config) throw new NotFoundError(noDevice(deviceId));
         return config;
       }),
     *credentials(deviceId) {
@@ -313,11 +334,21 @@ export function deviceApiStore(engine: Engine): DeviceApiStore {
         if (firmware?._id !== report.firmwareId) {
           throw new ConflictError(statusMismatch(deviceId, report.firmwareId, firmware?._id ?? null));
         }
-        const at = now();
-        const update = deviceUpdateOf(report, at);
-        const json = JSON.stringify(update);
-        if (rolloutId) yield* recordInRollout(rolloutId, deviceId, update, at, json);
-        else yield* run("UPDATE devices SET update_status = ? WHERE device_id = ?", json, deviceId);
+        yield* recordStatus(deviceId, rolloutId, report);
       }),
+    ...ddiMethods,
   });
+}
+
+/**
+ * Records an update report of the firmware that applies (checked by the caller, in its transaction) as the device's
+ * `update` and, when a rollout offers it, in the rollout's counts, which may pause, advance or finish it. §6's status
+ * and hawkBit DDI's feedback both record through here.
+ */
+export function* recordStatus(deviceId: string, rolloutId: string | null, report: StatusBody): Q<void> {
+  const at = now();
+  const update = deviceUpdateOf(report, at);
+  const json = JSON.stringify(update);
+  if (rolloutId) yield* recordInRollout(rolloutId, deviceId, update, at, json);
+  else yield* run("UPDATE devices SET update_status = ? WHERE device_id = ?", json, deviceId);
 }

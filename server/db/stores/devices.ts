@@ -53,6 +53,7 @@ interface DeviceRow {
   revision: number;
   admission: Admission;
   credentials_issued_at: string | null;
+  attributes: string | null;
   module_ids: unknown;
   treatment_ids: unknown;
 }
@@ -62,7 +63,7 @@ function* selectDevice(): Q<string> {
   const d = yield* dialect();
   return `
   SELECT d.device_id, d.product_type_id, d.firmware_id, d.created_at, d.updated_at, d.last_logged_in, d.version_info,
-    d.update_status, d.revision, d.admission, d.credentials_issued_at,
+    d.update_status, d.revision, d.admission, d.credentials_issued_at, d.attributes,
     ${idListSql(d, "m.module_id", "device_modules m WHERE m.device_id = d.device_id", "m.position")} AS module_ids,
     ${idListSql(d, "t.treatment_id", "device_treatments t WHERE t.device_id = d.device_id", "t.position")}
       AS treatment_ids
@@ -84,6 +85,7 @@ function toDevice(row: DeviceRow): Device {
     etag: etagOf(Number(row.revision)),
     admission: row.admission,
     credentialsIssuedAt: row.credentials_issued_at,
+    attributes: row.attributes === null ? null : JSON.parse(row.attributes) as Record<string, string>,
   };
 }
 

@@ -1,3 +1,4 @@
+import type { DdiStore } from "./ddi.ts";
 import type { VersionInfo } from "../../../shared/schemas/device.ts";
 import type { DeviceConfig } from "../../../shared/schemas/device_api.ts";
 import type { Admission } from "../../../shared/schemas/device.ts";
@@ -11,7 +12,7 @@ export type FirmwareRef = NonNullable<DeviceConfig["firmware"]>;
  * What the fleet calls. `product` is the server's PRODUCT: a device's default firmware is the one of the managed
  * device type `jeecee_baby_<PRODUCT>`.
  */
-export interface DeviceApiStore {
+export interface DeviceApiStore extends DdiStore {
   /**
    * Records a check-in (creating the device when unknown, else setting only lastLoggedIn and versionInfo; updatedAt
    * moves only when the version info changed) and answers the configuration it left, in the same transaction.

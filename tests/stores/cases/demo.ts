@@ -100,6 +100,7 @@ export function demoCases(engine: string, options: ConformanceOptions) {
         etag: configured.etag,
         admission: "accepted",
         credentialsIssuedAt: null,
+        attributes: null,
       });
       assert.equal((await stores.deviceTypes.list())[0].defaultFirmware, stable._id);
       assert.deepEqual((await stores.deviceApi.firmware("plain", PRODUCT))?._id, stable._id);

@@ -38,6 +38,7 @@ export function deviceApiCases(engine: string, options: ConformanceOptions) {
         etag: d.etag,
         admission: "accepted",
         credentialsIssuedAt: null,
+        attributes: null,
       });
       assert.equal(await deviceApi.firmware("dev", PRODUCT), null);
     });

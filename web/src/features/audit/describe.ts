@@ -27,6 +27,7 @@ const ACTIONS: Record<string, string> = {
   "device.reset_credentials": "Device credentials reset",
   "device.preauthorize": "Device pre-authorized",
   "device.enroll": "Device enrolment",
+  "device.attributes": "Device attributes reported",
   "product_type.create": "Product type created",
   "product_type.update": "Product type changed",
   "product_type.delete": "Product type deleted",

@@ -17,6 +17,7 @@ const device = (i: number, productTypeId: string | null): Device => ({
   etag: `"${i}"`,
   admission: "accepted",
   credentialsIssuedAt: null,
+  attributes: null,
 });
 
 function fleet(size: number) {

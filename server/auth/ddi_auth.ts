@@ -1,0 +1,64 @@
+/**
+ * The guard of hawkBit DDI's routes (auth "ddi" in the route table; docs/REQUIREMENTS.md §18), by DEVICE_AUTH:
+ * - token: `Authorization: TargetToken <device token>`, valid only on its own controllerId's paths (downloads too);
+ * - shared: `Authorization: GatewayToken <DEVICE_API_KEY>`, any controllerId.
+ * Anything else is 401. Failures go through the device API's throttle (auth/device_throttle.ts), counted as §6's are:
+ * a token per device id and address, the shared key per address. A tenant other than DDI_TENANT (any case) is 404.
+ */
+import type { MiddlewareHandler } from "hono";
+import { DeviceId } from "../../shared/schemas/device.ts";
+import type { AppContext, AppEnv } from "../context.ts";
+import { ApiHttpError, notFound } from "../errors.ts";
+import { parse } from "../validate.ts";
+import { clientAddress } from "./client_address.ts";
+import { deviceTokenMatches } from "./device_tokens.ts";
+import { type DeviceAuthThrottle, requireDeviceCredential } from "./device_throttle.ts";
+import { secretMatches } from "./bearer_match.ts";
+
+/** The credential of an Authorization header of `scheme` (TargetToken, GatewayToken), or null. */
+function credentialOf(header: string | undefined, scheme: string): string | null {
+  const m = /^([A-Za-z]+) +([^\s]+)$/.exec(header ?? "");
+  return m && m[1].toLowerCase() === scheme.toLowerCase() ? m[2] : null;
+}
+
+export function ddiGuard(ctx: AppContext, throttle: DeviceAuthThrottle): MiddlewareHandler<AppEnv> {
+  const tenant = ctx.config.DDI_TENANT.toLowerCase();
+  const key = ctx.config.DEVICE_API_KEY;
+  const { deviceApi } = ctx.stores;
+  const tokens = ctx.config.DEVICE_AUTH === "token";
+
+  return async (c, next) => {
+    if ((c.req.param("tenant") ?? "").toLowerCase() !== tenant) {
+      throw notFound(`No such tenant: this server's DDI tenant is ${ctx.config.DDI_TENANT}.`);
+    }
+    const id = parse(DeviceId, c.req.param("controllerId") ?? "", "controllerId");
+    const address = clientAddress(c, ctx.config.trustProxy);
+    const header = c.req.header("authorization");
+    if (tokens) {
+      await requireDeviceCredential(
+        c,
+        throttle,
+        { address, deviceId: id },
+        async () => {
+          const token = credentialOf(header, "TargetToken");
+          if (token === null) return false;
+          return deviceTokenMatches(token, (await deviceApi.credentials(id))?.tokenHash ?? null);
+        },
+        `A valid token of device ${id} is required (Authorization: TargetToken <device token>).`,
+      );
+    } else {
+      if (!key) throw new ApiHttpError(503, "unavailable", "DDI is disabled: the server has no DEVICE_API_KEY.");
+      await requireDeviceCredential(
+        c,
+        throttle,
+        { address },
+        () => {
+          const given = credentialOf(header, "GatewayToken");
+          return given !== null && secretMatches(given, key);
+        },
+        "A valid gateway token is required (Authorization: GatewayToken <DEVICE_API_KEY>).",
+      );
+    }
+    await next();
+  };
+}

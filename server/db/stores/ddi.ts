@@ -1,0 +1,242 @@
+/**
+ * hawkBit DDI's part of the device API (docs/REQUIREMENTS.md §18), on the same check-in, firmware resolution and status
+ * recording as §6 (device_api.ts): a poll is a check-in, feedback is a status report.
+ */
+import type { DeviceAttributes } from "../../../shared/schemas/ddi.ts";
+import type { DeviceUpdate, UpdateState } from "../../../shared/schemas/device.ts";
+import { now } from "../clock.ts";
+import { NotFoundError } from "../errors.ts";
+import { type DdiActionState, ddiReportOf, endsWithdrawal } from "../rules/ddi.ts";
+import { deviceTarget, noDevice } from "../rules/devices.ts";
+import { unknownDevice } from "../rules/rollouts.ts";
+import { dialect, type Methods, nextRevision, one, type Q, read, run, unlocked } from "../runner.ts";
+import type { DdiAction, DdiPollResult, DdiStore } from "../types/ddi.ts";
+import { appendAudit } from "./audit.ts";
+import { checkin, deviceKeys, recordCheckin, recordKnownCheckin, recordStatus, resolveFirmware } from "./device_api.ts";
+import { forNoKeyUpdate } from "./dialect_sql.ts";
+
+const FINAL: readonly UpdateState[] = ["installed", "failed"];
+const CURRENT = "state IN ('open', 'canceling')";
+
+interface PolledDevice {
+  device_id: string;
+  product_type_id: string | null;
+  firmware_id: string | null;
+  update_status: string | null;
+  no_attributes: number | boolean;
+}
+
+interface ActionRow {
+  id: number;
+  firmware_id: string;
+  state: DdiActionState;
+}
+
+const noAction = (deviceId: string, actionId: number) =>
+  new NotFoundError(`Device ${deviceId} has no action ${actionId}.`);
+
+/**
+ * Whether the device already has a final report (installed or failed) of `firmwareId` where it counts: in the rollout
+ * that offers it (a retried device is pending there again, so it gets a new action), else its latest report.
+ */
+function* reportedFinal(
+  deviceId: string,
+  firmwareId: string,
+  rolloutId: string | null,
+  updateStatus: string | null,
+): Q<boolean> {
+  if (rolloutId !== null) {
+    const rd = yield* one<{ state: UpdateState | null }>(
+      "SELECT state FROM rollout_devices WHERE rollout_id = ? AND device_id = ?",
+      rolloutId,
+      deviceId,
+    );
+    if (rd) return rd.state !== null && FINAL.includes(rd.state);
+  }
+  if (updateStatus === null) return false;
+  const update = JSON.parse(updateStatus) as DeviceUpdate;
+  return update.firmwareId === firmwareId && FINAL.includes(update.state);
+}
+
+function* poll(deviceId: string, product: string, register: boolean): Q<DdiPollResult> {
+  const device = yield* one<PolledDevice>(
+    `SELECT device_id, product_type_id, firmware_id, update_status, attributes IS NULL AS no_attributes
+     FROM devices WHERE device_id = ?`,
+    deviceId,
+  );
+  if (!device && !register) throw new NotFoundError(noDevice(deviceId));
+  const { rolloutId, firmware } = yield* resolveFirmware(
+    device ?? { device_id: deviceId, product_type_id: null, firmware_id: null },
+    product,
+  );
+  const current = device
+    ? yield* one<ActionRow>(
+      `SELECT id, firmware_id, state FROM ddi_actions WHERE device_id = ? AND ${CURRENT}`,
+      deviceId,
+    )
+    : undefined;
+  // The check-in's own write, as §6's check-in makes it.
+  if (register) yield* recordCheckin(deviceId, null);
+  else yield* recordKnownCheckin(deviceId, null);
+
+  const result: DdiPollResult = {
+    deploymentBase: null,
+    cancelAction: null,
+    attributesWanted: device ? Boolean(device.no_attributes) : true,
+  };
+  if (current?.state === "canceling") {
+    result.cancelAction = Number(current.id);
+  } else if (current) {
+    if (current.firmware_id === firmware?._id) result.deploymentBase = Number(current.id);
+    else {
+      // A pin changed, or a rollout was cancelled: the action is withdrawn until the device acknowledges.
+      yield* run("UPDATE ddi_actions SET state = 'canceling', updated_at = ? WHERE id = ?", now(), current.id);
+      result.cancelAction = Number(current.id);
+    }
+  } else if (
+    firmware && !(yield* reportedFinal(deviceId, firmware._id, rolloutId, device?.update_status ?? null))
+  ) {
+    result.deploymentBase = yield* openAction(deviceId, firmware._id);
+  }
+  return result;
+}
+
+/** Opens the device's action for `firmwareId`; a concurrent poll's action is taken if it won (one current per device). */
+function* openAction(deviceId: string, firmwareId: string): Q<number> {
+  const at = now();
+  const inserted = yield* one<{ id: number }>(
+    `INSERT INTO ddi_actions (device_id, firmware_id, state, created_at, updated_at) VALUES (?, ?, 'open', ?, ?)
+     ON CONFLICT DO NOTHING RETURNING id`,
+    deviceId,
+    firmwareId,
+    at,
+    at,
+  );
+  if (inserted) return Number(inserted.id);
+  const current = yield* one<{ id: number }>(
+    `SELECT id FROM ddi_actions WHERE device_id = ? AND ${CURRENT}`,
+    deviceId,
+  );
+  return Number(current!.id);
+}
+
+function* action(deviceId: string, actionId: number): Q<DdiAction | null> {
+  const row = yield* one<{
+    id: number;
+    state: DdiActionState;
+    f_id: string;
+    f_name: string;
+    f_size: number;
+    sha256: string;
+    sha1: string | null;
+    md5: string | null;
+  }>(
+    `SELECT a.id, a.state, f.id AS f_id, f.name AS f_name, f.size AS f_size, f.sha256, f.sha1, f.md5
+     FROM ddi_actions a JOIN firmwares f ON f.id = a.firmware_id WHERE a.id = ? AND a.device_id = ?`,
+    actionId,
+    deviceId,
+  );
+  if (!row) return null;
+  return {
+    id: Number(row.id),
+    state: row.state,
+    firmware: {
+      _id: row.f_id,
+      name: row.f_name,
+      size: Number(row.f_size),
+      sha256: row.sha256,
+      sha1: row.sha1,
+      md5: row.md5,
+    },
+  };
+}
+
+/** The attributes as stored: names in order, so the same set is the same text. */
+const attributesJson = (a: DeviceAttributes) => JSON.stringify(Object.fromEntries(Object.entries(a).sort()));
+
+/** The names whose values changed, as the audit trail shows changes: each value before and after (null: absent). */
+function attributeChanges(before: DeviceAttributes, after: DeviceAttributes) {
+  const was: Record<string, string | null> = {};
+  const changes: Record<string, string | null> = {};
+  for (const name of new Set([...Object.keys(before), ...Object.keys(after)])) {
+    const from = before[name] ?? null;
+    const to = after[name] ?? null;
+    if (from === to) continue;
+    was[name] = from;
+    changes[name] = to;
+  }
+  return { before: was, changes };
+}
+
+export const ddiMethods: Methods<DdiStore> = {
+  ddiPoll: (deviceId, product, register) => checkin(deviceId, () => poll(deviceId, product, register)),
+  ddiAction: (deviceId, actionId) => read(() => action(deviceId, actionId)),
+  setFirmwareDigests: (firmwareId, { sha1, md5 }) =>
+    unlocked(function* () {
+      yield* run("UPDATE firmwares SET sha1 = ?, md5 = ? WHERE id = ? AND sha1 IS NULL", sha1, md5, firmwareId);
+    }),
+  // As §6's status: without the write lock on PostgreSQL, the device's row locked first.
+  ddiFeedback: (deviceId, actionId, kind, feedback, product) =>
+    unlocked(function* () {
+      const device = yield* deviceKeys(deviceId, forNoKeyUpdate(yield* dialect()));
+      if (!device) throw new NotFoundError(unknownDevice(deviceId));
+      const row = yield* one<ActionRow>(
+        "SELECT id, firmware_id, state FROM ddi_actions WHERE id = ? AND device_id = ?",
+        actionId,
+        deviceId,
+      );
+      if (!row) throw noAction(deviceId, actionId);
+      const at = now();
+      if (kind === "cancel") {
+        if (row.state === "canceling" && endsWithdrawal(feedback)) {
+          yield* run("UPDATE ddi_actions SET state = 'canceled', updated_at = ? WHERE id = ?", at, actionId);
+        }
+        return;
+      }
+      const report = ddiReportOf(feedback);
+      if (row.state === "open" && report.state !== null) {
+        // Recorded only while the action's firmware is the one that applies (as §6 refuses a report of another one);
+        // feedback on a withdrawn or closed action changes its action only.
+        const { rolloutId, firmware } = yield* resolveFirmware(device, product);
+        if (firmware?._id === row.firmware_id) {
+          yield* recordStatus(deviceId, rolloutId, {
+            firmwareId: row.firmware_id,
+            state: report.state,
+            ...(report.progress === null ? {} : { progress: report.progress }),
+            ...(report.message === null ? {} : { message: report.message }),
+          });
+        }
+      }
+      if (report.closes && (row.state === "open" || row.state === "canceling")) {
+        yield* run(
+          "UPDATE ddi_actions SET state = 'closed', result = ?, updated_at = ? WHERE id = ?",
+          report.closes,
+          at,
+          actionId,
+        );
+      }
+    }),
+  ddiConfigData: (deviceId, attributes) =>
+    unlocked(function* () {
+      const row = yield* one<{ attributes: string | null }>(
+        `SELECT attributes FROM devices WHERE device_id = ?${forNoKeyUpdate(yield* dialect())}`,
+        deviceId,
+      );
+      if (!row) throw new NotFoundError(noDevice(deviceId));
+      const json = attributesJson(attributes);
+      if (row.attributes === json) return;
+      const before = row.attributes === null ? {} : JSON.parse(row.attributes) as DeviceAttributes;
+      yield* run(
+        "UPDATE devices SET attributes = ?, updated_at = ?, revision = ? WHERE device_id = ?",
+        json,
+        now(),
+        yield* nextRevision(),
+        deviceId,
+      );
+      yield* appendAudit({
+        action: "device.attributes",
+        target: deviceTarget(deviceId),
+        details: attributeChanges(before, attributes),
+      });
+    }),
+};
