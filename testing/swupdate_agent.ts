@@ -9,7 +9,10 @@
  *   await agent.stop();                          // the "reboot"; then startAgent({..., confirm: 2}) reports success
  *
  * The options were read from SWUpdate's source (suricatta/server_hawkbit.c, suricatta/suricatta.c at tag 2022.12)
- * and its `-h`: no configuration file is needed, `-u` carries the suricatta options.
+ * and its `-h`: no configuration file is needed, `-u` carries the suricatta options. `hawkbitcfg -p 1` (sent at start)
+ * is taken only once the sleep in progress ends, and was not seen to shorten the cancel check made during a download:
+ * tests that need polls every second also give the server's `sleep` of 1 s (DDI_POLL_SECONDS=1); `trigger()` (`-t`)
+ * wakes the agent at once.
  */
 
 export interface AgentOptions {
@@ -29,12 +32,11 @@ export interface AgentOptions {
   dir: string;
   /** `-c`: the state reported at start (2 = the update is installed and the device rebooted into it: success). */
   confirm?: 1 | 2 | 3;
-  /** `-n`: download no faster than this (curl's syntax: "64k"), to keep a download running while a test acts. */
-  maxDownloadSpeed?: string;
 }
 
 export interface Agent extends AsyncDisposable {
   readonly pid: number;
+  readonly deviceId: string;
   /** Everything the agent wrote so far (stdout and stderr). */
   log(): string;
   /** Waits until the log (from `from`, a length of log() taken earlier) matches `re`; throws with the log's tail. */
@@ -69,7 +71,6 @@ export function suricattaArgs(o: AgentOptions): string {
   if (o.targetToken) args.push("-k", o.targetToken);
   if (o.gatewayToken) args.push("-g", o.gatewayToken);
   if (o.confirm) args.push("-c", String(o.confirm));
-  if (o.maxDownloadSpeed) args.push("-n", o.maxDownloadSpeed);
   // A failed request is retried after 1 s, not 5; the report made at start (-c) is resent after 1 s, not 10.
   args.push("-w", "1", "-m", "1");
   return args.join(" ");
@@ -105,6 +106,7 @@ export async function startAgent(o: AgentOptions): Promise<Agent> {
 
   const agent: Agent = {
     pid: child.pid,
+    deviceId: o.deviceId,
     log: () => text,
     waitFor(re, { timeoutMs = 20_000, from = 0 } = {}) {
       return new Promise((resolve, reject) => {

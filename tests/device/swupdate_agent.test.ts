@@ -6,7 +6,8 @@
  *      (`-c 2`) that reports success → `installed`; the file the agent installed holds the image's bytes;
  *   b. an image the agent refuses (made for another hardware revision) in a rollout → `failed` with the agent's
  *      message, counted, and the rollout pauses itself;
- *   c. a rollout cancelled while the agent is downloading its image → cancelAction, acknowledged by the agent.
+ *   c. a rollout cancelled while the agent is downloading its image (over a slow link: testing/slow_link.ts) →
+ *      cancelAction, acknowledged by the agent.
  * What the server saw is read from its own request log (LOG_FORMAT=json). Runs on SQLite and on PostgreSQL.
  */
 import assert from "node:assert/strict";
@@ -16,6 +17,7 @@ import { bytesSource } from "../../testing/files.ts";
 import { DEVICE_API_KEY, startServer, type TestServer } from "../../testing/server.ts";
 import { buildSwu, makeSigningKey } from "../../testing/swu.ts";
 import { type Agent, type AgentOptions, startAgent } from "../../testing/swupdate_agent.ts";
+import { startSlowLink } from "../../testing/slow_link.ts";
 
 const TENANT = "DEFAULT";
 const HARDWARE = "therapy-board:1.0";
@@ -56,20 +58,26 @@ function seenFor(srv: TestServer, deviceId: string): Seen[] {
   return out;
 }
 
-/** Polls `probe` until it answers a value (not undefined); throws with `what` and the last value after `ms`. */
-async function until<T>(what: string, probe: () => Promise<T | undefined>, ms = 30_000): Promise<T> {
+/** Polls `probe` until it answers a value (not undefined); throws with `what` and `detail()` after `ms`. */
+async function until<T>(
+  what: string,
+  probe: () => Promise<T | undefined>,
+  detail: () => string = () => "",
+  ms = 30_000,
+): Promise<T> {
   const deadline = Date.now() + ms;
   for (;;) {
     const value = await probe();
     if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}\n${detail()}`);
     await new Promise((r) => setTimeout(r, 150));
   }
 }
 
 Deno.test("SWUpdate agent over hawkBit DDI: installed through a reboot, refused in a rollout that pauses, cancelled", async (t) => {
   const started = performance.now();
-  await using srv = await startServer({ env: { LOG_FORMAT: "json" } });
+  // DDI_POLL_SECONDS=1: the agents poll every second, and check for a cancel every second while they download.
+  await using srv = await startServer({ env: { LOG_FORMAT: "json", DDI_POLL_SECONDS: "1" } });
   const api = await srv.login();
   const dir = await Deno.makeTempDir({ prefix: "swu-agent-" });
   const signer = await makeSigningKey(dir);
@@ -93,11 +101,18 @@ Deno.test("SWUpdate agent over hawkBit DDI: installed through a reboot, refused 
     await agent.trigger();
     return await until(`${id}'s first poll to register it`, async () => (await device(id)) ?? undefined);
   };
+  /** What the server saw of a device and the agent's last log lines, for a failure's message. */
+  const story = (id: string) => () => {
+    const agent = agents.findLast((a) => a.deviceId === id);
+    return `the server saw: ${JSON.stringify(seenFor(srv, id))}\nthe agent's log ends:\n${
+      agent?.log().slice(-6000) ?? "(no agent)"
+    }`;
+  };
   const updateState = (id: string, state: string) =>
     until(`${id}'s update state ${state}`, async () => {
       const d = await device(id);
       return d?.update?.state === state ? d as Device : undefined;
-    });
+    }, story(id));
 
   try {
     await t.step("a. a pinned firmware: downloaded, installed, confirmed after the reboot (-c 2)", async () => {
@@ -202,11 +217,12 @@ Deno.test("SWUpdate agent over hawkBit DDI: installed through a reboot, refused 
 
     await t.step("c. a rollout cancelled while the agent downloads → cancelAction acknowledged", async () => {
       await api.rolloutAction(refusedRollout, "cancel");
-      // 768 KiB at no more than 48 KiB/s: the download lasts ~16 s unless the cancel stops it.
+      // 768 KiB over a link of 48 KiB/s: the download lasts ~16 s unless the cancel stops it.
       const image = imageBytes(768 * 1024, 3);
       const swu = await buildSwu({ signer, image, installTo: `${dir}/c-installed.bin`, hardware: ["1.0"] });
       const fw = await api.uploadFirmware(bytesSource("therapy-2.2.0.swu", swu));
-      const agent = await start("swu-c", { maxDownloadSpeed: "48k" });
+      await using link = await startSlowLink(srv.url, 48 * 1024);
+      const agent = await start("swu-c", { url: link.url });
       await registered(agent, "swu-c");
       let rollout = await api.createRollout({ name: "2.2.0", firmwareId: fw._id, productTypeId: null, stages: [100] });
       rollout = await api.rolloutAction(rollout._id, "start");
@@ -219,6 +235,7 @@ Deno.test("SWUpdate agent over hawkBit DDI: installed through a reboot, refused 
         "the agent's cancel feedback",
         async () =>
           seenFor(srv, "swu-c").find((s) => s.method === "POST" && /^\/cancelAction\/\d+\/feedback$/.test(s.path)),
+        story("swu-c"),
       );
       console.log(`cycle c: cancel acknowledged ${Math.round(performance.now() - downloading)} ms into the download`);
       const seen = seenFor(srv, "swu-c");
