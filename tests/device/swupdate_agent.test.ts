@@ -233,8 +233,10 @@ Deno.test("SWUpdate agent over hawkBit DDI: installed through a reboot, refused 
       assert.equal(rollout.state, "cancelled");
       await until(
         "the agent's cancel feedback",
-        async () =>
-          seenFor(srv, "swu-c").find((s) => s.method === "POST" && /^\/cancelAction\/\d+\/feedback$/.test(s.path)),
+        () =>
+          Promise.resolve(
+            seenFor(srv, "swu-c").find((s) => s.method === "POST" && /^\/cancelAction\/\d+\/feedback$/.test(s.path)),
+          ),
         story("swu-c"),
       );
       console.log(`cycle c: cancel acknowledged ${Math.round(performance.now() - downloading)} ms into the download`);
