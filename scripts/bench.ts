@@ -23,6 +23,7 @@ import {
 import { benchPostgres, type PostgresFigures } from "./bench/postgres.ts";
 import { auditFailures, auditRows, benchAudit } from "./bench/audit.ts";
 import { benchDeviceAuth } from "./bench/device_auth.ts";
+import { benchDdi, ddiRows } from "./bench/ddi.ts";
 import { benchRollouts, rolloutRows } from "./bench/rollouts.ts";
 import { fixed, kb, mib, ROOT, spawnServer } from "./bench/util.ts";
 
@@ -102,6 +103,26 @@ if (Deno.args.includes("--audit")) {
   Deno.exit();
 }
 
+// --ddi: only hawkBit DDI's rows (polls vs §6 check-ins in the same run, a whole cycle's requests), printed.
+if (Deno.args.includes("--ddi")) {
+  try {
+    say(`DDI poll vs check-in, ${size.checkins} devices`);
+    const figures = await benchDdi(tmp, size.seconds, size.checkins);
+    console.log(
+      [
+        "| figure | result | goal | met |",
+        "|---|---|---|---|",
+        ...ddiRows(figures, size.checkins).map((r) => `| ${r.join(" | ")} |`),
+      ]
+        .join("\n"),
+    );
+    if (figures.poll.non2xx + figures.checkin.non2xx > 0) Deno.exitCode = 1;
+  } finally {
+    await Deno.remove(tmp, { recursive: true }).catch(() => {});
+  }
+  Deno.exit();
+}
+
 // --rollouts: only the staged-rollout figures (SQLite, then PostgreSQL with two replicas), printed, nothing written.
 if (Deno.args.includes("--rollouts")) {
   try {
@@ -152,7 +173,9 @@ try {
     const observabilityUs = observabilityMicros(quick ? 20_000 : 200_000);
     say(`8. check-in with DEVICE_AUTH=token vs shared, ${size.checkins} devices`);
     const deviceAuth = await benchDeviceAuth(tmp, size.seconds, size.checkins);
-    results = { devices, treatments, web, checkin, firmware, bucket, observabilityUs, deviceAuth };
+    say(`9. hawkBit DDI poll vs check-in, ${size.checkins} devices, and a whole DDI cycle`);
+    const ddi = await benchDdi(tmp, size.seconds, size.checkins);
+    results = { devices, treatments, web, checkin, firmware, bucket, observabilityUs, deviceAuth, ddi };
   } finally {
     await srv.stop();
   }
@@ -161,7 +184,7 @@ try {
   say(`8. staged rollout of ${size.devices} devices: status reports, GET rollouts/{id}`);
   const rollouts = [await benchRollouts("sqlite", tmp, size, say), await benchRollouts("postgres", tmp, size, say)];
 
-  const { devices, treatments, web, checkin, firmware, bucket, observabilityUs, deviceAuth } = results;
+  const { devices, treatments, web, checkin, firmware, bucket, observabilityUs, deviceAuth, ddi } = results;
   const ratio = (a: number, b: number) => b > 0 ? a / b : NaN;
   const rows: [string, string, string, string][] = [
     [
@@ -257,6 +280,7 @@ try {
       "≥ 0.8×",
       ok(ratio(deviceAuth.token.rps, deviceAuth.shared.rps) >= 0.8),
     ],
+    ...ddiRows(ddi, size.checkins),
     [
       "Request id and metrics per request vs a GET devices request (1 / req/s of the middle page)",
       `${fixed(observabilityUs, 2)} µs / ${fixed(1e6 / devices.middle.rps, 1)} µs = ${
@@ -300,7 +324,7 @@ try {
   ].join("\n");
   console.log(table);
   const failures = devices.middle.non2xx + devices.last.non2xx + devices.search.non2xx + checkin.non2xx +
-    deviceAuth.shared.non2xx + deviceAuth.token.non2xx +
+    deviceAuth.shared.non2xx + deviceAuth.token.non2xx + ddi.poll.non2xx + ddi.checkin.non2xx +
     firmware.checkinIdle.non2xx + firmware.checkinDuringUpload.non2xx +
     [pg.devices, pg.devicesLarge, pg.sqliteLarge].reduce(
       (n, d) => n + d.middle.non2xx + d.last.non2xx + d.search.non2xx,

@@ -73,6 +73,9 @@ export interface FirmwareMeta {
   name: string;
   size: number;
   sha256: string;
+  /** Computed in the same streaming pass (hawkBit DDI lists them); absent: computed once when first needed. */
+  sha1?: string;
+  md5?: string;
 }
 
 /**
@@ -94,7 +97,7 @@ export async function storeFirmware(
     throw err;
   }
   try {
-    await rows.insert(firmware);
+    await rows.insert(firmware, meta.sha1 && meta.md5 ? { sha1: meta.sha1, md5: meta.md5 } : undefined);
   } catch (err) {
     await files.remove(firmware._id).catch(() => {});
     throw err;
@@ -124,8 +127,7 @@ export async function addFirmware(
   const put = files.put();
   try {
     await put.write(bytes);
-    const { size, sha256 } = await put.finish();
-    return await storeFirmware(rows, files, put, { name, size, sha256 });
+    return await storeFirmware(rows, files, put, { name, ...await put.finish() });
   } finally {
     await put.abort();
   }

@@ -5,6 +5,7 @@
  * pipeline".
  */
 import type { WriteAnswer, WriteRequest } from "./write_worker.ts";
+import type { StoredBytes } from "./firmware_files.ts";
 
 /** Bytes handed to the writer and not yet written before write() makes the caller wait. */
 const WINDOW = 8 << 20;
@@ -17,8 +18,8 @@ export class NoSpaceError extends Error {}
 export interface FileWrite {
   /** Takes the next chunk (copied: the caller may reuse it). Null when more can be written at once. */
   write(chunk: Uint8Array): Promise<void> | null;
-  /** After the last chunk: everything is written and flushed; the size and SHA-256 of the bytes. */
-  finish(): Promise<{ size: number; sha256: string }>;
+  /** After the last chunk: everything is written and flushed; the size and digests of the bytes. */
+  finish(): Promise<StoredBytes>;
   /** Stops writing; resolves once the file is closed and no write can follow (the file stays for the caller to
    * remove). Idempotent. */
   close(): Promise<void>;
@@ -37,7 +38,7 @@ export function startFileWrite(path: string): FileWrite {
   let closing: Promise<void> | null = null;
   let closed = () => {};
   let drained: { resolve: () => void; reject: (e: Error) => void } | null = null;
-  let finished: { resolve: (v: { size: number; sha256: string }) => void; reject: (e: Error) => void } | null = null;
+  let finished: { resolve: (v: StoredBytes) => void; reject: (e: Error) => void } | null = null;
 
   const fail = (err: Error) => {
     if (error) return;

@@ -5,14 +5,22 @@
  */
 import type { ByteRange } from "./byte_range.ts";
 
+/** What a finished put reports: the size and the digests of the bytes (sha1 and md5 for hawkBit DDI, §18). */
+export interface StoredBytes {
+  size: number;
+  sha256: string;
+  sha1: string;
+  md5: string;
+}
+
 /** A new firmware file being written from a stream, hashed on the way. */
 export interface FirmwarePut {
   /** The id the file will have (the firmware row's). */
   readonly id: string;
   /** Takes the next chunk (which the caller never changes afterwards). Null when more can be written at once; else resolves when it can. */
   write(chunk: Uint8Array): Promise<void> | null;
-  /** After the last chunk: the bytes are stored and flushed, not yet visible; their size and SHA-256. */
-  finish(): Promise<{ size: number; sha256: string }>;
+  /** After the last chunk: the bytes are stored and flushed, not yet visible; their size and digests. */
+  finish(): Promise<StoredBytes>;
   /** Makes the finished bytes the file of firmware `id` (a bucket's object is complete once finished). */
   commit(): Promise<void>;
   /** Drops what was written (nothing stays); idempotent, a no-op after commit. */

@@ -191,7 +191,7 @@ export function s3FirmwareFiles(settings: S3Settings): FirmwareFiles {
 
   return {
     put(id = newId()): FirmwarePut {
-      const hash = createHash("sha256");
+      const hashes = [createHash("sha256"), createHash("sha1"), createHash("md5")];
       let size = 0;
       let wake: (() => void) | null = null;
       let controller!: ReadableStreamDefaultController<Uint8Array>;
@@ -224,7 +224,7 @@ export function s3FirmwareFiles(settings: S3Settings): FirmwareFiles {
         id,
         write(chunk) {
           if (failure) return Promise.reject(asUnavailable(failure));
-          hash.update(chunk);
+          for (const hash of hashes) hash.update(chunk);
           size += chunk.length;
           collectParts(chunk.length);
           // Not copied: each chunk is a fresh buffer of the request body, never written to again.
@@ -239,7 +239,8 @@ export function s3FirmwareFiles(settings: S3Settings): FirmwareFiles {
           await watched(done, alive, stop);
           if (failure) unavailable(failure);
           state = "finished";
-          return { size, sha256: hash.digest("hex") };
+          const [sha256, sha1, md5] = hashes.map((hash) => hash.digest("hex"));
+          return { size, sha256, sha1, md5 };
         },
         commit() {
           if (state !== "finished") return Promise.reject(new Error(`This firmware file is ${state}, not finished.`));

@@ -13,7 +13,7 @@ export type WriteRequest =
 export type WriteAnswer =
   /** A batch is written: its buffer comes back for the next batch (no allocation per batch). */
   | { written: number; buffer: ArrayBuffer }
-  | { finished: { size: number; sha256: string } }
+  | { finished: { size: number; sha256: string; sha1: string; md5: string } }
   /** `noSpace`: the file system is full (ENOSPC, EDQUOT); the file is left for the sender to remove. */
   | { failed: string; noSpace: boolean }
   /** The file is closed and the thread ends: the sender may remove the file now. */
@@ -28,7 +28,8 @@ const scope = self as unknown as {
 let file: Deno.FsFile | null = null;
 let size = 0;
 let failed = false;
-const hash = createHash("sha256");
+// sha1 and md5 too: hawkBit DDI lists them (docs/REQUIREMENTS.md §18), and this pass is the one that sees every byte.
+const hashes = [createHash("sha256"), createHash("sha1"), createHash("md5")];
 
 const NO_SPACE = /ENOSPC|EDQUOT|No space left|quota exceeded/i;
 
@@ -49,7 +50,7 @@ scope.onmessage = ({ data }) => {
     } else if ("chunk" in data) {
       const chunk = data.chunk;
       for (let off = 0; off < chunk.length;) off += file!.writeSync(chunk.subarray(off));
-      hash.update(chunk);
+      for (const hash of hashes) hash.update(chunk);
       size += chunk.length;
       scope.postMessage({ written: chunk.length, buffer: chunk.buffer as ArrayBuffer }, [chunk.buffer]);
     } else if ("finish" in data) {
@@ -57,7 +58,8 @@ scope.onmessage = ({ data }) => {
       file!.syncDataSync();
       file!.close();
       file = null;
-      scope.postMessage({ finished: { size, sha256: hash.digest("hex") } });
+      const [sha256, sha1, md5] = hashes.map((hash) => hash.digest("hex"));
+      scope.postMessage({ finished: { size, sha256, sha1, md5 } });
     }
   } catch (err) {
     failed = true;

@@ -27,7 +27,8 @@ import { CheckInterruptedError, type StreamCheck } from "../files/stream_check.t
 /** Where an upload's bytes go: written and hashed as they stream; aborted (nothing left) on failure. */
 export interface UploadSink {
   write(chunk: Uint8Array): Promise<void> | null;
-  finish(): Promise<{ size: number; sha256: string }>;
+  /** The size and digests (sha1 and md5 where the sink computes them: firmware files). */
+  finish(): Promise<{ size: number; sha256: string; sha1?: string; md5?: string }>;
   abort(): Promise<void>;
 }
 
@@ -36,6 +37,8 @@ export interface ReceivedFile<S extends UploadSink> {
   name: string;
   size: number;
   sha256: string;
+  sha1?: string;
+  md5?: string;
   /** Finished: the caller commits it or aborts it. */
   sink: S;
 }
@@ -221,7 +224,7 @@ export async function receiveUpload<S extends UploadSink>(
         if (head.length < magic.length) return stop(magicError(clientName));
         verifying = Promise.all([out.finish(), check?.finish() ?? null]).then(([stored, problem]) => {
           if (problem !== null && verify) throw verify.error(clientName, problem);
-          file = { name: clientName, size: stored.size, sha256: stored.sha256, sink: out };
+          file = { name: clientName, ...stored, sink: out };
         }).catch(fail);
       });
     });

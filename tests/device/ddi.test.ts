@@ -87,6 +87,14 @@ Deno.test("DDI, shared mode: poll, deployment, artifact, feedback through instal
     unknown: { member: true },
   });
   assert.equal(long.status, 200);
+  // The text rule (§17) holds for feedback and attributes: a NUL or a lone surrogate is 400 and changes nothing.
+  const nul = await dev.call(
+    "POST",
+    `/deploymentBase/${actionId}/feedback`,
+    DdiDevice.feedbackBody(actionId, "closed", "failure", ["a\u0000b"]),
+  );
+  assert.deepEqual([nul.status, nul.json?.error], [400, "invalid_request"]);
+  assert.equal((await dev.configData({ board: "\ud800" })).status, 400);
   const installing = (await api.getDevice("ddi-1")).update!;
   assert.equal(installing.state, "installing");
   assert.equal(installing.message, "x".repeat(1000));

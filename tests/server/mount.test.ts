@@ -16,7 +16,11 @@ import { apiApp, checkMounted, mount } from "../../server/mount.ts";
 import { DEVICE_KEY, testApp } from "../routes/app.ts";
 
 Deno.test("mount: a route registered on the API app by hand is refused at start", () => {
-  const api = apiApp({ operator: () => (_c, next) => next(), device: () => (_c, next) => next() });
+  const api = apiApp({
+    operator: () => (_c, next) => next(),
+    device: () => (_c, next) => next(),
+    ddi: () => (_c, next) => next(),
+  });
   mount(api, routes.me, (c) => c.json({}));
   checkMounted(api);
   api.app.get("/me/secrets", (c) => c.json({ secret: true }));
@@ -26,7 +30,11 @@ Deno.test("mount: a route registered on the API app by hand is refused at start"
 });
 
 Deno.test("mount: a route mounted twice, or a HEAD entry mounted as a handler, is a mistake at start", () => {
-  const api = apiApp({ operator: () => (_c, next) => next(), device: () => (_c, next) => next() });
+  const api = apiApp({
+    operator: () => (_c, next) => next(),
+    device: () => (_c, next) => next(),
+    ddi: () => (_c, next) => next(),
+  });
   mount(api, routes.me, (c) => c.json({}));
   assert.throws(() => mount(api, routes.me, (c) => c.json({})), /mounted twice/);
   assert.throws(() => mount(api, routes.deviceFirmwareHead, (c) => c.body(null)), /served by its GET/);
@@ -42,7 +50,7 @@ Deno.test("mount: the guard has the entry's role and scope; the handler gets the
       return await role(c, next);
     };
   };
-  const api = apiApp({ operator: signedIn, device: () => (_c, next) => next() });
+  const api = apiApp({ operator: signedIn, device: () => (_c, next) => next(), ddi: () => (_c, next) => next() });
   const seen: unknown[] = [];
   // patchDevice: operator role, scope devices:write, params + If-Match + JSON body.
   mount(api, routes.patchDevice, (c, input) => {

@@ -57,17 +57,19 @@ export function firmwareStore(engine: Engine): FirmwareStore {
     *ids() {
       return (yield* all<{ id: string }>("SELECT id FROM firmwares")).map((r) => r.id);
     },
-    insert: (f) =>
+    insert: (f, digests) =>
       write(function* () {
         const d = yield* dialect();
         try {
           yield* run(
-            `INSERT INTO firmwares (${COLUMNS}) VALUES (?, ?, ?, ?, ?)`,
+            `INSERT INTO firmwares (${COLUMNS}, sha1, md5) VALUES (?, ?, ?, ?, ?, ?, ?)`,
             f._id,
             f.name,
             f.size,
             f.sha256,
             f.createdAt,
+            digests?.sha1 ?? null,
+            digests?.md5 ?? null,
           );
         } catch (err) {
           if (d.isUniqueViolation(err)) throw new ConflictError(firmwareNameTaken(f.name));

@@ -12,7 +12,8 @@ export interface FirmwareStore {
   /** The oldest firmware whose bytes have this sha256, other than `exceptId`; null when there is none. */
   firstWithSha256(sha256: string, exceptId?: string): Promise<Firmware | null>;
   /** Records a firmware whose file is in place; ConflictError when its name is taken. */
-  insert(firmware: Firmware): Promise<void>;
+  /** `digests`: the sha1 and md5 of the bytes (hawkBit DDI), when the upload computed them. */
+  insert(firmware: Firmware, digests?: { sha1: string; md5: string }): Promise<void>;
   /**
    * Deletes the row unless the firmware is in use (a device type's default or a device's custom firmware), checked
    * in the same transaction: NotFoundError, ConflictError naming every use. Answers the deleted firmware.

@@ -6,6 +6,7 @@ import { formatDateTime } from "../../lib/format.ts";
 import { deviceQuery } from "./api.ts";
 import { AuditHistory } from "../audit/api.ts";
 import { AdditionalTreatmentsCard } from "./AdditionalTreatmentsCard.tsx";
+import { AttributesCard } from "./AttributesCard.tsx";
 import { DeviceInfoCard } from "./DeviceInfoCard.tsx";
 import { FirmwareCard } from "./FirmwareCard.tsx";
 import { FirmwareInEffectCard } from "./FirmwareInEffectCard.tsx";
@@ -62,6 +63,7 @@ export default function DeviceScreen() {
           </div>
           <div className="detail-column">
             <DeviceInfoCard device={d} />
+            <AttributesCard device={d} />
             {tokenMode && <AdmissionCard device={d} />}
             <FirmwareInEffectCard device={d} />
             <UpdateStatusCard device={d} />
