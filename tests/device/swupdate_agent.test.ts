@@ -197,7 +197,7 @@ Deno.test("SWUpdate agent over hawkBit DDI: installed through a reboot, refused 
         const failed = await updateState("swu-b", "failed");
         assert.equal(failed.update?.firmwareId, fw._id);
         // SWUpdate's closing feedback lists its errors, then "No suitable .swu image found".
-      assert.match(failed.update?.message ?? "", /SW not compatible with hardware|No suitable \.swu image found/);
+        assert.match(failed.update?.message ?? "", /SW not compatible with hardware|No suitable \.swu image found/);
         console.log(`cycle b: the agent's message: ${JSON.stringify(failed.update?.message)}`);
         await agent.waitFor(/SW not compatible with hardware/);
         await until("the rollout to pause", async () => {
@@ -255,5 +255,60 @@ Deno.test("SWUpdate agent over hawkBit DDI: installed through a reboot, refused 
     for (const agent of agents) await agent.stop();
     await Deno.remove(dir, { recursive: true }).catch(() => {});
     console.log(`SWUpdate agent cycles: ${Math.round(performance.now() - started)} ms`);
+  }
+});
+
+Deno.test("SWUpdate agent with its own TargetToken (DEVICE_AUTH=token): installed through a reboot", async () => {
+  const started = performance.now();
+  await using srv = await startServer({
+    env: { LOG_FORMAT: "json", DDI_POLL_SECONDS: "1", DEVICE_AUTH: "token", DEVICE_ADMISSION: "auto" },
+  });
+  const api = await srv.login();
+  const dir = await Deno.makeTempDir({ prefix: "swu-agent-token-" });
+  const agents: Agent[] = [];
+  try {
+    const signer = await makeSigningKey(dir);
+    // §11: the device enrols with the factory key and gets its own token, which SWUpdate sends as TargetToken.
+    const enrolled = await srv.fetch("/api/v1/device/swu-t/enroll", {
+      method: "POST",
+      token: DEVICE_API_KEY,
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ versionInfo: { app: "1.0.0", os: "linux-6.1", channels: [] } }),
+    });
+    assert.equal(enrolled.status, 201);
+    const { token } = await enrolled.json() as { token: string };
+    const image = imageBytes(32 * 1024, 4);
+    const installTo = `${dir}/t-installed.bin`;
+    const swu = await buildSwu({ signer, image, installTo, hardware: ["1.0"], version: "3.0.0" });
+    const fw = await api.uploadFirmware(bytesSource("therapy-3.0.0.swu", swu));
+    await api.patchDevice({ deviceId: "swu-t", firmware: fw._id });
+    const options = {
+      url: srv.url,
+      deviceId: "swu-t",
+      targetToken: token,
+      cert: signer.cert,
+      hardware: HARDWARE,
+      dir: `${dir}/agent`,
+    };
+    let agent = await startAgent(options);
+    agents.push(agent);
+    await agent.trigger();
+    await agent.waitFor(/Update successful, executing post-update actions/, { timeoutMs: 30_000 });
+    assert.equal(sha256(await Deno.readFile(installTo)), sha256(image));
+    await agent.stop();
+    agent = await startAgent({ ...options, confirm: 2 });
+    agents.push(agent);
+    const installed = await until("swu-t installed", async () => {
+      const d = await api.getDevice("swu-t");
+      return d.update?.state === "installed" ? d : undefined;
+    }, () => `the server saw: ${JSON.stringify(seenFor(srv, "swu-t"))}\n${agent.log().slice(-4000)}`);
+    assert.equal(installed.update?.firmwareId, fw._id);
+    const seen = seenFor(srv, "swu-t");
+    assert.deepEqual(seen.filter((s) => s.status !== 200 && s.status !== 206), [], "the token is taken everywhere");
+    assert.ok(seen.some((s) => s.method === "GET" && s.path.includes("/artifacts/")), "downloaded with its token");
+  } finally {
+    for (const agent of agents) await agent.stop();
+    await Deno.remove(dir, { recursive: true }).catch(() => {});
+    console.log(`SWUpdate agent, TargetToken: ${Math.round(performance.now() - started)} ms`);
   }
 });
