@@ -108,7 +108,7 @@ export async function startAgent(o: AgentOptions): Promise<Agent> {
     pid: child.pid,
     deviceId: o.deviceId,
     log: () => text,
-    waitFor(re, { timeoutMs = 20_000, from = 0 } = {}) {
+    waitFor(re, { timeoutMs = 60_000, from = 0 } = {}) {
       return new Promise((resolve, reject) => {
         const check = () => {
           const m = text.slice(from).match(re);
@@ -158,7 +158,7 @@ export async function startAgent(o: AgentOptions): Promise<Agent> {
     },
   };
   // Ready once its control socket takes a command (it is created before suricatta starts polling).
-  const deadline = Date.now() + 15_000;
+  const deadline = Date.now() + 30_000;
   for (;;) {
     try {
       await ipc(o.dir, ["hawkbitcfg", "-p", "1"]);

@@ -63,7 +63,7 @@ async function until<T>(
   what: string,
   probe: () => Promise<T | undefined>,
   detail: () => string = () => "",
-  ms = 30_000,
+  ms = 60_000,
 ): Promise<T> {
   const deadline = Date.now() + ms;
   for (;;) {
@@ -293,7 +293,7 @@ Deno.test("SWUpdate agent with its own TargetToken (DEVICE_AUTH=token): installe
     let agent = await startAgent(options);
     agents.push(agent);
     await agent.trigger();
-    await agent.waitFor(/Update successful, executing post-update actions/, { timeoutMs: 30_000 });
+    await agent.waitFor(/Update successful, executing post-update actions/, { timeoutMs: 60_000 });
     assert.equal(sha256(await Deno.readFile(installTo)), sha256(image));
     await agent.stop();
     agent = await startAgent({ ...options, confirm: 2 });
