@@ -7,6 +7,7 @@ import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
 import { startBucket } from "../../testing/s3.ts";
 import { bytesSource } from "../../testing/files.ts";
+import { DdiDevice, linkedAction } from "../../testing/ddi.ts";
 import { DEVICE_API_KEY, startServer } from "../../testing/server.ts";
 import { xzOfSize } from "../../testing/xz_fixtures.ts";
 
@@ -60,6 +61,23 @@ Deno.test("a bucket: redirects to presigned URLs that honour Range; a bucket dow
       await cached.body?.cancel();
     },
   );
+
+  await t.step("hawkBit DDI: sha1 and md5 from the bucket's put; the artifact is a 302 to the bucket", async () => {
+    const dev = new DdiDevice(srv.url, "bucket-ddi", `GatewayToken ${DEVICE_API_KEY}`);
+    const actionId = linkedAction(await dev.poll(), "deploymentBase");
+    const deployment = await dev.call("GET", `/deploymentBase/${actionId}`);
+    const artifact = deployment.json.deployment.chunks[0].artifacts[0];
+    const hash = (algorithm: string) => createHash(algorithm).update(bytes).digest("hex");
+    assert.deepEqual(artifact.hashes, { sha1: hash("sha1"), md5: hash("md5"), sha256 });
+    const res = await fetch(artifact._links.download.href, {
+      headers: { authorization: dev.authorization! },
+      redirect: "manual",
+    });
+    assert.equal(res.status, 302);
+    await res.body?.cancel();
+    const whole = await fetch(res.headers.get("location")!);
+    assert.deepEqual(new Uint8Array(await whole.arrayBuffer()), bytes);
+  });
 
   await t.step("the operator's download streams from the bucket", async () => {
     const res = await srv.fetch(`/api/v1/device_firmwares/${fw._id}/file`, { token: api.token });

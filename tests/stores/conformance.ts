@@ -9,6 +9,7 @@ import { changeCounterCases } from "./cases/change_counter.ts";
 import { concurrencyCases } from "./cases/concurrency.ts";
 import { demoCases } from "./cases/demo.ts";
 import { deviceApiCases } from "./cases/device_api.ts";
+import { ddiCases } from "./cases/ddi.ts";
 import { deviceTypeCases } from "./cases/device_types.ts";
 import { deviceCases } from "./cases/devices.ts";
 import { deviceViewCases } from "./cases/device_views.ts";
@@ -38,6 +39,7 @@ export function storeConformance(engine: string, options: ConformanceOptions): v
       treatmentCases,
       operatorCases,
       deviceApiCases,
+      ddiCases,
       changeCounterCases,
       revisionCases,
       concurrencyCases,

@@ -24,6 +24,15 @@ describe("audit entries in words", () => {
     expect(actionText("something.new")).toBe("something.new");
   });
 
+  it("reads reported device attributes by their own names", () => {
+    const e = entry("device.attributes", {
+      before: { hw_rev: null, board: "a" },
+      changes: { hw_rev: "1.0", board: "b" },
+    });
+    expect(actionText("device.attributes")).toBe("Device attributes reported");
+    expect(detailLines(e, names)).toEqual(["hw_rev: none → 1.0", "board: a → b"]);
+  });
+
   it("reads a device change as names and values, before → after", () => {
     const e = entry("device.update", {
       changes: { firmware: "fw1", moduleIds: ["m1", "m2"], additionalTreatmentIds: [] },

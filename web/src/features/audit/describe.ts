@@ -161,6 +161,13 @@ const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typ
  */
 export function detailLines(e: AuditEntry, names: Names = {}): string[] {
   const d = e.details;
+  // Attribute names are the device's own words: shown as sent, not as labels.
+  if (e.action === "device.attributes" && isObject(d.changes)) {
+    const was = isObject(d.before) ? d.before : {};
+    return Object.entries(d.changes).map(([name, now]) =>
+      `${name}: ${valueText("", was[name], names)} → ${valueText("", now, names)}`
+    );
+  }
   const lines: string[] = [];
   const before = isObject(d.before) ? d.before : null;
   const changes = isObject(d.changes) ? d.changes : before
