@@ -2,25 +2,69 @@
  * A firmware is its file (in the firmware files: server/files/) plus its row. A row exists only for a complete file; a
  * file without a row is swept at start (bootstrap.ts).
  */
-import { type Firmware, FIRMWARE_EXTENSION, XZ_MAGIC } from "../shared/schemas/firmware.ts";
+import {
+  type Firmware,
+  FIRMWARE_EXTENSIONS_TEXT,
+  FIRMWARE_FORMATS,
+  type FirmwareFormat,
+  firmwareFormat,
+} from "../shared/schemas/firmware.ts";
 import { firmwareNameTaken } from "./db/rules/firmwares.ts";
 import type { FirmwareStore } from "./db/stores.ts";
 import { now } from "./db/clock.ts";
-import { conflict, invalidFirmware, unsupported } from "./errors.ts";
+import { type ApiHttpError, conflict, invalidFirmware, unsupported } from "./errors.ts";
 import { startXzCheck } from "./files/xz_check.ts";
+import { startSwuCheck } from "./files/cpio_check.ts";
+import type { StreamCheck } from "./files/stream_check.ts";
 import type { FirmwareFiles, FirmwarePut } from "./files/firmware_files.ts";
 
 type FirmwareRows = Pick<FirmwareStore, "nameTaken" | "insert">;
 
-/** A base name ending in .xz (any case) with something before the extension. */
-export const isFirmwareName = (name: string) =>
-  name.length > FIRMWARE_EXTENSION.length && name.toLowerCase().endsWith(FIRMWARE_EXTENSION);
+/** A base name ending in .xz or .swu (any case) with something before the extension. */
+export const isFirmwareName = (name: string) => firmwareFormat(name) !== null;
 
-/** 415 for a name that is not a firmware file's (not ending in .xz). */
-export function checkFirmwareName(name: string): void {
-  if (!isFirmwareName(name)) {
-    throw unsupported(`${name} is not a firmware file: the name must end in ${FIRMWARE_EXTENSION}.`);
+/** 415 for a name that is not a firmware file's (not ending in .xz or .swu); else the format it names. */
+export function checkFirmwareName(name: string): FirmwareFormat {
+  const format = firmwareFormat(name);
+  if (format === null) {
+    throw unsupported(`${name} is not a firmware file: the name must end in ${FIRMWARE_EXTENSIONS_TEXT}.`);
   }
+  return format;
+}
+
+/** How each format's content is checked while it streams (the magic first, then the whole file). */
+export const FIRMWARE_CHECKS: Record<
+  FirmwareFormat,
+  {
+    magicError: (name: string) => ApiHttpError;
+    start: () => StreamCheck;
+    error: (name: string, p: string) => ApiHttpError;
+  }
+> = {
+  xz: {
+    magicError: (name) => unsupported(`${name} is not an xz file: it does not start with the xz signature.`),
+    start: startXzCheck,
+    error: (name, problem) => invalidFirmware(`${name} is not a valid xz file: ${problem}.`),
+  },
+  swu: {
+    magicError: (name) =>
+      invalidFirmware(
+        `${name} is not a valid SWUpdate image: it is not a cpio archive (it does not start with 070701 or 070702).`,
+      ),
+    start: startSwuCheck,
+    error: (name, problem) => invalidFirmware(`${name} is not a valid SWUpdate image: ${problem}.`),
+  },
+};
+
+/** The upload's content rules for a firmware of this name (lib/upload.ts). */
+export function firmwareContentRules(name: string) {
+  const format = checkFirmwareName(name);
+  const check = FIRMWARE_CHECKS[format];
+  return {
+    magic: FIRMWARE_FORMATS[format].magic,
+    magicError: check.magicError,
+    verify: { start: check.start, error: check.error },
+  };
 }
 
 export const duplicateName = (name: string) => conflict(firmwareNameTaken(name));
@@ -82,7 +126,8 @@ export async function storeFirmware(
 
 /**
  * Adds a firmware from bytes already in memory (demo seed, scripts): the same rules and path as an upload
- * (415 for a name not ending in .xz or bytes without the xz magic, 422 for bytes that are not a valid xz file, 409
+ * (415 for a name not ending in .xz/.swu or bytes without the xz magic, 422 for bytes that are not a valid xz file or
+ * SWUpdate image, 409
  * for a name already taken).
  */
 export async function addFirmware(
@@ -91,13 +136,13 @@ export async function addFirmware(
   name: string,
   bytes: Uint8Array,
 ): Promise<Firmware> {
-  checkFirmwareName(name);
+  const rules = firmwareContentRules(name);
   if (await rows.nameTaken(name)) throw duplicateName(name);
-  if (XZ_MAGIC.some((b, i) => bytes[i] !== b)) throw unsupported(`${name} is not an xz file.`);
-  const check = startXzCheck();
+  if (rules.magic.some((b, i) => bytes[i] !== b)) throw rules.magicError(name);
+  const check = rules.verify.start();
   await check.write(bytes);
   const problem = await check.finish();
-  if (problem !== null) throw invalidFirmware(`${name} is not a valid xz file: ${problem}.`);
+  if (problem !== null) throw rules.verify.error(name, problem);
   const put = files.put();
   try {
     await put.write(bytes);

@@ -27,7 +27,7 @@ const STATUS_TEXT: Record<number, string> = {
   413: "Too large",
   415: "Unsupported media type or file",
   416: "Range not satisfiable",
-  422: "Unprocessable: the firmware is not a valid xz file",
+  422: "Unprocessable: the firmware is not a valid xz file or SWUpdate image",
   429: "Too many requests: wait as Retry-After says",
   500: "Something went wrong on the server; the request changed nothing",
   503: "Unavailable: a store cannot be reached, or the feature is not configured; retry later",
@@ -75,7 +75,10 @@ function requestBody(r: Route): unknown {
   }
   return {
     required: true,
-    description: `One file (${body.fileExtension}) in the field '${body.field}', with a Content-Length (a chunked ` +
+    description:
+      `One file (${
+        [body.fileExtension, ...(body.others ?? [])].join(" or ")
+      }) in the field '${body.field}', with a Content-Length (a chunked ` +
       "body is 411).",
     content: {
       "multipart/form-data": {

@@ -72,7 +72,12 @@ export interface ReceiveOptions<S extends UploadSink> {
    * verdict awaited before the file is handed over; a refusal (at the end or as soon as it is known) is `error`.
    */
   verify?: { start: () => StreamCheck; error: (name: string, problem: string) => ApiHttpError };
+  /** The content rules that depend on the file's name (its format), chosen once the name has passed checkName. */
+  forName?: (name: string) => ContentRules;
 }
+
+/** The options that say what the content must be. */
+export type ContentRules = Pick<ReceiveOptions<UploadSink>, "magic" | "magicError" | "verify">;
 
 /** A temp file in `tmpDir` as an upload's sink (imports read it by its path); abort() removes it. */
 export function tempFileSink(tmpDir: string): UploadSink & { path: string } {
@@ -154,8 +159,6 @@ export async function receiveUpload<S extends UploadSink>(
   let sink = null as S | null; // set in a callback: not narrowed to null below
   let check = null as StreamCheck | null;
   let verifying: Promise<void> | undefined;
-  const magicError = opts.magicError ??
-    ((name: string) => unsupported(`${name} is not a valid file: it does not start with the expected signature.`));
 
   let failUpload: (err: unknown) => void = () => {};
   const result = new Promise<ReceivedFile<S>>((resolve, reject) => {
@@ -187,7 +190,10 @@ export async function receiveUpload<S extends UploadSink>(
         fail(err);
         return;
       }
-      const magic = opts.magic ?? [];
+      const rules = { ...opts, ...opts.forName?.(clientName) };
+      const magic = rules.magic ?? [];
+      const magicError = rules.magicError ??
+        ((name: string) => unsupported(`${name} is not a valid file: it does not start with the expected signature.`));
       let head: number[] = [];
       let stopped = false;
       const out = sink = opts.sink();
@@ -196,7 +202,7 @@ export async function receiveUpload<S extends UploadSink>(
         stream.resume();
         fail(err);
       };
-      const verify = opts.verify;
+      const verify = rules.verify;
       if (verify) {
         check = verify.start();
         check.refused.then((problem) => stop(verify.error(clientName, problem)), stop);

@@ -1,5 +1,6 @@
 import * as metrics from "../metrics.ts";
 import { routes } from "../../shared/routes/mod.ts";
+import { firmwareContentType } from "../../shared/schemas/firmware.ts";
 import { clientAddress } from "../auth/client_address.ts";
 import { deviceTokenHash, newDeviceToken } from "../auth/device_tokens.ts";
 import { runAs } from "../db/audit_context.ts";
@@ -80,7 +81,7 @@ export function deviceApiRoutes(api: Api, ctx: AppContext) {
       redirect: ctx.config.FIRMWARE_DOWNLOAD === "redirect"
         ? { ttlSeconds: ctx.config.FIRMWARE_URL_TTL_SECONDS, onRedirect: () => metrics.firmwareRedirects.inc() }
         : null,
-      contentType: "application/x-xz",
+      contentType: firmwareContentType(firmware.name),
       counted: (body) => metrics.countedBody(body, servedToDevices),
     });
   });

@@ -1,5 +1,6 @@
 import * as metrics from "../metrics.ts";
 import { routes } from "../../shared/routes/mod.ts";
+import { firmwareContentType } from "../../shared/schemas/firmware.ts";
 import type { AppContext } from "../context.ts";
 import { attachmentDisposition, openFirmwareFile } from "../lib/firmware_file.ts";
 import { receiveUpload } from "../lib/upload.ts";
@@ -47,7 +48,7 @@ export function firmwaresRoutes(api: Api, ctx: AppContext) {
     const body = await openFirmwareFile(ctx.files, firmware);
     return new Response(metrics.countedBody(body, servedToOperators), {
       headers: {
-        "Content-Type": "application/x-xz",
+        "Content-Type": firmwareContentType(firmware.name),
         "Content-Length": String(firmware.size),
         "Content-Disposition": attachmentDisposition(firmware.name),
         "Cache-Control": "no-store",

@@ -1,20 +1,20 @@
 /**
  * Firmwares: a row and its file, kept together (server/firmware_storage.ts: a row exists only for a complete file).
- * Upload: the body is checked as it streams (name, xz magic, the whole xz stream), the file committed, then the row;
+ * Upload: the body is checked as it streams (name, then by its extension the xz magic and the whole xz stream, or the
+ * whole cpio archive of an SWUpdate image), the file committed, then the row;
  * delete: the row in its transaction (its audit entry with it), then the file.
  */
 import * as metrics from "../metrics.ts";
-import { type Firmware, XZ_MAGIC } from "../../shared/schemas/firmware.ts";
+import type { Firmware } from "../../shared/schemas/firmware.ts";
 import { KEY_ID_FIELD, type ReleaseKey, SIGNATURE_FIELD } from "../../shared/schemas/release_key.ts";
 import type { AppContext } from "../context.ts";
 import type { Operator } from "../db/stores.ts";
 import { SigningKeyRevokedError } from "../db/errors.ts";
 import { approvalNotPending, noFirmware, OWN_UPLOAD } from "../db/rules/firmwares.ts";
-import { conflict, forbidden, invalidFirmware, invalidSignature, notFound, unsupported } from "../errors.ts";
+import { conflict, forbidden, invalidSignature, notFound } from "../errors.ts";
 import { signatureBytes, signingKey } from "../auth/release_signatures.ts";
 import type { FirmwarePut } from "../files/firmware_files.ts";
-import { startXzCheck } from "../files/xz_check.ts";
-import { checkFirmwareName, duplicateName, storeFirmware } from "../firmware_storage.ts";
+import { checkFirmwareName, duplicateName, firmwareContentRules, storeFirmware } from "../firmware_storage.ts";
 import type { ReceivedFile, ReceiveOptions } from "../lib/upload.ts";
 
 /** Receives the request's file with the options given (the route binds it to its request: lib/upload.ts). */
@@ -116,9 +116,7 @@ export function firmwaresService(ctx: AppContext) {
         idleMs: ctx.config.BODY_IDLE_SECONDS * 1000,
         received,
         maxBytes: ctx.config.MAX_FIRMWARE_BYTES,
-        magic: XZ_MAGIC,
         limitName: "MAX_FIRMWARE_BYTES",
-        magicError: (name) => unsupported(`${name} is not an xz file: it does not start with the xz signature.`),
         checkName: (name) => {
           checkFirmwareName(name);
           if (taken.has(name)) throw duplicateName(name);
@@ -126,11 +124,8 @@ export function firmwaresService(ctx: AppContext) {
         fields: [SIGNATURE_FIELD, KEY_ID_FIELD],
         // Refused before a byte is written: no signature under the requirement, a signature that is not base64.
         checkFields: (fields) => void signatureOf(fields),
-        // The whole stream is tested as it arrives; a refusal is known before any row is written.
-        verify: {
-          start: startXzCheck,
-          error: (name, problem) => invalidFirmware(`${name} is not a valid xz file: ${problem}.`),
-        },
+        // The whole file is tested as it arrives, by its format; a refusal is known before any row is written.
+        forName: firmwareContentRules,
       });
       // The name may have been taken while the body streamed: storeFirmware's insert catches that too.
       if (await firmwares.nameTaken(file.name)) {

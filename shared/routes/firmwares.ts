@@ -1,5 +1,5 @@
 import * as z from "zod";
-import { ApproveFirmwareBody, Firmware, FIRMWARE_EXTENSION, UploadedFirmware } from "../schemas/firmware.ts";
+import { ApproveFirmwareBody, Firmware, FIRMWARE_EXTENSION, FIRMWARE_FORMATS, UploadedFirmware } from "../schemas/firmware.ts";
 import { IdParams } from "./params.ts";
 import { binary, empty, errors, json, multipart, noBody, route } from "./route.ts";
 
@@ -19,12 +19,13 @@ export const firmwareRoutes = {
     path: "/device_firmwares",
     auth: "operator",
     scope: "firmware:write",
-    summary: "Upload an xz firmware file (streamed and checked whole; names are unique; the same bytes under another " +
-      "name are answered with duplicateOf). Optional form fields before the file: `signature` (base64, over the " +
-      "file's SHA-256 digest) and `keyId` (a release key; without it the unrevoked keys are tried): a signature that " +
-      "does not verify, or none under REQUIRE_SIGNED_FIRMWARE=1, is 422 invalid_signature and nothing is stored. " +
-      "Under RELEASE_APPROVALS=1 the new firmware is pending until another operator approves it.",
-    body: multipart(FIRMWARE_EXTENSION),
+    summary: "Upload a firmware file, xz or an SWUpdate image (.swu) (streamed and checked whole; names are unique; " +
+      "the same bytes under another name are answered with duplicateOf). Optional form fields before the file: " +
+      "`signature` (base64, over the file's SHA-256 digest) and `keyId` (a release key; without it the unrevoked keys " +
+      "are tried): a signature that does not verify, or none under REQUIRE_SIGNED_FIRMWARE=1, is 422 " +
+      "invalid_signature and nothing is stored. Under RELEASE_APPROVALS=1 the new firmware is pending until another " +
+      "operator approves it.",
+    body: multipart(FIRMWARE_EXTENSION, "file", [FIRMWARE_FORMATS.swu.extension]),
     answers: { 201: json(UploadedFirmware), ...errors(400, 401, 408, 409, 411, 413, 415, 422, 503, 507) },
   }),
   firmwareFile: route({

@@ -22,7 +22,8 @@ export type RequestBody =
   | { kind: "none" }
   | { kind: "json"; schema: z.ZodType }
   /** One file in the multipart/form-data field `field`, streamed. */
-  | { kind: "multipart"; field: string; fileExtension: string };
+  /** `fileExtension` is the main one (tests name files with it); `others` are accepted too. */
+  | { kind: "multipart"; field: string; fileExtension: string; others?: readonly string[] };
 
 /** Header name -> what it carries (documentation, e.g. for an OpenAPI description). */
 export type HeaderDocs = Readonly<Record<string, string>>;
@@ -74,8 +75,8 @@ export const json = <S extends z.ZodType>(
 export const empty = { kind: "empty" } as const;
 export const binary = (contentType: string) => ({ kind: "binary", contentType }) as const;
 export const noBody = { kind: "none" } as const;
-export const multipart = (fileExtension: string, field = "file") =>
-  ({ kind: "multipart", field, fileExtension }) as const;
+export const multipart = (fileExtension: string, field = "file", others: readonly string[] = []) =>
+  ({ kind: "multipart", field, fileExtension, others }) as const;
 
 /** The request header of a conditional write: a stale tag is 412 precondition_failed and nothing changes. */
 export const ifMatch: HeaderDocs = {

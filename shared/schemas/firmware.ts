@@ -58,8 +58,35 @@ export type UploadedFirmware = z.infer<typeof UploadedFirmware>;
 
 /** xz container magic bytes (docs/REQUIREMENTS.md §5). */
 export const XZ_MAGIC = [0xfd, 0x37, 0x7a, 0x58, 0x5a, 0x00] as const;
-export const FIRMWARE_EXTENSION = ".xz";
+/** SWUpdate image magic: a cpio newc (`070701`) or crc (`070702`) archive; the sixth byte is checked with the rest. */
+export const SWU_MAGIC = [0x30, 0x37, 0x30, 0x37, 0x30] as const;
 
+/** The kinds of firmware file the console takes, told apart by the name's extension (any case). */
+export const FIRMWARE_FORMATS = {
+  xz: { extension: ".xz", magic: XZ_MAGIC, what: "an xz file" },
+  swu: { extension: ".swu", magic: SWU_MAGIC, what: "an SWUpdate image (.swu)" },
+} as const;
+export type FirmwareFormat = keyof typeof FIRMWARE_FORMATS;
+/** The main extension (the route table's; tests name sample files with it). */
+export const FIRMWARE_EXTENSION = FIRMWARE_FORMATS.xz.extension;
+
+/** The extensions a firmware file's name may end in, as an `accept` list: ".xz,.swu". */
+export const FIRMWARE_EXTENSIONS = Object.values(FIRMWARE_FORMATS).map((f) => f.extension).join(",");
+/** In words, for messages: ".xz or .swu". */
+export const FIRMWARE_EXTENSIONS_TEXT = Object.values(FIRMWARE_FORMATS).map((f) => f.extension).join(" or ");
+
+/** The format a name says (something must come before the extension), or null. */
+export function firmwareFormat(name: string): FirmwareFormat | null {
+  const lower = name.toLowerCase();
+  for (const [format, { extension }] of Object.entries(FIRMWARE_FORMATS)) {
+    if (lower.length > extension.length && lower.endsWith(extension)) return format as FirmwareFormat;
+  }
+  return null;
+}
+
+/** The Content-Type a firmware file is served with. */
+export const firmwareContentType = (name: string) =>
+  firmwareFormat(name) === "swu" ? "application/octet-stream" : "application/x-xz";
 /** POST device_firmwares/{id}/approve: the approver's password re-entered (the signature) and its meaning. */
 export const ApproveFirmwareBody = z.strictObject({
   password: z.string().min(1, "must not be empty").max(1024, "is at most 1024 characters"),

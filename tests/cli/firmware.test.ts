@@ -3,6 +3,7 @@ import { encodeHex } from "./hex.ts";
 import type { DeviceType, Firmware } from "../../shared/schemas/mod.ts";
 import { makeXzFile } from "../../testing/files.ts";
 import { startServer } from "../../testing/server.ts";
+import { cpioArchive } from "../../testing/swu.ts";
 import { cliJson, runCli, runCliOnTerminal, show, writeFakeXz } from "./run_cli.ts";
 
 async function sha256(path: string): Promise<string> {
@@ -164,6 +165,31 @@ Deno.test("CLI firmware commands", async (t) => {
     assert.equal(deleted._id, first._id);
     assert.deepEqual((await api.listFirmwares()).map((f) => f.name), ["fw-3.0.0.XZ"]);
   });
+
+  await t.step(
+    "an SWUpdate image (.swu): uploaded; a damaged one refused with the server's msg; a wrong magic",
+    async () => {
+      const entries = [{ name: "sw-description", data: new TextEncoder().encode('software = { version = "2.0"; };') }];
+      const swu = cpioArchive(entries);
+      await Deno.writeFile(`${dir}/therapy-2.0.swu`, swu);
+      const created = await cliJson<Firmware>(["firmware", "upload", `${dir}/therapy-2.0.swu`], { env });
+      assert.equal(created.name, "therapy-2.0.swu");
+      assert.equal(created.size, swu.length);
+      await Deno.writeFile(`${dir}/cut.swu`, swu.subarray(0, 200));
+      const cut = await runCli(["firmware", "upload", `${dir}/cut.swu`], { env });
+      assert.equal(cut.code, 1, show(cut));
+      assert.match(cut.stderr, /^error: cut\.swu is not a valid SWUpdate image: .*truncated/m);
+      await Deno.writeTextFile(`${dir}/text.swu`, "plain text");
+      const text = await runCli(["firmware", "upload", `${dir}/text.swu`], { env });
+      assert.equal(text.code, 2, show(text));
+      assert.match(text.stderr, /not an SWUpdate image \(\.swu\)/);
+      const name = await runCli(["firmware", "upload", `${dir}/image.cpio`], { env });
+      assert.equal(name.code, 2, show(name));
+      assert.match(name.stderr, /must end in \.xz or \.swu/);
+      await api.deleteFirmware(created._id);
+      assert.deepEqual((await api.listFirmwares()).map((f) => f.name), ["fw-3.0.0.XZ"]);
+    },
+  );
 
   await t.step(
     "on a terminal the upload shows a progress bar with bytes, percent and rate; --json shows none",

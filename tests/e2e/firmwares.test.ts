@@ -26,14 +26,14 @@ e2eTest("firmware upload shows progress in percent, then the card; wrong files a
     await dlg.getByText("Upload firmware", { exact: true }).waitFor();
     const upload = dlg.getByRole("button", { name: "Upload", exact: true });
     assert.equal(await upload.isDisabled(), true);
-    const input = dlg.getByLabel("Select .xz file");
-    assert.equal(await input.getAttribute("accept"), ".xz");
+    const input = dlg.getByLabel("Select .xz or .swu file");
+    assert.equal(await input.getAttribute("accept"), ".xz,.swu");
 
     // A file of another type is refused in the dialog, before anything is sent.
     const txt = `${dir}/notes.txt`;
     await Deno.writeTextFile(txt, "not firmware");
     await input.setInputFiles(txt);
-    await dlg.getByText("Only .xz files can be selected.").waitFor();
+    await dlg.getByText("Only .xz or .swu files can be selected.").waitFor();
     assert.equal(await upload.isDisabled(), true);
 
     const big = await bigXzFile(dir, "jeecee-fw-2.0.0.xz", 6 * 1024 * 1024);
@@ -67,7 +67,7 @@ e2eTest("firmware upload shows progress in percent, then the card; wrong files a
 
     // The same name again: the server's 409 msg is shown under 'Upload failed'.
     await page.getByRole("button", { name: "Upload firmware" }).click();
-    await dlg.getByLabel("Select .xz file").setInputFiles(big);
+    await dlg.getByLabel("Select .xz or .swu file").setInputFiles(big);
     await dlg.getByRole("button", { name: "Upload", exact: true }).click();
     await dlg.getByText("Upload failed").waitFor();
     await dlg.getByText(/already/i).waitFor();
@@ -75,7 +75,7 @@ e2eTest("firmware upload shows progress in percent, then the card; wrong files a
     await dlg.getByRole("button", { name: "Close", exact: true }).and(dlg.locator(".p-dialog-footer *")).click();
     // Closing reset the dialog: opening it again starts with no file.
     await page.getByRole("button", { name: "Upload firmware" }).click();
-    await dlg.getByText("Select .xz file", { exact: true }).waitFor();
+    await dlg.getByText("Select .xz or .swu file", { exact: true }).waitFor();
     await page.keyboard.press("Escape");
     await dlg.waitFor({ state: "hidden" });
 
@@ -83,7 +83,7 @@ e2eTest("firmware upload shows progress in percent, then the card; wrong files a
     const copy = `${dir}/jeecee-fw-2.0.0-copy.xz`;
     await Deno.copyFile(big, copy);
     await page.getByRole("button", { name: "Upload firmware" }).click();
-    await dlg.getByLabel("Select .xz file").setInputFiles(copy);
+    await dlg.getByLabel("Select .xz or .swu file").setInputFiles(copy);
     await dlg.getByRole("button", { name: "Upload", exact: true }).click();
     await dlg.getByText("Upload successful").waitFor({ timeout: 60_000 });
     await dlg.getByText("The same file is already uploaded as jeecee-fw-2.0.0.xz.", { exact: true }).waitFor();

@@ -83,7 +83,7 @@ e2eTest(
       await page.getByLabel("Firmware existing-1.0.xz", { exact: true }).waitFor();
       await page.getByRole("button", { name: "Upload firmware" }).click();
       const dlg = page.getByRole("dialog", { name: "Upload firmware" });
-      await dlg.getByLabel("Select .xz file").setInputFiles(big);
+      await dlg.getByLabel("Select .xz or .swu file").setInputFiles(big);
       await throttleUpload(page, 1024 * 1024);
       await dlg.getByRole("button", { name: "Upload", exact: true }).click();
 
@@ -133,7 +133,7 @@ e2eTest(
       await page.goto(`${proxy.url}/device_firmwares`);
       await signIn();
       await page.getByRole("button", { name: "Upload firmware" }).click();
-      await dlg.getByLabel("Select .xz file").setInputFiles(await makeXzFile(dir, "small-1.1.xz"));
+      await dlg.getByLabel("Select .xz or .swu file").setInputFiles(await makeXzFile(dir, "small-1.1.xz"));
       await dlg.getByRole("button", { name: "Upload", exact: true }).click();
       await dlg.getByText(/^Processing…/).waitFor();
       assert.equal(await dlg.getByText(/^Uploading…/).count(), 0, "no 'Uploading… 100%' while the server works");

@@ -1,7 +1,6 @@
 import type { Command } from "commander";
 import { formatBytes } from "../../../shared/format_bytes.ts";
-import { XZ_MAGIC } from "../../../shared/schemas/firmware.ts";
-import { FIRMWARE_EXTENSION } from "../../../shared/schemas/firmware.ts";
+import { FIRMWARE_EXTENSIONS_TEXT, FIRMWARE_FORMATS, firmwareFormat } from "../../../shared/schemas/firmware.ts";
 import { whileCancellable } from "../../lib/cancel.ts";
 import { RefusedError, UsageError } from "../../lib/errors.ts";
 import { checkedUploadSource } from "../../lib/local_file.ts";
@@ -14,16 +13,17 @@ import { globals, signedInClient } from "../../lib/session.ts";
 export function registerFirmwareUpload(firmware: Command): void {
   firmware
     .command("upload")
-    .description("upload an .xz firmware file (streamed) and print the new firmware")
-    .argument("<file>", "the firmware file; its name must end in .xz and it must be an xz file")
+    .description("upload a firmware file, .xz or an SWUpdate image .swu (streamed), and print the new firmware")
+    .argument("<file>", "the firmware file: an xz file named *.xz, or an SWUpdate image (cpio) named *.swu")
     .option("--default", "then make it the default firmware of the managed device type")
     .option("--signature <file|base64>", "a detached signature over the file's SHA-256 digest (a file, or base64)")
     .option("--key <id|name>", "the release key that made the signature (else the server tries every key)")
     .addHelpText(
       "after",
       `
-The name and the xz magic bytes (FD 37 7A 58 5A 00) are checked before anything is sent; the server tests the
-whole xz stream and refuses a damaged or incomplete file (exit 1, nothing stored). Bytes already uploaded under
+The name and the magic bytes (xz: FD 37 7A 58 5A 00; .swu: the cpio "07070") are checked before anything is sent;
+the server tests the whole file (the xz stream; every entry of the .swu's cpio archive, sw-description first, and
+its trailer) and refuses a damaged or incomplete file (exit 1, nothing stored). Bytes already uploaded under
 another name are stored again, with a note on stderr (with --json: the answer's duplicateOf).
 A progress bar shows on a terminal; elsewhere (a CI log, --json) progress lines go to standard error: at the
 start, at every 10 % and when the server has checked and stored the file.
@@ -38,15 +38,15 @@ uploaded).
 Examples:
   $ deno task cli firmware upload build/firmware-1.4.2.xz
   $ deno task cli firmware upload fw.xz --signature fw.sig --key "CI release key"
+  $ deno task cli firmware upload build/therapy-2.0.0.swu
   $ deno task cli --json firmware upload build/firmware-1.4.2.xz --default | jq -r ._id`,
     )
     .action(async (file: string, opts: { default?: boolean; signature?: string; key?: string }, cmd: Command) => {
       const g = globals(cmd);
-      const source = await checkedUploadSource(file, {
-        extension: FIRMWARE_EXTENSION,
-        magic: XZ_MAGIC,
-        kind: "an xz file",
-      });
+      const format = firmwareFormat(file.split("/").pop() ?? file);
+      if (format === null) throw new UsageError(`${file}: the file name must end in ${FIRMWARE_EXTENSIONS_TEXT}.`);
+      const { extension, magic, what } = FIRMWARE_FORMATS[format];
+      const source = await checkedUploadSource(file, { extension, magic, kind: what });
       if (opts.key !== undefined && opts.signature === undefined) throw new UsageError("--key needs --signature.");
       const signature = opts.signature !== undefined ? await readSignature(opts.signature) : null;
       const api = await signedInClient(cmd);

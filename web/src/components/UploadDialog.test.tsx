@@ -6,6 +6,7 @@ import { percentOf, UploadDialog } from "./UploadDialog.tsx";
 
 function setup(
   upload: (file: File, onProgress: (p: Progress) => void, opts: UploadOptions) => Promise<string | void>,
+  extension = ".xz",
 ) {
   const onHide = vi.fn();
   render(
@@ -13,7 +14,7 @@ function setup(
       visible
       header="Upload firmware"
       selectLabel="Select .xz file"
-      extension=".xz"
+      extension={extension}
       actionLabel="Upload"
       successText="Upload successful"
       failureText="Upload failed"
@@ -42,6 +43,20 @@ describe("UploadDialog", () => {
     await user.upload(input, xz);
     expect(screen.getByText("Selected file: fw-1.2.xz")).toBeTruthy();
     expect(button("Upload").disabled).toBe(false);
+  });
+
+  it("accepts any of several extensions (.xz,.swu), in any case", async () => {
+    const user = userEvent.setup({ applyAccept: false });
+    setup(() => Promise.resolve(), ".xz,.swu");
+    const input = screen.getByLabelText("Select .xz file") as HTMLInputElement;
+    expect(input.accept).toBe(".xz,.swu");
+    await user.upload(input, new File(["x"], "image.cpio"));
+    expect(screen.getByText("Only .xz or .swu files can be selected.")).toBeTruthy();
+    await user.upload(input, new File(["070701"], "therapy-2.0.SWU"));
+    expect(screen.getByText("Selected file: therapy-2.0.SWU")).toBeTruthy();
+    expect(button("Upload").disabled).toBe(false);
+    await user.upload(input, xz);
+    expect(screen.getByText("Selected file: fw-1.2.xz")).toBeTruthy();
   });
 
   it("disables every button while uploading, shows the percentage, then only Close", async () => {

@@ -31,7 +31,7 @@ export function percentOf(loaded: number, total: number): number {
 export interface UploadDialogProps {
   visible: boolean;
   header: string;
-  /** The only extension accepted, e.g. ".xz" (docs/REQUIREMENTS.md, Screens). */
+  /** The extensions accepted, as the file input's `accept`: ".sqlite3", or several: ".xz,.swu" (docs/REQUIREMENTS.md, Screens). */
   extension: string;
   /** The file picker's label before a file is chosen, e.g. 'Select .xz file'. */
   selectLabel: string;
@@ -92,9 +92,10 @@ export function UploadDialog(props: UploadDialogProps) {
 
   const choose = (chosen: File | undefined) => {
     if (!chosen) return;
-    if (!chosen.name.toLowerCase().endsWith(extension)) {
+    const extensions = extension.split(",");
+    if (!extensions.some((e) => chosen.name.toLowerCase().endsWith(e))) {
       setFile(null);
-      setRejected(`Only ${extension} files can be selected.`);
+      setRejected(`Only ${extensions.join(" or ")} files can be selected.`);
       return;
     }
     setRejected(null);

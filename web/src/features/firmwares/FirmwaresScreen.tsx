@@ -3,7 +3,7 @@ import { AuditHistory } from "../audit/api.ts";
 import { useQuery } from "@tanstack/react-query";
 import { Button } from "primereact/button";
 import type { Firmware } from "../../../../shared/schemas/firmware.ts";
-import { FIRMWARE_EXTENSION } from "../../../../shared/schemas/firmware.ts";
+import { FIRMWARE_EXTENSIONS } from "../../../../shared/schemas/firmware.ts";
 import { CardGrid } from "../../components/CardGrid.tsx";
 import { ConfirmDialog, type PendingConfirm, PendingConfirmDialog } from "../../components/ConfirmDialog.tsx";
 import { LoadState } from "../../components/LoadState.tsx";
@@ -156,8 +156,8 @@ export default function FirmwaresScreen() {
       <UploadDialog
         visible={uploading}
         header="Upload firmware"
-        selectLabel="Select .xz file"
-        extension={FIRMWARE_EXTENSION}
+        selectLabel="Select .xz or .swu file"
+        extension={FIRMWARE_EXTENSIONS}
         actionLabel="Upload"
         successText="Upload successful"
         failureText="Upload failed"
