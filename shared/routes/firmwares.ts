@@ -1,5 +1,11 @@
 import * as z from "zod";
-import { ApproveFirmwareBody, Firmware, FIRMWARE_EXTENSION, FIRMWARE_FORMATS, UploadedFirmware } from "../schemas/firmware.ts";
+import {
+  ApproveFirmwareBody,
+  Firmware,
+  FIRMWARE_EXTENSION,
+  FIRMWARE_FORMATS,
+  UploadedFirmware,
+} from "../schemas/firmware.ts";
 import { IdParams } from "./params.ts";
 import { binary, empty, errors, json, multipart, noBody, route } from "./route.ts";
 
