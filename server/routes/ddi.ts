@@ -3,7 +3,7 @@ import { ddiRoutes as routes } from "../../shared/routes/mod.ts";
 import type { DdiCancel, DdiDeployment, DdiPoll } from "../../shared/schemas/ddi.ts";
 import { clientAddress } from "../auth/client_address.ts";
 import { runAs } from "../db/audit_context.ts";
-import { sleepText } from "../db/rules/ddi.ts";
+import { signatureMetadata, sleepText } from "../db/rules/ddi.ts";
 import type { AppContext } from "../context.ts";
 import { notFound } from "../errors.ts";
 import { firmwareDownload } from "../lib/firmware_download.ts";
@@ -68,6 +68,7 @@ export function ddiApiRoutes(api: Api, ctx: AppContext) {
               hashes: { sha1: firmware.sha1, md5: firmware.md5, sha256: firmware.sha256 },
               _links: { download: { href }, "download-http": { href } },
             }],
+            ...(firmware.signature ? { metadata: signatureMetadata(firmware.signature) } : {}),
           }],
         },
       } satisfies DdiDeployment,

@@ -47,6 +47,11 @@ export const DdiDeployment = z.object({
       version: z.string(),
       name: z.string(),
       artifacts: z.array(DdiArtifact).length(1),
+      /**
+       * hawkBit's chunk metadata: for signed firmware (docs/REQUIREMENTS.md §20) `signature.keyId`, `signature.keyName`,
+       * `signature.algorithm` and `signature.value` (base64, over the artifact's SHA-256 digest); absent when unsigned.
+       */
+      metadata: z.array(z.object({ key: z.string(), value: z.string() })).optional(),
     })).length(1),
   }),
 });

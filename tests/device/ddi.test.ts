@@ -6,7 +6,8 @@
  */
 import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
-import { bytesSource } from "../../testing/files.ts";
+import { bytesSource, fileSource, makeXzFile } from "../../testing/files.ts";
+import { opensslKey, opensslSign } from "../../testing/release_keys.ts";
 import { DdiDevice, linkedAction } from "../../testing/ddi.ts";
 import { DEVICE_API_KEY, startServer } from "../../testing/server.ts";
 import { xzBytes } from "../../testing/xz_fixtures.ts";
@@ -157,4 +158,34 @@ Deno.test("DDI, shared mode: tenant case, credentials, throttling, and paths tha
   await bad.body?.cancel();
   const api = await srv.login();
   await assert.rejects(api.getDevice("t-2"));
+});
+
+Deno.test("DDI: a signed firmware's deploymentBase names its release key and carries the signature", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "ddi-signed-" });
+  await using srv = await startServer({ env: { LOG_LEVEL: "quiet" } });
+  try {
+    const api = await srv.login();
+    const key = await opensslKey(dir, "ecdsa-p256");
+    const releaseKey = await api.createReleaseKey("DDI pipeline key", key.publicPem);
+    const path = await makeXzFile(dir, "fw-ddi-signed.xz");
+    const signature = await opensslSign(key, path);
+    const fw = await api.uploadFirmware(await fileSource(path), undefined, { fields: { signature } });
+    const managed = (await api.listDeviceTypes()).find((d) => d.name === "jeecee_baby_default")!;
+    await api.patchDeviceType({ _id: managed._id, defaultFirmware: fw._id });
+
+    const dev = new DdiDevice(srv.url, "ddi-signed", `GatewayToken ${DEVICE_API_KEY}`);
+    const actionId = linkedAction(await dev.poll(), "deploymentBase")!;
+    const deployment = await dev.call("GET", `/deploymentBase/${actionId}`);
+    assert.equal(deployment.status, 200);
+    const [chunk] = deployment.json.deployment.chunks;
+    assert.deepEqual(chunk.metadata, [
+      { key: "signature.keyId", value: releaseKey._id },
+      { key: "signature.keyName", value: "DDI pipeline key" },
+      { key: "signature.algorithm", value: "ecdsa-p256" },
+      { key: "signature.value", value: signature },
+    ]);
+    assert.equal(chunk.artifacts[0].hashes.sha256, fw.sha256);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
 });

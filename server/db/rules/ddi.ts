@@ -1,6 +1,7 @@
 /** hawkBit DDI's rules that are not SQL (docs/REQUIREMENTS.md §18): feedback as §13 update reports. */
 import { DDI_DETAILS_MAX, type DdiFeedback } from "../../../shared/schemas/ddi.ts";
 import type { UpdateState } from "../../../shared/schemas/device.ts";
+import type { FirmwareSignature } from "../../../shared/schemas/firmware.ts";
 
 /** An action's state: open (linked as deploymentBase), canceling (linked as cancelAction), closed, canceled. */
 export type DdiActionState = "open" | "canceling" | "closed" | "canceled";
@@ -66,3 +67,14 @@ export function sleepText(seconds: number): string {
   const two = (n: number) => String(n).padStart(2, "0");
   return `${two(Math.floor(seconds / 3600))}:${two(Math.floor(seconds / 60) % 60)}:${two(seconds % 60)}`;
 }
+
+/**
+ * A signed firmware's signature as hawkBit chunk metadata (key/value pairs agents pass on; SWUpdate ignores them), so a
+ * device holding the release key can check the artifact's SHA-256 digest itself (docs/REQUIREMENTS.md §20).
+ */
+export const signatureMetadata = (s: FirmwareSignature): { key: string; value: string }[] => [
+  { key: "signature.keyId", value: s.keyId },
+  { key: "signature.keyName", value: s.keyName },
+  { key: "signature.algorithm", value: s.algorithm },
+  { key: "signature.value", value: s.value },
+];

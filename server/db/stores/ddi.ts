@@ -14,6 +14,7 @@ import type { DdiAction, DdiPollResult, DdiStore } from "../types/ddi.ts";
 import { appendAudit } from "./audit.ts";
 import { checkin, deviceKeys, recordCheckin, recordKnownCheckin, recordStatus, resolveFirmware } from "./device_api.ts";
 import { forNoKeyUpdate } from "./dialect_sql.ts";
+import { SIGNATURE_COLUMNS, SIGNATURE_JOIN, signatureOf, type SignatureRow } from "./firmwares.ts";
 
 const FINAL: readonly UpdateState[] = ["installed", "failed"];
 const CURRENT = "state IN ('open', 'canceling')";
@@ -127,18 +128,21 @@ function* openAction(deviceId: string, firmwareId: string): Q<number> {
 }
 
 function* action(deviceId: string, actionId: number): Q<DdiAction | null> {
-  const row = yield* one<{
-    id: number;
-    state: DdiActionState;
-    f_id: string;
-    f_name: string;
-    f_size: number;
-    sha256: string;
-    sha1: string | null;
-    md5: string | null;
-  }>(
-    `SELECT a.id, a.state, f.id AS f_id, f.name AS f_name, f.size AS f_size, f.sha256, f.sha1, f.md5
-     FROM ddi_actions a JOIN firmwares f ON f.id = a.firmware_id WHERE a.id = ? AND a.device_id = ?`,
+  const row = yield* one<
+    SignatureRow & {
+      id: number;
+      state: DdiActionState;
+      f_id: string;
+      f_name: string;
+      f_size: number;
+      sha256: string;
+      sha1: string | null;
+      md5: string | null;
+    }
+  >(
+    `SELECT a.id, a.state, f.id AS f_id, f.name AS f_name, f.size AS f_size, f.sha256, f.sha1, f.md5, ${SIGNATURE_COLUMNS}
+     FROM ddi_actions a JOIN firmwares f ON f.id = a.firmware_id ${SIGNATURE_JOIN}
+     WHERE a.id = ? AND a.device_id = ?`,
     actionId,
     deviceId,
   );
@@ -153,6 +157,7 @@ function* action(deviceId: string, actionId: number): Q<DdiAction | null> {
       sha256: row.sha256,
       sha1: row.sha1,
       md5: row.md5,
+      signature: signatureOf(row),
     },
   };
 }

@@ -1,4 +1,5 @@
 import type { DdiFeedback, DeviceAttributes } from "../../../shared/schemas/ddi.ts";
+import type { FirmwareSignature } from "../../../shared/schemas/firmware.ts";
 import type { DdiActionState } from "../rules/ddi.ts";
 
 /** What a DDI poll links (docs/REQUIREMENTS.md §18). */
@@ -15,7 +16,16 @@ export interface DdiPollResult {
 export interface DdiAction {
   id: number;
   state: DdiActionState;
-  firmware: { _id: string; name: string; size: number; sha256: string; sha1: string | null; md5: string | null };
+  firmware: {
+    _id: string;
+    name: string;
+    size: number;
+    sha256: string;
+    sha1: string | null;
+    md5: string | null;
+    /** The release key's signature (docs/REQUIREMENTS.md §20); null: unsigned. */
+    signature: FirmwareSignature | null;
+  };
 }
 
 /** hawkBit DDI's part of the device API (server/db/stores/ddi.ts). */
