@@ -68,6 +68,9 @@ const safeName = (raw: string) => {
   }
 };
 
+/** A hawkBit DDI path at the server's root, whatever its tenant (its query is the agent's: not checked here). */
+const DDI_PATH = /^\/[^/]+\/controller\/v1(\/|$)/i;
+
 /**
  * The rule as middleware, before any route: a path that holds a NUL or malformed UTF-8 names nothing (404, a plain
  * 404 outside the API); such an API query name or value is refused (400 naming it).
@@ -77,7 +80,8 @@ export const urlTextRule: MiddlewareHandler = async (c, next) => {
   if (!problem) return await next();
   const api = c.req.path.startsWith("/api/");
   if (problem.where === "path") {
-    if (!api) return c.text("Not found", 404);
+    // hawkBit DDI's paths (/{tenant}/controller/v1/...) answer {error, msg} as the API does; the web app's, plain text.
+    if (!api && !DDI_PATH.test(c.req.path)) return c.text("Not found", 404);
     throw notFound(`No such resource: the path ${TEXT_RULE_MSG.replace("must be", "is not")}.`);
   }
   if (!api) return await next();

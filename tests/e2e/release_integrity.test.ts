@@ -77,7 +77,7 @@ e2eTest(
       // The uploader signs in, picks the firmware, its signature file and the key; the upload awaits approval.
       await as("olga@example.com", "olga-pass-1", "/device_firmwares");
       await page.getByRole("button", { name: "Upload firmware" }).click();
-      await dlg.getByLabel("Select .xz file").setInputFiles(fwPath);
+      await dlg.getByLabel("Select .xz or .swu file").setInputFiles(fwPath);
       await dlg.getByLabel("Select signature file").setInputFiles(sigPath);
       await dlg.getByText("Signature read from jeecee-fw-3.0.0.xz.sig.").waitFor();
       await pick(page, dlg.locator(".p-dropdown"), `release-ci (Ed25519, ${short})`);

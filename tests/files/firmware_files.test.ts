@@ -10,7 +10,8 @@ import { listFiles } from "../../testing/server.ts";
 import { firmwareStoreUnderTest, startBucket } from "../../testing/s3.ts";
 import { s3FirmwareFiles } from "../../server/files/s3_firmware_files.ts";
 
-const sha256 = (bytes: Uint8Array) => createHash("sha256").update(bytes).digest("hex");
+const hash = (kind: string) => (bytes: Uint8Array) => createHash(kind).update(bytes).digest("hex");
+const [sha256, sha1, md5] = [hash("sha256"), hash("sha1"), hash("md5")];
 
 async function readAll(stream: ReadableStream<Uint8Array> | null): Promise<Uint8Array> {
   assert.ok(stream, "the file is missing");
@@ -58,7 +59,13 @@ Deno.test("firmware files: put streamed and hashed, visible only once committed,
     for (let off = 0; off < bytes.length; off += 100_000) await put.write(bytes.subarray(off, off + 100_000));
     assert.equal(await files.open("fw1"), null, "not visible before it is finished");
     assert.deepEqual(await files.list(), []);
-    assert.deepEqual(await put.finish(), { size: bytes.length, sha256: sha256(bytes) });
+    // sha1 and md5 for hawkBit DDI, computed in the same pass.
+    assert.deepEqual(await put.finish(), {
+      size: bytes.length,
+      sha256: sha256(bytes),
+      sha1: sha1(bytes),
+      md5: md5(bytes),
+    });
     await put.commit();
     await put.abort(); // a no-op after commit
     assert.deepEqual(await files.list(), ["fw1"]);
