@@ -67,7 +67,7 @@ e2eTest("product type: a stale rename is refused, the module added meanwhile is 
 
   // A is stale now: deleting a module from A's page is refused too, and A sees B's name.
   await moduleCard(a, "Base").getByRole("button", { name: "Delete module Base" }).click();
-  await aDialog.getByRole("button", { name: "OK" }).click();
+  await aDialog.getByRole("button", { name: "Delete module", exact: true }).click();
   await toast(a, "Changed by someone else").waitFor();
   await a.getByRole("heading", { name: "Product type: Walker Pro" }).waitFor();
   await moduleCard(a, "Base").waitFor();

@@ -192,7 +192,7 @@ e2eTest("deleting a product type: Enter does not delete, the dialog counts the d
   await page.getByRole("button", { name: "Delete module Sport pack" }).click();
   const moduleDialog = page.getByRole("dialog", { name: "Delete module Sport pack?" });
   await moduleDialog.getByText("1 device has this module enabled and will lose it.").waitFor();
-  await enterCancels(page, moduleDialog);
+  await enterCancels(page, moduleDialog, "Keep module");
   assert.equal((await api.getProductType(walker._id)).modules.length, 1);
 
   const del = page.getByRole("button", { name: "Delete", exact: true });
@@ -201,20 +201,21 @@ e2eTest("deleting a product type: Enter does not delete, the dialog counts the d
   await dialog.getByText("Are you sure you want to delete this product type?").waitFor();
   await dialog.getByText("3 devices have this product type and will lose it.").waitFor();
   await screenshot("safety-04-confirm-delete-product-type");
-  await enterCancels(page, dialog);
+  await enterCancels(page, dialog, "Keep product type");
   assert.equal((await api.listProductTypes()).length, 1, "Enter must not delete the product type");
   assert.equal((await api.getDevice("a-2")).productTypeId, walker._id);
   await focusIs(page, (f) => f.label === "Delete", "back on the Delete button");
 
-  // Space on the focused Cancel does not delete either; OK does, with a toast, and the list heading gets the focus.
+  // Space on the focused "Keep product type" does not delete either; "Delete product type" does, with a toast, and the
+  // list heading gets the focus.
   await del.click();
   await dialog.waitFor();
-  await focusIs(page, (f) => f.label === "Cancel", "on Cancel");
+  await focusIs(page, (f) => f.label === "Keep product type", "on Keep product type");
   await page.keyboard.press("Space");
   await dialog.waitFor({ state: "hidden" });
   assert.equal((await api.listProductTypes()).length, 1);
   await del.click();
-  await dialog.getByRole("button", { name: "OK" }).click();
+  await dialog.getByRole("button", { name: "Delete product type" }).click();
   await page.waitForURL((u) => u.pathname === "/product_types");
   await toast(page, "Product type deleted").waitFor();
   await focusIs(page, (f) => f.label.startsWith("Product types ("), "on the list heading");
