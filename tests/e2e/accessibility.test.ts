@@ -243,7 +243,7 @@ e2eTest("keyboard only: sign in, skip link, titles and focus per route, dialogs 
   await page.keyboard.press("Escape");
   await page.getByRole("dialog").waitFor({ state: "hidden" });
 
-  // Device detail: the treatment picker from the keyboard, the confirmation focused on Cancel, then OK.
+  // Device detail: the treatment picker from the keyboard, the confirmation focused on "Don't add", then "Add to device".
   await visit("/devices/kb-01");
   await page.getByRole("heading", { name: "Device kb-01" }).waitFor();
   assert.match(await page.title(), /^Device kb-01 · /);
@@ -255,8 +255,8 @@ e2eTest("keyboard only: sign in, skip link, titles and focus per route, dialogs 
   await page.keyboard.type("knee");
   await page.keyboard.press("ArrowDown");
   await page.keyboard.press("Enter");
-  await page.getByRole("dialog").getByText("Add treatment Knee pain?").waitFor();
-  await page.waitForFunction(() => document.activeElement?.textContent?.trim() === "Cancel");
+  await page.getByRole("dialog").getByText("Add treatment Knee pain to device kb-01?").waitFor();
+  await page.waitForFunction(() => document.activeElement?.textContent?.trim() === "Don't add");
   await page.keyboard.press("Tab");
   await page.keyboard.press("Enter");
   await page.getByRole("list", { name: "Additional treatments" }).getByText("Knee pain").waitFor();

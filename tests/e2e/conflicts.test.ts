@@ -6,7 +6,8 @@
 import assert from "node:assert/strict";
 import type { Page } from "playwright-core";
 import { fileSource, makeXzFile } from "../../testing/files.ts";
-import { checkInDevices, e2eTest, pick, settled } from "./helpers.ts";
+import { assertAccessible } from "./a11y.ts";
+import { assertEventually, checkInDevices, e2eTest, pick, settled } from "./helpers.ts";
 
 const toast = (page: Page, summary: string) => page.locator(".p-toast-message", { hasText: summary });
 const moduleCard = (page: Page, name: string) => page.getByLabel(`Module ${name}`, { exact: true });
@@ -66,7 +67,7 @@ e2eTest("product type: a stale rename is refused, the module added meanwhile is 
 
   // A is stale now: deleting a module from A's page is refused too, and A sees B's name.
   await moduleCard(a, "Base").getByRole("button", { name: "Delete module Base" }).click();
-  await aDialog.getByRole("button", { name: "OK" }).click();
+  await aDialog.getByRole("button", { name: "Delete module", exact: true }).click();
   await toast(a, "Changed by someone else").waitFor();
   await a.getByRole("heading", { name: "Product type: Walker Pro" }).waitFor();
   await moduleCard(a, "Base").waitFor();
@@ -95,30 +96,41 @@ e2eTest("device: a stale custom firmware change is refused, the current one show
 
   // A sets fw-a.
   await pick(a, firmwareOf(a), "fw-a.xz");
-  await a.getByRole("dialog", { name: "Set custom firmware to fw-a.xz?" }).getByRole("button", { name: "OK" }).click();
+  await a.getByRole("dialog", { name: "Set custom firmware fw-a.xz on device unit-7?" })
+    .getByRole("button", { name: "Set firmware" }).click();
   await toast(a, "Custom firmware set").waitFor();
   assert.equal((await api.getDevice("unit-7")).firmware, fwA._id);
 
-  // B, still showing the default, sets fw-b: refused; B now shows fw-a.
+  // B, still showing the default, sets fw-b: refused; the confirmation stays open with B's choice, says so, and now
+  // says what it replaces (A's fw-a); the card behind it shows fw-a.
   assert.equal(await firmwareOf(b).locator(".p-dropdown-label").textContent(), "Default device firmware");
   await pick(b, firmwareOf(b), "fw-b.xz");
-  await b.getByRole("dialog", { name: "Set custom firmware to fw-b.xz?" }).getByRole("button", { name: "OK" }).click();
-  await toast(b, "Changed by someone else").getByText(
-    "This device was changed by someone else. The current version is shown; apply your change again.",
+  const bConfirm = b.getByRole("dialog", { name: "Set custom firmware fw-b.xz on device unit-7?" });
+  await bConfirm.getByText("It will install fw-b.xz at its next check-in instead of the default device firmware.")
+    .waitFor();
+  await bConfirm.getByRole("button", { name: "Set firmware" }).click();
+  await bConfirm.getByRole("alert").getByText(
+    "This device was changed by someone else while you were editing, so nothing was saved. " +
+      "Now: custom firmware fw-a.xz. Your change is kept here: Set firmware applies it to the current version.",
   ).waitFor();
+  await bConfirm.getByText("It will install fw-b.xz at its next check-in instead of fw-a.xz.").waitFor();
   await firmwareOf(b).locator(".p-dropdown-label", { hasText: "fw-a.xz" }).waitFor();
+  assert.equal(await toast(b, "Changed by someone else").count(), 0, "the dialog says it, not a toast");
+  await b.waitForTimeout(350); // the dialog's animation ends before axe measures colours
+  await assertAccessible(b, "custom firmware confirmation after a conflict");
   await screenshot("conflicts-02-device-refused", b);
   assert.equal((await api.getDevice("unit-7")).firmware, fwA._id, "A's firmware stays");
 
-  // B applies the change again, now knowing what it replaces.
-  await pick(b, firmwareOf(b), "fw-b.xz");
-  const again = b.getByRole("dialog", { name: "Set custom firmware to fw-b.xz?" });
-  await again.getByText("Device unit-7 will install fw-b.xz at its next update instead of fw-a.xz.").waitFor();
-  await again.getByRole("button", { name: "OK" }).click();
+  // B applies the change again from the same dialog, on the current version; Undo would bring back A's fw-a.
+  await bConfirm.getByRole("button", { name: "Set firmware" }).click();
   await toast(b, "Custom firmware set").waitFor();
+  await bConfirm.waitFor({ state: "hidden" });
   assert.equal((await api.getDevice("unit-7")).firmware, fwB._id);
+  await toast(b, "Custom firmware set").getByRole("button", { name: "Undo" }).click();
+  await assertEventually(async () => assert.equal((await api.getDevice("unit-7")).firmware, fwA._id));
 
-  // The product type's confirmation stays open on a conflict, says so, and its OK applies the choice again.
+  // The product type's confirmation stays open on a conflict, says so, and its "Change product type" applies the
+  // choice again.
   const walker = await api.createProductType("Walker");
   const runner = await api.createProductType("Runner");
   const typeOf = (page: Page) => page.locator(".p-card", { hasText: "Product type" }).locator(".p-dropdown").first();
@@ -128,18 +140,19 @@ e2eTest("device: a stale custom firmware change is refused, the current one show
   await settled(b);
   await a.getByRole("heading", { name: "Device unit-7" }).waitFor();
   await pick(a, typeOf(a), "Walker");
-  await a.getByRole("dialog", { name: "Change product type to Walker?" }).getByRole("button", { name: "OK" }).click();
+  await a.getByRole("dialog", { name: "Change product type to Walker?" })
+    .getByRole("button", { name: "Change product type" }).click();
   await toast(a, "Product type changed").waitFor();
   await pick(b, typeOf(b), "Runner");
   const confirm = b.getByRole("dialog", { name: "Change product type to Runner?" });
-  await confirm.getByRole("button", { name: "OK" }).click();
+  await confirm.getByRole("button", { name: "Change product type" }).click();
   await confirm.getByRole("alert").getByText(
     "This device was changed by someone else while you were editing, so nothing was saved. Now: product type Walker.",
     { exact: false },
   ).waitFor();
   assert.equal((await api.getDevice("unit-7")).productTypeId, walker._id, "A's choice stays");
   await screenshot("conflicts-02b-device-type-kept-open", b);
-  await confirm.getByRole("button", { name: "OK" }).click();
+  await confirm.getByRole("button", { name: "Change product type" }).click();
   await toast(b, "Product type changed").waitFor();
   await confirm.waitFor({ state: "hidden" });
   assert.equal((await api.getDevice("unit-7")).productTypeId, runner._id);

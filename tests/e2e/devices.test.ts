@@ -155,7 +155,7 @@ e2eTest("device detail: product type with confirm, modules, treatments, firmware
   const confirm = page.getByRole("dialog", { name: "Change product type to Walker?" });
   await confirm.getByText("Are you sure you want to change product type?").waitFor();
   await screenshot("device-01-confirm-product-type");
-  await confirm.getByRole("button", { name: "OK" }).click();
+  await confirm.getByRole("button", { name: "Change product type" }).click();
   await confirm.waitFor({ state: "hidden" });
   const modules = page.locator(".p-card", { hasText: "Enabled modules" });
   await modules.getByText("(Default)").waitFor();
@@ -180,7 +180,7 @@ e2eTest("device detail: product type with confirm, modules, treatments, firmware
   // Cancel leaves everything as it was.
   await pick(page, typeDropdown, "No product type assigned");
   const toNone = page.getByRole("dialog", { name: "Change product type to none?" });
-  await toNone.getByRole("button", { name: "Cancel" }).click();
+  await toNone.getByRole("button", { name: "Keep current" }).click();
   await toNone.waitFor({ state: "hidden" });
   assert.equal((await api.getDevice("unit-1")).productTypeId, walker._id);
 
@@ -189,7 +189,8 @@ e2eTest("device detail: product type with confirm, modules, treatments, firmware
   await card.getByRole("button", { name: "Add treatment" }).click();
   await card.locator(".p-dropdown").click();
   await page.getByRole("option", { name: /Knee relief/ }).click();
-  await page.getByRole("dialog", { name: "Add treatment Knee relief?" }).getByRole("button", { name: "OK" }).click();
+  await page.getByRole("dialog", { name: "Add treatment Knee relief to device unit-1?" })
+    .getByRole("button", { name: "Add to device" }).click();
   const entry = card.locator("li", { hasText: "Knee relief" });
   await entry.getByText("4 ch").waitFor();
   await entry.getByText("Pain").waitFor();
@@ -208,7 +209,8 @@ e2eTest("device detail: product type with confirm, modules, treatments, firmware
   await page.goBack();
   await page.getByRole("heading", { name: "Device unit-1" }).waitFor();
   await card.locator("li", { hasText: "Knee relief" }).getByRole("button", { name: "Remove Knee relief" }).click();
-  await page.getByRole("dialog", { name: "Remove treatment Knee relief?" }).getByRole("button", { name: "OK" }).click();
+  await page.getByRole("dialog", { name: "Remove treatment Knee relief from device unit-1?" })
+    .getByRole("button", { name: "Remove from device" }).click();
   await card.getByText("No additional treatments").waitFor();
   assert.deepEqual((await api.getDevice("unit-1")).additionalTreatmentIds, []);
 
@@ -216,16 +218,21 @@ e2eTest("device detail: product type with confirm, modules, treatments, firmware
   const fwCard = page.locator(".p-card", { hasText: "Custom device firmware" });
   await fwCard.locator(".p-dropdown-label", { hasText: "Default device firmware" }).waitFor();
   await pick(page, fwCard.locator(".p-dropdown"), "special-2.xz");
-  await page.getByRole("dialog", { name: "Set custom firmware to special-2.xz?" }).getByRole("button", { name: "OK" })
-    .click();
+  const setFw = page.getByRole("dialog", { name: "Set custom firmware special-2.xz on device unit-1?" });
+  await setFw.getByText("It will install special-2.xz at its next check-in instead of the default device firmware.")
+    .waitFor();
+  assert.equal(await setFw.getByRole("button", { name: /^(OK|Cancel)$/ }).count(), 0, "buttons named for the action");
+  await setFw.getByRole("button", { name: "Set firmware" }).click();
   await assertEventually(async () => assert.equal((await api.getDevice("unit-1")).firmware, fw._id));
   await pick(page, fwCard.locator(".p-dropdown"), "Default device firmware");
-  await page.getByRole("dialog", { name: "Clear custom firmware?" }).getByRole("button", { name: "OK" }).click();
+  await page.getByRole("dialog", { name: "Clear custom firmware special-2.xz on device unit-1?" })
+    .getByRole("button", { name: "Clear custom firmware" }).click();
   await assertEventually(async () => assert.equal((await api.getDevice("unit-1")).firmware, null));
 
   // A confirmed change to none clears type and modules.
   await pick(page, typeDropdown, "No product type assigned");
-  await page.getByRole("dialog", { name: "Change product type to none?" }).getByRole("button", { name: "OK" }).click();
+  await page.getByRole("dialog", { name: "Change product type to none?" })
+    .getByRole("button", { name: "Change product type" }).click();
   await assertEventually(async () => {
     const d = await api.getDevice("unit-1");
     assert.equal(d.productTypeId, null);
@@ -252,8 +259,8 @@ e2eTest("device detail: a refused change shows the server's msg in a toast", asy
   // ...then the firmware disappears: the PATCH is refused with 400.
   await api.deleteFirmware(fw._id);
   await pick(page, fwCard.locator(".p-dropdown"), "gone.xz");
-  await page.getByRole("dialog", { name: "Set custom firmware to gone.xz?" }).getByRole("button", { name: "OK" })
-    .click();
+  await page.getByRole("dialog", { name: "Set custom firmware gone.xz on device unit-2?" })
+    .getByRole("button", { name: "Set firmware" }).click();
   await page.locator(".p-toast").getByText(/firmware/i).waitFor();
   await c.screenshot("device-04-error-toast");
   assert.equal((await api.getDevice("unit-2")).firmware, null);

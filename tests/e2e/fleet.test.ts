@@ -86,20 +86,25 @@ e2eTest("fleet views: sort, filters in the URL, columns, bulk change with confir
   // Dialog animations finish before axe measures colours (as the accessibility suite waits).
   await page.waitForTimeout(350);
   await assertAccessible(page, "bulk change dialog");
+  // Meanwhile one more device checks in: "all matching" now holds 41, and the confirmation counts what the server
+  // will change, not the list read before.
+  await checkInDevices(srv, ["fl-040"]);
   await dialog.getByRole("button", { name: "Review change" }).click();
-  await dialog.getByText("Change 40 devices?").waitFor();
+  await page.getByRole("dialog", { name: "Change 41 devices?" }).waitFor();
+  await dialog.getByText("This changes what 41 devices run from their next check-in").waitFor();
   await dialog.getByText("Product type: Walker").waitFor();
-  // A confirmation of what devices run opens with focus on Cancel.
+  // A confirmation of what devices run opens with focus on the button that changes nothing; no OK / Cancel.
   await settled(page);
   await assertEventually(async () =>
-    assert.equal(await page.evaluate(() => document.activeElement?.textContent?.trim()), "Cancel")
+    assert.equal(await page.evaluate(() => document.activeElement?.textContent?.trim()), "Back to the change")
   );
+  assert.equal(await dialog.getByRole("button", { name: /^(OK|Cancel)$/ }).count(), 0);
   await page.waitForTimeout(350);
   await assertAccessible(page, "bulk change confirmation");
   await screenshot("fleet-02-bulk-confirm");
-  await dialog.getByRole("button", { name: "Change 40 devices" }).click();
-  await page.getByText("40 devices changed.").waitFor();
-  assert.equal((await api.listDevices({ productTypeId: walker._id })).total, 40);
+  await dialog.getByRole("button", { name: "Change 41 devices" }).click();
+  await page.getByText("41 devices changed.").waitFor();
+  assert.equal((await api.listDevices({ productTypeId: walker._id })).total, 41);
   assert.equal(await page.getByText("matching devices selected").count(), 0, "the selection is cleared");
 
   // CSV of the filtered list, with the same filters and sort.
@@ -123,7 +128,7 @@ e2eTest("fleet views: sort, filters in the URL, columns, bulk change with confir
   await page.getByText("View saved").waitFor();
   await page.waitForTimeout(350);
   await page.getByRole("button", { name: "Clear filters" }).click();
-  await page.getByText("40 devices", { exact: true }).waitFor();
+  await page.getByText("41 devices", { exact: true }).waitFor();
   await page.getByLabel("Saved view").selectOption({ label: "Pinned" });
   await page.getByText("3 devices match").waitFor();
 

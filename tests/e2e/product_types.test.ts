@@ -75,16 +75,16 @@ e2eTest("product types: add, rename and delete with the dialogs and confirm", as
   await dlg.waitFor({ state: "hidden" });
   await screenshot("product-types-03-renamed");
 
-  // Delete: Cancel keeps it; OK deletes and returns to the list.
+  // Delete: "Keep product type" keeps it; "Delete product type" deletes and returns to the list.
   await page.getByRole("button", { name: "Delete", exact: true }).click();
   await dlg.getByText("Delete product type E2E Baby Plus?").waitFor();
   await dlg.getByText("Are you sure you want to delete this product type?").waitFor();
   await screenshot("product-types-04-confirm-delete");
-  await dlg.getByRole("button", { name: "Cancel" }).click();
+  await dlg.getByRole("button", { name: "Keep product type" }).click();
   await dlg.waitFor({ state: "hidden" });
   assert.equal((await api.listProductTypes()).length, 1);
   await page.getByRole("button", { name: "Delete", exact: true }).click();
-  await dlg.getByRole("button", { name: "OK" }).click();
+  await dlg.getByRole("button", { name: "Delete product type" }).click();
   await page.waitForURL((u) => u.pathname === "/product_types");
   await page.getByRole("heading", { name: "Product types (0)" }).waitFor();
   assert.equal((await api.listProductTypes()).length, 0);
@@ -167,17 +167,17 @@ e2eTest("modules: add, edit and delete through the 'Edit module' dialog", async 
   await dlg.waitFor({ state: "hidden" });
   await screenshot("modules-03-two-modules");
 
-  // Delete with confirm: Cancel keeps it, OK removes it.
+  // Delete with confirm: "Keep module" keeps it, "Delete module" removes it.
   await moduleCard(page, "Legs").getByRole("button", { name: "Delete module Legs" }).click();
   await dlg.getByText("Delete module Legs?").waitFor();
   await dlg.getByText("Are you sure you want to delete this module?").waitFor();
-  await dlg.getByRole("button", { name: "Cancel" }).click();
+  await dlg.getByRole("button", { name: "Keep module" }).click();
   await moduleCard(page, "Legs").waitFor();
   await moduleCard(page, "Legs").getByRole("button", { name: "Delete module Legs" }).click();
-  await dlg.getByRole("button", { name: "OK" }).click();
+  await dlg.getByRole("button", { name: "Delete module", exact: true }).click();
   await moduleCard(page, "Legs").waitFor({ state: "detached" });
   await moduleCard(page, "Empty one").getByRole("button", { name: "Delete module Empty one" }).click();
-  await dlg.getByRole("button", { name: "OK" }).click();
+  await dlg.getByRole("button", { name: "Delete module", exact: true }).click();
   await page.getByText("No modules present. Add one by clicking on the 'Add Module' button above.", { exact: true })
     .waitFor();
   assert.deepEqual((await api.getProductType(pt._id)).modules, []);

@@ -30,141 +30,147 @@ async function focusIs(page: Page, check: (f: Awaited<ReturnType<typeof focused>
   }
 }
 
-/** Waits for a confirm dialog to show with the focus on Cancel, then presses Enter: that must only cancel. */
-async function enterCancels(page: Page, dialog: Locator) {
+/**
+ * Waits for a confirm dialog to show with the focus on its button that leaves things as they are ("Keep current",
+ * "Cancel"), then presses Enter: that must only cancel.
+ */
+async function enterCancels(page: Page, dialog: Locator, keep = "Cancel") {
   await dialog.waitFor();
-  await focusIs(page, (f) => f.label === "Cancel", "on Cancel");
+  await focusIs(page, (f) => f.label === keep, `on ${keep}`);
   await page.keyboard.press("Enter");
   await dialog.waitFor({ state: "hidden" });
 }
 
 const toast = (page: Page, summary: string) => page.locator(".p-toast-message", { hasText: summary });
 
-e2eTest("device changes: confirmed with focus on Cancel, counted, toasted, undoable, focus kept", async (c) => {
-  const { page, visit, signIn, screenshot, srv, api } = c;
-  await checkInDevices(srv, ["unit-1"]);
-  await importTreatments(api, [treatment("Knee relief", 4), treatment("Calf recovery", 2, "Sport")]);
-  const knee = (await api.listTreatments()).find((t) => t.name === "Knee relief")!;
-  const walker = await api.createProductType("Walker");
-  const typed = await api.patchProductType({
-    _id: walker._id,
-    name: walker.name,
-    modules: [
-      { name: "Base", isDefault: true, treatmentIds: [] },
-      { name: "Sport pack", isDefault: false, treatmentIds: [] },
-      { name: "Night", isDefault: false, treatmentIds: [] },
-    ],
-  });
-  const enabled = typed.modules.filter((m) => !m.isDefault).map((m) => m._id);
-  await api.createProductType("Runner");
-  const dir = await Deno.makeTempDir();
-  const fw = await api.uploadFirmware(await fileSource(await makeXzFile(dir, "custom-3.xz")));
-  await Deno.remove(dir, { recursive: true });
-  await api.patchDevice({
-    deviceId: "unit-1",
-    productTypeId: walker._id,
-    moduleIds: enabled,
-    additionalTreatmentIds: [knee._id],
-    firmware: fw._id,
-  });
+e2eTest(
+  "device changes: confirmed with focus on the button that keeps things, counted, toasted, undoable, focus kept",
+  async (c) => {
+    const { page, visit, signIn, screenshot, srv, api } = c;
+    await checkInDevices(srv, ["unit-1"]);
+    await importTreatments(api, [treatment("Knee relief", 4), treatment("Calf recovery", 2, "Sport")]);
+    const knee = (await api.listTreatments()).find((t) => t.name === "Knee relief")!;
+    const walker = await api.createProductType("Walker");
+    const typed = await api.patchProductType({
+      _id: walker._id,
+      name: walker.name,
+      modules: [
+        { name: "Base", isDefault: true, treatmentIds: [] },
+        { name: "Sport pack", isDefault: false, treatmentIds: [] },
+        { name: "Night", isDefault: false, treatmentIds: [] },
+      ],
+    });
+    const enabled = typed.modules.filter((m) => !m.isDefault).map((m) => m._id);
+    await api.createProductType("Runner");
+    const dir = await Deno.makeTempDir();
+    const fw = await api.uploadFirmware(await fileSource(await makeXzFile(dir, "custom-3.xz")));
+    await Deno.remove(dir, { recursive: true });
+    await api.patchDevice({
+      deviceId: "unit-1",
+      productTypeId: walker._id,
+      moduleIds: enabled,
+      additionalTreatmentIds: [knee._id],
+      firmware: fw._id,
+    });
 
-  await visit("/devices/unit-1");
-  await signIn();
-  await page.getByRole("heading", { name: "Device unit-1" }).waitFor();
-  await settled(page);
+    await visit("/devices/unit-1");
+    await signIn();
+    await page.getByRole("heading", { name: "Device unit-1" }).waitFor();
+    await settled(page);
 
-  // Product type: the dialog counts the enabled modules it removes; Enter cancels; OK changes; Undo restores.
-  const typeDropdown = page.locator(".p-dropdown", { has: page.locator("#device-product-type") });
-  await pick(page, typeDropdown, "Runner");
-  const toRunner = page.getByRole("dialog", { name: "Change product type to Runner?" });
-  await toRunner.getByText("Are you sure you want to change product type?").waitFor();
-  await toRunner.getByText("2 enabled modules will be removed: Sport pack, Night.").waitFor();
-  await screenshot("safety-01-confirm-product-type");
-  await enterCancels(page, toRunner);
-  assert.equal((await api.getDevice("unit-1")).productTypeId, walker._id, "Enter must not change the product type");
+    // Product type: the dialog counts the enabled modules it removes; Enter cancels; OK changes; Undo restores.
+    const typeDropdown = page.locator(".p-dropdown", { has: page.locator("#device-product-type") });
+    await pick(page, typeDropdown, "Runner");
+    const toRunner = page.getByRole("dialog", { name: "Change product type to Runner?" });
+    await toRunner.getByText("Are you sure you want to change product type?").waitFor();
+    await toRunner.getByText("2 enabled modules will be removed: Sport pack, Night.").waitFor();
+    await screenshot("safety-01-confirm-product-type");
+    await enterCancels(page, toRunner, "Keep current");
+    assert.equal((await api.getDevice("unit-1")).productTypeId, walker._id, "Enter must not change the product type");
 
-  await pick(page, typeDropdown, "Runner");
-  await toRunner.getByRole("button", { name: "OK" }).click();
-  await toast(page, "Product type changed").getByText(/2 enabled modules removed/).waitFor();
-  await focusIs(page, (f) => f.id === "device-product-type", "on the product type dropdown");
-  let d = await api.getDevice("unit-1");
-  assert.notEqual(d.productTypeId, walker._id);
-  assert.deepEqual(d.moduleIds, []);
-  await screenshot("safety-02-toast-undo");
-  await toast(page, "Product type changed").getByRole("button", { name: "Undo" }).click();
-  await toast(page, "Change undone").waitFor();
-  await assertEventually(async () => {
-    d = await api.getDevice("unit-1");
-    assert.equal(d.productTypeId, walker._id);
-    assert.deepEqual([...d.moduleIds].sort(), [...enabled].sort());
-  });
-  await page.locator(".p-dropdown-label", { hasText: "Walker" }).waitFor();
-  await focusIs(page, (f) => f.id === "device-product-type", "back on the product type dropdown after Undo");
+    await pick(page, typeDropdown, "Runner");
+    await toRunner.getByRole("button", { name: "Change product type" }).click();
+    await toast(page, "Product type changed").getByText(/2 enabled modules removed/).waitFor();
+    await focusIs(page, (f) => f.id === "device-product-type", "on the product type dropdown");
+    let d = await api.getDevice("unit-1");
+    assert.notEqual(d.productTypeId, walker._id);
+    assert.deepEqual(d.moduleIds, []);
+    await screenshot("safety-02-toast-undo");
+    await toast(page, "Product type changed").getByRole("button", { name: "Undo" }).click();
+    await toast(page, "Change undone").waitFor();
+    await assertEventually(async () => {
+      d = await api.getDevice("unit-1");
+      assert.equal(d.productTypeId, walker._id);
+      assert.deepEqual([...d.moduleIds].sort(), [...enabled].sort());
+    });
+    await page.locator(".p-dropdown-label", { hasText: "Walker" }).waitFor();
+    await focusIs(page, (f) => f.id === "device-product-type", "back on the product type dropdown after Undo");
 
-  // Additional treatment removal: confirm, toast with Undo that puts it back, focus never on the body.
-  const card = page.locator(".p-card", { hasText: "Additional treatments" });
-  const removeKnee = card.getByRole("button", { name: "Remove Knee relief" });
-  await removeKnee.click();
-  const removeDialog = page.getByRole("dialog", { name: "Remove treatment Knee relief?" });
-  await removeDialog.getByText("Device unit-1 will no longer offer Knee relief after its next check-in.").waitFor();
-  await enterCancels(page, removeDialog);
-  assert.deepEqual((await api.getDevice("unit-1")).additionalTreatmentIds, [knee._id]);
-  await removeKnee.click();
-  await removeDialog.getByRole("button", { name: "OK" }).click();
-  await card.getByText("No additional treatments").waitFor();
-  await toast(page, "Treatment removed").getByText("Knee relief removed from device unit-1.").waitFor();
-  // Nothing left in the list: focus goes to the add button.
-  await focusIs(page, (f) => f.id === "device-add-treatment", "on the add treatment button");
-  await toast(page, "Treatment removed").getByRole("button", { name: "Undo" }).click();
-  await removeKnee.waitFor();
-  assert.deepEqual((await api.getDevice("unit-1")).additionalTreatmentIds, [knee._id]);
-  await focusIs(page, (f) => f.label === "Remove Knee relief", "on the restored entry");
+    // Additional treatment removal: confirm, toast with Undo that puts it back, focus never on the body.
+    const card = page.locator(".p-card", { hasText: "Additional treatments" });
+    const removeKnee = card.getByRole("button", { name: "Remove Knee relief" });
+    await removeKnee.click();
+    const removeDialog = page.getByRole("dialog", { name: "Remove treatment Knee relief from device unit-1?" });
+    await removeDialog.getByText("Device unit-1 will no longer offer Knee relief after its next check-in.").waitFor();
+    await enterCancels(page, removeDialog, "Keep treatment");
+    assert.deepEqual((await api.getDevice("unit-1")).additionalTreatmentIds, [knee._id]);
+    await removeKnee.click();
+    await removeDialog.getByRole("button", { name: "Remove from device" }).click();
+    await card.getByText("No additional treatments").waitFor();
+    await toast(page, "Treatment removed").getByText("Knee relief removed from device unit-1.").waitFor();
+    // Nothing left in the list: focus goes to the add button.
+    await focusIs(page, (f) => f.id === "device-add-treatment", "on the add treatment button");
+    await toast(page, "Treatment removed").getByRole("button", { name: "Undo" }).click();
+    await removeKnee.waitFor();
+    assert.deepEqual((await api.getDevice("unit-1")).additionalTreatmentIds, [knee._id]);
+    await focusIs(page, (f) => f.label === "Remove Knee relief", "on the restored entry");
 
-  // Adding asks too and is reported (no Undo: nothing was taken away).
-  await card.getByRole("button", { name: "Add treatment" }).click();
-  await card.locator(".p-dropdown").click();
-  await page.getByRole("option", { name: /Calf recovery/ }).click();
-  const addDialog = page.getByRole("dialog", { name: "Add treatment Calf recovery?" });
-  await enterCancels(page, addDialog);
-  assert.deepEqual((await api.getDevice("unit-1")).additionalTreatmentIds, [knee._id]);
-  await card.locator(".p-dropdown").click();
-  await page.getByRole("option", { name: /Calf recovery/ }).click();
-  await addDialog.getByRole("button", { name: "OK" }).click();
-  await toast(page, "Treatment added").waitFor();
-  assert.equal(await toast(page, "Treatment added").getByRole("button", { name: "Undo" }).count(), 0);
-  await card.getByRole("button", { name: "Remove Calf recovery" }).waitFor();
-  await focusIs(page, (f) => f.id === "device-add-treatment", "on the add treatment button");
-  assert.equal((await api.getDevice("unit-1")).additionalTreatmentIds.length, 2);
+    // Adding asks too and is reported (no Undo: nothing was taken away).
+    await card.getByRole("button", { name: "Add treatment" }).click();
+    await card.locator(".p-dropdown").click();
+    await page.getByRole("option", { name: /Calf recovery/ }).click();
+    const addDialog = page.getByRole("dialog", { name: "Add treatment Calf recovery to device unit-1?" });
+    await enterCancels(page, addDialog, "Don't add");
+    assert.deepEqual((await api.getDevice("unit-1")).additionalTreatmentIds, [knee._id]);
+    await card.locator(".p-dropdown").click();
+    await page.getByRole("option", { name: /Calf recovery/ }).click();
+    await addDialog.getByRole("button", { name: "Add to device" }).click();
+    await toast(page, "Treatment added").waitFor();
+    assert.equal(await toast(page, "Treatment added").getByRole("button", { name: "Undo" }).count(), 0);
+    await card.getByRole("button", { name: "Remove Calf recovery" }).waitFor();
+    await focusIs(page, (f) => f.id === "device-add-treatment", "on the add treatment button");
+    assert.equal((await api.getDevice("unit-1")).additionalTreatmentIds.length, 2);
 
-  // Custom firmware: clearing asks (Enter cancels), then Undo brings it back; focus stays on the dropdown.
-  const fwDropdown = page.locator(".p-card", { hasText: "Custom device firmware" }).locator(".p-dropdown");
-  await pick(page, fwDropdown, "Default device firmware");
-  const clear = page.getByRole("dialog", { name: "Clear custom firmware?" });
-  await clear.getByText(
-    "Device unit-1 will install the default device firmware at its next update instead of custom-3.xz.",
-  ).waitFor();
-  await enterCancels(page, clear);
-  assert.equal((await api.getDevice("unit-1")).firmware, fw._id);
-  await pick(page, fwDropdown, "Default device firmware");
-  await clear.getByRole("button", { name: "OK" }).click();
-  await toast(page, "Custom firmware cleared").waitFor();
-  await assertEventually(async () => assert.equal((await api.getDevice("unit-1")).firmware, null));
-  await focusIs(page, (f) => f.id === "device-firmware", "on the firmware dropdown");
-  await toast(page, "Custom firmware cleared").getByRole("button", { name: "Undo" }).click();
-  await assertEventually(async () => assert.equal((await api.getDevice("unit-1")).firmware, fw._id));
-  await page.locator(".p-dropdown-label", { hasText: "custom-3.xz" }).waitFor();
-  await focusIs(page, (f) => f.id === "device-firmware", "on the firmware dropdown after Undo");
+    // Custom firmware: clearing asks (Enter cancels), then Undo brings it back; focus stays on the dropdown.
+    const fwDropdown = page.locator(".p-card", { hasText: "Custom device firmware" }).locator(".p-dropdown");
+    await pick(page, fwDropdown, "Default device firmware");
+    const clear = page.getByRole("dialog", { name: "Clear custom firmware custom-3.xz on device unit-1?" });
+    await clear.getByText(
+      "Device unit-1 will install the default device firmware at its next check-in instead of custom-3.xz.",
+    ).waitFor();
+    await enterCancels(page, clear, "Keep current");
+    assert.equal((await api.getDevice("unit-1")).firmware, fw._id);
+    await pick(page, fwDropdown, "Default device firmware");
+    await clear.getByRole("button", { name: "Clear custom firmware" }).click();
+    await toast(page, "Custom firmware cleared").waitFor();
+    await assertEventually(async () => assert.equal((await api.getDevice("unit-1")).firmware, null));
+    await focusIs(page, (f) => f.id === "device-firmware", "on the firmware dropdown");
+    await toast(page, "Custom firmware cleared").getByRole("button", { name: "Undo" }).click();
+    await assertEventually(async () => assert.equal((await api.getDevice("unit-1")).firmware, fw._id));
+    await page.locator(".p-dropdown-label", { hasText: "custom-3.xz" }).waitFor();
+    await focusIs(page, (f) => f.id === "device-firmware", "on the firmware dropdown after Undo");
 
-  // A module switched off: toast with Undo, focus back on its checkbox.
-  const night = page.locator(".p-card", { hasText: "Enabled modules" }).locator("label", { hasText: "Night" });
-  await night.click();
-  await toast(page, "Module disabled").waitFor();
-  const nightId = typed.modules.find((m) => m.name === "Night")!._id;
-  await focusIs(page, (f) => f.id === `module-${nightId}`, "on the Night checkbox");
-  await toast(page, "Module disabled").getByRole("button", { name: "Undo" }).click();
-  await assertEventually(async () => assert.ok((await api.getDevice("unit-1")).moduleIds.includes(nightId)));
-  await screenshot("safety-03-after-undo");
-});
+    // A module switched off: toast with Undo, focus back on its checkbox.
+    const night = page.locator(".p-card", { hasText: "Enabled modules" }).locator("label", { hasText: "Night" });
+    await night.click();
+    await toast(page, "Module disabled").waitFor();
+    const nightId = typed.modules.find((m) => m.name === "Night")!._id;
+    await focusIs(page, (f) => f.id === `module-${nightId}`, "on the Night checkbox");
+    await toast(page, "Module disabled").getByRole("button", { name: "Undo" }).click();
+    await assertEventually(async () => assert.ok((await api.getDevice("unit-1")).moduleIds.includes(nightId)));
+    await screenshot("safety-03-after-undo");
+  },
+);
 
 e2eTest("deleting a product type: Enter does not delete, the dialog counts the devices that lose it", async (c) => {
   const { page, visit, signIn, screenshot, srv, api } = c;
@@ -186,7 +192,7 @@ e2eTest("deleting a product type: Enter does not delete, the dialog counts the d
   await page.getByRole("button", { name: "Delete module Sport pack" }).click();
   const moduleDialog = page.getByRole("dialog", { name: "Delete module Sport pack?" });
   await moduleDialog.getByText("1 device has this module enabled and will lose it.").waitFor();
-  await enterCancels(page, moduleDialog);
+  await enterCancels(page, moduleDialog, "Keep module");
   assert.equal((await api.getProductType(walker._id)).modules.length, 1);
 
   const del = page.getByRole("button", { name: "Delete", exact: true });
@@ -195,20 +201,21 @@ e2eTest("deleting a product type: Enter does not delete, the dialog counts the d
   await dialog.getByText("Are you sure you want to delete this product type?").waitFor();
   await dialog.getByText("3 devices have this product type and will lose it.").waitFor();
   await screenshot("safety-04-confirm-delete-product-type");
-  await enterCancels(page, dialog);
+  await enterCancels(page, dialog, "Keep product type");
   assert.equal((await api.listProductTypes()).length, 1, "Enter must not delete the product type");
   assert.equal((await api.getDevice("a-2")).productTypeId, walker._id);
   await focusIs(page, (f) => f.label === "Delete", "back on the Delete button");
 
-  // Space on the focused Cancel does not delete either; OK does, with a toast, and the list heading gets the focus.
+  // Space on the focused "Keep product type" does not delete either; "Delete product type" does, with a toast, and the
+  // list heading gets the focus.
   await del.click();
   await dialog.waitFor();
-  await focusIs(page, (f) => f.label === "Cancel", "on Cancel");
+  await focusIs(page, (f) => f.label === "Keep product type", "on Keep product type");
   await page.keyboard.press("Space");
   await dialog.waitFor({ state: "hidden" });
   assert.equal((await api.listProductTypes()).length, 1);
   await del.click();
-  await dialog.getByRole("button", { name: "OK" }).click();
+  await dialog.getByRole("button", { name: "Delete product type" }).click();
   await page.waitForURL((u) => u.pathname === "/product_types");
   await toast(page, "Product type deleted").waitFor();
   await focusIs(page, (f) => f.label.startsWith("Product types ("), "on the list heading");

@@ -15,9 +15,10 @@ function modules(name: string): string[] {
 
 /**
  * Links in a few insertions (each one costs the browser a pass over the page), at most BATCH per task: inserting a
- * modulepreload starts its fetch, about half a millisecond each, and 40 at once were one long task (issue 34).
+ * modulepreload starts its fetch, about half a millisecond each (2 ms under a 4× slowdown on a loaded machine), and 40
+ * at once were one long task, ten per task still over 50 ms under load (issue 34).
  */
-const BATCH = 10;
+const BATCH = 5;
 function preload(hrefs: string[]): void {
   const links = document.createDocumentFragment();
   for (const href of hrefs.slice(0, BATCH)) {

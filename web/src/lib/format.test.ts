@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { formatDateTime } from "./format.ts";
+import { enUsDateTime, formatDateTime } from "./format.ts";
 
 /** The zone as the console writes it: "UTC" or the offset from it at that instant. */
 const zoneOf = (iso: string) => {
@@ -26,5 +26,16 @@ describe("formatDateTime", () => {
     expect(formatDateTime(null)).toBe("-");
     expect(formatDateTime(undefined)).toBe("-");
     expect(formatDateTime("not a date")).toBe("-");
+  });
+});
+
+describe("enUsDateTime", () => {
+  it("writes what Intl's en-US medium date and short time write", () => {
+    const intl = new Intl.DateTimeFormat("en-US", { dateStyle: "medium", timeStyle: "short" });
+    for (let i = 0; i < 500; i++) {
+      // Every month, both halves of the day, midnight and noon, one- and two-digit days and hours.
+      const d = new Date(Date.UTC(2020 + (i % 9), i % 12, 1 + (i * 7) % 28, (i * 5) % 24, (i * 13) % 60));
+      expect(enUsDateTime(d)).toBe(intl.format(d).replace(/\s/g, " "));
+    }
   });
 });

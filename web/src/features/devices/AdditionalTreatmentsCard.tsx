@@ -8,6 +8,7 @@ import { Skeleton } from "../../components/Skeleton.tsx";
 import { TreatmentPicker } from "../../components/TreatmentPicker.tsx";
 import { byId } from "../../lib/focus.ts";
 import { treatmentSummariesQuery } from "../treatments/api.ts";
+import { treatmentConfirm } from "./confirmTexts.ts";
 import type { DeviceCardProps } from "./types.ts";
 
 const ADD_ID = "device-add-treatment";
@@ -60,6 +61,8 @@ export function AdditionalTreatmentsCard({ device, busy, save }: DeviceCardProps
     }
     setOpen(false);
   };
+
+  const text = asked && treatmentConfirm(asked.kind, deviceId, asked.name);
 
   return (
     <Card
@@ -124,12 +127,12 @@ export function AdditionalTreatmentsCard({ device, busy, save }: DeviceCardProps
       </ul>
       <ConfirmDialog
         visible={open}
-        header={asked?.kind === "add" ? `Add treatment ${asked.name}?` : `Remove treatment ${asked?.name ?? ""}?`}
-        message={asked?.kind === "add"
-          ? `Device ${deviceId} will offer ${asked.name} after its next check-in.`
-          : `Device ${deviceId} will no longer offer ${asked?.name ?? ""} after its next check-in.`}
+        header={text?.header ?? ""}
+        message={text?.message ?? ""}
         destructive={asked?.kind === "remove"}
         busy={busy}
+        acceptLabel={text?.accept}
+        cancelLabel={text?.keep}
         onHide={() => setOpen(false)}
         onAccept={confirm}
       />

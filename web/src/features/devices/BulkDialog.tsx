@@ -1,18 +1,19 @@
 /**
- * Changing many devices at once (docs/REQUIREMENTS.md §16, POST devices/bulk): pick what to set, then a confirmation that says how
- * many devices and what changes (focus on Cancel); one transaction on the server, any failure changes none. Loaded
- * only when opened.
+ * Changing many devices at once (docs/REQUIREMENTS.md §16, POST devices/bulk): pick what to set, then a confirmation
+ * that says how many devices (counted by the server when it opens) and what changes, with focus on "Back to the
+ * change"; one transaction on the server, any failure changes none. Loaded only when opened.
  */
 import { useQuery } from "@tanstack/react-query";
 import { Button } from "primereact/button";
 import { useState } from "react";
 import { AppDialog } from "../../components/AppDialog.tsx";
 import { TreatmentPicker } from "../../components/TreatmentPicker.tsx";
-import { useNotify, useNotifyError } from "../../lib/notify.ts";
+import { errorMessage, useNotify, useNotifyError } from "../../lib/notify.ts";
 import { firmwareOption, firmwaresQuery } from "../firmwares/api.ts";
 import { productTypesQuery } from "../product_types/api.ts";
 import { treatmentSummariesQuery } from "../treatments/api.ts";
-import { useBulkDevices } from "./api.ts";
+import { countMatching, deviceKeys, useBulkDevices } from "./api.ts";
+import { bulkConfirm } from "./confirmTexts.ts";
 import { bulkTarget, deviceCount, type DeviceSelection, selectionExact, selectionSize } from "./selection.ts";
 import { apiFilter } from "./urlState.ts";
 
@@ -36,6 +37,18 @@ export default function BulkDialog({ selection, onDone }: {
   const [confirming, setConfirming] = useState(false);
   const n = selectionSize(selection);
   const devices = deviceCount(n, selectionExact(selection));
+  // The confirmation's number is the server's: "all matching" is counted again when it opens (devices may have come,
+  // gone or changed since the list was read, and the list's total can be a lower bound).
+  const matching = selection.kind === "matching" ? selection.filter : null;
+  const counted = useQuery({
+    queryKey: [...deviceKeys.all, "bulk-count", matching] as const,
+    queryFn: () => countMatching(matching!),
+    enabled: confirming && matching !== null,
+    gcTime: 0,
+    staleTime: 0,
+  });
+  const count = matching === null ? n : counted.data ?? null;
+  const confirmText = bulkConfirm(count);
 
   const typeName = (id: string) => productTypes.data?.find((t) => t._id === id)?.name ?? id;
   const firmwareName = (id: string) => firmwares.data?.find((f) => f._id === id)?.name ?? id;
@@ -84,25 +97,31 @@ export default function BulkDialog({ selection, onDone }: {
       <AppDialog
         key="confirm"
         visible
-        header={`Change ${devices}?`}
+        header={confirmText.header}
         onHide={() => setConfirming(false)}
         style={{ width: "34rem", maxWidth: "95vw" }}
         footer={
           <div>
-            <Button label="Cancel" icon="pi pi-times" outlined autoFocus onClick={() => setConfirming(false)} />
             <Button
-              label={`Change ${devices}`}
+              label={confirmText.keep}
+              icon="pi pi-arrow-left"
+              outlined
+              autoFocus
+              onClick={() => setConfirming(false)}
+            />
+            <Button
+              label={confirmText.accept}
               icon="pi pi-check"
               loading={bulk.isPending}
-              disabled={bulk.isPending}
+              disabled={bulk.isPending || !count}
               onClick={apply}
             />
           </div>
         }
       >
-        <p className="m-0">
-          This changes what {devices} run{n === 1 ? "s" : ""}, in one step (if any change is refused, none is made):
-        </p>
+        {counted.isError
+          ? <p className="m-0" role="alert">The selected devices could not be counted: {errorMessage(counted.error)}</p>
+          : <p className="m-0" aria-live="polite">{confirmText.message}</p>}
         <ul className="bulk-changes">
           {changes.map((c) => <li key={c}>{c}</li>)}
         </ul>

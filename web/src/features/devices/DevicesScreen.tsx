@@ -82,6 +82,11 @@ export default function DevicesScreen() {
   // The first render paints the heading and the toolbar; the filters and the table follow in a second, background
   // render: two short tasks on a phone instead of one long one (they come below, so nothing moves).
   const full = useDeferredValue(true, false);
+  // The filters' options too: an answer arriving re-renders this screen at once (a query's update is synchronous);
+  // the memoized filters then render with the new options in a background render, in slices.
+  const filterTypes = useDeferredValue(productTypes.data);
+  const filterFirmwares = useDeferredValue(firmwares.data);
+  const filterApps = useDeferredValue(overview.data?.apps);
   const filterState: DevicesFilterState = useMemo(() => ({ ...NO_FILTER, ...state }), [state]);
   const filterKey = JSON.stringify([state.q, ...FILTER_KEYS.map((k) => state[k])]);
   const filtered = filterKey !== JSON.stringify(["", ...FILTER_KEYS.map(() => "")]);
@@ -107,6 +112,8 @@ export default function DevicesScreen() {
   // docs/REQUIREMENTS.md §11 (DEVICE_AUTH=token only): the admission filter with the pending count, an admission column, and
   // accept/reject for the picked rows.
   const { tokenMode, pending } = useTokenMode();
+  const filterTokenMode = useDeferredValue(tokenMode);
+  const filterPending = useDeferredValue(pending);
   const admission = useAdmissionActions(() => setSelection(NO_SELECTION));
   const ask = useStableCallback(admission.ask);
   const columns: DeviceColumn[] = useMemo(() => {
@@ -200,11 +207,11 @@ export default function DevicesScreen() {
           <DevicesFilters
             filter={filterState}
             filtered={filtered}
-            productTypes={productTypes.data}
-            firmwares={firmwares.data}
-            apps={overview.data?.apps}
-            tokenMode={tokenMode}
-            pending={pending}
+            productTypes={filterTypes}
+            firmwares={filterFirmwares}
+            apps={filterApps}
+            tokenMode={filterTokenMode}
+            pending={filterPending}
             onChange={setFilter}
             onClear={clearFilters}
           />

@@ -9,6 +9,7 @@ import { ConfirmDialog } from "../../components/ConfirmDialog.tsx";
 import { ConflictNotice } from "../../components/ConflictNotice.tsx";
 import { byId } from "../../lib/focus.ts";
 import { productTypesQuery } from "../product_types/api.ts";
+import { PRODUCT_TYPE_BUTTONS } from "./confirmTexts.ts";
 import type { DeviceCardProps } from "./types.ts";
 
 /** PrimeReact treats a null value as "nothing selected"; this stands for "no product type". */
@@ -114,12 +115,20 @@ export function ProductTypeCard({ device, busy, save }: DeviceCardProps) {
         message="Are you sure you want to change product type?"
         details={asked && (
           <>
-            {conflicted && <ConflictNotice item="device" current={`product type ${nameOf(current)}`} action="OK" />}
+            {conflicted && (
+              <ConflictNotice
+                item="device"
+                current={`product type ${nameOf(current)}`}
+                action={PRODUCT_TYPE_BUTTONS.accept}
+              />
+            )}
             <p className="m-0">{modulesRemovedText(asked.removedNames)}</p>
           </>
         )}
         destructive={(asked?.removedNames.length ?? 0) > 0 || asked?.next === null}
         busy={busy}
+        acceptLabel={PRODUCT_TYPE_BUTTONS.accept}
+        cancelLabel={PRODUCT_TYPE_BUTTONS.keep}
         onHide={() => setOpen(false)}
         onAccept={confirm}
       />

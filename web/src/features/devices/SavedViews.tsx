@@ -1,6 +1,6 @@
 import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { InputText } from "primereact/inputtext";
-import { lazy, Suspense, useEffect, useState } from "react";
+import { lazy, Suspense, useEffect, useRef, useState } from "react";
 import type { SavedView } from "../../../../shared/schemas/saved_view.ts";
 import { type PendingConfirm, PendingConfirmDialog } from "../../components/ConfirmDialog.tsx";
 import { LiteButton } from "../../components/LiteButton.tsx";
@@ -93,6 +93,10 @@ export default function SavedViews({ who, current, onOpen }: {
   const [shared, setShared] = useState(false);
   const [naming, setNaming] = useState(false);
   const [confirm, setConfirm] = useState<PendingConfirm | null>(null);
+  // The confirmation is mounted from its first question on: a hidden PrimeReact Dialog still adds its <style> to the
+  // page when it mounts, one more restyle of the whole devices page while it loads.
+  const asked = useRef(false);
+  if (confirm) asked.current = true;
   const [renaming, setRenaming] = useState<SavedView | null>(null);
 
   const list = views.data ?? [];
@@ -272,11 +276,13 @@ export default function SavedViews({ who, current, onOpen }: {
           />
         </Suspense>
       )}
-      <PendingConfirmDialog
-        pending={confirm}
-        busy={remove.isPending || patch.isPending}
-        onHide={() => setConfirm(null)}
-      />
+      {asked.current && (
+        <PendingConfirmDialog
+          pending={confirm}
+          busy={remove.isPending || patch.isPending}
+          onHide={() => setConfirm(null)}
+        />
+      )}
     </div>
   );
 }

@@ -4,7 +4,7 @@ import type { Device, DeviceBulk, DevicePatch, DeviceSort } from "../../../../sh
 import type { NewSavedView, PreferencesPatch, SavedViewPatch } from "../../../../shared/schemas/saved_view.ts";
 import { api } from "../../lib/api.ts";
 import { apiFilter, type DevicesFilterState, devicesRequest, NO_FILTER } from "./urlState.ts";
-import { countDevices } from "./deviceCount.ts";
+import { countCsvRecords, countDevices } from "./deviceCount.ts";
 
 export { MAX_COUNTED_DEVICES } from "./deviceCount.ts";
 export { devicesHref } from "./urlState.ts";
@@ -46,6 +46,17 @@ export function useBulkDevices() {
     mutationFn: (body: DeviceBulk) => api.bulkDevices(body),
     onSuccess: () => void qc.invalidateQueries({ queryKey: deviceKeys.all }),
   });
+}
+
+/**
+ * How many devices a filter matches now, as the server counts them for POST devices/bulk: GET devices' total, or,
+ * when that is a lower bound (some combinations of filters), the rows of GET devices.csv with the same filter.
+ */
+export async function countMatching(filter: DevicesFilterState): Promise<number> {
+  const first = await api.listDevices({ ...apiFilter(filter), page: 0, rowsPerPage: 10 });
+  if (first.exact) return first.total;
+  const res = await api.devicesCsv(apiFilter(filter));
+  return countCsvRecords(res.body);
 }
 
 /** Downloads GET devices.csv for the view's filters and sort (the server streams it; the token goes in a header). */

@@ -22,3 +22,27 @@ export async function countDevices(
   for (let page = 1; page < pages; page++) count += (await listPage(page, PAGE)).data.filter(matches).length;
   return count;
 }
+
+/**
+ * How many records a CSV stream holds past its header row (RFC 4180: a line break inside quotes is part of a cell).
+ * Reads chunk by chunk, so a large export is never held whole.
+ */
+export async function countCsvRecords(body: ReadableStream<Uint8Array> | null): Promise<number> {
+  const QUOTE = 34, LF = 10;
+  let quoted = false;
+  let lines = 0;
+  let pending = false; // bytes after the last line break (a last line without one still counts)
+  const reader = body?.getReader();
+  for (let r = await reader?.read(); r && !r.done; r = await reader!.read()) {
+    const chunk = r.value;
+    for (let i = 0; i < chunk.length; i++) {
+      const b = chunk[i];
+      if (b === QUOTE) quoted = !quoted;
+      if (b === LF && !quoted) {
+        lines++;
+        pending = false;
+      } else pending = true;
+    }
+  }
+  return Math.max(0, lines + (pending ? 1 : 0) - 1);
+}

@@ -104,6 +104,8 @@ export default function ProductTypeScreen() {
       message: "Are you sure you want to delete this product type?",
       details: <DeletionImpact loss={{ kind: "productType", id: p._id }} what="this product type" />,
       destructive: true,
+      acceptLabel: "Delete product type",
+      cancelLabel: "Keep product type",
       onAccept: () =>
         remove.mutate({ body: p._id, ifMatch: p.etag }, {
           onSuccess: () => {
@@ -128,6 +130,8 @@ export default function ProductTypeScreen() {
         ? <DeletionImpact loss={{ kind: "productType", id: pt._id }} what="this default module" />
         : <DeletionImpact loss={{ kind: "module", id: m._id }} what="this module enabled" />,
       destructive: true,
+      acceptLabel: "Delete module",
+      cancelLabel: "Keep module",
       onAccept: () =>
         patch.mutate({ body: withoutModule(pt, m._id), ifMatch: pt.etag }, {
           onSettled: () => setConfirm(null),
