@@ -79,7 +79,12 @@ async function withServer<T>(env: Record<string, string>, fn: (srv: Server) => P
   const srv = await spawnServer("server/main.ts", env);
   try {
     const { token } = await new ApiClient({ baseUrl: srv.url }).login(ADMIN.email, ADMIN.password);
-    const api = new ApiClient({ baseUrl: srv.url, token: () => token, timeoutMs: 600_000, uploadFetch: fixedLengthFetch });
+    const api = new ApiClient({
+      baseUrl: srv.url,
+      token: () => token,
+      timeoutMs: 600_000,
+      uploadFetch: fixedLengthFetch,
+    });
     return await fn({ api, url: srv.url, token });
   } finally {
     await srv.stop();
@@ -92,9 +97,11 @@ export function storeRows(figures: StoreFigures[]): string[] {
     "| engine | GET devices middle page: req/s, p99 | q search: req/s, p99 | check-in: req/s, p99 | import ms | list ms |",
     "|---|---|---|---|---|---|",
     ...figures.map((f) =>
-      `| ${f.engine} | ${fixed(f.middle.rps, 0)}, ${f.middle.p99} ms | ${fixed(f.search.rps, 0)}, ${f.search.p99} ms | ${
-        fixed(f.checkin.rps, 0)
-      }, ${f.checkin.p99} ms | ${fixed(f.importMs, 0)} | ${fixed(f.listMs, 1)} |`
+      `| ${f.engine} | ${fixed(f.middle.rps, 0)}, ${f.middle.p99} ms | ${
+        fixed(f.search.rps, 0)
+      }, ${f.search.p99} ms | ${fixed(f.checkin.rps, 0)}, ${f.checkin.p99} ms | ${fixed(f.importMs, 0)} | ${
+        fixed(f.listMs, 1)
+      } |`
     ),
   ];
 }

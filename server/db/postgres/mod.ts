@@ -40,7 +40,7 @@ export async function openPostgresStores(options: PostgresOptions): Promise<Open
   });
   const engine = postgresEngine(sql, watchdog, streams);
   return storesOn(engine, {
-    fleetCounts: postgresFleetCounts(engine),
+    fleetCounts: postgresFleetCounts(),
     system: guarded(engine, {
       ping: async () => {
         let timer: ReturnType<typeof setTimeout> | undefined;

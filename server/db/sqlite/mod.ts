@@ -19,7 +19,7 @@ export function openSqliteStores(file: string): OpenStores {
   }
   const engine = sqliteEngine(db);
   return storesOn(engine, {
-    fleetCounts: sqliteFleetCounts(engine),
+    fleetCounts: sqliteFleetCounts(),
     system: {
       ping: () => Promise.resolve(),
       sharedSecret: () => Promise.resolve(null),

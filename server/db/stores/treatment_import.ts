@@ -16,7 +16,7 @@ import { idsInNameOrder, importEntry } from "../rules/treatment_rows.ts";
 import { newId } from "../../../shared/ids.ts";
 import { now } from "../clock.ts";
 import type { ImportCounts, ImportedTreatment, ImportSource } from "../types/treatments.ts";
-import { all, dialect, type Dialect, one, type Param, type Q, run, turn, unlocked, write } from "../runner.ts";
+import { all, type Dialect, dialect, one, type Param, type Q, run, turn, unlocked, write } from "../runner.ts";
 import { appendAudit } from "./audit.ts";
 
 /** Content tables and what links to their rows. */
@@ -119,8 +119,12 @@ function* insertContent(table: "treatment_phases" | "treatment_image_data", valu
   if (d.rowsPerInsert === 1) {
     // SQLite: one prepared statement per row, no round trip.
     for (const v of values) {
-      ids.push(Number((yield* one<{ id: number }>(`INSERT INTO ${table} (${column}) VALUES (${value}) RETURNING id`, v))!
-        .id));
+      ids.push(
+        Number(
+          (yield* one<{ id: number }>(`INSERT INTO ${table} (${column}) VALUES (${value}) RETURNING id`, v))!
+            .id,
+        ),
+      );
     }
     return ids;
   }
@@ -217,7 +221,9 @@ function* publish(treatments: readonly ImportedTreatment[], staged: Staged) {
     "INSERT INTO treatments (id, name, category, use, phases_id, image_ids, created_at, updated_at) VALUES <rows>",
     [],
     "(?, ?, ?, ?, ?, ?, ?, ?)",
-    created.map((i) => [idOf[i], names[i], treatments[i].category, treatments[i].use, staged.phases[i], staged.imageIds[i], at, at]),
+    created.map((
+      i,
+    ) => [idOf[i], names[i], treatments[i].category, treatments[i].use, staged.phases[i], staged.imageIds[i], at, at]),
   );
   // SQLite's old column treatment_images.data is left empty (migration 6).
   const [legacy, empty] = d.engine === "sqlite" ? [", data", ", x''"] : ["", ""];

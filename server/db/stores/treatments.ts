@@ -10,7 +10,7 @@ import {
   type TreatmentRow,
 } from "../rules/treatment_rows.ts";
 import type { TreatmentStore } from "../types/treatments.ts";
-import { all, dialect, type Dialect, type Engine, one, type Q, run, storeOf, write } from "../runner.ts";
+import { all, type Dialect, dialect, type Engine, one, type Q, run, storeOf, write } from "../runner.ts";
 import { asBytes, jsonQuote, treatmentNameOrder } from "./dialect_sql.ts";
 import { CONTENT, importTreatments } from "./treatment_import.ts";
 
