@@ -109,8 +109,11 @@ async function driveTurns<T>(db: Db, q: Q<T>): Promise<T> {
   }
 }
 
-/** Rows per batch of a stream. */
+/** A stream's batch ends at this many rows, or once its values hold this many bytes. */
 const STREAM_ROWS = 256;
+const STREAM_BYTES = 64 * 1024;
+
+const sizeOf = (v: unknown) => typeof v === "string" ? v.length : v instanceof Uint8Array ? v.byteLength : 8;
 
 /**
  * A read on a read-only connection of its own, inside one read transaction (one snapshot however long the reader
@@ -122,10 +125,11 @@ async function* stream(file: string, text: string, params: Param[]): AsyncGenera
     reader.exec("BEGIN");
     const rows = reader.prepare(text);
     (rows as unknown as { setReturnArrays(on: boolean): void }).setReturnArrays(true); // in node:sqlite, not its types
-    let batch: unknown[][] = [];
+    let batch: unknown[][] = [], bytes = 0;
     for (const row of rows.iterate(...params as SQLInputValue[]) as Iterable<unknown[]>) {
       batch.push(row);
-      if (batch.length === STREAM_ROWS) yield batch, batch = [];
+      for (const v of row) bytes += sizeOf(v);
+      if (batch.length === STREAM_ROWS || bytes >= STREAM_BYTES) yield batch, batch = [], bytes = 0;
     }
     if (batch.length) yield batch;
   } finally {

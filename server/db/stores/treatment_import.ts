@@ -30,6 +30,8 @@ const STAGE_BYTES = 2 * 1024 * 1024;
 const stageRows = (d: Dialect) => d.engine === "sqlite" ? 1000 : 250;
 /** Names, ids or rows per statement of the publish where one statement carries a list (PostgreSQL). */
 const PUBLISH_ROWS = 2000;
+/** Rows per statement of the publish's writes (at most 8 parameters a row: far below either engine's limit). */
+const PUBLISH_VALUES = 500;
 /** Content rows per removal step. */
 const REMOVE_ROWS = 500;
 /** Content rows per INSERT on PostgreSQL (image bytes: a statement stays a few MB). */
@@ -208,7 +210,6 @@ function* publish(treatments: readonly ImportedTreatment[], staged: Staged) {
   const created = treatments.flatMap((t, i) => matched.has(t.name) ? [] : [i])
     .sort((a, b) => names[a] < names[b] ? -1 : 1);
   yield* writeRows(
-    d,
     `UPDATE treatments SET category = u.category, use = u.use, phases_id = u.phases_id, image_ids = u.image_ids,
        updated_at = ? FROM (SELECT column1 AS id, column2 AS category, column3 AS use, column4 AS phases_id,
        column5 AS image_ids FROM (VALUES <rows>) AS v) AS u WHERE treatments.id = u.id`,
@@ -217,7 +218,6 @@ function* publish(treatments: readonly ImportedTreatment[], staged: Staged) {
     updated.map((i) => [idOf[i], treatments[i].category, treatments[i].use, staged.phases[i], staged.imageIds[i]]),
   );
   yield* writeRows(
-    d,
     "INSERT INTO treatments (id, name, category, use, phases_id, image_ids, created_at, updated_at) VALUES <rows>",
     [],
     "(?, ?, ?, ?, ?, ?, ?, ?)",
@@ -228,7 +228,6 @@ function* publish(treatments: readonly ImportedTreatment[], staged: Staged) {
   // SQLite's old column treatment_images.data is left empty (migration 6).
   const [legacy, empty] = d.engine === "sqlite" ? [", data", ", x''"] : ["", ""];
   yield* writeRows(
-    d,
     `INSERT INTO treatment_images (id, treatment_id, position, mime_type, data_id${legacy}) VALUES <rows>`,
     [],
     `(?, ?, ?, ?, ?${empty})`,
@@ -241,11 +240,12 @@ function* publish(treatments: readonly ImportedTreatment[], staged: Staged) {
 }
 
 /**
- * Runs `sql` over the rows, its `<rows>` the rows' VALUES: one row per statement on SQLite (its prepared statement
- * costs no round trip), Dialect.rowsPerInsert per statement on PostgreSQL. `before`: the parameters ahead of the rows.
+ * Runs `sql` over the rows, its `<rows>` the rows' VALUES, PUBLISH_VALUES rows per statement on both engines: on SQLite
+ * too, a statement over many rows holds the one write transaction (and the event loop) far shorter than one per row.
+ * `before`: the parameters ahead of the rows.
  */
-function* writeRows(d: Dialect, sql: string, before: Param[], row: string, rows: Param[][]): Q<void> {
-  for (const part of parts(rows, d.rowsPerInsert)) {
+function* writeRows(sql: string, before: Param[], row: string, rows: Param[][]): Q<void> {
+  for (const part of parts(rows, PUBLISH_VALUES)) {
     yield* run(sql.replace("<rows>", part.map(() => row).join(", ")), ...before, ...part.flat());
   }
 }
