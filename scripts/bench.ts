@@ -3,7 +3,8 @@
  * measured in the same run on the same machine. --quick runs every step on tiny sizes in seconds (it is part
  * of `deno task test` so the bench cannot rot) and writes nothing; the full run rewrites the results block
  * of docs/PERFORMANCE.md. --engines runs only the rows comparing SQLite and PostgreSQL (and prints them). --audit runs
- * only the audit trail's rows (both engines) and rewrites their own block of docs/PERFORMANCE.md.
+ * only the audit trail's rows (both engines) and rewrites their own block of docs/PERFORMANCE.md. --stores runs only
+ * the rows that go through the stores (both engines, printed).
  */
 import { observabilityMicros } from "./bench/observability.ts";
 import { benchBucket } from "./bench/bucket.ts";
@@ -82,6 +83,20 @@ if (Deno.args.includes("--engines")) {
     await Deno.remove(tmp, { recursive: true }).catch(() => {});
   }
   Deno.exit(0);
+}
+
+// --stores: only the rows that go through the stores (GET devices, check-in, treatment import and list), both engines,
+// printed: for comparing two versions of the store code back to back (scripts/bench/stores.ts).
+if (Deno.args.includes("--stores")) {
+  const { benchStores, storeFailures, storeRows } = await import("./bench/stores.ts");
+  try {
+    const figures = await benchStores(tmp, size, say);
+    console.log(storeRows(figures).join("\n"));
+    if (storeFailures(figures) > 0) Deno.exitCode = 1;
+  } finally {
+    await Deno.remove(tmp, { recursive: true }).catch(() => {});
+  }
+  Deno.exit();
 }
 
 // --audit: only the audit trail's figures, on both engines; the full run writes them into their own block.

@@ -14,8 +14,8 @@
  * StoreUnavailableError): no store maps them itself.
  */
 
-/** A value bound to a `?`: a list of ids goes through Dialect.list(). */
-export type Param = string | number | boolean | null | readonly string[];
+/** A value bound to a `?`: a list of ids goes through Dialect.list(); bytes are a BLOB (BYTEA). */
+export type Param = string | number | boolean | null | readonly string[] | Uint8Array;
 
 /** A row as the driver gives it. */
 export type Row = Record<string, unknown>;
@@ -37,7 +37,8 @@ export type TxKind = "write" | "retried" | "unlocked" | "keyed" | "read";
 export type Op =
   | { readonly kind: "all" | "one" | "run"; readonly sql: string; readonly params: readonly Param[] }
   | { readonly kind: "tx"; readonly tx: TxKind; readonly key: string; readonly body: () => Q<unknown> }
-  | { readonly kind: "dialect" };
+  | { readonly kind: "dialect" }
+  | { readonly kind: "turn" };
 
 /** A store operation: a generator that yields Ops and returns T. */
 export type Q<T> = Generator<Op, T, unknown>;
@@ -75,6 +76,11 @@ export interface Dialect {
   list(ids: readonly string[]): Param;
   /** The condition "expr is one of the list bound here" (one `?`, bound to list()). */
   inList(expr: string): string;
+  /**
+   * The statement that takes the write lock inside a transaction begun without it (PostgreSQL's advisory lock; SQLite:
+   * "", its write transaction holds the file).
+   */
+  readonly writeLock: string;
   /** A device's bucket (0..100) in a rollout, as rules/rollouts.ts's bucket(); `d` is the devices row. */
   bucket(rolloutIdSql: string): string;
   /** True for the engine's UNIQUE constraint failure. */
@@ -90,6 +96,13 @@ export interface Engine {
   mapError(err: unknown): unknown;
   /** The call's promise, under the engine's watch (PostgreSQL's watchdog; SQLite: as it is). */
   watch<T>(call: Promise<T>): Promise<T>;
+  /**
+   * The rows of one read (each row its values in column order), in batches, from one snapshot on a connection of the
+   * reader's own, read at the reader's pace: the store's connection goes on writing meanwhile, and PostgreSQL's
+   * transaction is exempt from the limits meant for writes (a slow client is not a stuck transaction). Stopping early
+   * (return()) ends the transaction and gives the connection back.
+   */
+  stream(sql: string, ...params: Param[]): AsyncIterable<unknown[][]>;
 }
 
 /** Every row of a statement. */
@@ -110,6 +123,14 @@ export function* run(sql: string, ...params: Param[]): Q<number> {
 /** The engine's dialect. */
 export function* dialect(): Q<Dialect> {
   return (yield { kind: "dialect" }) as Dialect;
+}
+
+/**
+ * Lets the event loop run (requests, timers) before the operation goes on: between two transactions of a long
+ * operation. Inside a transaction it does nothing (on SQLite a transaction never spans an await).
+ */
+export function* turn(): Q<void> {
+  yield { kind: "turn" };
 }
 
 function* tx<T>(kind: TxKind, key: string, body: () => Q<T>): Q<T> {

@@ -6,7 +6,7 @@
 import type { DeviceSeen, Overview } from "../../../shared/schemas/device.ts";
 import { deviceTypeName } from "../../../shared/schemas/device_type.ts";
 import { nextHour, seenHourKey, seenPruneBefore, seenSince } from "../rules/device_view.ts";
-import { firmwareCondition, holdingRollouts, keptFirmwareTotal } from "../rules/firmware_in_effect.ts";
+import { firmwareCondition, holdingRollouts } from "../rules/firmware_in_effect.ts";
 import {
   firmwareDistribution,
   groupCounts,
@@ -15,9 +15,9 @@ import {
   overviewLists,
   overviewProductTypes,
 } from "../rules/fleet_overview.ts";
-import { all, type Engine, one, type Q, run, unlocked } from "../runner.ts";
-import type { FleetCounts } from "../stores/fleet_counts.ts";
-import { type KeysState, keysState, keysStateOf, kickWhenBehind, syncKeys } from "../stores/firmware_keys.ts";
+import { all, one, type Q, run, unlocked } from "../runner.ts";
+import { type FleetCounts, installedOfCancelled, keptFirmwareCount } from "../stores/fleet_counts.ts";
+import { type KeysState, keysStateOf, kickWhenBehind } from "../stores/firmware_keys.ts";
 
 function* keptCount(dim: string, key: string): Q<number> {
   return Number(
@@ -52,12 +52,6 @@ function* seenCount(seen: DeviceSeen): Q<number> {
     nextHour(since),
   ))!;
   return Number(n);
-}
-
-function* keysInForce(product: string): Q<KeysState> {
-  const keys = yield* keysState(product);
-  kickWhenBehind(keys, product);
-  return keys;
 }
 
 /**
@@ -156,29 +150,13 @@ function* heldDistribution(
     );
     for (const r of rows) pinned.set(r.rollout_id, Number(r.n));
   }
-  // A cancelled rollout's devices (those that installed it: few) are counted one by one.
-  const cancelled = deciding.filter((d) => d.cancelled).map((d) => d.id);
-  const installed = new Map<string, { deviceId: string; productTypeId: string | null }[]>();
-  if (cancelled.length) {
-    const rows = yield* all<{ rollout_id: string; device_id: string; product_type_id: string | null }>(
-      `SELECT rd.rollout_id, rd.device_id, d.product_type_id FROM rollout_devices rd
-       JOIN devices d ON d.device_id = rd.device_id
-       WHERE rd.rollout_id = ANY(?::text[]) AND rd.state = 'installed' AND d.firmware_id IS NULL`,
-      cancelled,
-    );
-    for (const r of rows) {
-      const list = installed.get(r.rollout_id) ?? [];
-      list.push({ deviceId: r.device_id, productTypeId: r.product_type_id ?? null });
-      installed.set(r.rollout_id, list);
-    }
-  }
+  const installed = yield* installedOfCancelled(deciding.filter((d) => d.cancelled).map((d) => d.id));
   const held = heldByDeciding(deciding, rolloutRows, installed, (id) => pinned.get(id) ?? 0);
   return firmwareDistribution(custom, keys.defaultFirmware, held);
 }
 
-export function postgresFleetCounts(engine: Engine): FleetCounts {
+export function postgresFleetCounts(): FleetCounts {
   return {
-    keysState: keysInForce,
     /** From the kept counts. */
     *exactTotal(exact, _where, _args, keys) {
       switch (exact.kind) {
@@ -191,18 +169,8 @@ export function postgresFleetCounts(engine: Engine): FleetCounts {
         case "seen":
           return yield* seenCount(exact.seen);
         case "firmware": {
+          if (keys!.current) return yield* keptFirmwareCount(exact, keys!);
           const fw = firmwareCondition(exact.filter, keys!.defaultFirmware);
-          if (keys!.current) {
-            const groups = groupCounts(
-              yield* all<{ dim: string; key: string; n: number }>(
-                "SELECT dim, key, n FROM device_group_counts WHERE dim IN ('firmware', 'effective')",
-              ),
-            );
-            return keptFirmwareTotal(fw, keys!.defaultFirmware, {
-              custom: groups.firmware,
-              effective: groups.effective,
-            });
-          }
           const sum = "SELECT coalesce(sum(n), 0) AS n FROM device_group_counts WHERE dim = 'firmware'";
           const row = fw.kind === "custom"
             ? yield* one<{ n: number }>(`${sum} AND key <> 'none'`)
@@ -228,6 +196,5 @@ export function postgresFleetCounts(engine: Engine): FleetCounts {
           seenPruneBefore(at),
         )
       ),
-    syncKeys: (product) => syncKeys(engine, product),
   };
 }

@@ -3,54 +3,15 @@
  * database. See open.ts for the concurrency model.
  */
 import type { OpenStores } from "../stores.ts";
-import { auditStore } from "../stores/audit.ts";
-import { apiTokenStore } from "../stores/api_tokens.ts";
-import { postgresDemo } from "./demo.ts";
-import { firmwareStore } from "../stores/firmwares.ts";
-import { loginAttemptStore } from "../stores/login_attempts.ts";
+import { storesOn } from "../stores/registry.ts";
 import { connect, exclusive, isUnavailable, migrate, type PostgresOptions, unavailable } from "./open.ts";
 import { postgresEngine } from "./runner.ts";
 import { guarded } from "../runner.ts";
-import { deviceTypeStore } from "../stores/device_types.ts";
-import { deviceApiStore } from "../stores/device_api.ts";
-import { deviceStore } from "../stores/devices.ts";
-import { keepKeys } from "../stores/firmware_keys.ts";
-import { productTypeStore } from "../stores/product_types.ts";
-import { rolloutStore } from "../stores/rollouts.ts";
-import { treatmentStore } from "../stores/treatments.ts";
 import { postgresFleetCounts } from "./fleet_counts.ts";
 import { holdDriverFaults, keepWarm, Sockets, Watchdog } from "./watchdog.ts";
-import { operatorStore } from "../stores/operators.ts";
-import { releaseKeyStore } from "../stores/release_keys.ts";
-import { savedViewStore } from "../stores/saved_views.ts";
-import { postgresTreatments } from "./treatments.ts";
 
 /** How long a health check waits for the database's answer. */
 const PING_TIMEOUT_MS = 1500;
-
-/**
- * The list's chunks, with "cannot reach the database" as StoreUnavailableError (before the first chunk: a 503); each
- * read of the database under the watchdog (the client's own pace is not).
- */
-async function* guardedChunks<T>(chunks: AsyncIterable<T>, watchdog: Watchdog): AsyncGenerator<T> {
-  const it = chunks[Symbol.asyncIterator]();
-  let done = false;
-  try {
-    for (;;) {
-      const step = await watchdog.watch(it.next());
-      if (step.done) {
-        done = true;
-        return;
-      }
-      yield step.value;
-    }
-  } catch (err) {
-    done = true;
-    throw isUnavailable(err) ? unavailable(err) : err;
-  } finally {
-    if (!done) await watchdog.watch(Promise.resolve(it.return?.())).catch(() => {});
-  }
-}
 
 /** Connects and migrates (under an advisory lock); NewerSchemaError leaves a newer database untouched. */
 export async function openPostgresStores(options: PostgresOptions): Promise<OpenStores> {
@@ -77,29 +38,10 @@ export async function openPostgresStores(options: PostgresOptions): Promise<Open
     sockets: streamSockets,
     idleInTransactionMs: 0,
   });
-  const treatments = postgresTreatments(sql, streams);
-  const engine = postgresEngine(sql, watchdog);
-  const keeper = keepKeys(engine);
-  const g = <S extends object>(store: S) => guarded(engine, store);
-  return {
-    devices: deviceStore(engine, postgresFleetCounts(engine)),
-    productTypes: productTypeStore(engine),
-    deviceTypes: deviceTypeStore(engine),
-    firmwares: firmwareStore(engine),
-    treatments: treatmentStore(engine, {
-      import: g(treatments).import,
-      listJsonChunks: () => guardedChunks(treatments.listJsonChunks(), watchdog),
-    }),
-    operators: operatorStore(engine),
-    deviceApi: deviceApiStore(engine),
-    demo: g(postgresDemo(sql)),
-    apiTokens: apiTokenStore(engine),
-    loginAttempts: loginAttemptStore(engine),
-    rollouts: rolloutStore(engine),
-    savedViews: savedViewStore(engine),
-    releaseKeys: releaseKeyStore(engine),
-    audit: auditStore(engine),
-    system: g({
+  const engine = postgresEngine(sql, watchdog, streams);
+  return storesOn(engine, {
+    fleetCounts: postgresFleetCounts(),
+    system: guarded(engine, {
       ping: async () => {
         let timer: ReturnType<typeof setTimeout> | undefined;
         try {
@@ -126,9 +68,8 @@ export async function openPostgresStores(options: PostgresOptions): Promise<Open
       // Calls made just before close() are sent first (the driver sends a query on a later turn).
       await new Promise((resolve) => setTimeout(resolve, 0));
       warm.close();
-      await keeper.close();
       await Promise.all([sql.end({ timeout: 5 }), streams.end({ timeout: 1 }), probe.end({ timeout: 1 })]);
       watchdog.close();
     },
-  };
+  });
 }

@@ -4,7 +4,7 @@
  * once per text.
  */
 import postgres from "postgres";
-import type { Dialect, Engine, Op, Q, TxKind } from "../runner.ts";
+import type { Dialect, Engine, Op, Param, Q, TxKind } from "../runner.ts";
 import { StorageFullError } from "../errors.ts";
 import {
   isUnavailable,
@@ -16,10 +16,17 @@ import {
   unavailable,
   unlocked,
   write,
+  WRITE_LOCK,
   writeRetried,
 } from "./open.ts";
 import type { Watchdog } from "./watchdog.ts";
-import { BUCKET } from "./firmware_keys.ts";
+
+/**
+ * rules/rollouts.ts's bucket() in SQL: the first 32 bits of sha256(rolloutId + ":" + deviceId), big-endian, over
+ * 2^32, times 100, in float8 as JavaScript computes it (so a device sits on the same side of a stage's percentage).
+ */
+export const BUCKET = (id: string) =>
+  `((('x' || substr(encode(sha256(convert_to(${id} || ':' || d.device_id, 'UTF8')), 'hex'), 1, 8))::bit(32)::bigint)::float8 / 4294967296.0::float8 * 100.0::float8)`;
 
 export const POSTGRES: Dialect = {
   engine: "postgres",
@@ -33,6 +40,7 @@ export const POSTGRES: Dialect = {
   isFalse: (c) => `NOT ${c}`,
   bytewise: ' COLLATE "C"',
   writableCte: true,
+  writeLock: `SELECT pg_advisory_xact_lock(${WRITE_LOCK})`,
   list: (ids) => ids,
   inList: (expr) => `${expr} = ANY(?::text[])`,
   bucket: BUCKET,
@@ -102,6 +110,9 @@ async function drive<T>(pool: Sql, conn: Tx, inTx: boolean, q: Q<T>): Promise<T>
         case "dialect":
           input = POSTGRES;
           break;
+        case "turn": // the awaits let the event loop run already
+          input = undefined;
+          break;
       }
       failed = false;
     } catch (err) {
@@ -124,7 +135,58 @@ export function mapPostgresError(err: unknown): unknown {
   return err;
 }
 
-export function postgresEngine(pool: Sql, watchdog?: Watchdog): Engine {
+/** Rows per fetch of a stream's cursor. */
+const CURSOR_ROWS = 200;
+
+/**
+ * A read through a cursor on a connection of `streams` (a pool of its own: a stream read as slowly as its client takes
+ * it can never take every connection from the requests), inside one REPEATABLE READ READ ONLY transaction.
+ */
+async function* cursorRows(streams: Sql, text: string, params: Param[]): AsyncGenerator<unknown[][]> {
+  const conn = await streams.reserve();
+  let open = false;
+  try {
+    await conn`BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY`;
+    open = true;
+    // Read at the client's pace: a slow client is not a stuck transaction (it holds a snapshot, no lock), so the
+    // fail-fast limits meant for writes (docs/SCALING.md) do not cut it short.
+    await conn`SET LOCAL idle_in_transaction_session_timeout = 0`;
+    await conn`SET LOCAL statement_timeout = 0`;
+    for await (const rows of conn.unsafe(numbered(text), params as never[]).cursor(CURSOR_ROWS)) {
+      yield (rows as unknown as Record<string, unknown>[]).map((r) => Object.values(r));
+    }
+  } finally {
+    if (open) await conn`COMMIT`.catch(() => {});
+    conn.release();
+  }
+}
+
+/**
+ * A stream's batches with "cannot reach the database" as StoreUnavailableError (before the first batch: a 503); each
+ * read of the database under the watch (the client's own pace is not).
+ */
+async function* watched<T>(rows: AsyncIterable<T>, watch: <R>(call: Promise<R>) => Promise<R>): AsyncGenerator<T> {
+  const it = rows[Symbol.asyncIterator]();
+  let done = false;
+  try {
+    for (;;) {
+      const step = await watch(it.next());
+      if (step.done) {
+        done = true;
+        return;
+      }
+      yield step.value;
+    }
+  } catch (err) {
+    done = true;
+    throw mapPostgresError(err);
+  } finally {
+    if (!done) await watch(Promise.resolve(it.return?.())).catch(() => {});
+  }
+}
+
+/** The engine on `pool`; its streams read from `streams` (by default the pool itself). */
+export function postgresEngine(pool: Sql, watchdog?: Watchdog, streams: Sql = pool): Engine {
   const watch = <T>(call: Promise<T>): Promise<T> => watchdog ? watchdog.watch(call) : call;
   return {
     dialect: POSTGRES,
@@ -132,8 +194,6 @@ export function postgresEngine(pool: Sql, watchdog?: Watchdog): Engine {
       watch(drive(pool, pool, false, q)).catch((err) => Promise.reject(mapPostgresError(err))),
     mapError: mapPostgresError,
     watch,
+    stream: (text, ...params) => watched(cursorRows(streams, text, params), watch),
   };
 }
-
-/** Runs `q` inside the caller's transaction `tx` (an engine-specific store's step, e.g. the demo seed). */
-export const driveIn = <T>(tx: Tx, q: Q<T>): Promise<T> => drive(tx as Sql, tx, true, q);

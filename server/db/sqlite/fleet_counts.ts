@@ -4,7 +4,7 @@
  */
 import type { Overview } from "../../../shared/schemas/device.ts";
 import { seenSince } from "../rules/device_view.ts";
-import { firmwareCondition, type HoldingRolloutRow, keptFirmwareTotal } from "../rules/firmware_in_effect.ts";
+import type { HoldingRolloutRow } from "../rules/firmware_in_effect.ts";
 import {
   firmwareDistribution,
   groupCounts,
@@ -13,9 +13,9 @@ import {
   overviewLists,
   overviewProductTypes,
 } from "../rules/fleet_overview.ts";
-import { all, type Engine, one, type Param, type Q } from "../runner.ts";
-import type { FleetCounts } from "../stores/fleet_counts.ts";
-import { type KeysState, keysState, kickWhenBehind, syncKeys } from "../stores/firmware_keys.ts";
+import { all, one, type Param, type Q } from "../runner.ts";
+import { type FleetCounts, installedOfCancelled, keptFirmwareCount, keysInForce } from "../stores/fleet_counts.ts";
+import type { KeysState } from "../stores/firmware_keys.ts";
 
 function* count(where: string, ...args: Param[]): Q<number> {
   return (yield* one<{ n: number }>(`SELECT COUNT(*) AS n FROM devices d WHERE ${where}`, ...args))!.n;
@@ -27,12 +27,6 @@ function* keptSum(dim: string, keyCondition: string, ...args: Param[]): Q<number
     dim,
     ...args,
   ))!.n;
-}
-
-function* keysInForce(product: string): Q<KeysState> {
-  const keys = yield* keysState(product);
-  kickWhenBehind(keys, product);
-  return keys;
 }
 
 /** GET overview from count queries, each served by an index. */
@@ -77,16 +71,7 @@ function* heldDistribution(keys: KeysState, custom: ReadonlyMap<string | null, n
      ORDER BY r.created_at DESC, r.id DESC`,
   );
   const deciding = keys.rollouts;
-  // A cancelled rollout's devices (those that installed it: few) are counted one by one.
-  const installed = new Map<string, { deviceId: string; productTypeId: string | null }[]>();
-  for (const c of deciding.filter((r) => r.cancelled)) {
-    const rows = yield* all<{ device_id: string; product_type_id: string | null }>(
-      `SELECT rd.device_id, d.product_type_id FROM rollout_devices rd JOIN devices d ON d.device_id = rd.device_id
-       WHERE rd.rollout_id = ? AND rd.state = 'installed' AND d.firmware_id IS NULL`,
-      c.id,
-    );
-    installed.set(c.id, rows.map((m) => ({ deviceId: m.device_id, productTypeId: m.product_type_id })));
-  }
+  const installed = yield* installedOfCancelled(deciding.filter((r) => r.cancelled).map((r) => r.id));
   const pinned = new Map<string, number>();
   for (const r of deciding.filter((r) => !r.cancelled)) {
     const { n } = (yield* one<{ n: number }>(
@@ -103,9 +88,8 @@ function* heldDistribution(keys: KeysState, custom: ReadonlyMap<string | null, n
   return firmwareDistribution(custom, keys.defaultFirmware, held);
 }
 
-export function sqliteFleetCounts(engine: Engine): FleetCounts {
+export function sqliteFleetCounts(): FleetCounts {
   return {
-    keysState: keysInForce,
     /** The kept group counts, or (seen, and firmware before the keys are current) one covering index range. */
     *exactTotal(exact, where, args, keys) {
       switch (exact.kind) {
@@ -116,17 +100,7 @@ export function sqliteFleetCounts(engine: Engine): FleetCounts {
         case "app":
           return yield* keptSum("app", "key = ?", `v:${exact.version}`);
         case "firmware":
-          if (keys?.current) {
-            const groups = groupCounts(
-              yield* all<{ dim: string; key: string; n: number }>(
-                "SELECT dim, key, n FROM device_group_counts WHERE dim IN ('firmware', 'effective')",
-              ),
-            );
-            return keptFirmwareTotal(firmwareCondition(exact.filter, keys.defaultFirmware), keys.defaultFirmware, {
-              custom: groups.firmware,
-              effective: groups.effective,
-            });
-          }
+          if (keys?.current) return yield* keptFirmwareCount(exact, keys);
           return yield* count(where, ...args);
         case "seen":
           return yield* count(where, ...args);
@@ -137,6 +111,5 @@ export function sqliteFleetCounts(engine: Engine): FleetCounts {
     *pruneSeen() {
       return 0;
     },
-    syncKeys: (product) => syncKeys(engine, product),
   };
 }

@@ -1,11 +1,12 @@
-import type { DemoData } from "../types/demo.ts";
-import { all, nextRevision, one, type Q, run } from "../runner.ts";
+import type { DemoData, DemoStore } from "../types/demo.ts";
+import { all, type Engine, nextRevision, one, type Q, run, storeOf, write } from "../runner.ts";
 import { checkinDevice } from "./device_api.ts";
 import { updateDevice } from "./devices.ts";
 import { createProductType, updateProductType } from "./product_types.ts";
+import { writeTreatments } from "./treatment_import.ts";
 
 /** Whether the database holds nothing the demo would write over. */
-export function* demoIsEmpty(): Q<boolean> {
+function* demoIsEmpty(): Q<boolean> {
   const row = yield* one<{ n: number | string }>(
     `SELECT (SELECT count(*) FROM devices) + (SELECT count(*) FROM treatments)
       + (SELECT count(*) FROM product_types) + (SELECT count(*) FROM firmwares) AS n`,
@@ -14,10 +15,11 @@ export function* demoIsEmpty(): Q<boolean> {
 }
 
 /**
- * The demo data set after its treatments are written (each engine writes those its own way, in the same
- * transaction): the default firmware, the treatments' dates, product types with modules, devices with check-ins.
+ * The demo data set in one write transaction: its treatments as an import writes them (no audit entry), then the
+ * default firmware, the treatments' dates, product types with modules, devices with check-ins.
  */
-export function* seedDemoRest(data: DemoData): Q<void> {
+function* seedDemo(data: DemoData): Q<void> {
+  yield* writeTreatments(data.treatments, null);
   const { deviceType, firmwareId } = data.defaultFirmware;
   yield* run(
     "UPDATE device_types SET default_firmware = ?, revision = ? WHERE name = ?",
@@ -66,4 +68,11 @@ export function* seedDemoRest(data: DemoData): Q<void> {
     });
     yield* run("UPDATE devices SET updated_at = ? WHERE device_id = ?", settings.updatedAt, device.deviceId);
   }
+}
+
+export function demoStore(engine: Engine): DemoStore {
+  return storeOf<DemoStore>(engine, {
+    isEmpty: demoIsEmpty,
+    seed: (data) => write(() => seedDemo(data)),
+  });
 }

@@ -32,7 +32,7 @@ import { all, type Dialect, dialect, firstMissingId, nextRevision, one, type Par
 import { appendAuditMany } from "./audit.ts";
 import { refreshDeviceKeys } from "./firmware_keys.ts";
 import { jsonField, likeAscii, listRows, positioned, same } from "./dialect_sql.ts";
-import type { FleetCounts, FleetKeys } from "./fleet_counts.ts";
+import { type FleetCounts, type FleetKeys, keysInForce } from "./fleet_counts.ts";
 
 /** The versions as the columns kept from version_info by triggers, indexed (schema.ts). */
 const APP = "d.app";
@@ -58,7 +58,7 @@ interface ViewWhere {
 }
 
 /** The WHERE clause of a filter (always something: the engine's true for none). */
-function* whereOf(counts: FleetCounts, filter: DeviceFilter, product: string): Q<ViewWhere> {
+function* whereOf(filter: DeviceFilter, product: string): Q<ViewWhere> {
   const d = yield* dialect();
   const fixed: string[] = [];
   const parts: string[] = [];
@@ -80,7 +80,7 @@ function* whereOf(counts: FleetCounts, filter: DeviceFilter, product: string): Q
   let firmware: FirmwareMode | null = null;
   let keys: FleetKeys | null = null;
   if (filter.firmware !== undefined) {
-    keys = yield* counts.keysState(product);
+    keys = yield* keysInForce(product);
     const fw = firmwareCondition(filter.firmware, keys.defaultFirmware);
     if (keys.current) {
       firmware = "kept";
@@ -188,7 +188,7 @@ export function* viewIds(
   count = true,
 ): Q<{ ids: string[]; total: number; exact: boolean }> {
   const d = yield* dialect();
-  const filter = yield* whereOf(counts, view.filter, product);
+  const filter = yield* whereOf(view.filter, product);
   const { where, args, fixed, firmware, keys } = filter;
   const dir = view.order === "desc" ? "DESC" : "ASC";
   const offset = page * perPage;
@@ -323,14 +323,13 @@ function* productTypePage(
  * (`(column, device_id) > (value, id)`), never an OFFSET.
  */
 export function* viewBatch(
-  counts: FleetCounts,
   view: DeviceView,
   after: ViewCursor | null,
   limit: number,
   product: string,
 ): Q<{ ids: string[]; next: ViewCursor | null }> {
   const d = yield* dialect();
-  const { where, args: filterArgs, fixed } = yield* whereOf(counts, view.filter, product);
+  const { where, args: filterArgs, fixed } = yield* whereOf(view.filter, product);
   const dir = view.order === "desc" ? "DESC" : "ASC";
   const op = view.order === "desc" ? "<" : ">";
   const ids: string[] = [];
@@ -394,7 +393,6 @@ export function* viewBatch(
  * writes; any failure changes none.
  */
 export function* bulkDevices(
-  counts: FleetCounts,
   target: { deviceIds: string[] } | { filter: DeviceFilter },
   set: DeviceBulkSet,
   product: string,
@@ -412,7 +410,7 @@ export function* bulkDevices(
     if (missing !== undefined) throw new InvalidError(noBulkDevice(missing));
     ids = target.deviceIds;
   } else {
-    const { where, args } = yield* whereOf(counts, target.filter, product);
+    const { where, args } = yield* whereOf(target.filter, product);
     ids = (yield* all<{ device_id: string }>(
       `SELECT d.device_id FROM devices d WHERE ${where} ORDER BY d.device_id${d.forUpdate}`,
       ...args,

@@ -5,7 +5,7 @@ import type {
   PreauthorizeManyResult,
   VersionInfo,
 } from "../../../shared/schemas/device.ts";
-import { refreshDeviceKeys } from "./firmware_keys.ts";
+import { refreshDeviceKeys, syncKeys } from "./firmware_keys.ts";
 import { type AdmissionAction, admissionAuditAction, afterAction, alreadyKnown } from "../rules/admission.ts";
 import { now } from "../clock.ts";
 import { NotFoundError } from "../errors.ts";
@@ -357,10 +357,10 @@ export function deviceStore(engine: Engine, counts: FleetCounts): DeviceStore {
       }),
     batch: (view, after, limit, product) =>
       read(function* () {
-        const { ids, next } = yield* viewBatch(counts, view, after, limit, product);
+        const { ids, next } = yield* viewBatch(view, after, limit, product);
         return { data: yield* devicesInOrder(ids), next };
       }),
-    bulk: (target, set, product) => writeRetried(() => bulkDevices(counts, target, set, product)),
+    bulk: (target, set, product) => writeRetried(() => bulkDevices(target, set, product)),
     overview: (product) => read(() => counts.overview(product)),
     pruneCounts: (at = new Date()) => counts.pruneSeen(at),
     names: () => read(namesOf),
@@ -393,5 +393,5 @@ export function deviceStore(engine: Engine, counts: FleetCounts): DeviceStore {
     admissionCounts: () => read(admissionCounts),
   });
   // The keys sync runs in slices with turns between them: the one method that is not one store operation.
-  return { ...store, syncFirmwareKeys: (product) => counts.syncKeys(product) };
+  return { ...store, syncFirmwareKeys: (product) => syncKeys(engine, product) };
 }

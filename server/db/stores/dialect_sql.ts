@@ -52,3 +52,13 @@ export const likeAscii = (d: Dialect, column: string): string =>
 /** The treatments' list order: case-insensitive (ASCII) name, ties by the exact name; the index treatments_list_order. */
 export const treatmentNameOrder = (d: Dialect): string =>
   d.engine === "sqlite" ? "t.name COLLATE NOCASE, t.name" : "ascii_lower(t.name), t.name";
+
+/** A value as a JSON text (a string quoted, NULL as null). */
+export const jsonQuote = (d: Dialect, expr: string): string =>
+  d.engine === "sqlite" ? `json_quote(${expr})` : `coalesce(to_json(${expr})::text, 'null')`;
+
+/**
+ * A text expression as the engine reads it fastest into bytes: SQLite hands a BLOB over as it is (no string made);
+ * PostgreSQL's text is read as a string.
+ */
+export const asBytes = (d: Dialect, expr: string): string => d.engine === "sqlite" ? `CAST(${expr} AS BLOB)` : expr;

@@ -1,7 +1,6 @@
 /**
- * The treatment catalogue: reads and the sweep written once. The import (a few MB staged at a time, then one short
- * publish) and the streamed list (a connection of its own) are each engine's (<engine>/treatments.ts): they are built
- * around what each engine's transactions allow.
+ * The treatment catalogue, written once: the reads, the streamed list (Engine.stream: a connection and a snapshot of
+ * its own), the sweep; the import is treatment_import.ts.
  */
 import type { TreatmentSummary } from "../../../shared/schemas/treatment.ts";
 import {
@@ -11,14 +10,9 @@ import {
   type TreatmentRow,
 } from "../rules/treatment_rows.ts";
 import type { TreatmentStore } from "../types/treatments.ts";
-import { all, dialect, type Engine, one, type Q, run, storeOf, write } from "../runner.ts";
-import { treatmentNameOrder } from "./dialect_sql.ts";
-
-/** Content tables and what links to their rows. */
-export const CONTENT = {
-  phases: { table: "treatment_phases", linked: "SELECT 1 FROM treatments x WHERE x.phases_id = c.id" },
-  images: { table: "treatment_image_data", linked: "SELECT 1 FROM treatment_images x WHERE x.data_id = c.id" },
-} as const;
+import { all, type Dialect, dialect, type Engine, one, type Q, run, storeOf, write } from "../runner.ts";
+import { asBytes, jsonQuote, treatmentNameOrder } from "./dialect_sql.ts";
+import { CONTENT, importTreatments } from "./treatment_import.ts";
 
 /** Phase and channel counts of a treatment_phases row. */
 interface PhaseCounts {
@@ -93,15 +87,69 @@ function* listSummaries(counted: Map<number, PhaseCounts>): Q<TreatmentSummary[]
   });
 }
 
-/** The treatment store: `own` is the engine's import and streamed list. */
-export function treatmentStore(
-  engine: Engine,
-  own: Pick<TreatmentStore, "import" | "listJsonChunks">,
-): TreatmentStore {
+/**
+ * The Treatment JSON of the row `t` with its phases `p`, built by concatenation so the stored phases and image ids are
+ * copied as they are, never parsed (the list of 10,000 treatments stays cheap).
+ */
+function treatmentJsonSql(d: Dialect): string {
+  const q = (column: string) => jsonQuote(d, column);
+  return asBytes(
+    d,
+    `'{"_id":' || ${q("t.id")} || ',"name":' || ${q("t.name")}
+    || ',"category":' || ${q("t.category")} || ',"use":' || ${q("t.use")}
+    || ',"createdAt":' || ${q("t.created_at")} || ',"updatedAt":' || ${q("t.updated_at")}
+    || ',"images":' || t.image_ids || ',"phases":' || p.json || '}'`,
+  );
+}
+
+/** About this many bytes of the list per chunk: memory per reader stays flat whatever the catalogue. */
+const LIST_CHUNK_BYTES = 256 * 1024;
+
+const encoder = new TextEncoder();
+const COMMA = encoder.encode(",");
+
+/** The parts as one chunk: strings (PostgreSQL's text) joined and encoded at once, bytes (SQLite's) copied. */
+function chunkOf(parts: (string | Uint8Array)[]): Uint8Array<ArrayBuffer> {
+  if (parts.every((p) => typeof p === "string")) return encoder.encode(parts.join("")) as Uint8Array<ArrayBuffer>;
+  const bytes = parts.map((p) => typeof p === "string" ? encoder.encode(p) : p);
+  const out = new Uint8Array(bytes.reduce((n, b) => n + b.byteLength, 0));
+  let at = 0;
+  for (const b of bytes) out.set(b, at), at += b.byteLength;
+  return out;
+}
+
+/**
+ * The list as the bytes of one JSON array, a chunk at a time: the rows read in name order (walking the index, no
+ * sort) by the engine's stream, one snapshot however long the client takes.
+ */
+async function* listJsonChunks(engine: Engine): AsyncGenerator<Uint8Array<ArrayBuffer>> {
+  const d = engine.dialect;
+  const rows = engine.stream(
+    `SELECT ${treatmentJsonSql(d)} FROM treatments t ${TREATMENT_CONTENT_JOIN} ORDER BY ${treatmentNameOrder(d)}`,
+  );
+  let parts: (string | Uint8Array)[] = ["["], size = 1, first = true;
+  for await (const batch of rows) {
+    for (const [json] of batch as [string | Uint8Array][]) {
+      if (!first) parts.push(typeof json === "string" ? "," : COMMA), size++;
+      first = false;
+      parts.push(json);
+      size += typeof json === "string" ? json.length : json.byteLength;
+      if (size >= LIST_CHUNK_BYTES) {
+        yield chunkOf(parts);
+        parts = [], size = 0;
+      }
+    }
+  }
+  parts.push("]");
+  yield chunkOf(parts);
+}
+
+export function treatmentStore(engine: Engine): TreatmentStore {
   const counted = new Map<number, PhaseCounts>();
   return {
-    ...storeOf<Omit<TreatmentStore, "import" | "listJsonChunks">>(engine, {
+    ...storeOf<Omit<TreatmentStore, "listJsonChunks">>(engine, {
       listSummaries: () => listSummaries(counted),
+      import: importTreatments,
       *get(id) {
         const row = yield* one<TreatmentRow>(
           `SELECT ${TREATMENT_ROW_COLUMNS} FROM treatments t ${TREATMENT_CONTENT_JOIN} WHERE t.id = ?`,
@@ -122,7 +170,7 @@ export function treatmentStore(
       },
       /**
        * Content rows nothing links to: left by an import the process did not finish (SQLite); on PostgreSQL an import is
-       * one transaction, so there is rarely anything to remove.
+       * one transaction, so there is rarely anything to remove (treatment_import.ts).
        */
       sweep: () =>
         write(function* () {
@@ -133,6 +181,6 @@ export function treatmentStore(
           return removed;
         }),
     }),
-    ...own,
+    listJsonChunks: () => listJsonChunks(engine),
   };
 }
