@@ -14,6 +14,21 @@ export function acceptedEncodings(header: string | undefined): Set<string> {
   return out;
 }
 
+/** Whether an Accept-Encoding header takes gzip; a client sends the same header every time, so the last few are kept. */
+const gzipByHeader = new Map<string, boolean>();
+function acceptsGzip(header: string | undefined): boolean {
+  const key = header ?? "";
+  let yes = gzipByHeader.get(key);
+  if (yes === undefined) {
+    const accepted = acceptedEncodings(header);
+    yes = accepted.has("gzip") || accepted.has("*");
+    if (key.length > 256) return yes;
+    if (gzipByHeader.size >= 64) gzipByHeader.clear();
+    gzipByHeader.set(key, yes);
+  }
+  return yes;
+}
+
 /**
  * gzip on the fly for JSON answers of at least COMPRESS_THRESHOLD_BYTES to clients that accept it, with
  * `Vary: Accept-Encoding`. Only answers made whole (`c.json`: their body is one chunk) are compressed; a streamed
@@ -34,8 +49,7 @@ export function compressJson(threshold = COMPRESS_THRESHOLD_BYTES): MiddlewareHa
     if (!vary?.toLowerCase().includes("accept-encoding")) {
       res.headers.set("Vary", vary ? `${vary}, Accept-Encoding` : "Accept-Encoding");
     }
-    const accepted = acceptedEncodings(c.req.header("Accept-Encoding"));
-    if (!accepted.has("gzip") && !accepted.has("*")) return;
+    if (!acceptsGzip(c.req.header("Accept-Encoding"))) return;
     const declared = Number(res.headers.get("Content-Length") ?? NaN);
     if (declared < threshold) return;
 
