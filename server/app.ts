@@ -114,14 +114,18 @@ export function createApp(ctx: AppContext) {
         for (const k in SECURITY_HEADERS) c.header(k, SECURITY_HEADERS[k]);
         c.header("X-Request-Id", requestId);
         await next();
-        // Responses a route built itself (file streams) get the ones they lack.
-        for (const k in SECURITY_HEADERS) if (!c.res.headers.has(k)) c.res.headers.set(k, SECURITY_HEADERS[k]);
-        if (!c.res.headers.has("X-Request-Id")) c.res.headers.set("X-Request-Id", requestId);
+        // Responses a route built itself (file streams) get the ones they lack. One made through the context carries
+        // the request id and so all of them (or a route's stricter value): one look instead of five.
+        const headers = c.res.headers;
+        if (headers.get("X-Request-Id") !== requestId) {
+          for (const k in SECURITY_HEADERS) if (!headers.has(k)) headers.set(k, SECURITY_HEADERS[k]);
+          if (!headers.has("X-Request-Id")) headers.set("X-Request-Id", requestId);
+        }
         const ms = performance.now() - started;
         const { method } = c.req;
         const status = c.res.status;
         // The route's pattern, not the path: one series per route, whatever ids are asked for.
-        const labels = { route: c.req.routePath || "unmatched", method, status: String(status) };
+        const labels = metrics.requestLabels(c.req.routePath || "unmatched", method, status);
         metrics.requests.inc(labels);
         metrics.requestSeconds.observe(labels, ms / 1000);
         ctx.logRequest({ method, path: c.req.path, status, ms, requestId });

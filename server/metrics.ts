@@ -14,6 +14,16 @@ export const requests = new client.Counter({
   labelNames: ["route", "method", "status"] as const,
 });
 
+type RequestLabels = { route: string; method: string; status: string };
+const labelSets = new Map<string, RequestLabels>();
+/** The label set of a request's series, made once per route, method and status (a bounded set: route patterns). */
+export function requestLabels(route: string, method: string, status: number): RequestLabels {
+  const key = `${status} ${method} ${route}`;
+  let labels = labelSets.get(key);
+  if (!labels) labelSets.set(key, labels = { route, method, status: String(status) });
+  return labels;
+}
+
 export const requestSeconds = new client.Histogram({
   name: "console_http_request_duration_seconds",
   help: "Time to answer an HTTP request (until the handler returned; a streamed body may flow longer).",

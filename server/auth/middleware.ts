@@ -106,6 +106,14 @@ export function requireOperator(ctx: AppContext): MiddlewareHandler<AppEnv> {
     }
     // Everything this request does is recorded in the audit trail as this operator's or API token's
     // (server/db/audit_context.ts).
-    await runAs({ actor, ip: clientAddress(c, ctx.config.trustProxy) }, next);
+    // The address is worked out only when an entry is written (most requests only read).
+    let ip: string | undefined;
+    const trustProxy = ctx.config.trustProxy;
+    await runAs({
+      actor,
+      get ip() {
+        return ip ??= clientAddress(c, trustProxy);
+      },
+    }, next);
   };
 }

@@ -80,16 +80,19 @@ function findEnd(bytes: Uint8Array, matched: number): { end: number; matched: nu
 /** True when answer bytes start an interim (1xx) response: "HTTP/1.x 1". */
 const interim = (b: Uint8Array) => b.length >= 10 && b[0] === 72 && b[8] === 32 && b[9] === 49;
 
-/** Reads chunks into buffers that grow while reads fill them and shrink back when they come back mostly empty. */
+/**
+ * Reads chunks into a buffer that grows while reads fill it and shrinks back when they come back mostly empty. The
+ * buffer is reused: a chunk is valid until the next read (the pumps write each one out before reading again).
+ */
 function reader(conn: Deno.Conn): () => Promise<Uint8Array | null> {
-  let size = PUMP_MIN_BYTES;
+  let buf = new Uint8Array(PUMP_MIN_BYTES);
   return async () => {
-    const buf = new Uint8Array(size);
     const n = await conn.read(buf);
     if (n === null) return null;
-    if (n === size) size = Math.min(size * 2, PUMP_MAX_BYTES);
-    else if (n < size / 4) size = PUMP_MIN_BYTES;
-    return buf.subarray(0, n);
+    const chunk = buf.subarray(0, n);
+    if (n === buf.length && n < PUMP_MAX_BYTES) buf = new Uint8Array(n * 2);
+    else if (n < buf.length / 4 && buf.length > PUMP_MIN_BYTES) buf = new Uint8Array(PUMP_MIN_BYTES);
+    return chunk;
   };
 }
 
@@ -184,6 +187,10 @@ export function serveGuarded(opts: GuardOptions, handler: Handler): GuardedServe
     if (stopping) return close(g);
     const conn = await Deno.connect({ hostname: "127.0.0.1", port: innerPort });
     if (g.closed) return conn.close();
+    // The pumps pass an answer on in the pieces they read it in: with Nagle's algorithm the second piece waits for the
+    // client's delayed ACK of the first (40 ms on Linux): a 10 KB page went at 200 req/s instead of thousands.
+    conn.setNoDelay(true);
+    g.outer.setNoDelay(true);
     g.inner = conn;
     const port = conn.localAddr.port;
     clients.set(port, g.remote);

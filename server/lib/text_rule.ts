@@ -41,6 +41,8 @@ export function cleanComponent(raw: string): boolean {
 
 /** What in a request URL breaks the rule: "path", or the query name (`query: name`), or null. */
 export function urlTextProblem(url: string): { where: "path" } | { where: "query"; name: string } | null {
+  // Nearly every URL: no escape and no NUL, so every component is clean (cleanComponent's first line), whatever it holds.
+  if (!url.includes("%") && !url.includes("\u0000")) return null;
   const start = url.indexOf("/", url.indexOf("//") + 2);
   if (start < 0) return null;
   const hash = url.indexOf("#", start);
