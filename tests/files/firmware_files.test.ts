@@ -58,7 +58,12 @@ Deno.test("firmware files: put streamed and hashed, visible only once committed,
     for (let off = 0; off < bytes.length; off += 100_000) await put.write(bytes.subarray(off, off + 100_000));
     assert.equal(await files.open("fw1"), null, "not visible before it is finished");
     assert.deepEqual(await files.list(), []);
-    assert.deepEqual(await put.finish(), { size: bytes.length, sha256: sha256(bytes) });
+    assert.deepEqual(await put.finish(), {
+      size: bytes.length,
+      sha256: sha256(bytes),
+      sha1: createHash("sha1").update(bytes).digest("hex"),
+      md5: createHash("md5").update(bytes).digest("hex"),
+    });
     await put.commit();
     await put.abort(); // a no-op after commit
     assert.deepEqual(await files.list(), ["fw1"]);
