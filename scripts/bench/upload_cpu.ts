@@ -176,7 +176,7 @@ if (import.meta.main) {
         } s/GiB (sha256 ${r.floor.sha256}, sha1 ${r.floor.sha1}, md5 ${r.floor.md5}, ` +
         `xz ${r.floor.xz}); ratio ${(r.serverCpu / floor).toFixed(2)}; peak RSS ${
           (r.peakRss / 2 ** 20).toFixed(1)
-        } MiB`,
+        } MiB (idle ${(r.idleRss / 2 ** 20).toFixed(1)} MiB)`,
     );
   } finally {
     await Deno.remove(tmpDir, { recursive: true });
