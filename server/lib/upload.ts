@@ -279,8 +279,9 @@ export async function receiveRawUpload<S extends UploadSink>(
   fieldHeaders: Readonly<Record<string, string>>,
   opts: ReceiveOptions<S>,
 ): Promise<ReceivedFile<S>> {
-  const type = c.req.header("content-type") ?? "";
-  if (!/^application\/octet-stream\s*(;|$)/i.test(type)) {
+  // No Content-Type is taken as octet-stream (RFC 9110 §8.3): what `curl -T` sends.
+  const type = c.req.header("content-type");
+  if (type !== undefined && !/^application\/octet-stream\s*(;|$)/i.test(type)) {
     throw unsupported("The body must be the file itself, sent as application/octet-stream.");
   }
   const limitText = `${opts.maxBytes} bytes${opts.limitName ? ` (${opts.limitName})` : ""}`;

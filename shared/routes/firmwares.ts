@@ -54,9 +54,8 @@ export const firmwareRoutes = {
     path: "/device_firmwares/files/:name",
     auth: "operator",
     scope: "firmware:write",
-    summary:
-      "Upload a firmware file as the raw body (application/octet-stream, with its Content-Length), named by the " +
-      "path: `curl -T app.xz .../device_firmwares/files/`. The same checks, answers and audit entry as the form " +
+    summary: "Upload a firmware file as the raw body (application/octet-stream or no Content-Type, with its " +
+      "Content-Length), named by the path: `curl -T app.xz .../device_firmwares/files/`. The same checks, answers and audit entry as the form " +
       "upload, at less CPU per byte (no multipart parsing): for the CLI and scripts. The signature and its key, when " +
       "sent, are the headers X-Firmware-Signature and X-Firmware-Key-Id.",
     params: FirmwareNameParams,

@@ -83,6 +83,13 @@ Deno.test("raw-body firmware upload: same checks, digests, signature and audit a
       assert.equal(res.status, status, `${name} ${JSON.stringify(headers)}: ${JSON.stringify(res.json)}`);
       assert.match(res.json.msg, msg, name);
     }
+    // No Content-Type at all (curl -T) is taken as octet-stream: here refused for its name only.
+    const untyped = await srv.fetch("/api/v1/device_firmwares/files/raw%20one.xz", {
+      method: "PUT",
+      token: api.token,
+      body: new Blob([xz]),
+    });
+    assert.equal(untyped.status, 409, await untyped.text());
     // A chunked body (no Content-Length) is refused as the form's is.
     const chunked = await put(srv, api.token, "chunked.xz", ReadableStream.from([xz]));
     assert.equal(chunked.status, 411);
