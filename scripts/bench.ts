@@ -8,6 +8,7 @@
  */
 import { observabilityMicros } from "./bench/observability.ts";
 import { benchBucket } from "./bench/bucket.ts";
+import { measureUploadCpu, uploadCpuRows } from "./bench/upload_cpu.ts";
 import { ApiClient } from "../shared/client.ts";
 import { fixedLengthFetch } from "../shared/fixed_length_fetch.ts";
 import {
@@ -184,12 +185,18 @@ try {
     const firmware = await benchFirmware(tmp, size.firmware, size.checkins);
     say(`7. firmware of ${mib(size.firmware)} MiB in a bucket (s3rver): upload, download proxied and redirected`);
     const bucket = await benchBucket(tmp, size.firmware);
+    say(`7b. server CPU per GiB of a ${mib(size.firmware)} MiB upload vs the hashing floor (form and raw PUT)`);
+    const uploadCpu = {
+      form: await measureUploadCpu(tmp, size.firmware),
+      put: await measureUploadCpu(tmp, size.firmware, { put: true }),
+      bucketPut: await measureUploadCpu(tmp, size.firmware, { put: true, bucket: true }),
+    };
     const observabilityUs = observabilityMicros(quick ? 20_000 : 200_000);
     say(`8. check-in with DEVICE_AUTH=token vs shared, ${size.checkins} devices`);
     const deviceAuth = await benchDeviceAuth(tmp, size.seconds, size.checkins);
     say(`9. hawkBit DDI poll vs check-in, ${size.checkins} devices, and a whole DDI cycle`);
     const ddi = await benchDdi(tmp, size.seconds, size.checkins);
-    results = { devices, treatments, web, checkin, firmware, bucket, observabilityUs, deviceAuth, ddi };
+    results = { devices, treatments, web, checkin, firmware, bucket, uploadCpu, observabilityUs, deviceAuth, ddi };
   } finally {
     await srv.stop();
   }
@@ -198,7 +205,7 @@ try {
   say(`8. staged rollout of ${size.devices} devices: status reports, GET rollouts/{id}`);
   const rollouts = [await benchRollouts("sqlite", tmp, size, say), await benchRollouts("postgres", tmp, size, say)];
 
-  const { devices, treatments, web, checkin, firmware, bucket, observabilityUs, deviceAuth, ddi } = results;
+  const { devices, treatments, web, checkin, firmware, bucket, uploadCpu, observabilityUs, deviceAuth, ddi } = results;
   const ratio = (a: number, b: number) => b > 0 ? a / b : NaN;
   const rows: [string, string, string, string][] = [
     [
@@ -327,6 +334,7 @@ try {
       "measured",
       "-",
     ],
+    ...uploadCpuRows(uploadCpu),
     ...pgRows(pg),
     ...auditRows(audit),
     ...rolloutRows(rollouts),

@@ -129,6 +129,7 @@ if (!fast && (!args.length || Deno.env.get("TEST_ENGINE") === "postgres")) {
 const BUCKET_SUITES = [
   "tests/files/",
   "tests/server/firmwares.test.ts",
+  "tests/server/firmwares_put.test.ts",
   "tests/server/firmwares_swu.test.ts",
   "tests/server/firmware_check.test.ts",
   "tests/device/firmware.test.ts",

@@ -73,12 +73,17 @@ function requestBody(r: Route): unknown {
   if (body.kind === "json") {
     return { required: true, content: { "application/json": { schema: schemaOf(body.schema, "input") } } };
   }
+  const formats = [body.fileExtension, ...(body.others ?? [])].join(" or ");
+  if (body.kind === "raw") {
+    return {
+      required: true,
+      description: `One file (${formats}) as the whole body, with a Content-Length (a chunked body is 411).`,
+      content: { "application/octet-stream": { schema: { type: "string", format: "binary" } } },
+    };
+  }
   return {
     required: true,
-    description:
-      `One file (${
-        [body.fileExtension, ...(body.others ?? [])].join(" or ")
-      }) in the field '${body.field}', with a Content-Length (a chunked ` +
+    description: `One file (${formats}) in the field '${body.field}', with a Content-Length (a chunked ` +
       "body is 411).",
     content: {
       "multipart/form-data": {

@@ -13,6 +13,11 @@ import { CheckInterruptedError, type StreamCheck } from "./stream_check.ts";
 export const XZ_MEMLIMIT = "1GiB";
 /** Bytes handed to xz and not yet taken by it before write() makes the upload wait. */
 const WINDOW = 4 << 20;
+/**
+ * Bytes gathered before one write to xz's pipe: the body arrives in chunks of a few KiB, and each write of a stream is
+ * a round of promises and an op on the main thread; 1 MiB writes cost a fraction of that (docs/PERFORMANCE.md).
+ */
+const BATCH = 1 << 20;
 /** Enough of the file for the rules xz does not apply: the stream flags (bytes 6-7) and what follows the header. */
 const HEAD = 13;
 
@@ -115,6 +120,25 @@ export function startXzCheck(): StreamCheck & { pid: number } {
   });
   refused.catch(() => {}); // a caller that never awaits refused (addFirmware) must not meet an unhandled rejection
 
+  let batch: Uint8Array | null = null;
+  let filled = 0;
+  /** Batches xz has taken, for reuse: at most WINDOW / BATCH + 1 are ever allocated. */
+  const spare: Uint8Array[] = [];
+  /** Hands the gathered bytes to xz; a promise when more than WINDOW bytes are then in flight. */
+  const flush = (): Promise<void> | null => {
+    if (!batch || filled === 0) return null;
+    const full = filled === batch.length ? batch : batch.subarray(0, filled);
+    batch = null;
+    filled = 0;
+    inFlight += full.length;
+    // A failed write means xz has exited: its exit status and message give the verdict.
+    const written = writer.write(full).catch(() => {}).then(() => {
+      inFlight -= full.length;
+      if (full.length === BATCH) spare.push(full);
+    });
+    return inFlight > WINDOW ? written : null;
+  };
+
   const stop = () => {
     if (closed) return;
     closed = true;
@@ -131,12 +155,19 @@ export function startXzCheck(): StreamCheck & { pid: number } {
         head.set(part, headBytes);
         headBytes += part.length;
       }
-      inFlight += chunk.length;
-      // A failed write means xz has exited: its exit status and message give the verdict.
-      const written = writer.write(chunk).catch(() => {}).then(() => void (inFlight -= chunk.length));
-      return inFlight > WINDOW ? written : null;
+      let waits: Promise<void> | null = null;
+      for (let off = 0; off < chunk.length;) {
+        batch ??= spare.pop() ?? new Uint8Array(BATCH);
+        const n = Math.min(BATCH - filled, chunk.length - off);
+        batch.set(chunk.subarray(off, off + n), filled);
+        filled += n;
+        off += n;
+        if (filled === BATCH) waits = flush() ?? waits;
+      }
+      return waits;
     },
     async finish() {
+      if (!closed && !exited) flush();
       if (!closed) {
         closed = true;
         await writer.close().catch(() => {});

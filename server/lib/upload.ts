@@ -190,50 +190,28 @@ export async function receiveUpload<S extends UploadSink>(
         fail(err);
         return;
       }
-      const rules = { ...opts, ...opts.forName?.(clientName) };
-      const magic = rules.magic ?? [];
-      const magicError = rules.magicError ??
-        ((name: string) => unsupported(`${name} is not a valid file: it does not start with the expected signature.`));
-      let head: number[] = [];
       let stopped = false;
-      const out = sink = opts.sink();
       const stop = (err: unknown) => {
         stopped = true;
         stream.resume();
         fail(err);
       };
-      const verify = rules.verify;
-      if (verify) {
-        check = verify.start();
-        check.refused.then((problem) => stop(verify.error(clientName, problem)), stop);
-      }
+      const intake = openIntake(opts, clientName, fields, stop);
+      sink = intake.sink;
+      check = intake.check;
       stream.on("limit", () => stop(tooLarge(`The file is larger than the limit of ${limitText}.`)));
       stream.on("data", (chunk: Buffer) => {
         if (stopped || settled) return;
-        if (head.length < magic.length) {
-          head = head.concat(Array.from(chunk.subarray(0, magic.length - head.length)));
-          if (head.some((b, i) => b !== magic[i])) return stop(magicError(clientName));
-        }
-        let written, checked;
-        try {
-          written = out.write(chunk);
-          checked = check?.write(chunk);
-        } catch (err) {
-          return stop(err);
-        }
-        if (written || checked) {
+        const wait = intake.write(chunk);
+        if (wait) {
           stream.pause();
-          Promise.all([written, checked]).then(() => stream.resume(), stop);
+          wait.then(() => stream.resume(), stop);
         }
       });
       stream.on("error", (err: unknown) => stop(err));
       stream.on("end", () => {
         if (stopped) return;
-        if (head.length < magic.length) return stop(magicError(clientName));
-        verifying = Promise.all([out.finish(), check?.finish() ?? null]).then(([stored, problem]) => {
-          if (problem !== null && verify) throw verify.error(clientName, problem);
-          file = { name: clientName, ...stored, sink: out, fields };
-        }).catch(fail);
+        verifying = intake.finish().then((done) => void (file = done)).catch(fail);
       });
     });
     // Text fields are not stored, but the text rule holds for every part (docs/REQUIREMENTS.md §17).
@@ -261,15 +239,11 @@ export async function receiveUpload<S extends UploadSink>(
   });
 
   const reader = body.getReader();
-  const idle = requestTimeout(
-    `The upload sent nothing for ${Math.round(opts.idleMs / 1000)} s and was aborted; nothing was stored.`,
-  );
+  const read = idleReader(() => reader.read(), opts.idleMs);
   const pump = (async () => {
     try {
       while (!settled) {
-        let timer: ReturnType<typeof setTimeout> | undefined;
-        const stalled = new Promise<never>((_, reject) => timer = setTimeout(() => reject(idle), opts.idleMs));
-        const { value, done } = await Promise.race([reader.read(), stalled]).finally(() => clearTimeout(timer));
+        const { value, done } = await read();
         if (done) break;
         if (!bb.write(value)) await new Promise((r) => bb.once("drain", r));
         collectChunks(value.byteLength);
@@ -277,7 +251,7 @@ export async function receiveUpload<S extends UploadSink>(
       }
       if (!settled) bb.end();
     } catch (err) {
-      if (err === idle) return failUpload(idle);
+      if (err instanceof ApiHttpError && err.status === 408) return failUpload(err);
       bb.destroy(new Error("aborted"));
     }
   })();
@@ -289,9 +263,159 @@ export async function receiveUpload<S extends UploadSink>(
     await reader.cancel().catch(() => {});
     await pump;
     await sink?.abort();
-    if (err instanceof NoSpaceError) throw noRoom();
-    if (err instanceof CheckInterruptedError) throw checkInterrupted();
-    if (err instanceof ApiHttpError || err instanceof FilesUnavailableError) throw err;
-    throw badRequest("The upload was interrupted or malformed.");
+    throw answerFor(err);
   }
+}
+
+/**
+ * Streams a raw request body (application/octet-stream: the file itself, no multipart framing) into a sink, with the
+ * same checks as receiveUpload: the name (from the path) checked before a byte is written, the text fields read from
+ * the headers `fieldHeaders` names, the size limit, the content rules and the idle timeout. Cheaper per byte than the
+ * multipart form: no boundary search over the body (docs/DECISIONS.md, "Uploads near the hashing floor").
+ */
+export async function receiveRawUpload<S extends UploadSink>(
+  c: Context,
+  rawName: string,
+  fieldHeaders: Readonly<Record<string, string>>,
+  opts: ReceiveOptions<S>,
+): Promise<ReceivedFile<S>> {
+  // No Content-Type is taken as octet-stream (RFC 9110 §8.3): what `curl -T` sends.
+  const type = c.req.header("content-type");
+  if (type !== undefined && !/^application\/octet-stream\s*(;|$)/i.test(type)) {
+    throw unsupported("The body must be the file itself, sent as application/octet-stream.");
+  }
+  const limitText = `${opts.maxBytes} bytes${opts.limitName ? ` (${opts.limitName})` : ""}`;
+  const lengthHeader = c.req.header("content-length");
+  const declared = lengthHeader === undefined ? NaN : Number(lengthHeader);
+  if (!Number.isSafeInteger(declared) || declared < 0) {
+    throw lengthRequired("An upload must declare its Content-Length (a chunked body is not accepted).");
+  }
+  if (declared > opts.maxBytes) throw tooLarge(`The file is larger than the limit of ${limitText}.`);
+  const clientName = baseName(rawName);
+  opts.checkName?.(clientName);
+  const fields: Record<string, string> = {};
+  for (const name of opts.fields ?? []) {
+    const header = fieldHeaders[name];
+    const value = header === undefined ? undefined : c.req.header(header);
+    if (value === undefined) continue;
+    if (!isCleanText(value)) throw badRequest(`${header}: ${TEXT_RULE_MSG}.`);
+    fields[name] = value;
+  }
+  opts.checkFields?.(fields);
+
+  let failure: unknown = null;
+  const reader = c.req.raw.body?.getReader();
+  // A refusal by the intake (its magic, the content check) ends a wait for the client: the read answers done. (Not a
+  // race against a promise that lives as long as the upload: each race would keep its chunk reachable.)
+  const stop = (err: unknown) => {
+    if (failure !== null) return;
+    failure = err;
+    reader?.cancel().catch(() => {});
+  };
+  const intake = openIntake(opts, clientName, fields, stop);
+  try {
+    if (reader) {
+      const read = idleReader(() => reader.read(), opts.idleMs);
+      let total = 0;
+      while (failure === null) {
+        const { value, done } = await read();
+        if (done || failure !== null) break;
+        total += value.byteLength;
+        if (total > opts.maxBytes) throw tooLarge(`The file is larger than the limit of ${limitText}.`);
+        collectChunks(value.byteLength);
+        opts.received?.inc(value.byteLength);
+        const wait = intake.write(value);
+        if (wait) await wait;
+      }
+      if (failure === null && total !== declared) throw badRequest("The upload was interrupted or malformed.");
+    }
+    if (failure !== null) throw failure;
+    return await intake.finish();
+  } catch (err) {
+    intake.check?.abort();
+    await reader?.cancel().catch(() => {});
+    await intake.sink.abort();
+    throw answerFor(err);
+  }
+}
+
+/** What a failed upload answers: its own error, or the general one. */
+function answerFor(err: unknown): unknown {
+  if (err instanceof NoSpaceError) return noRoom();
+  if (err instanceof CheckInterruptedError) return checkInterrupted();
+  if (err instanceof ApiHttpError || err instanceof FilesUnavailableError) return err;
+  return badRequest("The upload was interrupted or malformed.");
+}
+
+/** Reads the next chunk, or rejects with 408 when the client sends nothing for `idleMs`. */
+function idleReader(next: () => Promise<ReadableStreamReadResult<Uint8Array>>, idleMs: number) {
+  const idle = requestTimeout(
+    `The upload sent nothing for ${Math.round(idleMs / 1000)} s and was aborted; nothing was stored.`,
+  );
+  return async () => {
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const stalled = new Promise<never>((_, reject) => timer = setTimeout(() => reject(idle), idleMs));
+    return await Promise.race([next(), stalled]).finally(() => clearTimeout(timer));
+  };
+}
+
+/** One file's bytes on their way to the sink: the magic, the content check, the backpressure of both. */
+interface Intake<S extends UploadSink> {
+  sink: S;
+  check: StreamCheck | null;
+  /** Null when more can be taken at once; a promise to await otherwise. After a refusal (stop called): null. */
+  write(chunk: Uint8Array): Promise<unknown> | null;
+  /** After the last chunk: the file, once written and judged. */
+  finish(): Promise<ReceivedFile<S>>;
+}
+
+function openIntake<S extends UploadSink>(
+  opts: ReceiveOptions<S>,
+  clientName: string,
+  fields: Record<string, string>,
+  stop: (err: unknown) => void,
+): Intake<S> {
+  const rules = { ...opts, ...opts.forName?.(clientName) };
+  const magic = rules.magic ?? [];
+  const magicError = rules.magicError ??
+    ((name: string) => unsupported(`${name} is not a valid file: it does not start with the expected signature.`));
+  let head: number[] = [];
+  let stopped = false;
+  const halt = (err: unknown) => {
+    stopped = true;
+    stop(err);
+  };
+  const sink = opts.sink();
+  const verify = rules.verify;
+  const check = verify ? verify.start() : null;
+  if (verify) check!.refused.then((problem) => halt(verify.error(clientName, problem)), halt);
+  return {
+    sink,
+    check,
+    write(chunk) {
+      if (stopped) return null;
+      if (head.length < magic.length) {
+        head = head.concat(Array.from(chunk.subarray(0, magic.length - head.length)));
+        if (head.some((b, i) => b !== magic[i])) {
+          halt(magicError(clientName));
+          return null;
+        }
+      }
+      let written, checked;
+      try {
+        written = sink.write(chunk);
+        checked = check?.write(chunk);
+      } catch (err) {
+        halt(err);
+        return null;
+      }
+      return written || checked ? Promise.all([written, checked]) : null;
+    },
+    async finish() {
+      if (head.length < magic.length) throw magicError(clientName);
+      const [stored, problem] = await Promise.all([sink.finish(), check?.finish() ?? null]);
+      if (problem !== null && verify) throw verify.error(clientName, problem);
+      return { name: clientName, ...stored, sink, fields };
+    },
+  };
 }

@@ -3,9 +3,9 @@ import { routes } from "../../shared/routes/mod.ts";
 import { firmwareContentType } from "../../shared/schemas/firmware.ts";
 import type { AppContext } from "../context.ts";
 import { attachmentDisposition, openFirmwareFile } from "../lib/firmware_file.ts";
-import { receiveUpload } from "../lib/upload.ts";
+import { receiveRawUpload, receiveUpload } from "../lib/upload.ts";
 import { type Api, mount } from "../mount.ts";
-import { firmwaresService } from "../services/firmwares.ts";
+import { firmwaresService, type Receive } from "../services/firmwares.ts";
 import { clientAddress } from "../auth/client_address.ts";
 import { checkPassword } from "../auth/throttle.ts";
 import { busy, tooMany } from "../auth/too_many.ts";
@@ -21,6 +21,11 @@ export function firmwaresRoutes(api: Api, ctx: AppContext) {
     routes.uploadFirmware,
     async (c) => c.json(await firmwares.upload((opts) => receiveUpload(c, opts), c.get("operator")), 201),
   );
+  const { fieldHeaders } = routes.putFirmware.body;
+  mount(api, routes.putFirmware, async (c, { params: { name } }) => {
+    const receive: Receive = (opts) => receiveRawUpload(c, name, fieldHeaders, opts);
+    return c.json(await firmwares.upload(receive, c.get("operator")), 201);
+  });
   // The password re-entered is the approver's electronic signature: checked under the sign-in throttle (its own
   // count per e-mail and address), a wrong one audited and 401 invalid_password (not "unauthorized": the session
   // stays; the client does not sign out on it).

@@ -23,7 +23,17 @@ export type RequestBody =
   | { kind: "json"; schema: z.ZodType }
   /** One file in the multipart/form-data field `field`, streamed. */
   /** `fileExtension` is the main one (tests name files with it); `others` are accepted too. */
-  | { kind: "multipart"; field: string; fileExtension: string; others?: readonly string[] };
+  | { kind: "multipart"; field: string; fileExtension: string; others?: readonly string[] }
+  /**
+   * One file as the whole body (application/octet-stream), streamed; its name is the path parameter `name`, and the
+   * text fields the multipart form would carry are the headers `fieldHeaders` names (field -> header).
+   */
+  | {
+    kind: "raw";
+    fileExtension: string;
+    others?: readonly string[];
+    fieldHeaders: Readonly<Record<string, string>>;
+  };
 
 /** Header name -> what it carries (documentation, e.g. for an OpenAPI description). */
 export type HeaderDocs = Readonly<Record<string, string>>;
@@ -75,6 +85,11 @@ export const json = <S extends z.ZodType>(
 export const empty = { kind: "empty" } as const;
 export const binary = (contentType: string) => ({ kind: "binary", contentType }) as const;
 export const noBody = { kind: "none" } as const;
+export const rawFile = (
+  fileExtension: string,
+  others: readonly string[],
+  fieldHeaders: Readonly<Record<string, string>>,
+) => ({ kind: "raw", fileExtension, others, fieldHeaders }) as const;
 export const multipart = (fileExtension: string, field = "file", others: readonly string[] = []) =>
   ({ kind: "multipart", field, fileExtension, others }) as const;
 

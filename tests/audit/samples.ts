@@ -164,6 +164,13 @@ export function samplesFor(s: Seed): Record<RouteName, Sample> {
         wrongContent: 415,
       },
     },
+    putFirmware: {
+      probe: {
+        params: { name: "fw-auth-put.xz" },
+        body: () => Promise.resolve({ body: xzBytes("auth put"), contentType: "application/octet-stream" }),
+      },
+      byId: { creates: true },
+    },
     firmwareFile: { probe: { params: { id: s.fwA._id } }, byId: {} },
     deleteFirmware: { probe: { params: { id: s.fwA._id } }, byId: {} },
     listTreatments: { probe: {} },

@@ -67,7 +67,7 @@ Examples:
           : "the upload was stopped before its end; nothing was stored" + (deviceType ? " and no default was set" : "")
       );
       try {
-        created = await api.uploadFirmware(source, (p) => bar.update(p), { onSent: () => sent = true, fields });
+        created = await api.putFirmware(source, (p) => bar.update(p), { onSent: () => sent = true, fields });
       } catch (err) {
         bar.done(false);
         throw err;

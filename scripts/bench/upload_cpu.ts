@@ -1,0 +1,184 @@
+/**
+ * Firmware upload CPU against the hashing floor (issue 35): the server process's CPU seconds (all its threads, and its
+ * reaped `xz --test` children) per GiB of one upload, against the floor measured in the same run: OpenSSL's sha256,
+ * sha1 and md5 of the same file plus `xz -t` of it (the digests the upload must compute and the check it must run).
+ * The client is curl, so its CPU is not the server's. Peak RSS is the server's VmHWM after a reset.
+ *
+ *   deno run -A scripts/bench/upload_cpu.ts [MiB] [--bucket] [--multipart|--put]
+ */
+import { ApiClient } from "../../shared/client.ts";
+import { startBucket } from "../../testing/s3.ts";
+import { writeXzFile } from "../../testing/xz_fixtures.ts";
+import { ADMIN, serverEnv } from "./steps.ts";
+import { spawnServer } from "./util.ts";
+
+const TICK = 100; // clock ticks per second (getconf CLK_TCK on Linux)
+
+/** utime + stime + cutime + cstime of a process, in seconds. */
+export function processCpu(pid: number): number {
+  const stat = Deno.readTextFileSync(`/proc/${pid}/stat`);
+  const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  return (Number(f[11]) + Number(f[12]) + Number(f[13]) + Number(f[14])) / TICK;
+}
+
+/** CPU seconds (user + system) a shell command's children take, read from the shell's `times`. */
+export async function commandCpu(command: string): Promise<number> {
+  const out = await new Deno.Command("bash", { args: ["-c", `${command} >/dev/null; times`], stdout: "piped" })
+    .output();
+  if (!out.success) throw new Error(`${command} failed`);
+  const lines = new TextDecoder().decode(out.stdout).trim().split("\n");
+  const seconds = (t: string) => {
+    const m = /(\d+)m([\d.]+)s/.exec(t)!;
+    return Number(m[1]) * 60 + Number(m[2]);
+  };
+  const [user, sys] = lines[lines.length - 1].split(/\s+/);
+  return seconds(user) + seconds(sys);
+}
+
+/** CPU seconds per thread name (threads of one name summed), and the reaped children's as "children". */
+export function threadCpu(pid: number): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const t of Deno.readDirSync(`/proc/${pid}/task`)) {
+    try {
+      const stat = Deno.readTextFileSync(`/proc/${pid}/task/${t.name}/stat`);
+      const name = stat.slice(stat.indexOf("(") + 1, stat.lastIndexOf(")"));
+      const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+      out[name] = (out[name] ?? 0) + (Number(f[11]) + Number(f[12])) / TICK;
+    } catch { /* ended */ }
+  }
+  const stat = Deno.readTextFileSync(`/proc/${pid}/stat`);
+  const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  out.children = (Number(f[13]) + Number(f[14])) / TICK;
+  return out;
+}
+
+export interface UploadCpu {
+  bytes: number;
+  serverCpu: number;
+  floor: { sha256: number; sha1: number; md5: number; xz: number };
+  peakRss: number;
+  /** VmRSS just before the upload. */
+  idleRss: number;
+  ms: number;
+}
+
+/** One upload of `file` by curl to a fresh server; `put` sends the raw body instead of the multipart form. */
+export async function measureUploadCpu(
+  tmpDir: string,
+  bytes: number,
+  opts: { bucket?: boolean; put?: boolean } = {},
+): Promise<UploadCpu> {
+  const file = `${tmpDir}/cpu-firmware.xz`;
+  bytes = await writeXzFile(file, bytes);
+  const floor = {
+    sha256: await commandCpu(`openssl sha256 ${file}`),
+    sha1: await commandCpu(`openssl sha1 ${file}`),
+    md5: await commandCpu(`openssl md5 ${file}`),
+    xz: await commandCpu(`xz -t ${file}`),
+  };
+  await using bucket = opts.bucket ? await startBucket() : null;
+  const dataDir = await Deno.makeTempDir({ dir: tmpDir, prefix: "cpu-data-" });
+  const server = await spawnServer("server/main.ts", { ...serverEnv(dataDir), ...bucket?.env, LOG_LEVEL: "quiet" });
+  try {
+    const { token } = await new ApiClient({ baseUrl: server.url }).login(ADMIN.email, ADMIN.password);
+    await new Promise((r) => setTimeout(r, 500)); // start-up work settles
+    await server.resetPeak();
+    const idleRss = Number(/VmRSS:\s+(\d+) kB/.exec(Deno.readTextFileSync(`/proc/${server.pid}/status`))![1]) * 1024;
+    const before = processCpu(server.pid);
+    const threadsBefore = threadCpu(server.pid);
+    const t0 = performance.now();
+    const args = opts.put
+      ? [
+        "-sS",
+        "-T",
+        file,
+        "-H",
+        "Content-Type: application/octet-stream",
+        `${server.url}/api/v1/device_firmwares/files/cpu.xz`,
+      ]
+      : ["-sS", "-F", `file=@${file};filename=cpu.xz`, `${server.url}/api/v1/device_firmwares`];
+    const out = await new Deno.Command("curl", {
+      args: [
+        ...args,
+        "-H",
+        `Authorization: Bearer ${token}`,
+        "-H",
+        "Expect:",
+        "-o",
+        "/dev/stderr",
+        "-w",
+        "%{http_code}",
+      ],
+      stdout: "piped",
+      stderr: "piped",
+    }).output();
+    const ms = performance.now() - t0;
+    const serverCpu = processCpu(server.pid) - before;
+    const threadsAfter = threadCpu(server.pid);
+    if (Deno.env.get("UPLOAD_CPU_THREADS")) {
+      for (const [name, s] of Object.entries(threadsAfter)) {
+        const d = s - (threadsBefore[name] ?? 0);
+        if (d > 0.01) console.log(`  ${name}: ${d.toFixed(2)} s`);
+      }
+    }
+    const code = new TextDecoder().decode(out.stdout);
+    if (code !== "201") throw new Error(`upload answered ${code}: ${new TextDecoder().decode(out.stderr)}`);
+    return { bytes, serverCpu, floor, peakRss: await server.peakRss(), idleRss, ms };
+  } finally {
+    await server.stop();
+    await Deno.remove(file);
+  }
+}
+
+const GiB = 2 ** 30;
+const floorOf = (r: UploadCpu) => r.floor.sha256 + r.floor.sha1 + r.floor.md5 + r.floor.xz;
+
+/** The bench rows: each upload's server CPU per GiB against its floor (the goal ≤ 1.3×), and its peak RSS. */
+export function uploadCpuRows(
+  r: { form: UploadCpu; put: UploadCpu; bucketPut: UploadCpu },
+): [string, string, string, string][] {
+  const met = (x: boolean) => x ? "yes" : "**no**";
+  const row = (label: string, u: UploadCpu, goal: boolean): [string, string, string, string] => {
+    const gib = u.bytes / GiB;
+    const ratio = u.serverCpu / floorOf(u);
+    return [
+      `Firmware upload ${(u.bytes / 2 ** 20).toFixed(0)} MiB, ${label}: server CPU per GiB vs the floor ` +
+      "(openssl sha256 + sha1 + md5 and xz -t of the file); peak RSS",
+      `${(u.serverCpu / gib).toFixed(2)} s / ${(floorOf(u) / gib).toFixed(2)} s = ${ratio.toFixed(2)}; ` +
+      `${(u.peakRss / 2 ** 20).toFixed(1)} MiB (idle ${(u.idleRss / 2 ** 20).toFixed(1)} MiB)`,
+      goal ? "≤ 1.3×; ≤ 150 MiB" : "measured; ≤ 150 MiB",
+      goal ? met(ratio <= 1.3 && u.peakRss <= 150 * 2 ** 20) : met(u.peakRss <= 150 * 2 ** 20),
+    ];
+  };
+  return [
+    row("raw PUT to disk", r.put, true),
+    row("multipart form to disk", r.form, false),
+    row("raw PUT to a bucket (s3rver)", r.bucketPut, true),
+  ];
+}
+
+if (import.meta.main) {
+  const mibs = Number(Deno.args.find((a) => /^\d+$/.test(a)) ?? 1024);
+  const tmpDir = await Deno.makeTempDir({ prefix: "upload-cpu-" });
+  try {
+    const r = await measureUploadCpu(tmpDir, mibs << 20, {
+      bucket: Deno.args.includes("--bucket"),
+      put: Deno.args.includes("--put"),
+    });
+    const gib = r.bytes / GiB;
+    const floor = floorOf(r);
+    console.log(
+      `${(r.bytes / 2 ** 20).toFixed(0)} MiB in ${r.ms.toFixed(0)} ms; server ${
+        (r.serverCpu / gib).toFixed(2)
+      } s/GiB; ` +
+        `floor ${
+          (floor / gib).toFixed(2)
+        } s/GiB (sha256 ${r.floor.sha256}, sha1 ${r.floor.sha1}, md5 ${r.floor.md5}, ` +
+        `xz ${r.floor.xz}); ratio ${(r.serverCpu / floor).toFixed(2)}; peak RSS ${
+          (r.peakRss / 2 ** 20).toFixed(1)
+        } MiB (idle ${(r.idleRss / 2 ** 20).toFixed(1)} MiB)`,
+    );
+  } finally {
+    await Deno.remove(tmpDir, { recursive: true });
+  }
+}
