@@ -8,21 +8,9 @@ import { runSql } from "../../testing/sqlite_file.ts";
 import { pgQuery } from "../../testing/postgres.ts";
 import { startBucket } from "../../testing/s3.ts";
 import { startServer, type TestServer } from "../../testing/server.ts";
+import { auditVerify } from "../helpers/audit_verify.ts";
 
-const ROOT = new URL("../../", import.meta.url).pathname;
 const METRICS_TOKEN = "metrics-token-0123456789";
-
-async function auditVerify(srv: TestServer, args: string[], env: Record<string, string> = {}) {
-  const { code, stdout, stderr } = await new Deno.Command(Deno.execPath(), {
-    args: ["run", "-A", `${ROOT}scripts/audit_verify.ts`, ...args],
-    cwd: ROOT,
-    env: { DATA_DIR: srv.dataDir, ...srv.engineEnv, ...env },
-    stdout: "piped",
-    stderr: "piped",
-  }).output();
-  const d = new TextDecoder();
-  return { code, out: d.decode(stdout) + d.decode(stderr) };
-}
 
 async function sql(srv: TestServer, text: string) {
   if (srv.engineEnv.DATABASE_URL) await pgQuery(srv.engineEnv.DATABASE_URL, text);

@@ -10,8 +10,7 @@ import { generateTreatments, makeImportDb } from "../../testing/import_db.ts";
 import { xzBytes } from "../../testing/xz_fixtures.ts";
 import { pgQuery } from "../../testing/postgres.ts";
 import { ADMIN_EMAIL, ADMIN_PASSWORD, DEVICE_API_KEY, startServer, type TestServer } from "../../testing/server.ts";
-
-const ROOT = new URL("../../", import.meta.url).pathname;
+import { auditVerify } from "../helpers/audit_verify.ts";
 
 async function call(srv: TestServer, token: string, method: string, path: string, body?: unknown, headers = {}) {
   const res = await srv.fetch(path, {
@@ -48,19 +47,6 @@ async function latest(srv: TestServer, token: string, n = 100, query = ""): Prom
 async function sha256Hex(bytes: Uint8Array<ArrayBuffer>): Promise<string> {
   const digest = await crypto.subtle.digest("SHA-256", bytes);
   return Array.from(new Uint8Array(digest), (b) => b.toString(16).padStart(2, "0")).join("");
-}
-
-/** Runs `deno task audit-verify` against the server's database. */
-async function auditVerify(srv: TestServer): Promise<{ code: number; out: string }> {
-  const { code, stdout, stderr } = await new Deno.Command(Deno.execPath(), {
-    args: ["run", "-A", `${ROOT}scripts/audit_verify.ts`],
-    cwd: ROOT,
-    env: { DATA_DIR: srv.dataDir, ...srv.engineEnv },
-    stdout: "piped",
-    stderr: "piped",
-  }).output();
-  const d = new TextDecoder();
-  return { code, out: d.decode(stdout) + d.decode(stderr) };
 }
 
 /** Runs SQL on the server's database behind its back. */

@@ -18,6 +18,7 @@ import { type OpensslKey, opensslKey, opensslSign } from "../../testing/release_
 import { DEVICE_API_KEY, listFiles, startServer, type TestServer } from "../../testing/server.ts";
 import { multipart } from "../helpers/hostile.ts";
 import { ApiError } from "../../shared/client.ts";
+import { auditVerify } from "../helpers/audit_verify.ts";
 
 const CODES: Record<number, string> = {
   400: "invalid_request",
@@ -36,20 +37,6 @@ async function rejects(p: Promise<unknown>, status: number, msg?: RegExp): Promi
   assert.equal(err.code, CODES[status]);
   if (msg) assert.match(err.msg, msg);
   return err;
-}
-
-const ROOT = new URL("../../", import.meta.url).pathname;
-
-async function auditVerify(srv: TestServer): Promise<{ code: number; out: string }> {
-  const { code, stdout, stderr } = await new Deno.Command(Deno.execPath(), {
-    args: ["run", "-A", `${ROOT}scripts/audit_verify.ts`],
-    cwd: ROOT,
-    env: { DATA_DIR: srv.dataDir, ...srv.engineEnv },
-    stdout: "piped",
-    stderr: "piped",
-  }).output();
-  const d = new TextDecoder();
-  return { code, out: d.decode(stdout) + d.decode(stderr) };
 }
 
 /** What a refused upload must leave as it was: the list, the stored files, an empty tmp dir. */
