@@ -65,6 +65,9 @@ export default function ReleaseKeysScreen() {
       <LoadState fetching={query.isFetching} error={query.error} onRetry={() => void query.refetch()} />
       {!query.isError && (
         <DataTable
+          // The table keeps its rendered rows while `value` stays the same: the role arriving after the keys must
+          // re-render the Revoke buttons.
+          key={isAdmin ? "admin" : "not-admin"}
           value={keys}
           dataKey="_id"
           size="small"
