@@ -124,20 +124,26 @@ export function startXzCheck(): StreamCheck & { pid: number } {
   let filled = 0;
   /** Batches xz has taken, for reuse: at most WINDOW / BATCH + 1 are ever allocated. */
   const spare: Uint8Array[] = [];
-  /** Hands the gathered bytes to xz; a promise when more than WINDOW bytes are then in flight. */
+  /** Hands bytes to xz; a promise when more than WINDOW bytes are then in flight. */
+  const send = (bytes: Uint8Array, ours: boolean): Promise<void> | null => {
+    inFlight += bytes.length;
+    // A failed write means xz has exited: its exit status and message give the verdict.
+    const written = writer.write(bytes).catch(() => {}).then(() => {
+      inFlight -= bytes.length;
+      if (ours && bytes.length === BATCH) spare.push(bytes);
+    });
+    return inFlight > WINDOW ? written : null;
+  };
+  /** Hands the gathered bytes to xz. */
   const flush = (): Promise<void> | null => {
     if (!batch || filled === 0) return null;
     const full = filled === batch.length ? batch : batch.subarray(0, filled);
     batch = null;
     filled = 0;
-    inFlight += full.length;
-    // A failed write means xz has exited: its exit status and message give the verdict.
-    const written = writer.write(full).catch(() => {}).then(() => {
-      inFlight -= full.length;
-      if (full.length === BATCH) spare.push(full);
-    });
-    return inFlight > WINDOW ? written : null;
+    return send(full, true);
   };
+  // The first chunk goes to xz as it comes: a file that is not xz at all is refused at once, not after a batch.
+  let first = true;
 
   const stop = () => {
     if (closed) return;
@@ -154,6 +160,10 @@ export function startXzCheck(): StreamCheck & { pid: number } {
         const part = chunk.subarray(0, HEAD - headBytes);
         head.set(part, headBytes);
         headBytes += part.length;
+      }
+      if (first) {
+        first = false;
+        return send(chunk, false); // the caller's: never reused here
       }
       let waits: Promise<void> | null = null;
       for (let off = 0; off < chunk.length;) {
