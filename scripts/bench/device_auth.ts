@@ -5,7 +5,7 @@
  */
 import { DeviceClient } from "../../shared/client.ts";
 import { serverEnv } from "./steps.ts";
-import { type LoadResult, spawnServer } from "./util.ts";
+import { type LoadResult, loadResult, spawnServer } from "./util.ts";
 
 const KEY = serverEnv("").DEVICE_API_KEY;
 const VERSION = { app: "2.4.1", os: "5.10.0", channels: ["1.2", "1.2"] };
@@ -31,11 +31,7 @@ async function checkinLoop(url: string, seconds: number, keys: string[]): Promis
       latencies.push(performance.now() - t0);
     }
   }));
-  const elapsed = (performance.now() - started) / 1000;
-  latencies.sort((a, b) => a - b);
-  const pct = (p: number) =>
-    +(latencies[Math.min(latencies.length - 1, Math.floor(p * latencies.length))] ?? 0).toFixed(1);
-  return { requests: latencies.length, rps: latencies.length / elapsed, p50: pct(0.5), p99: pct(0.99), errors, non2xx };
+  return loadResult(latencies, started, errors, non2xx);
 }
 
 export interface DeviceAuthFigures {

@@ -71,6 +71,15 @@ export interface LoadResult {
   non2xx: number;
 }
 
+/** A load loop's figures: `latencies` in ms (sorted here), since `started` (performance.now()). */
+export function loadResult(latencies: number[], started: number, errors: number, non2xx: number): LoadResult {
+  const elapsed = (performance.now() - started) / 1000;
+  latencies.sort((a, b) => a - b);
+  const pct = (p: number) =>
+    +(latencies[Math.min(latencies.length - 1, Math.floor(p * latencies.length))] ?? 0).toFixed(1);
+  return { requests: latencies.length, rps: latencies.length / elapsed, p50: pct(0.5), p99: pct(0.99), errors, non2xx };
+}
+
 /** Runs autocannon in its own process against url. */
 export async function load(
   url: string,

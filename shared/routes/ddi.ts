@@ -1,7 +1,7 @@
 import * as z from "zod";
 import { DdiActionId, DdiCancel, DdiConfigData, DdiDeployment, DdiFeedback, DdiPoll } from "../schemas/ddi.ts";
 import { DeviceId } from "../schemas/device.ts";
-import { binary, empty, errors, json, noBody, route } from "./route.ts";
+import { binary, empty, errors, headAnswers, json, noBody, route } from "./route.ts";
 
 /**
  * hawkBit's Direct Device Integration (docs/REQUIREMENTS.md §18), at the server root beside the device API of §6:
@@ -118,18 +118,7 @@ export const ddiRoutes = {
     summary: "The artifact download's headers without its body.",
     params: ArtifactParams,
     body: noBody,
-    answers: {
-      200: empty,
-      206: empty,
-      302: empty,
-      304: empty,
-      400: empty,
-      401: empty,
-      404: empty,
-      416: empty,
-      429: empty,
-      503: empty,
-    },
+    answers: headAnswers,
   }),
 };
 

@@ -1,7 +1,7 @@
 import { CheckinBody, DeviceConfig, EnrollBody, EnrollPending, EnrollToken } from "../schemas/device_api.ts";
 import { StatusBody } from "../schemas/rollout.ts";
 import { DeviceIdParams } from "./params.ts";
-import { binary, empty, errors, json, noBody, route } from "./route.ts";
+import { binary, empty, errors, headAnswers, json, noBody, route } from "./route.ts";
 
 /**
  * What the fleet calls: with DEVICE_AUTH=shared the DEVICE_API_KEY, with DEVICE_AUTH=token the device's own token
@@ -81,17 +81,6 @@ export const deviceApiRoutes = {
     summary: "The firmware download's headers (size, ETag, Content-Range) without its body.",
     params: DeviceIdParams,
     body: noBody,
-    answers: {
-      200: empty,
-      206: empty,
-      302: empty,
-      304: empty,
-      400: empty,
-      401: empty,
-      404: empty,
-      416: empty,
-      429: empty,
-      503: empty,
-    },
+    answers: headAnswers,
   }),
 };

@@ -83,6 +83,20 @@ export const json = <S extends z.ZodType>(
 ): { readonly kind: "json"; readonly schema: S; readonly headers?: HeaderDocs } =>
   headers ? { kind: "json", schema, headers } : { kind: "json", schema };
 export const empty = { kind: "empty" } as const;
+
+/** The answers of a file download's HEAD route: its GET's statuses, each without a body. */
+export const headAnswers = {
+  200: empty,
+  206: empty,
+  302: empty,
+  304: empty,
+  400: empty,
+  401: empty,
+  404: empty,
+  416: empty,
+  429: empty,
+  503: empty,
+} as const;
 export const binary = (contentType: string) => ({ kind: "binary", contentType }) as const;
 export const noBody = { kind: "none" } as const;
 export const rawFile = (

@@ -7,6 +7,7 @@ import { focusWhenReady } from "../lib/focus.ts";
 import { formatBytes } from "../../../shared/format_bytes.ts";
 import { errorMessage } from "../lib/messages.ts";
 import { AppDialog } from "./AppDialog.tsx";
+import { visuallyHidden } from "./visuallyHidden.ts";
 
 /** What an upload mutation takes: the file, its progress callback, and the abort signal / "all bytes sent" callback. */
 export interface UploadArgs {
@@ -238,16 +239,3 @@ export function UploadDialog(props: UploadDialogProps) {
     </AppDialog>
   );
 }
-
-/** Hidden but still focusable, so the file input stays keyboard-usable behind its label. */
-const visuallyHidden: CSSProperties = {
-  position: "absolute",
-  width: 1,
-  height: 1,
-  padding: 0,
-  margin: -1,
-  overflow: "hidden",
-  clip: "rect(0 0 0 0)",
-  whiteSpace: "nowrap",
-  border: 0,
-};

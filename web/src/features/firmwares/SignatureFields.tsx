@@ -5,6 +5,7 @@ import { InputTextarea } from "primereact/inputtextarea";
 import { dropdownA11y } from "../../components/dropdownA11y.ts";
 import { activeKeys, ALGORITHM_LABEL, releaseKeysQuery, shortFingerprint } from "../release_keys/api.ts";
 import { type SignatureChoice, signatureFromFile } from "./signatureFile.ts";
+import { visuallyHidden } from "../../components/visuallyHidden.ts";
 
 /**
  * The optional signature of a firmware upload: pasted as base64 or read from a signature file (raw bytes as openssl
@@ -98,16 +99,3 @@ export function SignatureFields(
     </fieldset>
   );
 }
-
-/** Hidden but still focusable, so the file input stays keyboard-usable behind its label. */
-const visuallyHidden: CSSProperties = {
-  position: "absolute",
-  width: 1,
-  height: 1,
-  padding: 0,
-  margin: -1,
-  overflow: "hidden",
-  clip: "rect(0 0 0 0)",
-  whiteSpace: "nowrap",
-  border: 0,
-};
