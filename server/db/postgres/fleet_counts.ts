@@ -31,11 +31,7 @@ function* deviceCount(): Q<number> {
   );
 }
 
-/**
- * How many devices checked in since the `seen` filter's time (or never): the hours kept by triggers after the one
- * `since` falls in, plus a count of that hour's devices from `since` on (one index range of at most an hour's
- * check-ins).
- */
+/** How many devices checked in since the `seen` filter's time (or never), from the kept hours (SEEN_SINCE). */
 function* seenCount(seen: DeviceSeen): Q<number> {
   if (seen === "stale") {
     // Every device less those seen within 7 days and those never seen: three kept counts.
@@ -43,33 +39,24 @@ function* seenCount(seen: DeviceSeen): Q<number> {
   }
   const since = seenSince(seen);
   if (since === null) return yield* keptCount("seen", "none");
-  const { n } = (yield* one<{ n: number }>(
-    `SELECT
-       (SELECT coalesce(sum(n), 0) FROM device_group_counts WHERE dim = 'seen' AND key > ? AND key < 'i')
-       + (SELECT count(*) FROM devices WHERE last_logged_in >= ? AND last_logged_in < ?) AS n`,
-    seenHourKey(since),
-    since,
-    nextHour(since),
-  ))!;
-  return Number(n);
+  return Number((yield* one<{ n: number }>(`SELECT ${SEEN_SINCE} AS n`, ...seenArgs(since)))!.n);
 }
+
+/** Devices seen since a time: the kept hours after the one it falls in, plus that hour's devices from it on. */
+const SEEN_SINCE = `(SELECT coalesce(sum(n), 0) FROM device_group_counts WHERE dim = 'seen' AND key > ? AND key < 'i')
+  + (SELECT count(*) FROM devices WHERE last_logged_in >= ? AND last_logged_in < ?)`;
+const seenArgs = (since: string) => [seenHourKey(since), since, nextHour(since)];
 
 /**
  * GET overview in one round trip: the total from the device_count counter row, the check-in counts from the hours
  * kept by triggers (seenCount), the groups kept by triggers, and the names.
  */
 function* overviewOf(product: string): Q<Overview> {
-  const seen = (s: "24h" | "7d") => [seenHourKey(seenSince(s)!), seenSince(s)!, nextHour(seenSince(s)!)];
-  const [h24, s24, n24] = seen("24h");
-  const [h7, s7, n7] = seen("7d");
   // deno-lint-ignore no-explicit-any
   const row = (yield* one<Record<string, any>>(
     `SELECT
       (SELECT value FROM change_counters WHERE name = 'device_count') AS total,
-      (SELECT coalesce(sum(n), 0) FROM device_group_counts WHERE dim = 'seen' AND key > ? AND key < 'i')
-        + (SELECT count(*) FROM devices WHERE last_logged_in >= ? AND last_logged_in < ?) AS seen24h,
-      (SELECT coalesce(sum(n), 0) FROM device_group_counts WHERE dim = 'seen' AND key > ? AND key < 'i')
-        + (SELECT count(*) FROM devices WHERE last_logged_in >= ? AND last_logged_in < ?) AS seen7d,
+      ${SEEN_SINCE} AS seen24h, ${SEEN_SINCE} AS seen7d,
       (SELECT coalesce(sum(n), 0) FROM device_group_counts WHERE dim = 'seen' AND key = 'none') AS never,
       (SELECT count(*) FROM devices WHERE admission = 'pending') AS pending,
       (SELECT json_agg(json_build_array(id, name)) FROM product_types) AS types,
@@ -83,12 +70,8 @@ function* overviewOf(product: string): Q<Overview> {
         FROM rollouts r JOIN firmwares f ON f.id = r.firmware_id
         WHERE r.state IN ('running', 'paused', 'finished')
           OR (r.state = 'cancelled' AND r.installed > 0)) AS rollouts`,
-    h24,
-    s24,
-    n24,
-    h7,
-    s7,
-    n7,
+    ...seenArgs(seenSince("24h")!),
+    ...seenArgs(seenSince("7d")!),
     deviceTypeName(product),
   ))!;
   const total = Number(row.total);
@@ -104,16 +87,9 @@ function* overviewOf(product: string): Q<Overview> {
   // (counted from the custom devices, few, through rollout_devices' key).
   const rolloutRows =
     ((row.rollouts ?? []) as [string, string, string | null, string, string, number, number, number][])
-      .map(([id, firmware_id, product_type_id, state, stages, stage, in_stage, installed]) => ({
-        id,
-        firmware_id,
-        product_type_id,
-        state,
-        stages,
-        stage,
-        in_stage,
-        installed,
-      }));
+      .map(([id, firmware_id, product_type_id, state, stages, stage, in_stage, installed]) => (
+        { id, firmware_id, product_type_id, state, stages, stage, in_stage, installed }
+      ));
   const keys = keysStateOf(Number(row.generation), row.kept ?? null, defaultFirmware, holdingRollouts(rolloutRows));
   kickWhenBehind(keys, product);
   const byFirmware = keys.current

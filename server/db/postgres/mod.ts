@@ -43,20 +43,10 @@ export async function openPostgresStores(options: PostgresOptions): Promise<Open
     fleetCounts: postgresFleetCounts(),
     system: guarded(engine, {
       ping: async () => {
-        let timer: ReturnType<typeof setTimeout> | undefined;
-        try {
-          await Promise.race([
-            sql`SELECT 1`,
-            new Promise((_, reject) => {
-              timer = setTimeout(
-                () => reject(Object.assign(new Error("ping timed out"), { code: "CONNECT_TIMEOUT" })),
-                PING_TIMEOUT_MS,
-              );
-            }),
-          ]);
-        } finally {
-          clearTimeout(timer);
-        }
+        const late = Object.assign(new Error("ping timed out"), { code: "CONNECT_TIMEOUT" });
+        const signal = AbortSignal.timeout(PING_TIMEOUT_MS);
+        const timedOut = new Promise((_, reject) => signal.addEventListener("abort", () => reject(late)));
+        await Promise.race([sql`SELECT 1`, timedOut]);
       },
       sharedSecret: async (fresh: string) => {
         await sql`INSERT INTO settings (name, value) VALUES ('jwt_secret', ${fresh}) ON CONFLICT (name) DO NOTHING`;

@@ -66,19 +66,10 @@ const PREPARED = { prepare: true, simple: false };
 
 type TxSql = postgres.TransactionSql<{ bigint: number }>;
 
+const TRANSACTIONS = { write, retried: writeRetried, unlocked, read };
+
 function begin<T>(pool: Sql, kind: TxKind, key: string, body: (tx: TxSql) => Promise<T>): Promise<T> {
-  switch (kind) {
-    case "write":
-      return write(pool, body);
-    case "retried":
-      return writeRetried(pool, body);
-    case "unlocked":
-      return unlocked(pool, body);
-    case "keyed":
-      return keyed(pool, key, body);
-    case "read":
-      return read(pool, body);
-  }
+  return kind === "keyed" ? keyed(pool, key, body) : TRANSACTIONS[kind](pool, body);
 }
 
 /** Runs `q` to its end on `conn` (the pool, or a transaction's connection when `inTx`). */
@@ -92,14 +83,12 @@ async function drive<T>(pool: Sql, conn: Tx, inTx: boolean, q: Q<T>): Promise<T>
     try {
       switch (op.kind) {
         case "all":
-          input = await conn.unsafe(numbered(op.sql), op.params as never[], PREPARED);
-          break;
         case "one":
-          input = (await conn.unsafe(numbered(op.sql), op.params as never[], PREPARED))[0];
+        case "run": {
+          const rows = await conn.unsafe(numbered(op.sql), op.params as never[], PREPARED);
+          input = op.kind === "all" ? rows : op.kind === "one" ? rows[0] : rows.count;
           break;
-        case "run":
-          input = (await conn.unsafe(numbered(op.sql), op.params as never[], PREPARED)).count;
-          break;
+        }
         case "tx": {
           const body = op.body;
           input = inTx

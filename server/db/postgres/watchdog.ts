@@ -130,8 +130,7 @@ export class Watchdog {
 /**
  * Whether `probe` resolves within `ms` of this process's own time: a deadline that finds the process itself stalled
  * (its timer late by more than LATE_MS: a long synchronous task, a descheduled container) waits once more, as long as
- * it was late (at most half of `ms`), and the
- * verdict is taken after pending I/O was read, so that an answer that arrived during a stall counts.
+ * it was late (at most half of `ms`), and the verdict is taken after pending I/O was read (an answer that came counts).
  */
 function answeredWithin(probe: Promise<unknown>, ms: number): Promise<boolean> {
   return new Promise((resolve) => {
