@@ -6,7 +6,6 @@
  * "Stores fail fast"; a stopped or frozen server is tests/postgres/fault_replicas.test.ts's.
  */
 import assert from "node:assert/strict";
-import postgres from "postgres";
 import { openStores, StoreUnavailableError } from "../../server/db/mod.ts";
 import { connect, isUnavailable, TIMEOUTS } from "../../server/db/postgres/open.ts";
 import { testDatabaseUrl } from "../../testing/postgres.ts";
@@ -15,7 +14,7 @@ const withQuery = (url: string, query: string) => `${url}${url.includes("?") ? "
 
 /** A connection of another client holding an ACCESS EXCLUSIVE lock on product_types until release() is called. */
 async function holdTable(url: string) {
-  const other = postgres(url, { max: 1, onnotice: () => {} });
+  const other = connect({ url, poolSize: 1 });
   const conn = await other.reserve();
   await conn`BEGIN`;
   await conn`LOCK TABLE product_types IN ACCESS EXCLUSIVE MODE`;
