@@ -44,14 +44,25 @@ export const S3_TIMEOUTS = {
   connectMs: 800,
   /** A request until its answer's headers (each of two attempts). */
   answerMs: 800,
-  /** A part's upload, or a download's next bytes, waited for this long makes the server ask whether the bucket is alive. */
-  suspectMs: 700,
+  /**
+   * A part's upload, or a download's next bytes, waited for this long makes the server ask whether the bucket is alive.
+   * Short: an upload waits on the bucket only once its next part is full, which may be well after the bucket froze
+   * (with 0.7 s a frozen bucket's 503 came 2.2-2.7 s after the freeze on the loaded test machine).
+   */
+  suspectMs: 300,
   /**
    * How long the bucket has to answer that question (a HeadBucket) before the transfer fails as unavailable: with
-   * suspectMs, under the 2 s of docs/REQUIREMENTS.md §19. A healthy bucket busy writing parts (s3rver on a loaded 2-core machine)
-   * answered a HeadBucket in over 0.8 s, so the question gets all of the rest.
+   * suspectMs, 1.5 s, under the 2 s of docs/REQUIREMENTS.md §19. A healthy bucket busy writing parts (s3rver on a loaded 2-core
+   * machine) answered a HeadBucket in over 0.8 s, so the question gets 1.2 s.
    */
   probeMs: 1200,
+  /**
+   * Once every part is stored, the bucket assembles the object (CompleteMultipartUpload): some stores copy the whole
+   * object then and answer nothing else meanwhile (s3rver: ~7 ms per MiB on an idle machine, a 768 MiB upload silent
+   * for over 1.9 s), so unanswered questions fail the upload only after this long. Docs/DECISIONS.md, "Issues 30 and 31
+   * verified end to end".
+   */
+  assemblyMs: 60_000,
 };
 const EXTENSION = ".xz";
 
@@ -97,7 +108,12 @@ function unavailable(err: unknown): never {
  * FilesUnavailableError. A bucket that answers is only slow: the wait goes on. (A frozen bucket is silent the way a
  * busy one is, for a moment; only the question tells them apart: docs/DECISIONS.md, "Stores fail fast".)
  */
-async function watched<T>(wait: Promise<T>, alive: () => Promise<boolean>, dead: () => void): Promise<T> {
+async function watched<T>(
+  wait: Promise<T>,
+  alive: () => Promise<boolean>,
+  dead: () => void,
+  assemblingSince: () => number | undefined = () => undefined,
+): Promise<T> {
   const settled = wait.then((value) => ({ value }));
   for (;;) {
     let timer: ReturnType<typeof setTimeout> | undefined;
@@ -105,6 +121,8 @@ async function watched<T>(wait: Promise<T>, alive: () => Promise<boolean>, dead:
     const first = await Promise.race([settled, quiet]).finally(() => clearTimeout(timer));
     if (first !== "quiet") return first.value;
     const answer = await Promise.race([settled, alive()]);
+    const since = assemblingSince();
+    if (answer === false && since !== undefined && performance.now() - since < S3_TIMEOUTS.assemblyMs) continue;
     if (answer === false) {
       dead();
       settled.catch(() => {});
@@ -153,6 +171,14 @@ export function s3FirmwareFiles(settings: S3Settings): FirmwareFiles {
     requestHandler: { connectionTimeout: S3_TIMEOUTS.connectMs },
   });
   const Bucket = settings.bucket;
+  /** When each key's CompleteMultipartUpload was sent (the object being assembled: S3_TIMEOUTS.assemblyMs). */
+  const assembling = new Map<string, number>();
+  uploads.middlewareStack.add((next, context) => (args) => {
+    if (context.commandName === "CompleteMultipartUploadCommand") {
+      assembling.set((args.input as { Key: string }).Key, performance.now());
+    }
+    return next(args);
+  }, { step: "initialize", name: "assemblyStart" });
   /** Whether the bucket answers a HeadBucket within S3_TIMEOUTS.probeMs. */
   const alive = () =>
     client.send(new HeadBucketCommand({ Bucket }), { abortSignal: AbortSignal.timeout(S3_TIMEOUTS.probeMs) })
@@ -236,7 +262,8 @@ export function s3FirmwareFiles(settings: S3Settings): FirmwareFiles {
         },
         async finish() {
           controller.close();
-          await watched(done, alive, stop);
+          const key = keyOf(id);
+          await watched(done, alive, stop, () => assembling.get(key)).finally(() => assembling.delete(key));
           if (failure) unavailable(failure);
           state = "finished";
           const [sha256, sha1, md5] = hashes.map((hash) => hash.digest("hex"));

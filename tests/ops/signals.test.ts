@@ -97,7 +97,7 @@ Deno.test("SIGTERM to the npx in front of `task start`: the server stops, nothin
   assert.match(srv.output(), /Stopped\./);
 });
 
-Deno.test("a cancelled CLI upload (SIGTERM to npx in front; SIGINT to its group) stores nothing, sets no default", async (t) => {
+Deno.test("a cancelled CLI upload (SIGTERM to npx in front, to itself; SIGINT to its group) stores nothing, sets no default", async (t) => {
   await using srv = await startServer();
   const api = await srv.login();
   const [type] = await api.listDeviceTypes();
@@ -166,6 +166,13 @@ Deno.test("a cancelled CLI upload (SIGTERM to npx in front; SIGINT to its group)
     const r = await cancel([Deno.execPath(), "task", "cli"], (pid) => Deno.kill(-pid, "SIGINT"), "Ctrl-C");
     assert.equal(r.code, 130);
     assert.match(r.stderr, /cancelled \(SIGINT\): the upload was stopped before its end; nothing was stored/);
+  });
+
+  await t.step("SIGTERM to the CLI process itself", async () => {
+    const cli = [Deno.execPath(), "run", "-A", "--use-env-proxy", "cli/main.ts"];
+    const r = await cancel(cli, (pid) => Deno.kill(pid, "SIGTERM"), "SIGTERM to the CLI");
+    assert.equal(r.code, 143);
+    assert.match(r.stderr, /cancelled \(SIGTERM\): the upload was stopped before its end; nothing was stored/);
   });
   await Deno.remove(dir, { recursive: true });
 });

@@ -55,6 +55,29 @@ export function auditCases(engine: string, options: ConformanceOptions) {
     });
   });
 
+  storeTest(engine, options, "audit: text the edge refuses is kept escaped and hashed as kept", async (stores) => {
+    // docs/REQUIREMENTS.md §17: a NUL or a lone surrogate reaches the trail only where a security event must be recorded; both
+    // engines keep the same bytes (SQLite would write U+FFFD for a surrogate, PostgreSQL refuses a NUL), so the chain
+    // verifies on either and the hash of an entry is the same on both.
+    const { audit } = stores;
+    const strange = { type: "operator" as const, id: "op-\u0000", name: "\ud800@x.test" };
+    const recorded = await runAs({ actor: strange, ip: "192.0.2.\u0000" }, () =>
+      audit.record({
+        action: "auth.sign_in_failed",
+        target: { type: "operator", id: "a\udfffb", name: 'q"\\\u0000' },
+        details: { email: "a\u0000b\ud800", ["k\u0000"]: ["\udfff"] },
+      }));
+    const kept = (await audit.list({}, 0, 1)).data[0];
+    assert.deepEqual(kept.actor, { type: "operator", id: "op-\\u0000", name: "\\ud800@x.test" });
+    assert.equal(kept.ip, "192.0.2.\\u0000");
+    assert.deepEqual(kept.target, { type: "operator", id: "a\\udfffb", name: 'q\\"\\\\\\u0000' });
+    assert.deepEqual(kept.details, { email: "a\u0000b\ud800", ["k\u0000"]: ["\udfff"] });
+    assert.deepEqual(kept, recorded);
+    const { hash, ...rest } = kept;
+    assert.equal(hash, entryHash(GENESIS_HASH, rest));
+    assert.deepEqual(await audit.verify(), { checked: 1, firstBad: null });
+  });
+
   storeTest(engine, options, "audit: filters", async (stores) => {
     const { audit } = stores;
     await asAlice(() => audit.record({ action: "device.update", target: { type: "device", id: "D1", name: "D1" } }));

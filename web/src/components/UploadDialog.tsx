@@ -1,4 +1,4 @@
-import { type CSSProperties, type ReactNode, useId, useRef, useState } from "react";
+import { type ReactNode, useId, useRef, useState } from "react";
 import { Button } from "primereact/button";
 import { ProgressBar } from "primereact/progressbar";
 import { Message } from "primereact/message";
