@@ -125,9 +125,7 @@ export function createApp(ctx: AppContext) {
         const { method } = c.req;
         const status = c.res.status;
         // The route's pattern, not the path: one series per route, whatever ids are asked for.
-        const labels = metrics.requestLabels(c.req.routePath || "unmatched", method, status);
-        metrics.requests.inc(labels);
-        metrics.requestSeconds.observe(labels, ms / 1000);
+        metrics.countRequest(c.req.routePath || "unmatched", method, status, ms / 1000);
         ctx.logRequest({ method, path: c.req.path, status, ms, requestId });
       });
     })

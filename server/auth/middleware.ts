@@ -42,12 +42,14 @@ export const LAST_USED_EVERY_MS = 60_000;
  */
 export function requireOperator(ctx: AppContext): MiddlewareHandler<AppEnv> {
   const { operators, apiTokens, loginAttempts } = ctx.stores;
-  const admit = async (claims: TokenClaims | null): Promise<Operator> => {
+  // The devices' change counter comes with the operator (one statement), for GET devices' page cache.
+  const admit = async (c: Context<AppEnv>, claims: TokenClaims | null): Promise<Operator> => {
     if (!claims) throw unauthorized("The token is invalid or has expired; sign in again.");
-    const operator = await operators.current(claims.sub);
+    const { operator, devicesVersion } = await operators.currentWithDevicesVersion(claims.sub);
     if (!operator || operator.disabled || (claims.pwv ?? 0) !== operator.passwordVersion) {
       throw unauthorized("The token is no longer valid; sign in again.");
     }
+    c.set("devicesVersion", devicesVersion);
     return operator;
   };
 
@@ -69,8 +71,11 @@ export function requireOperator(ctx: AppContext): MiddlewareHandler<AppEnv> {
   };
 
   const admitToken = async (c: Context<AppEnv>, secret: string): Promise<ApiTokenAuth> => {
-    const found = wellFormedSecret(secret) ? await apiTokens.current(secretHash(secret)) : null;
+    const { found, devicesVersion } = wellFormedSecret(secret)
+      ? await apiTokens.currentWithDevicesVersion(secretHash(secret))
+      : { found: null, devicesVersion: undefined };
     if (!found) return await refuseToken(c, "The API token is unknown or has been revoked.");
+    c.set("devicesVersion", devicesVersion);
     if (found.owner.disabled) return await refuseToken(c, "The API token's owner is disabled.");
     const at = Date.now();
     if (found.token.expiresAt !== null && Date.parse(found.token.expiresAt) <= at) {
@@ -100,7 +105,7 @@ export function requireOperator(ctx: AppContext): MiddlewareHandler<AppEnv> {
     } else {
       // A token verified before skips the HMAC: this is every request's path.
       const known = knownToken(ctx.secret, token);
-      const operator = await admit(known !== undefined ? known : await readToken(ctx.secret, token));
+      const operator = await admit(c, known !== undefined ? known : await readToken(ctx.secret, token));
       c.set("operator", operator);
       actor = operatorActor(operator);
     }
