@@ -12,7 +12,7 @@ import { Hono } from "hono";
 import { HTTPException } from "hono/http-exception";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import { requireOperator } from "./auth/middleware.ts";
-import { requireRole } from "./auth/roles.ts";
+import { roleCheck } from "./auth/roles.ts";
 import { deviceGuard } from "./auth/device_auth.ts";
 import { ddiGuard } from "./auth/ddi_auth.ts";
 import { DeviceAuthThrottle } from "./auth/device_throttle.ts";
@@ -76,8 +76,8 @@ export function createApp(ctx: AppContext) {
   const ddiAuth = ddiGuard(ctx, deviceThrottle);
   const guards: Guards = {
     operator: (route) => {
-      const role = requireRole(route);
-      return (c, next) => requireOp(c, async () => void await role(c, next));
+      const check = roleCheck(route);
+      return (c, next) => requireOp(c, next, check);
     },
     device: deviceGuard(ctx, deviceThrottle),
     ddi: () => ddiAuth,

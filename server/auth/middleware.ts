@@ -1,4 +1,4 @@
-import type { Context, MiddlewareHandler } from "hono";
+import type { Context, Next } from "hono";
 import type { AppContext, AppEnv } from "../context.ts";
 import type { ApiTokenAuth, Operator } from "../db/stores.ts";
 import { ApiHttpError, unauthorized } from "../errors.ts";
@@ -40,7 +40,9 @@ export const LAST_USED_EVERY_MS = 60_000;
  * process at once), so a change ends every earlier token immediately; an API token and its owner are looked up the
  * same way (apiTokens.current()), so a revocation or the owner's disabling ends it at once, on every replica.
  */
-export function requireOperator(ctx: AppContext): MiddlewareHandler<AppEnv> {
+export function requireOperator(
+  ctx: AppContext,
+): (c: Context<AppEnv>, next: Next, check?: (c: Context<AppEnv>) => void) => Promise<void> {
   const { operators, apiTokens, loginAttempts } = ctx.stores;
   // The devices' change counter comes with the operator (one statement), for GET devices' page cache.
   const admit = async (c: Context<AppEnv>, claims: TokenClaims | null): Promise<Operator> => {
@@ -93,7 +95,8 @@ export function requireOperator(ctx: AppContext): MiddlewareHandler<AppEnv> {
     return found;
   };
 
-  return async (c, next) => {
+  // `check`: the route's role and scope check (auth/roles.ts), run once the operator is known.
+  return async (c, next, check) => {
     const token = bearer(c.req.header("authorization"));
     if (!token) throw unauthorized();
     let actor: AuditActor;
@@ -109,6 +112,7 @@ export function requireOperator(ctx: AppContext): MiddlewareHandler<AppEnv> {
       c.set("operator", operator);
       actor = operatorActor(operator);
     }
+    check?.(c);
     // Everything this request does is recorded in the audit trail as this operator's or API token's
     // (server/db/audit_context.ts).
     // The address is worked out only when an entry is written (most requests only read).
