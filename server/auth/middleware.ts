@@ -36,9 +36,10 @@ export const LAST_USED_EVERY_MS = 60_000;
 
 /**
  * Requires a valid operator token whose password version is still current, or a valid API token (`tdc_…`). The
- * operator is looked up on every request (operators.current(): cheap, and it sees a password change made by any
- * process at once), so a change ends every earlier token immediately; an API token and its owner are looked up the
- * same way (apiTokens.current()), so a revocation or the owner's disabling ends it at once, on every replica.
+ * operator is looked up on every request (operators.currentWithDevicesVersion(): cheap, and it sees a password change
+ * made by any process at once), so a change ends every earlier token immediately; an API token and its owner are
+ * looked up the same way (apiTokens.currentWithDevicesVersion()), so a revocation or the owner's disabling ends it at
+ * once, on every replica.
  */
 export function requireOperator(
   ctx: AppContext,

@@ -132,7 +132,7 @@ export function apiTokenStore(engine: Engine): ApiTokenStore {
         });
         return token;
       }),
-    // One indexed row and its owner on every request (on PostgreSQL from the primary, as operators.current): a
+    // One indexed row and its owner on every request (currentWithDevicesVersion, on PostgreSQL from the primary): a
     // revocation or a disabling committed through any process or replica is seen by the next request.
     *current(secretHash) {
       const r = yield* one<CurrentRow>(

@@ -102,10 +102,11 @@ function* insertOperator(email: string, passwordHash: string, role: Role): Q<Ope
 export function operatorStore(engine: Engine): OperatorStore {
   return storeOf<OperatorStore>(engine, {
     find: findOperator,
-    // One indexed row read per request (on PostgreSQL from the primary): a password change made through any process
-    // or replica is seen by the next request (docs/DECISIONS.md, "PostgreSQL": chosen over a LISTEN/NOTIFY-invalidated
-    // cache, which would save this round trip at the price of a window while the listener reconnects).
     current: findOperator,
+    // One indexed row read per request, with the devices' counter (on PostgreSQL from the primary): a password change
+    // made through any process or replica is seen by the next request (docs/DECISIONS.md, "PostgreSQL": chosen over a
+    // LISTEN/NOTIFY-invalidated cache, which would save this round trip at the price of a window while the listener
+    // reconnects).
     currentWithDevicesVersion: findWithDevicesVersion,
     count: countOperators,
     add: (email, passwordHash, role) => write(() => insertOperator(email, passwordHash, role)),
