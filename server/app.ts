@@ -12,7 +12,7 @@ import { Hono } from "hono";
 import { HTTPException } from "hono/http-exception";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import { requireOperator } from "./auth/middleware.ts";
-import { requireRole } from "./auth/roles.ts";
+import { roleCheck } from "./auth/roles.ts";
 import { deviceGuard } from "./auth/device_auth.ts";
 import { ddiGuard } from "./auth/ddi_auth.ts";
 import { DeviceAuthThrottle } from "./auth/device_throttle.ts";
@@ -76,8 +76,8 @@ export function createApp(ctx: AppContext) {
   const ddiAuth = ddiGuard(ctx, deviceThrottle);
   const guards: Guards = {
     operator: (route) => {
-      const role = requireRole(route);
-      return (c, next) => requireOp(c, async () => void await role(c, next));
+      const check = roleCheck(route);
+      return (c, next) => requireOp(c, next, check);
     },
     device: deviceGuard(ctx, deviceThrottle),
     ddi: () => ddiAuth,
@@ -109,25 +109,18 @@ export function createApp(ctx: AppContext) {
       const started = performance.now();
       const requestId = requestIdFrom(c.req.header("x-request-id"));
       return withRequest(requestId, async () => {
-        // Set up front, so responses made through the context carry them from the start; a route may still
-        // override one with a stricter value (e.g. `sandbox` on untrusted images).
+        // Set up front, so every answer carries them: answers are made through the context (c.body, c.json, ...;
+        // tests/architecture.test.ts refuses a hand-built Response in server/). A route may still override one with a
+        // stricter value (e.g. `sandbox` on untrusted images). The answer's headers are not read afterwards: reading
+        // them makes Deno drop the answer it prepared for the socket and send it the slow way (half the req/s).
         for (const k in SECURITY_HEADERS) c.header(k, SECURITY_HEADERS[k]);
         c.header("X-Request-Id", requestId);
         await next();
-        // Responses a route built itself (file streams) get the ones they lack. One made through the context carries
-        // the request id and so all of them (or a route's stricter value): one look instead of five.
-        const headers = c.res.headers;
-        if (headers.get("X-Request-Id") !== requestId) {
-          for (const k in SECURITY_HEADERS) if (!headers.has(k)) headers.set(k, SECURITY_HEADERS[k]);
-          if (!headers.has("X-Request-Id")) headers.set("X-Request-Id", requestId);
-        }
         const ms = performance.now() - started;
         const { method } = c.req;
         const status = c.res.status;
         // The route's pattern, not the path: one series per route, whatever ids are asked for.
-        const labels = metrics.requestLabels(c.req.routePath || "unmatched", method, status);
-        metrics.requests.inc(labels);
-        metrics.requestSeconds.observe(labels, ms / 1000);
+        metrics.countRequest(c.req.routePath || "unmatched", method, status, ms / 1000);
         ctx.logRequest({ method, path: c.req.path, status, ms, requestId });
       });
     })

@@ -44,5 +44,8 @@ export interface RequestApiToken {
   scopes: readonly Scope[];
 }
 
-/** `operator`: who is signed in (for an API token, its owner as they are now); `apiToken`: set for a token. */
-export type AppEnv = { Variables: { operator: Operator; apiToken?: RequestApiToken } };
+/**
+ * `operator`: who is signed in (for an API token, its owner as they are now); `apiToken`: set for a token;
+ * `devicesVersion`: the devices' change counter, read with the operator (GET devices' page cache goes by it).
+ */
+export type AppEnv = { Variables: { operator: Operator; apiToken?: RequestApiToken; devicesVersion?: number } };

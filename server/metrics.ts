@@ -8,28 +8,91 @@ import client from "prom-client";
 
 client.collectDefaultMetrics({ prefix: "console_" });
 
-export const requests = new client.Counter({
-  name: "console_http_requests_total",
-  help: "HTTP requests answered, by route pattern, method and status.",
-  labelNames: ["route", "method", "status"] as const,
-});
-
 type RequestLabels = { route: string; method: string; status: string };
-const labelSets = new Map<string, RequestLabels>();
-/** The label set of a request's series, made once per route, method and status (a bounded set: route patterns). */
-export function requestLabels(route: string, method: string, status: number): RequestLabels {
-  const key = `${status} ${method} ${route}`;
-  let labels = labelSets.get(key);
-  if (!labels) labelSets.set(key, labels = { route, method, status: String(status) });
-  return labels;
+
+/** One series of console_http_requests_total and of console_http_request_duration_seconds. */
+interface RequestSeries {
+  labels: RequestLabels;
+  count: number;
+  sum: number;
+  /** Observations per bucket (not cumulative), the last one past every bound. */
+  buckets: Float64Array;
 }
 
-export const requestSeconds = new client.Histogram({
-  name: "console_http_request_duration_seconds",
-  help: "Time to answer an HTTP request (until the handler returned; a streamed body may flow longer).",
-  labelNames: ["route", "method", "status"] as const,
-  buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 10],
-});
+const REQUEST_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 10];
+/** route → method → status → series: found without making a key (a bounded set: route patterns). */
+const requestSeries = new Map<string, Map<string, Map<number, RequestSeries>>>();
+
+/**
+ * Counts an answered request: console_http_requests_total and console_http_request_duration_seconds, by route
+ * pattern, method and status. Counted by hand, because this is every request's path: prom-client's inc() and
+ * observe() validate and hash the label set and allocate on every call (docs/DECISIONS.md, "The fixed work of a
+ * request"); the series are the same, given to the registry at each scrape.
+ */
+export function countRequest(route: string, method: string, status: number, seconds: number): void {
+  let byMethod = requestSeries.get(route);
+  if (!byMethod) requestSeries.set(route, byMethod = new Map());
+  let byStatus = byMethod.get(method);
+  if (!byStatus) byMethod.set(method, byStatus = new Map());
+  let series = byStatus.get(status);
+  if (!series) {
+    series = { labels: { route, method, status: String(status) }, count: 0, sum: 0, buckets: new Float64Array(13) };
+    byStatus.set(status, series);
+  }
+  series.count++;
+  series.sum += seconds;
+  let i = 0;
+  while (i < REQUEST_BUCKETS.length && seconds > REQUEST_BUCKETS[i]) i++;
+  series.buckets[i]++;
+}
+
+function* eachRequestSeries(): Generator<RequestSeries> {
+  for (const byMethod of requestSeries.values()) for (const byStatus of byMethod.values()) yield* byStatus.values();
+}
+
+type MetricValue = { labels: Record<string, string | number>; value: number; metricName?: string };
+
+/** A metric the registry reads as it reads prom-client's own (get() at each scrape, reset()). */
+function registerRequestMetric(name: string, help: string, type: "counter" | "histogram", values: () => MetricValue[]) {
+  const metric = {
+    name,
+    help,
+    type,
+    aggregator: "sum",
+    get: () => Promise.resolve({ name, help, type, aggregator: "sum", values: values() }),
+    reset: () => requestSeries.clear(),
+  };
+  client.register.registerMetric(metric as unknown as client.Metric);
+}
+
+registerRequestMetric(
+  "console_http_requests_total",
+  "HTTP requests answered, by route pattern, method and status.",
+  "counter",
+  () => [...eachRequestSeries()].map((s) => ({ labels: s.labels, value: s.count })),
+);
+
+const DURATION = "console_http_request_duration_seconds";
+registerRequestMetric(
+  DURATION,
+  "Time to answer an HTTP request (until the handler returned; a streamed body may flow longer).",
+  "histogram",
+  () =>
+    [...eachRequestSeries()].flatMap((s) => {
+      let acc = 0;
+      const out: MetricValue[] = REQUEST_BUCKETS.map((le, i) => ({
+        labels: { ...s.labels, le },
+        value: acc += s.buckets[i],
+        metricName: `${DURATION}_bucket`,
+      }));
+      out.push(
+        { labels: { ...s.labels, le: "+Inf" }, value: s.count, metricName: `${DURATION}_bucket` },
+        { labels: s.labels, value: s.sum, metricName: `${DURATION}_sum` },
+        { labels: s.labels, value: s.count, metricName: `${DURATION}_count` },
+      );
+      return out;
+    }),
+);
 
 export const uploadBytes = new client.Counter({
   name: "console_upload_bytes_total",

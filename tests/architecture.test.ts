@@ -298,3 +298,26 @@ Deno.test("architecture: the import reader sees every kind of import and nothing
   assert.ok(has("server/db/postgres/", (t) => t === "postgres"), "server/db/postgres/ imports postgres");
   assert.ok(has("web/src/app/", under("web/src/features/")), "web/src/app/ imports the features");
 });
+
+/**
+ * Files of server/ that may make a Response themselves: none of them answers a request through the app (which sets the
+ * security headers and X-Request-Id on the context before the handler, and no longer looks at the answer after it).
+ */
+const OWN_RESPONSES: Record<string, string> = {
+  "server/lib/compress.ts": "rebuilds the context's answer with all its headers",
+  "server/files/xz_check.ts": "reads a child's stderr",
+  "server/user.ts": "reads stdin",
+  "server/shutdown.ts": "the stopping server's 503, before the app",
+};
+
+Deno.test("architecture: answers are made through Hono's context (so they carry the security headers)", async () => {
+  const found: string[] = [];
+  for (const file of (await sourceFiles("server")).filter((f) => !(f in OWN_RESPONSES))) {
+    const code = (await Deno.readTextFile(new URL(file, ROOT)))
+      .replace(STRING_OR_COMMENT, (text, str) => str ?? text.replace(/[^\n]/g, " "));
+    for (const [i, line] of code.split("\n").entries()) {
+      if (/\bnew Response\s*\(|\bResponse\s*\.\s*(json|redirect|error)\s*\(/.test(line)) found.push(`${file}:${i + 1}`);
+    }
+  }
+  assert.deepEqual(found, [], "make the answer with c.body(), c.json(), ... instead");
+});

@@ -55,11 +55,7 @@ const parts: [string, () => unknown][] = [
     for (const k in SECURITY_HEADERS) h.set(k, SECURITY_HEADERS[k]);
     h.set("X-Request-Id", "0f6b1c1e-5d2a-4a55-9d7e-0c3f3c2f8a11");
   }],
-  ["metrics: counter + histogram, labels by route", () => {
-    const labels = { route: "/api/v1/devices", method: "GET", status: "200" };
-    metrics.requests.inc(labels);
-    metrics.requestSeconds.observe(labels, 0.0004);
-  }],
+  ["metrics: counter + histogram, labels by route", () => metrics.countRequest("/api/v1/devices", "GET", 200, 0.0004)],
   ["text rule on the URL (§17)", () => urlTextProblem(url)],
   ["audit actor: AsyncLocalStorage run", () => runAs({ actor: SYSTEM_ACTOR, ip: null }, () => 1)],
   // deno-lint-ignore no-explicit-any

@@ -1,4 +1,4 @@
-import type { Context, MiddlewareHandler } from "hono";
+import type { Context, Next } from "hono";
 import type { AppContext, AppEnv } from "../context.ts";
 import type { ApiTokenAuth, Operator } from "../db/stores.ts";
 import { ApiHttpError, unauthorized } from "../errors.ts";
@@ -36,18 +36,23 @@ export const LAST_USED_EVERY_MS = 60_000;
 
 /**
  * Requires a valid operator token whose password version is still current, or a valid API token (`tdc_…`). The
- * operator is looked up on every request (operators.current(): cheap, and it sees a password change made by any
- * process at once), so a change ends every earlier token immediately; an API token and its owner are looked up the
- * same way (apiTokens.current()), so a revocation or the owner's disabling ends it at once, on every replica.
+ * operator is looked up on every request (operators.currentWithDevicesVersion(): cheap, and it sees a password change
+ * made by any process at once), so a change ends every earlier token immediately; an API token and its owner are
+ * looked up the same way (apiTokens.currentWithDevicesVersion()), so a revocation or the owner's disabling ends it at
+ * once, on every replica.
  */
-export function requireOperator(ctx: AppContext): MiddlewareHandler<AppEnv> {
+export function requireOperator(
+  ctx: AppContext,
+): (c: Context<AppEnv>, next: Next, check?: (c: Context<AppEnv>) => void) => Promise<void> {
   const { operators, apiTokens, loginAttempts } = ctx.stores;
-  const admit = async (claims: TokenClaims | null): Promise<Operator> => {
+  // The devices' change counter comes with the operator (one statement), for GET devices' page cache.
+  const admit = async (c: Context<AppEnv>, claims: TokenClaims | null): Promise<Operator> => {
     if (!claims) throw unauthorized("The token is invalid or has expired; sign in again.");
-    const operator = await operators.current(claims.sub);
+    const { operator, devicesVersion } = await operators.currentWithDevicesVersion(claims.sub);
     if (!operator || operator.disabled || (claims.pwv ?? 0) !== operator.passwordVersion) {
       throw unauthorized("The token is no longer valid; sign in again.");
     }
+    c.set("devicesVersion", devicesVersion);
     return operator;
   };
 
@@ -69,8 +74,11 @@ export function requireOperator(ctx: AppContext): MiddlewareHandler<AppEnv> {
   };
 
   const admitToken = async (c: Context<AppEnv>, secret: string): Promise<ApiTokenAuth> => {
-    const found = wellFormedSecret(secret) ? await apiTokens.current(secretHash(secret)) : null;
+    const { found, devicesVersion } = wellFormedSecret(secret)
+      ? await apiTokens.currentWithDevicesVersion(secretHash(secret))
+      : { found: null, devicesVersion: undefined };
     if (!found) return await refuseToken(c, "The API token is unknown or has been revoked.");
+    c.set("devicesVersion", devicesVersion);
     if (found.owner.disabled) return await refuseToken(c, "The API token's owner is disabled.");
     const at = Date.now();
     if (found.token.expiresAt !== null && Date.parse(found.token.expiresAt) <= at) {
@@ -88,7 +96,8 @@ export function requireOperator(ctx: AppContext): MiddlewareHandler<AppEnv> {
     return found;
   };
 
-  return async (c, next) => {
+  // `check`: the route's role and scope check (auth/roles.ts), run once the operator is known.
+  return async (c, next, check) => {
     const token = bearer(c.req.header("authorization"));
     if (!token) throw unauthorized();
     let actor: AuditActor;
@@ -100,10 +109,11 @@ export function requireOperator(ctx: AppContext): MiddlewareHandler<AppEnv> {
     } else {
       // A token verified before skips the HMAC: this is every request's path.
       const known = knownToken(ctx.secret, token);
-      const operator = await admit(known !== undefined ? known : await readToken(ctx.secret, token));
+      const operator = await admit(c, known !== undefined ? known : await readToken(ctx.secret, token));
       c.set("operator", operator);
       actor = operatorActor(operator);
     }
+    check?.(c);
     // Everything this request does is recorded in the audit trail as this operator's or API token's
     // (server/db/audit_context.ts).
     // The address is worked out only when an entry is written (most requests only read).

@@ -9,9 +9,15 @@ export class ReadCache {
 
   constructor(private readonly version: () => Promise<number>, private readonly maxEntries = 256) {}
 
-  async get(key: string, make: () => Promise<unknown>): Promise<string> {
+  /**
+   * `known`: the version as the caller read it already (before any of the data: GET devices reads it with the
+   * operator, docs/DECISIONS.md, "The fixed work of a request"). The version only grows: an answer under an older one
+   * than the cache's is made fresh and not kept.
+   */
+  async get(key: string, make: () => Promise<unknown>, known?: number): Promise<string> {
     // The version is read before the data, so an answer is at least as new as the version it is kept under.
-    const version = await this.version();
+    const version = known ?? await this.version();
+    if (version < this.#version) return JSON.stringify(await make());
     if (version !== this.#version) {
       this.#entries.clear();
       this.#version = version;

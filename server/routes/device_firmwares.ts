@@ -48,16 +48,14 @@ export function firmwaresRoutes(api: Api, ctx: AppContext) {
     }
     return c.json(await firmwares.approve(id, operator, body.meaning));
   });
-  mount(api, routes.firmwareFile, async (_c, { params: { id } }) => {
+  mount(api, routes.firmwareFile, async (c, { params: { id } }) => {
     const firmware = await firmwares.get(id);
     const body = await openFirmwareFile(ctx.files, firmware);
-    return new Response(metrics.countedBody(body, servedToOperators), {
-      headers: {
-        "Content-Type": firmwareContentType(firmware.name),
-        "Content-Length": String(firmware.size),
-        "Content-Disposition": attachmentDisposition(firmware.name),
-        "Cache-Control": "no-store",
-      },
+    return c.body(metrics.countedBody(body, servedToOperators), 200, {
+      "Content-Type": firmwareContentType(firmware.name),
+      "Content-Length": String(firmware.size),
+      "Content-Disposition": attachmentDisposition(firmware.name),
+      "Cache-Control": "no-store",
     });
   });
   mount(api, routes.deleteFirmware, async (c, { params: { id } }) => {

@@ -8,7 +8,7 @@ import type { DevicesService } from "../services/devices.ts";
 /** Operator routes for devices (devices are created by the device API check-in, enrolment or pre-authorization). */
 export function devicesRoutes(api: Api, ctx: AppContext, devices: DevicesService) {
   mount(api, routes.listDevices, async (c, { query }) => {
-    return c.body(await devices.page(query), 200, { "Content-Type": "application/json" });
+    return c.body(await devices.page(query, c.get("devicesVersion")), 200, { "Content-Type": "application/json" });
   });
   mount(api, routes.preauthorizeDevice, async (c, { body }) => {
     const device = await devices.preauthorize(body.deviceId);

@@ -68,8 +68,11 @@ export function devicesService(ctx: AppContext) {
   };
 
   return {
-    /** One page as JSON text (from the cache when its data has not changed). */
-    async page(query: ListQuery): Promise<string> {
+    /**
+     * One page as JSON text (from the cache when its data has not changed). `version`: the devices' change counter as
+     * the request read it with its operator (else it is read here).
+     */
+    async page(query: ListQuery, version?: number): Promise<string> {
       const { page, rowsPerPage, sort, order, ...rest } = query;
       const filter = filterOf(rest);
       if (filter.q !== undefined) filter.q = filter.q.trim() || undefined;
@@ -86,7 +89,7 @@ export function devicesService(ctx: AppContext) {
         return { data: data.map(view), total, exact: exact ?? true, page, per_page: rowsPerPage };
       };
       const cacheable = filter.firmware === undefined && sort !== "productType";
-      return cacheable ? await pages.get(key, make) : JSON.stringify(await make());
+      return cacheable ? await pages.get(key, make, version) : JSON.stringify(await make());
     },
 
     async get(deviceId: string): Promise<Device> {

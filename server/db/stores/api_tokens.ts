@@ -15,9 +15,10 @@ import {
   TOO_MANY,
 } from "../rules/api_tokens.ts";
 import { noOperator } from "../rules/operators.ts";
-import type { ApiTokenStore } from "../types/api_tokens.ts";
+import type { ApiTokenAuth, ApiTokenStore } from "../types/api_tokens.ts";
 import { all, type Engine, one, type Q, run, storeOf, write } from "../runner.ts";
 import { appendAudit } from "./audit.ts";
+import { withDevicesVersion } from "./operators.ts";
 
 type Row = {
   id: string;
@@ -41,6 +42,27 @@ const tokenOf = (r: Row): ApiToken => ({
 
 const TOKEN_COLUMNS =
   "t.id, t.name, t.scopes, t.created_at, t.expires_at, t.last_used_at, o.email AS owner, t.owner_id";
+
+type CurrentRow = Row & { password_hash: string; password_version: number; role: Role; disabled: number | boolean };
+const CURRENT_COLUMNS = `${TOKEN_COLUMNS}, o.password_hash, o.password_version, o.role, o.disabled`;
+const CURRENT_WITH_DEVICES_VERSION = withDevicesVersion(
+  CURRENT_COLUMNS,
+  "LEFT JOIN (api_tokens t JOIN operators o ON o.id = t.owner_id) ON t.secret_hash = ?",
+);
+
+function authOf(r: CurrentRow): ApiTokenAuth {
+  return {
+    token: tokenOf(r),
+    owner: {
+      id: r.owner_id,
+      email: r.owner,
+      passwordHash: r.password_hash,
+      passwordVersion: Number(r.password_version),
+      role: r.role,
+      disabled: !!r.disabled,
+    },
+  };
+}
 
 function* byId(id: string): Q<Row | undefined> {
   return yield* one<Row>(
@@ -110,28 +132,21 @@ export function apiTokenStore(engine: Engine): ApiTokenStore {
         });
         return token;
       }),
-    // One indexed row and its owner on every request (on PostgreSQL from the primary, as operators.current): a
+    // One indexed row and its owner on every request (currentWithDevicesVersion, on PostgreSQL from the primary): a
     // revocation or a disabling committed through any process or replica is seen by the next request.
     *current(secretHash) {
-      const r = yield* one<
-        Row & { password_hash: string; password_version: number; role: Role; disabled: number | boolean }
-      >(
-        `SELECT ${TOKEN_COLUMNS}, o.password_hash, o.password_version, o.role, o.disabled
-         FROM api_tokens t JOIN operators o ON o.id = t.owner_id WHERE t.secret_hash = ?`,
+      const r = yield* one<CurrentRow>(
+        `SELECT ${CURRENT_COLUMNS} FROM api_tokens t JOIN operators o ON o.id = t.owner_id WHERE t.secret_hash = ?`,
         secretHash,
       );
-      if (!r) return null;
-      return {
-        token: tokenOf(r),
-        owner: {
-          id: r.owner_id,
-          email: r.owner,
-          passwordHash: r.password_hash,
-          passwordVersion: Number(r.password_version),
-          role: r.role,
-          disabled: !!r.disabled,
-        },
-      };
+      return r ? authOf(r) : null;
+    },
+    *currentWithDevicesVersion(secretHash) {
+      const r = (yield* one<CurrentRow & { id: string | null; devices_version: number }>(
+        CURRENT_WITH_DEVICES_VERSION,
+        secretHash,
+      ))!;
+      return { found: r.id === null ? null : authOf(r), devicesVersion: Number(r.devices_version) };
     },
     // No transaction: a conditional one-row update that decides nothing else; at most one process's write lands.
     *touch(id, at, notBefore) {

@@ -27,12 +27,34 @@ interface OperatorRow {
   disabled: number | boolean;
 }
 
+const OPERATOR_COLUMNS = "o.id, o.email, o.password_hash, o.password_version, o.role, o.disabled";
+
 function* findOperator(email: string): Q<Operator | null> {
   const r = yield* one<OperatorRow>(
-    "SELECT id, email, password_hash, password_version, role, disabled FROM operators WHERE email_key = ?",
+    `SELECT ${OPERATOR_COLUMNS} FROM operators o WHERE o.email_key = ?`,
     emailKey(email),
   );
-  if (!r) return null;
+  return r ? operatorOf(r) : null;
+}
+
+/**
+ * The devices' change counter with the rows of `join` (a LEFT JOIN, its ON condition naming the row) beside it: one
+ * row whether or not the joined row exists.
+ */
+export const withDevicesVersion = (columns: string, join: string) =>
+  `SELECT c.value AS devices_version, ${columns} FROM change_counters c ${join} WHERE c.name = 'devices'`;
+
+const CURRENT_WITH_DEVICES_VERSION = withDevicesVersion(OPERATOR_COLUMNS, "LEFT JOIN operators o ON o.email_key = ?");
+
+function* findWithDevicesVersion(email: string): Q<{ operator: Operator | null; devicesVersion: number }> {
+  const r = (yield* one<OperatorRow & { id: string | null; devices_version: number }>(
+    CURRENT_WITH_DEVICES_VERSION,
+    emailKey(email),
+  ))!;
+  return { operator: r.id === null ? null : operatorOf(r), devicesVersion: Number(r.devices_version) };
+}
+
+function operatorOf(r: OperatorRow): Operator {
   return {
     id: r.id,
     email: r.email,
@@ -80,10 +102,12 @@ function* insertOperator(email: string, passwordHash: string, role: Role): Q<Ope
 export function operatorStore(engine: Engine): OperatorStore {
   return storeOf<OperatorStore>(engine, {
     find: findOperator,
-    // One indexed row read per request (on PostgreSQL from the primary): a password change made through any process
-    // or replica is seen by the next request (docs/DECISIONS.md, "PostgreSQL": chosen over a LISTEN/NOTIFY-invalidated
-    // cache, which would save this round trip at the price of a window while the listener reconnects).
     current: findOperator,
+    // One indexed row read per request, with the devices' counter (on PostgreSQL from the primary): a password change
+    // made through any process or replica is seen by the next request (docs/DECISIONS.md, "PostgreSQL": chosen over a
+    // LISTEN/NOTIFY-invalidated cache, which would save this round trip at the price of a window while the listener
+    // reconnects).
+    currentWithDevicesVersion: findWithDevicesVersion,
     count: countOperators,
     add: (email, passwordHash, role) => write(() => insertOperator(email, passwordHash, role)),
     addFirst: (email, passwordHash) =>

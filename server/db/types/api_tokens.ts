@@ -37,6 +37,8 @@ export interface ApiTokenStore {
    * to check. Null when there is no such token.
    */
   current(secretHash: string): Promise<ApiTokenAuth | null>;
+  /** current() and the devices' change counter in one statement, as operators.currentWithDevicesVersion(). */
+  currentWithDevicesVersion(secretHash: string): Promise<{ found: ApiTokenAuth | null; devicesVersion: number }>;
   /** Sets lastUsedAt to `at` unless it is already at or after `notBefore` (so a busy token writes about once a minute). */
   touch(id: string, at: string, notBefore: string): Promise<void>;
 }

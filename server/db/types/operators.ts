@@ -21,6 +21,12 @@ export interface OperatorStore {
    * a fraction of a millisecond), so no replica can hold a stale operator.
    */
   current(email: string): Promise<Operator | null>;
+  /**
+   * current() and the devices' change counter (devices.version()) read by one statement: one round trip on PostgreSQL,
+   * one read of the file on SQLite. The operator middleware calls this on every request, and GET devices' page cache
+   * takes the counter from it instead of reading it again (docs/DECISIONS.md, "The fixed work of a request").
+   */
+  currentWithDevicesVersion(email: string): Promise<{ operator: Operator | null; devicesVersion: number }>;
   count(): Promise<number>;
   /** ConflictError when an operator with this e-mail exists. */
   add(email: string, passwordHash: string, role: Role): Promise<OperatorAccount>;

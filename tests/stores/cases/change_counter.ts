@@ -54,4 +54,60 @@ export function changeCounterCases(engine: string, options: ConformanceOptions) 
       assert.ok(await devices.get("from-elsewhere"));
     });
   });
+
+  storeTest(
+    engine,
+    options,
+    "the request's operator or API token read with devices.version, in one",
+    async (stores, t) => {
+      const { operators, apiTokens, devices } = stores;
+      const op = await operators.add("op@example.com", "h", "operator");
+      await apiTokens.create(op._id, { name: "r", scopes: ["read"], expiresAt: null }, "a".repeat(64));
+      const both = async () => ({
+        operator: await operators.currentWithDevicesVersion(" OP@example.com"),
+        token: await apiTokens.currentWithDevicesVersion("a".repeat(64)),
+      });
+
+      await t.step("the same rows as current(), the counter as version()", async () => {
+        const { operator, token } = await both();
+        assert.deepEqual(operator, {
+          operator: await operators.current("op@example.com"),
+          devicesVersion: await devices.version(),
+        });
+        assert.deepEqual(token, {
+          found: await apiTokens.current("a".repeat(64)),
+          devicesVersion: await devices.version(),
+        });
+      });
+
+      await t.step("nobody and no token: null, the counter still answered", async () => {
+        const version = await devices.version();
+        assert.deepEqual(await operators.currentWithDevicesVersion("nobody@example.com"), {
+          operator: null,
+          devicesVersion: version,
+        });
+        assert.deepEqual(await apiTokens.currentWithDevicesVersion("b".repeat(64)), {
+          found: null,
+          devicesVersion: version,
+        });
+      });
+
+      await t.step("a device write and a disabling by another instance are seen at once", async () => {
+        const before = await both();
+        const other = await options.another(stores);
+        try {
+          await checkin(other, "elsewhere");
+          await other.operators.update(op._id, { disabled: true });
+        } finally {
+          await other.close();
+        }
+        const after = await both();
+        assert.notEqual(after.operator.devicesVersion, before.operator.devicesVersion);
+        assert.equal(after.operator.devicesVersion, await devices.version());
+        assert.equal(after.token.devicesVersion, await devices.version());
+        assert.equal(after.operator.operator!.disabled, true);
+        assert.equal(after.token.found!.owner.disabled, true);
+      });
+    },
+  );
 }
