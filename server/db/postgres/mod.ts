@@ -81,6 +81,7 @@ export async function openPostgresStores(options: PostgresOptions): Promise<Open
   const engine = postgresEngine(sql, watchdog);
   const keeper = keepKeys(engine);
   const g = <S extends object>(store: S) => guarded(engine, store);
+  const deviceApi = deviceApiStore(engine);
   return {
     devices: deviceStore(engine, postgresFleetCounts(engine)),
     productTypes: productTypeStore(engine),
@@ -91,7 +92,7 @@ export async function openPostgresStores(options: PostgresOptions): Promise<Open
       listJsonChunks: () => guardedChunks(treatments.listJsonChunks(), watchdog),
     }),
     operators: operatorStore(engine),
-    deviceApi: deviceApiStore(engine),
+    deviceApi,
     demo: g(postgresDemo(sql)),
     apiTokens: apiTokenStore(engine),
     loginAttempts: loginAttemptStore(engine),
@@ -125,6 +126,7 @@ export async function openPostgresStores(options: PostgresOptions): Promise<Open
     close: async () => {
       // Calls made just before close() are sent first (the driver sends a query on a later turn).
       await new Promise((resolve) => setTimeout(resolve, 0));
+      await deviceApi.closeSeen();
       warm.close();
       await keeper.close();
       await Promise.all([sql.end({ timeout: 5 }), streams.end({ timeout: 1 }), probe.end({ timeout: 1 })]);

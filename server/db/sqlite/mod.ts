@@ -36,6 +36,7 @@ export function openSqliteStores(file: string): OpenStores {
   const engine = sqliteEngine(db);
   const g = <S extends object>(store: S) => guarded(engine, store);
   const keeper = keepKeys(engine);
+  const deviceApi = deviceApiStore(engine);
   return {
     devices: deviceStore(engine, sqliteFleetCounts(engine)),
     productTypes: productTypeStore(engine),
@@ -43,7 +44,7 @@ export function openSqliteStores(file: string): OpenStores {
     firmwares: firmwareStore(engine),
     treatments: treatmentStore(engine, g(sqliteTreatments(db, file))),
     operators: operatorStore(engine),
-    deviceApi: deviceApiStore(engine),
+    deviceApi,
     demo: g(sqliteDemo(db)),
     apiTokens: apiTokenStore(engine),
     loginAttempts: loginAttemptStore(engine),
@@ -58,6 +59,7 @@ export function openSqliteStores(file: string): OpenStores {
       exclusive: (fn) => fn(),
     },
     close: async () => {
+      await deviceApi.closeSeen();
       await keeper.close();
       if (db.isOpen) db.close();
     },

@@ -30,10 +30,17 @@ import {
   unlocked,
   writeRetried,
 } from "../runner.ts";
-import { joinRollouts, offeredByRollout, type OfferedFirmware, recordInRollout } from "./rollouts.ts";
+import {
+  joinRollouts,
+  offeredByRollout,
+  type OfferedFirmware,
+  recordInRollout,
+  rolloutsToJoin,
+} from "./rollouts.ts";
 import { appendAudit } from "./audit.ts";
 import { forNoKeyUpdate, same } from "./dialect_sql.ts";
 import { ddiMethods } from "./ddi.ts";
+import { type SeenBatch, seenBatch } from "../last_seen.ts";
 import type { StatusBody } from "../../../shared/schemas/rollout.ts";
 
 /**
@@ -159,8 +166,8 @@ const DEVICE_MODULE = `m.product_type_id = ?
  * Modules: the product type's defaults plus the device's enabled ones, in module order.
  * Treatments: see firstPlaces().
  */
-function* deviceConfig(deviceId: string, product: string): Q<DeviceConfig | null> {
-  const device = yield* deviceKeys(deviceId);
+function* deviceConfig(deviceId: string, product: string, keys?: DeviceKeys): Q<DeviceConfig | null> {
+  const device = keys ?? (yield* deviceKeys(deviceId));
   if (!device) return null;
 
   let productType: DeviceConfig["productType"] = null;
@@ -235,6 +242,69 @@ export function* checkin<T>(deviceId: string, write: () => Q<T>): Q<T> {
   return config;
 }
 
+/**
+ * A poll that changes nothing (docs/DECISIONS.md, "Polls that change nothing cost no write"): `quiet` answers in a
+ * read-only transaction, or null when the poll must write (a first check-in, a version change, an action to open or
+ * withdraw, a rollout to join); then `loud` makes the full check-in. A quiet answer notes the device's last-seen time
+ * in `seen`, written in the next batch.
+ */
+export function* quietOrLoud<T>(
+  seen: SeenBatch,
+  deviceId: string,
+  quiet: () => Q<T | null>,
+  loud: () => Q<T>,
+): Q<T> {
+  const at = now();
+  const answer = yield* read(quiet);
+  if (answer === null) return yield* loud();
+  seen.note(deviceId, at);
+  return answer;
+}
+
+/** The device's keys when a check-in with `versionInfo` (null: kept) would change nothing of its row but last-seen. */
+export function* quietDevice(deviceId: string, versionInfo: VersionInfo | null): Q<DeviceKeys | null> {
+  const d = yield* dialect();
+  const row = yield* one<DeviceKeys & { quiet: number | boolean }>(
+    `SELECT device_id, product_type_id, firmware_id,
+       last_logged_in IS NOT NULL${versionInfo === null ? "" : ` AND ${same(d, "version_info", "?")}`} AS quiet
+     FROM devices WHERE device_id = ?`,
+    ...(versionInfo === null ? [] : [versionInfoJson(versionInfo)]),
+    deviceId,
+  );
+  if (!row || !row.quiet || (yield* rolloutsToJoin(deviceId)).length > 0) return null;
+  return { device_id: row.device_id, product_type_id: row.product_type_id, firmware_id: row.firmware_id };
+}
+
+/** A quiet check-in's configuration, or null when the check-in must write (quietOrLoud). */
+function* quietCheckin(deviceId: string, versionInfo: VersionInfo, product: string): Q<DeviceConfig | null> {
+  const device = yield* quietDevice(deviceId, versionInfo);
+  return device ? yield* deviceConfig(deviceId, product, device) : null;
+}
+
+/** Writes coalesced last-seen times (SeenBatch): each device's unless its stored one is later. */
+export function* writeSeen(seen: ReadonlyMap<string, string>): Q<void> {
+  const d = yield* dialect();
+  const entries = [...seen].sort(([a], [b]) => a < b ? -1 : a > b ? 1 : 0);
+  if (d.engine === "sqlite") {
+    // A prepared statement per row costs no round trip there; one transaction for all.
+    for (const [id, at] of entries) {
+      yield* run("UPDATE devices SET last_logged_in = ? WHERE device_id = ? AND last_logged_in < ?", at, id, at);
+    }
+    return;
+  }
+  for (let i = 0; i < entries.length; i += SEEN_ROWS_PER_UPDATE) {
+    const chunk = entries.slice(i, i + SEEN_ROWS_PER_UPDATE);
+    yield* run(
+      `UPDATE devices AS d SET last_logged_in = v.at FROM unnest(?::text[], ?::text[]) AS v(id, at)
+       WHERE d.device_id = v.id AND d.last_logged_in < v.at`,
+      d.list(chunk.map(([id]) => id)),
+      d.list(chunk.map(([, at]) => at)),
+    );
+  }
+}
+
+const SEEN_ROWS_PER_UPDATE = 2000;
+
 function* enroll(deviceId: string, versionInfo: VersionInfo, tokenHash: string, auto: boolean) {
   const d = yield* dialect();
   const row = yield* one<{ admission: Admission; token_hash: string | null }>(
@@ -292,22 +362,26 @@ function* enroll(deviceId: string, versionInfo: VersionInfo, tokenHash: string, 
   return outcomeOf(step);
 }
 
-export function deviceApiStore(engine: Engine): DeviceApiStore {
-  return storeOf<DeviceApiStore>(engine, {
+/** The device API's store, with closeSeen(): writes the last-seen times still noted (before the stores close). */
+export function deviceApiStore(engine: Engine): DeviceApiStore & { closeSeen(): Promise<void> } {
+  const seen = seenBatch((batch) => engine.run(unlocked(() => writeSeen(batch))));
+  const store = storeOf<Omit<DeviceApiStore, "flushSeen">>(engine, {
     checkin: (deviceId, versionInfo, product) =>
-      checkin(deviceId, function* () {
-        const config = (yield* deviceConfig(deviceId, product)) ?? (yield* newDeviceConfig(deviceId, product));
-        yield* recordCheckin(deviceId, versionInfo);
-        return config;
-      }),
+      quietOrLoud(seen, deviceId, () => quietCheckin(deviceId, versionInfo, product), () =>
+        checkin(deviceId, function* () {
+          const config = (yield* deviceConfig(deviceId, product)) ?? (yield* newDeviceConfig(deviceId, product));
+          yield* recordCheckin(deviceId, versionInfo);
+          return config;
+        })),
     // Token mode: the row must be there (its token was just checked); an update of its own row.
     checkinKnown: (deviceId, versionInfo, product) =>
-      checkin(deviceId, function* () {
-        const config = yield* deviceConfig(deviceId, product);
-        yield* recordKnownCheckin(deviceId, versionInfo);
-        if (!config) throw new NotFoundError(noDevice(deviceId));
-        return config;
-      }),
+      quietOrLoud(seen, deviceId, () => quietCheckin(deviceId, versionInfo, product), () =>
+        checkin(deviceId, function* () {
+          const config = yield* deviceConfig(deviceId, product);
+          yield* recordKnownCheckin(deviceId, versionInfo);
+          if (!config) throw new NotFoundError(noDevice(deviceId));
+          return config;
+        })),
     *credentials(deviceId) {
       const row = yield* one<{ admission: Admission; token_hash: string | null }>(
         "SELECT admission, token_hash FROM devices WHERE device_id = ?",
@@ -341,8 +415,9 @@ export function deviceApiStore(engine: Engine): DeviceApiStore {
         }
         yield* recordStatus(deviceId, rolloutId, report);
       }),
-    ...ddiMethods,
+    ...ddiMethods(seen),
   });
+  return { ...store, flushSeen: () => seen.flush(), closeSeen: () => seen.close() };
 }
 
 /**
