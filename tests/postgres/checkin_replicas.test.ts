@@ -22,7 +22,9 @@ Deno.test("replicas: check-ins through B see A's pins, rollouts, resets and dele
   const api = await a.login();
 
   const enrolled = async (id: string) => {
-    const answer = await new DeviceClient(id, { baseUrl: b.url, apiKey: DEVICE_API_KEY }).enroll({ versionInfo: VERSION });
+    const answer = await new DeviceClient(id, { baseUrl: b.url, apiKey: DEVICE_API_KEY }).enroll({
+      versionInfo: VERSION,
+    });
     assert.ok("token" in answer);
     return new DeviceClient(id, { baseUrl: b.url, apiKey: answer.token });
   };

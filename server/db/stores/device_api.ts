@@ -30,13 +30,7 @@ import {
   unlocked,
   writeRetried,
 } from "../runner.ts";
-import {
-  joinRollouts,
-  offeredByRollout,
-  type OfferedFirmware,
-  recordInRollout,
-  rolloutsToJoin,
-} from "./rollouts.ts";
+import { joinRollouts, offeredByRollout, type OfferedFirmware, recordInRollout, rolloutsToJoin } from "./rollouts.ts";
 import { appendAudit } from "./audit.ts";
 import { forNoKeyUpdate, same } from "./dialect_sql.ts";
 import { ddiMethods } from "./ddi.ts";
@@ -367,21 +361,31 @@ export function deviceApiStore(engine: Engine): DeviceApiStore & { closeSeen(): 
   const seen = seenBatch((batch) => engine.run(unlocked(() => writeSeen(batch))));
   const store = storeOf<Omit<DeviceApiStore, "flushSeen">>(engine, {
     checkin: (deviceId, versionInfo, product) =>
-      quietOrLoud(seen, deviceId, () => quietCheckin(deviceId, versionInfo, product), () =>
-        checkin(deviceId, function* () {
-          const config = (yield* deviceConfig(deviceId, product)) ?? (yield* newDeviceConfig(deviceId, product));
-          yield* recordCheckin(deviceId, versionInfo);
-          return config;
-        })),
+      quietOrLoud(
+        seen,
+        deviceId,
+        () => quietCheckin(deviceId, versionInfo, product),
+        () =>
+          checkin(deviceId, function* () {
+            const config = (yield* deviceConfig(deviceId, product)) ?? (yield* newDeviceConfig(deviceId, product));
+            yield* recordCheckin(deviceId, versionInfo);
+            return config;
+          }),
+      ),
     // Token mode: the row must be there (its token was just checked); an update of its own row.
     checkinKnown: (deviceId, versionInfo, product) =>
-      quietOrLoud(seen, deviceId, () => quietCheckin(deviceId, versionInfo, product), () =>
-        checkin(deviceId, function* () {
-          const config = yield* deviceConfig(deviceId, product);
-          yield* recordKnownCheckin(deviceId, versionInfo);
-          if (!config) throw new NotFoundError(noDevice(deviceId));
-          return config;
-        })),
+      quietOrLoud(
+        seen,
+        deviceId,
+        () => quietCheckin(deviceId, versionInfo, product),
+        () =>
+          checkin(deviceId, function* () {
+            const config = yield* deviceConfig(deviceId, product);
+            yield* recordKnownCheckin(deviceId, versionInfo);
+            if (!config) throw new NotFoundError(noDevice(deviceId));
+            return config;
+          }),
+      ),
     *credentials(deviceId) {
       const row = yield* one<{ admission: Admission; token_hash: string | null }>(
         "SELECT admission, token_hash FROM devices WHERE device_id = ?",
