@@ -84,14 +84,12 @@ function* poll(deviceId: string, product: string, register: boolean): Q<DdiPollR
  * device it registers or never seen, an action to open or withdraw, a rollout to join.
  */
 function* pollOf(deviceId: string, product: string, register: boolean, quiet: boolean): Q<DdiPollResult | null> {
-  const keys = quiet ? yield* quietDevice(deviceId, null) : undefined;
-  if (keys === null) return null;
-  const device = yield* one<PolledDevice>(
+  const device: PolledDevice | null | undefined = quiet ? yield* quietDevice(deviceId, null) : yield* one<PolledDevice>(
     `SELECT device_id, product_type_id, firmware_id, update_status, attributes IS NULL AS no_attributes
-     FROM devices WHERE device_id = ?${quiet ? "" : forNoKeyUpdate(yield* dialect())}`,
+     FROM devices WHERE device_id = ?${forNoKeyUpdate(yield* dialect())}`,
     deviceId,
   );
-  if (quiet && !device) return null;
+  if (device === null) return null;
   if (!device && !register) throw new NotFoundError(noDevice(deviceId));
   // The check-in's own write, as §6's check-in makes it.
   const checkinWrite = () => register ? recordCheckin(deviceId, null) : recordKnownCheckin(deviceId, null);

@@ -30,7 +30,7 @@ import {
   unlocked,
   writeRetried,
 } from "../runner.ts";
-import { joinRollouts, offeredByRollout, type OfferedFirmware, recordInRollout, rolloutsToJoin } from "./rollouts.ts";
+import { joinRollouts, offeredByRollout, type OfferedFirmware, recordInRollout, ROLLOUT_TO_JOIN } from "./rollouts.ts";
 import { appendAudit } from "./audit.ts";
 import { forNoKeyUpdate, same } from "./dialect_sql.ts";
 import { ddiMethods } from "./ddi.ts";
@@ -255,18 +255,29 @@ export function* quietOrLoud<T>(
   return answer;
 }
 
-/** The device's keys when a check-in with `versionInfo` (null: kept) would change nothing of its row but last-seen. */
-export function* quietDevice(deviceId: string, versionInfo: VersionInfo | null): Q<DeviceKeys | null> {
+/** A device's row as a quiet poll reads it (quietDevice). */
+export interface QuietDevice extends DeviceKeys {
+  update_status: string | null;
+  no_attributes: number | boolean;
+}
+
+/**
+ * The device's row when a check-in with `versionInfo` (null: kept) would change nothing of it but last-seen: seen
+ * before, the same version info, no rollout to join (one statement); else null.
+ */
+export function* quietDevice(deviceId: string, versionInfo: VersionInfo | null): Q<QuietDevice | null> {
   const d = yield* dialect();
-  const row = yield* one<DeviceKeys & { quiet: number | boolean }>(
-    `SELECT device_id, product_type_id, firmware_id,
-       last_logged_in IS NOT NULL${versionInfo === null ? "" : ` AND ${same(d, "version_info", "?")}`} AS quiet
-     FROM devices WHERE device_id = ?`,
+  const row = yield* one<QuietDevice & { quiet: number | boolean }>(
+    `SELECT d.device_id, d.product_type_id, d.firmware_id, d.update_status, d.attributes IS NULL AS no_attributes,
+       d.last_logged_in IS NOT NULL${versionInfo === null ? "" : ` AND ${same(d, "d.version_info", "?")}`}
+       AND NOT EXISTS (SELECT 1 FROM rollouts r WHERE ${ROLLOUT_TO_JOIN}) AS quiet
+     FROM devices d WHERE d.device_id = ?`,
     ...(versionInfo === null ? [] : [versionInfoJson(versionInfo)]),
     deviceId,
   );
-  if (!row || !row.quiet || (yield* rolloutsToJoin(deviceId)).length > 0) return null;
-  return { device_id: row.device_id, product_type_id: row.product_type_id, firmware_id: row.firmware_id };
+  if (!row || !row.quiet) return null;
+  const { quiet: _, ...device } = row;
+  return device;
 }
 
 /** A quiet check-in's configuration, or null when the check-in must write (quietOrLoud). */
