@@ -15,7 +15,6 @@ import { appendAudit } from "./audit.ts";
 import {
   checkin,
   deviceKeys,
-  quietDevice,
   quietOrLoud,
   recordCheckin,
   recordKnownCheckin,
@@ -76,20 +75,25 @@ function* reportedFinal(
  * the poll registers, whose row must exist before its first action.
  */
 function* poll(deviceId: string, product: string, register: boolean): Q<DdiPollResult> {
-  return (yield* pollOf(deviceId, product, register, false))!;
+  return (yield* pollOf(deviceId, product, register, null))!;
 }
 
 /**
- * The poll; `quiet`: read only (no lock, no write), null when the poll must write (quietOrLoud in device_api.ts): a
- * device it registers or never seen, an action to open or withdraw, a rollout to join.
+ * The poll; given the device's row as quietDevice read it (quietOrLoud in device_api.ts): read only (no lock, no
+ * write), null when the poll must write (an action to open or withdraw).
  */
-function* pollOf(deviceId: string, product: string, register: boolean, quiet: boolean): Q<DdiPollResult | null> {
-  const device: PolledDevice | null | undefined = quiet ? yield* quietDevice(deviceId, null) : yield* one<PolledDevice>(
+function* pollOf(
+  deviceId: string,
+  product: string,
+  register: boolean,
+  quietDevice: PolledDevice | null,
+): Q<DdiPollResult | null> {
+  const quiet = quietDevice !== null;
+  const device = quietDevice ?? (yield* one<PolledDevice>(
     `SELECT device_id, product_type_id, firmware_id, update_status, attributes IS NULL AS no_attributes
      FROM devices WHERE device_id = ?${forNoKeyUpdate(yield* dialect())}`,
     deviceId,
-  );
-  if (device === null) return null;
+  ));
   if (!device && !register) throw new NotFoundError(noDevice(deviceId));
   // The check-in's own write, as §6's check-in makes it.
   const checkinWrite = () => register ? recordCheckin(deviceId, null) : recordKnownCheckin(deviceId, null);
@@ -206,7 +210,8 @@ export const ddiMethods = (seen: SeenBatch): Methods<DdiStore> => ({
     quietOrLoud(
       seen,
       deviceId,
-      () => pollOf(deviceId, product, register, true),
+      null,
+      (device) => pollOf(deviceId, product, register, device),
       () => checkin(deviceId, () => poll(deviceId, product, register)),
     ),
   ddiAction: (deviceId, actionId) => read(() => action(deviceId, actionId)),

@@ -237,19 +237,21 @@ export function* checkin<T>(deviceId: string, write: () => Q<T>): Q<T> {
 }
 
 /**
- * A poll that changes nothing (docs/DECISIONS.md, "Polls that change nothing cost no write"): `quiet` answers in a
- * read-only transaction, or null when the poll must write (a first check-in, a version change, an action to open or
- * withdraw, a rollout to join); then `loud` makes the full check-in. A quiet answer notes the device's last-seen time
- * in `seen`, written in the next batch.
+ * A poll that changes nothing (docs/DECISIONS.md, "Polls that change nothing cost no write"): one statement first
+ * (quietDevice: a first check-in, a version change or a rollout to join goes straight to `loud`, the full check-in),
+ * then `quiet` answers in a read-only transaction, or null when the poll must write after all (DDI: an action to open
+ * or withdraw; then `loud`). A quiet answer notes the device's last-seen time in `seen`, written in the next batch.
  */
 export function* quietOrLoud<T>(
   seen: SeenBatch,
   deviceId: string,
-  quiet: () => Q<T | null>,
+  versionInfo: VersionInfo | null,
+  quiet: (device: QuietDevice) => Q<T | null>,
   loud: () => Q<T>,
 ): Q<T> {
   const at = now();
-  const answer = yield* read(quiet);
+  const device = yield* quietDevice(deviceId, versionInfo);
+  const answer = device === null ? null : yield* read(() => quiet(device));
   if (answer === null) return yield* loud();
   seen.note(deviceId, at);
   return answer;
@@ -278,12 +280,6 @@ export function* quietDevice(deviceId: string, versionInfo: VersionInfo | null):
   if (!row || !row.quiet) return null;
   const { quiet: _, ...device } = row;
   return device;
-}
-
-/** A quiet check-in's configuration, or null when the check-in must write (quietOrLoud). */
-function* quietCheckin(deviceId: string, versionInfo: VersionInfo, product: string): Q<DeviceConfig | null> {
-  const device = yield* quietDevice(deviceId, versionInfo);
-  return device ? yield* deviceConfig(deviceId, product, device) : null;
 }
 
 /** Writes coalesced last-seen times (SeenBatch): each device's unless its stored one is later. */
@@ -375,7 +371,8 @@ export function deviceApiStore(engine: Engine): DeviceApiStore & { closeSeen(): 
       quietOrLoud(
         seen,
         deviceId,
-        () => quietCheckin(deviceId, versionInfo, product),
+        versionInfo,
+        (device) => deviceConfig(deviceId, product, device),
         () =>
           checkin(deviceId, function* () {
             const config = (yield* deviceConfig(deviceId, product)) ?? (yield* newDeviceConfig(deviceId, product));
@@ -388,7 +385,8 @@ export function deviceApiStore(engine: Engine): DeviceApiStore & { closeSeen(): 
       quietOrLoud(
         seen,
         deviceId,
-        () => quietCheckin(deviceId, versionInfo, product),
+        versionInfo,
+        (device) => deviceConfig(deviceId, product, device),
         () =>
           checkin(deviceId, function* () {
             const config = yield* deviceConfig(deviceId, product);
