@@ -30,10 +30,11 @@ import {
   unlocked,
   writeRetried,
 } from "../runner.ts";
-import { joinRollouts, offeredByRollout, type OfferedFirmware, recordInRollout } from "./rollouts.ts";
+import { joinRollouts, offeredByRollout, type OfferedFirmware, recordInRollout, ROLLOUT_TO_JOIN } from "./rollouts.ts";
 import { appendAudit } from "./audit.ts";
 import { forNoKeyUpdate, same } from "./dialect_sql.ts";
 import { ddiMethods } from "./ddi.ts";
+import { type SeenBatch, seenBatch } from "../last_seen.ts";
 import type { StatusBody } from "../../../shared/schemas/rollout.ts";
 
 /**
@@ -159,8 +160,8 @@ const DEVICE_MODULE = `m.product_type_id = ?
  * Modules: the product type's defaults plus the device's enabled ones, in module order.
  * Treatments: see firstPlaces().
  */
-function* deviceConfig(deviceId: string, product: string): Q<DeviceConfig | null> {
-  const device = yield* deviceKeys(deviceId);
+function* deviceConfig(deviceId: string, product: string, keys?: DeviceKeys): Q<DeviceConfig | null> {
+  const device = keys ?? (yield* deviceKeys(deviceId));
   if (!device) return null;
 
   let productType: DeviceConfig["productType"] = null;
@@ -235,6 +236,76 @@ export function* checkin<T>(deviceId: string, write: () => Q<T>): Q<T> {
   return config;
 }
 
+/**
+ * A poll that changes nothing (docs/DECISIONS.md, "Polls that change nothing cost no write"): one statement first
+ * (quietDevice: a first check-in, a version change or a rollout to join goes straight to `loud`, the full check-in),
+ * then `quiet` answers in a read-only transaction, or null when the poll must write after all (DDI: an action to open
+ * or withdraw; then `loud`). A quiet answer notes the device's last-seen time in `seen`, written in the next batch.
+ */
+export function* quietOrLoud<T>(
+  seen: SeenBatch,
+  deviceId: string,
+  versionInfo: VersionInfo | null,
+  quiet: (device: QuietDevice) => Q<T | null>,
+  loud: () => Q<T>,
+): Q<T> {
+  const at = now();
+  const device = yield* quietDevice(deviceId, versionInfo);
+  const answer = device === null ? null : yield* read(() => quiet(device));
+  if (answer === null) return yield* loud();
+  seen.note(deviceId, at);
+  return answer;
+}
+
+/** A device's row as a quiet poll reads it (quietDevice). */
+export interface QuietDevice extends DeviceKeys {
+  update_status: string | null;
+  no_attributes: number | boolean;
+}
+
+/**
+ * The device's row when a check-in with `versionInfo` (null: kept) would change nothing of it but last-seen: seen
+ * before, the same version info, no rollout to join (one statement); else null.
+ */
+export function* quietDevice(deviceId: string, versionInfo: VersionInfo | null): Q<QuietDevice | null> {
+  const d = yield* dialect();
+  const row = yield* one<QuietDevice & { quiet: number | boolean }>(
+    `SELECT d.device_id, d.product_type_id, d.firmware_id, d.update_status, d.attributes IS NULL AS no_attributes,
+       d.last_logged_in IS NOT NULL${versionInfo === null ? "" : ` AND ${same(d, "d.version_info", "?")}`}
+       AND NOT EXISTS (SELECT 1 FROM rollouts r WHERE ${ROLLOUT_TO_JOIN}) AS quiet
+     FROM devices d WHERE d.device_id = ?`,
+    ...(versionInfo === null ? [] : [versionInfoJson(versionInfo)]),
+    deviceId,
+  );
+  if (!row || !row.quiet) return null;
+  const { quiet: _, ...device } = row;
+  return device;
+}
+
+/** Writes coalesced last-seen times (SeenBatch): each device's unless its stored one is later. */
+export function* writeSeen(seen: ReadonlyMap<string, string>): Q<void> {
+  const d = yield* dialect();
+  const entries = [...seen].sort(([a], [b]) => a < b ? -1 : a > b ? 1 : 0);
+  if (d.engine === "sqlite") {
+    // A prepared statement per row costs no round trip there; one transaction for all.
+    for (const [id, at] of entries) {
+      yield* run("UPDATE devices SET last_logged_in = ? WHERE device_id = ? AND last_logged_in < ?", at, id, at);
+    }
+    return;
+  }
+  for (let i = 0; i < entries.length; i += SEEN_ROWS_PER_UPDATE) {
+    const chunk = entries.slice(i, i + SEEN_ROWS_PER_UPDATE);
+    yield* run(
+      `UPDATE devices AS d SET last_logged_in = v.at FROM unnest(?::text[], ?::text[]) AS v(id, at)
+       WHERE d.device_id = v.id AND d.last_logged_in < v.at`,
+      d.list(chunk.map(([id]) => id)),
+      d.list(chunk.map(([, at]) => at)),
+    );
+  }
+}
+
+const SEEN_ROWS_PER_UPDATE = 2000;
+
 function* enroll(deviceId: string, versionInfo: VersionInfo, tokenHash: string, auto: boolean) {
   const d = yield* dialect();
   const row = yield* one<{ admission: Admission; token_hash: string | null }>(
@@ -292,22 +363,38 @@ function* enroll(deviceId: string, versionInfo: VersionInfo, tokenHash: string, 
   return outcomeOf(step);
 }
 
-export function deviceApiStore(engine: Engine): DeviceApiStore {
-  return storeOf<DeviceApiStore>(engine, {
+/** The device API's store, with closeSeen(): writes the last-seen times still noted (before the stores close). */
+export function deviceApiStore(engine: Engine): DeviceApiStore & { closeSeen(): Promise<void> } {
+  const seen = seenBatch((batch) => engine.run(unlocked(() => writeSeen(batch))));
+  const store = storeOf<Omit<DeviceApiStore, "flushSeen">>(engine, {
     checkin: (deviceId, versionInfo, product) =>
-      checkin(deviceId, function* () {
-        const config = (yield* deviceConfig(deviceId, product)) ?? (yield* newDeviceConfig(deviceId, product));
-        yield* recordCheckin(deviceId, versionInfo);
-        return config;
-      }),
+      quietOrLoud(
+        seen,
+        deviceId,
+        versionInfo,
+        (device) => deviceConfig(deviceId, product, device),
+        () =>
+          checkin(deviceId, function* () {
+            const config = (yield* deviceConfig(deviceId, product)) ?? (yield* newDeviceConfig(deviceId, product));
+            yield* recordCheckin(deviceId, versionInfo);
+            return config;
+          }),
+      ),
     // Token mode: the row must be there (its token was just checked); an update of its own row.
     checkinKnown: (deviceId, versionInfo, product) =>
-      checkin(deviceId, function* () {
-        const config = yield* deviceConfig(deviceId, product);
-        yield* recordKnownCheckin(deviceId, versionInfo);
-        if (!config) throw new NotFoundError(noDevice(deviceId));
-        return config;
-      }),
+      quietOrLoud(
+        seen,
+        deviceId,
+        versionInfo,
+        (device) => deviceConfig(deviceId, product, device),
+        () =>
+          checkin(deviceId, function* () {
+            const config = yield* deviceConfig(deviceId, product);
+            yield* recordKnownCheckin(deviceId, versionInfo);
+            if (!config) throw new NotFoundError(noDevice(deviceId));
+            return config;
+          }),
+      ),
     *credentials(deviceId) {
       const row = yield* one<{ admission: Admission; token_hash: string | null }>(
         "SELECT admission, token_hash FROM devices WHERE device_id = ?",
@@ -341,8 +428,9 @@ export function deviceApiStore(engine: Engine): DeviceApiStore {
         }
         yield* recordStatus(deviceId, rolloutId, report);
       }),
-    ...ddiMethods,
+    ...ddiMethods(seen),
   });
+  return { ...store, flushSeen: () => seen.flush(), closeSeen: () => seen.close() };
 }
 
 /**
