@@ -18,8 +18,13 @@ export interface SeenBatch {
 export const FLUSH_MS = 500;
 const LOG_EVERY_MS = 60_000;
 
-/** `write` records each device's time unless its stored one is later (rows of deleted devices simply match none). */
-export function seenBatch(write: (seen: ReadonlyMap<string, string>) => Promise<void>): SeenBatch {
+/**
+ * `write` records each device's time unless its stored one is later (rows of deleted devices simply match none); it
+ * answers the times it left for the next flush (rows another transaction held: it never waits for one).
+ */
+export function seenBatch(
+  write: (seen: ReadonlyMap<string, string>) => Promise<ReadonlyMap<string, string> | void>,
+): SeenBatch {
   let pending = new Map<string, string>();
   let timer: ReturnType<typeof setTimeout> | undefined;
   let running: Promise<void> | null = null;
@@ -38,13 +43,17 @@ export function seenBatch(write: (seen: ReadonlyMap<string, string>) => Promise<
     if (pending.size === 0) return;
     const batch = pending;
     pending = new Map();
-    try {
-      await write(batch);
-    } catch (err) {
-      for (const [id, at] of batch) {
+    const keep = (times: ReadonlyMap<string, string>) => {
+      for (const [id, at] of times) {
         const later = pending.get(id);
         if (later === undefined || later < at) pending.set(id, at);
       }
+    };
+    try {
+      const left = await write(batch);
+      if (left) keep(left);
+    } catch (err) {
+      keep(batch);
       if (Date.now() - loggedAt > LOG_EVERY_MS) {
         loggedAt = Date.now();
         console.error(`WARNING: writing ${batch.size} devices' last-seen times failed (retried): ${String(err)}`);

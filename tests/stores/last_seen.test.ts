@@ -47,3 +47,23 @@ Deno.test("seenBatch: coalesces per device, writes within its window, keeps a fa
   await batch.close();
   assert.deepEqual(written.at(-1), new Map([["e", "2026-01-01T00:00:10.000Z"]]));
 });
+
+Deno.test("seenBatch: the times a write leaves (rows it skipped) go to the next flush, unless newer ones came", async () => {
+  const written: Map<string, string>[] = [];
+  let leave = new Map<string, string>();
+  const batch = seenBatch((seen) => {
+    written.push(new Map(seen));
+    const left = leave;
+    leave = new Map();
+    return Promise.resolve(left);
+  });
+  batch.note("a", "2026-01-01T00:00:01.000Z");
+  batch.note("b", "2026-01-01T00:00:01.000Z");
+  leave = new Map([["a", "2026-01-01T00:00:01.000Z"], ["b", "2026-01-01T00:00:01.000Z"]]);
+  await batch.flush();
+  batch.note("b", "2026-01-01T00:00:02.000Z");
+  await batch.flush();
+  assert.deepEqual(written.at(-1), new Map([["a", "2026-01-01T00:00:01.000Z"], ["b", "2026-01-01T00:00:02.000Z"]]));
+  await batch.close();
+  assert.equal(written.length, 2, "nothing left after the second batch");
+});

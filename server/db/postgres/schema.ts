@@ -589,4 +589,14 @@ export const MIGRATIONS: readonly string[] = [
   ALTER TABLE firmwares ADD COLUMN md5 TEXT COLLATE "C";
   ALTER TABLE devices ADD COLUMN attributes TEXT;
   `,
+  // 15: one lock order for every device write (docs/DECISIONS.md, "Polls that change nothing cost no write"): the
+  // devices change counter's row is taken before the fleet counts' rows (statement triggers fire in name order). Each
+  // device write then waits for the counter before it takes any counts row, so two of them can no longer hold a
+  // counts row each and wait for the other's (a pin beside a new device's check-in did: each deadlock cost
+  // deadlock_timeout, 1 s, with the pin holding the write lock every operator write queues on).
+  `
+  ALTER TRIGGER devices_insert_counted ON devices RENAME TO devices_counted_insert;
+  ALTER TRIGGER devices_update_counted ON devices RENAME TO devices_counted_update;
+  ALTER TRIGGER devices_delete_counted ON devices RENAME TO devices_counted_delete;
+  `,
 ];

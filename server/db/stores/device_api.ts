@@ -282,26 +282,41 @@ export function* quietDevice(deviceId: string, versionInfo: VersionInfo | null):
   return device;
 }
 
-/** Writes coalesced last-seen times (SeenBatch): each device's unless its stored one is later. */
-export function* writeSeen(seen: ReadonlyMap<string, string>): Q<void> {
+/**
+ * Writes coalesced last-seen times (SeenBatch): each device's unless its stored one is later; answers the times left
+ * for the next batch. On PostgreSQL the batch never waits for a device's row while it holds others: it takes the
+ * devices change counter's row first (the lock every device write takes after its own row), then skips the rows
+ * another transaction holds (SKIP LOCKED; left for the next batch), so it can be in no lock cycle with a write that
+ * holds the counter and wants one of the batch's rows (a stage entered by a status report, a keys slice).
+ */
+export function* writeSeen(seen: ReadonlyMap<string, string>): Q<Map<string, string>> {
   const d = yield* dialect();
   const entries = [...seen].sort(([a], [b]) => a < b ? -1 : a > b ? 1 : 0);
+  const left = new Map<string, string>();
   if (d.engine === "sqlite") {
     // A prepared statement per row costs no round trip there; one transaction for all.
     for (const [id, at] of entries) {
       yield* run("UPDATE devices SET last_logged_in = ? WHERE device_id = ? AND last_logged_in < ?", at, id, at);
     }
-    return;
+    return left;
   }
+  yield* one("SELECT value FROM change_counters WHERE name = 'devices' FOR NO KEY UPDATE");
   for (let i = 0; i < entries.length; i += SEEN_ROWS_PER_UPDATE) {
     const chunk = entries.slice(i, i + SEEN_ROWS_PER_UPDATE);
-    yield* run(
-      `UPDATE devices AS d SET last_logged_in = v.at FROM unnest(?::text[], ?::text[]) AS v(id, at)
-       WHERE d.device_id = v.id AND d.last_logged_in < v.at`,
+    const skipped = yield* all<{ id: string; at: string }>(
+      `WITH v AS (SELECT * FROM unnest(?::text[], ?::text[]) AS v(id, at)),
+       l AS (SELECT d.device_id, v.at FROM devices d JOIN v ON d.device_id = v.id WHERE d.last_logged_in < v.at
+             ORDER BY d.device_id FOR NO KEY UPDATE OF d SKIP LOCKED),
+       u AS (UPDATE devices AS d SET last_logged_in = l.at FROM l WHERE d.device_id = l.device_id
+             RETURNING d.device_id)
+       SELECT v.id, v.at FROM v JOIN devices d ON d.device_id = v.id
+       WHERE d.last_logged_in < v.at AND NOT EXISTS (SELECT 1 FROM u WHERE u.device_id = v.id)`,
       d.list(chunk.map(([id]) => id)),
       d.list(chunk.map(([, at]) => at)),
     );
+    for (const { id, at } of skipped) left.set(id, at);
   }
+  return left;
 }
 
 const SEEN_ROWS_PER_UPDATE = 2000;
