@@ -101,3 +101,48 @@ Deno.test("replicas: check-ins through B see A's pins, rollouts, resets and dele
   assert.equal(await b.stop("SIGTERM"), 0);
   assert.ok((await api.getDevice("dev-3")).lastLoggedIn! > before!, "B's last check-in is written at shutdown");
 });
+
+Deno.test("replicas: the answers B holds in memory follow what A changes beyond the device's row (default firmware, a stage, DDI)", async () => {
+  const url = await testDatabaseUrl();
+  const env = { DATABASE_URL: url, LOG_LEVEL: "quiet" };
+  await using a = await startServer({ env });
+  await using b = await startServer({ env });
+  const api = await a.login();
+  const ids = Array.from({ length: 12 }, (_, i) => `mem-${i}`);
+  const devices = ids.map((id) => new DeviceClient(id, { baseUrl: b.url, apiKey: DEVICE_API_KEY }));
+  // Polled twice: B holds each quiet answer.
+  const checkins = () => Promise.all(devices.map((d) => d.checkin({ versionInfo: VERSION })));
+  for (let i = 0; i < 2; i++) assert.ok((await checkins()).every((c) => c.firmware === null));
+  const ddi = new DdiDevice(b.url, "mem-ddi", `GatewayToken ${DEVICE_API_KEY}`);
+  for (let i = 0; i < 2; i++) assert.equal(linkedAction(await ddi.poll(), "deploymentBase"), null);
+
+  // The device type's default firmware (device_types), set and unset through A.
+  const fw = await api.uploadFirmware(bytesSource("default.xz", xzBytes("default firmware ".repeat(300))));
+  const [type] = await api.listDeviceTypes();
+  await api.patchDeviceType({ _id: type._id, defaultFirmware: fw._id });
+  assert.ok((await checkins()).every((c) => c.firmware?._id === fw._id), "B names the new default at once");
+  const opened = linkedAction(await ddi.poll(), "deploymentBase");
+  assert.ok(opened !== null, "B's next DDI poll opens the default's action");
+  await api.patchDeviceType({ _id: type._id, defaultFirmware: null });
+  assert.ok((await checkins()).every((c) => c.firmware === null), "and drops it at once");
+  assert.equal(linkedAction(await ddi.poll(), "cancelAction"), opened);
+
+  // A stage moved through A (rollouts' stage): the devices outside the first stage are offered the firmware at once.
+  const offered = await api.uploadFirmware(bytesSource("staged.xz", xzBytes("staged firmware ".repeat(300))));
+  const r = await api.createRollout({
+    name: "staged",
+    firmwareId: offered._id,
+    productTypeId: null,
+    stages: [50, 100],
+  });
+  await api.rolloutAction(r._id, "start");
+  await checkins();
+  const first = await checkins();
+  const waiting = ids.filter((_, i) => first[i].firmware === null);
+  assert.ok(
+    waiting.length > 0 && waiting.length < ids.length,
+    `${waiting.length} of 12 devices outside the 50 % stage`,
+  );
+  await api.rolloutAction(r._id, "advance");
+  assert.ok((await checkins()).every((c) => c.firmware?._id === offered._id), "every device at the 100 % stage");
+});

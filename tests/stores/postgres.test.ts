@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import postgres from "postgres";
+import { connect } from "../../server/db/postgres/open.ts";
 import { NewerSchemaError, type OpenStores, openStores, StoreUnavailableError } from "../../server/db/mod.ts";
 import { MIGRATIONS } from "../../server/db/postgres/schema.ts";
 import { pgQuery, sharedPostgres, startPostgres, testDatabaseUrl } from "../../testing/postgres.ts";
@@ -92,7 +92,7 @@ Deno.test("PostgreSQL stores: unreachable is StoreUnavailableError within 2 s, a
 Deno.test("PostgreSQL stores: a last-seen batch skips a row another transaction holds, and writes it in the next", async () => {
   const url = await testDatabaseUrl();
   const stores = await open(url);
-  const holder = postgres(url, { max: 1, onnotice: () => {} });
+  const holder = connect({ url, poolSize: 1 });
   try {
     const info = { app: "1", os: "1", channels: [] };
     for (const id of ["held", "free"]) await stores.deviceApi.checkin(id, info, "p");
@@ -141,7 +141,7 @@ Deno.test("PostgreSQL stores: a last-seen batch skips a row another transaction 
 Deno.test("PostgreSQL stores: two device writes take the kept counts' rows in one order (no deadlock)", async () => {
   const url = await testDatabaseUrl();
   await (await open(url)).close();
-  const [a, b] = [0, 1].map(() => postgres(url, { max: 1, onnotice: () => {} }));
+  const [a, b] = [0, 1].map(() => connect({ url, poolSize: 1 }));
   try {
     await a`INSERT INTO devices (device_id, created_at, updated_at, version_info) VALUES ('p', 'x', 'x', '{"app":"1"}')`;
     let inserted: Promise<unknown> = Promise.resolve();

@@ -22,6 +22,7 @@ import {
   resolveFirmware,
 } from "./device_api.ts";
 import type { SeenBatch } from "../last_seen.ts";
+import { AnswerCache } from "../answer_cache.ts";
 import { forNoKeyUpdate } from "./dialect_sql.ts";
 import { SIGNATURE_COLUMNS, SIGNATURE_JOIN, signatureOf, type SignatureRow } from "./firmwares.ts";
 
@@ -205,10 +206,12 @@ function attributeChanges(before: DeviceAttributes, after: DeviceAttributes) {
 }
 
 /** DDI's methods; a poll that changes nothing notes its last-seen time in `seen`. */
-export const ddiMethods = (seen: SeenBatch): Methods<DdiStore> => ({
+export const ddiMethods = (seen: SeenBatch, polls = new AnswerCache<DdiPollResult>()): Methods<DdiStore> => ({
   ddiPoll: (deviceId, product, register) =>
     quietOrLoud(
       seen,
+      polls,
+      product,
       deviceId,
       null,
       (device) => pollOf(deviceId, product, register, device),

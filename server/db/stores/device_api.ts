@@ -35,6 +35,7 @@ import { appendAudit } from "./audit.ts";
 import { forNoKeyUpdate, same } from "./dialect_sql.ts";
 import { ddiMethods } from "./ddi.ts";
 import { type SeenBatch, seenBatch } from "../last_seen.ts";
+import { AnswerCache } from "../answer_cache.ts";
 import type { StatusBody } from "../../../shared/schemas/rollout.ts";
 
 /**
@@ -244,6 +245,8 @@ export function* checkin<T>(deviceId: string, write: () => Q<T>): Q<T> {
  */
 export function* quietOrLoud<T>(
   seen: SeenBatch,
+  answers: AnswerCache<T>,
+  product: string,
   deviceId: string,
   versionInfo: VersionInfo | null,
   quiet: (device: QuietDevice) => Q<T | null>,
@@ -251,16 +254,28 @@ export function* quietOrLoud<T>(
 ): Q<T> {
   const at = now();
   const device = yield* quietDevice(deviceId, versionInfo);
-  const answer = device === null ? null : yield* read(() => quiet(device));
-  if (answer === null) return yield* loud();
+  if (device === null) return yield* loud();
+  // Answered from memory while nothing it reads changed (answer_cache.ts): no further statement.
+  const key = answerKey(product, device);
+  let answer: T | null = answers.get(deviceId, key) ?? null;
+  if (answer === null) {
+    answer = yield* read(() => quiet(device));
+    if (answer === null) return yield* loud();
+    answers.set(deviceId, key, answer);
+  }
   seen.note(deviceId, at);
   return answer;
 }
 
-/** A device's row as a quiet poll reads it (quietDevice). */
+/** What a quiet answer is valid for: the configuration generation and the device's own fields it reads. */
+const answerKey = (product: string, d: QuietDevice) =>
+  JSON.stringify([product, Number(d.gen), d.product_type_id, d.firmware_id, d.update_status, Boolean(d.no_attributes)]);
+
+/** A device's row as a quiet poll reads it (quietDevice), with the configuration generation read beside it. */
 export interface QuietDevice extends DeviceKeys {
   update_status: string | null;
   no_attributes: number | boolean;
+  gen: number;
 }
 
 /**
@@ -271,7 +286,9 @@ export function* quietDevice(deviceId: string, versionInfo: VersionInfo | null):
   const d = yield* dialect();
   const row = yield* one<QuietDevice & { quiet: number | boolean }>(
     `SELECT d.device_id, d.product_type_id, d.firmware_id, d.update_status, d.attributes IS NULL AS no_attributes,
-       d.last_logged_in IS NOT NULL${versionInfo === null ? "" : ` AND ${same(d, "d.version_info", "?")}`}
+       (SELECT value FROM config_generation) AS gen, d.last_logged_in IS NOT NULL${
+      versionInfo === null ? "" : ` AND ${same(d, "d.version_info", "?")}`
+    }
        AND NOT EXISTS (SELECT 1 FROM rollouts r WHERE ${ROLLOUT_TO_JOIN}) AS quiet
      FROM devices d WHERE d.device_id = ?`,
     ...(versionInfo === null ? [] : [versionInfoJson(versionInfo)]),
@@ -381,10 +398,13 @@ function* enroll(deviceId: string, versionInfo: VersionInfo, tokenHash: string, 
 /** The device API's store, with closeSeen(): writes the last-seen times still noted (before the stores close). */
 export function deviceApiStore(engine: Engine): DeviceApiStore & { closeSeen(): Promise<void> } {
   const seen = seenBatch((batch) => engine.run(unlocked(() => writeSeen(batch))));
+  const configs = new AnswerCache<DeviceConfig>();
   const store = storeOf<Omit<DeviceApiStore, "flushSeen">>(engine, {
     checkin: (deviceId, versionInfo, product) =>
       quietOrLoud(
         seen,
+        configs,
+        product,
         deviceId,
         versionInfo,
         (device) => deviceConfig(deviceId, product, device),
@@ -399,6 +419,8 @@ export function deviceApiStore(engine: Engine): DeviceApiStore & { closeSeen(): 
     checkinKnown: (deviceId, versionInfo, product) =>
       quietOrLoud(
         seen,
+        configs,
+        product,
         deviceId,
         versionInfo,
         (device) => deviceConfig(deviceId, product, device),
