@@ -101,8 +101,12 @@ export async function addProductType(stores: Stores, name: string, modules: [str
   });
 }
 
-export const checkin = (stores: Stores, deviceId: string, info: VersionInfo = INFO) =>
-  stores.deviceApi.checkin(deviceId, info, PRODUCT);
+/** A check-in, its last-seen time written (a check-in that changes nothing else leaves it to the next batch). */
+export async function checkin(stores: Stores, deviceId: string, info: VersionInfo = INFO) {
+  const config = await stores.deviceApi.checkin(deviceId, info, PRODUCT);
+  await stores.deviceApi.flushSeen();
+  return config;
+}
 
 /** Lets the clock move, so a timestamp written next differs from the last one. */
 export const tick = () => new Promise((r) => setTimeout(r, 3));

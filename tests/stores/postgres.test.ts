@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { connect } from "../../server/db/postgres/open.ts";
 import { NewerSchemaError, type OpenStores, openStores, StoreUnavailableError } from "../../server/db/mod.ts";
 import { MIGRATIONS } from "../../server/db/postgres/schema.ts";
 import { pgQuery, sharedPostgres, startPostgres, testDatabaseUrl } from "../../testing/postgres.ts";
@@ -85,5 +86,87 @@ Deno.test("PostgreSQL stores: unreachable is StoreUnavailableError within 2 s, a
     assert.equal((await stores.devices.list(0, 10)).total, 0);
   } finally {
     await stores.close();
+  }
+});
+
+Deno.test("PostgreSQL stores: a last-seen batch skips a row another transaction holds, and writes it in the next", async () => {
+  const url = await testDatabaseUrl();
+  const stores = await open(url);
+  const holder = connect({ url, poolSize: 1 });
+  try {
+    const info = { app: "1", os: "1", channels: [] };
+    for (const id of ["held", "free"]) await stores.deviceApi.checkin(id, info, "p");
+    await new Promise((r) => setTimeout(r, 5));
+    const seen = async () =>
+      Object.fromEntries(
+        (await pgQuery(url, "SELECT device_id, last_logged_in FROM devices ORDER BY 1")).map((r) => [
+          r.device_id,
+          r.last_logged_in,
+        ]),
+      );
+    const before = await seen();
+    // Quiet check-ins: their times are noted for the batch.
+    for (const id of ["held", "free"]) await stores.deviceApi.checkin(id, info, "p");
+
+    let release!: () => void;
+    const released = new Promise<void>((r) => release = r);
+    let locked!: () => void;
+    const isLocked = new Promise<void>((r) => locked = r);
+    const hold = holder.begin(async (tx) => {
+      await tx`SELECT 1 FROM devices WHERE device_id = 'held' FOR UPDATE`;
+      locked();
+      await released;
+    });
+    await isLocked;
+    // The batch does not wait for the held row (it would wait until the release below, and a waiting batch holding
+    // other devices' rows could be in a lock cycle): it writes the free device and keeps the held one.
+    const flushed = await Promise.race([
+      stores.deviceApi.flushSeen().then(() => true),
+      new Promise<boolean>((r) => setTimeout(() => r(false), 4_000)),
+    ]);
+    const during = await seen();
+    release();
+    await hold;
+    assert.ok(flushed, "the batch did not wait for the held row");
+    assert.ok(during.free > before.free, "the free device's time is written");
+    assert.equal(during.held, before.held, "the held device's time is left for the next batch");
+    await stores.deviceApi.flushSeen();
+    assert.ok((await seen()).held > before.held, "the next batch writes it");
+  } finally {
+    await holder.end();
+    await stores.close();
+  }
+});
+
+Deno.test("PostgreSQL stores: two device writes take the kept counts' rows in one order (no deadlock)", async () => {
+  const url = await testDatabaseUrl();
+  await (await open(url)).close();
+  const [a, b] = [0, 1].map(() => connect({ url, poolSize: 1 }));
+  try {
+    await a`INSERT INTO devices (device_id, created_at, updated_at, version_info) VALUES ('p', 'x', 'x', '{"app":"1"}')`;
+    let inserted: Promise<unknown> = Promise.resolve();
+    // A holds the counter and the app counts of its first statement; B's new device waits for A; A's second statement
+    // moves the count B's device would add to ('app' none). Taking the counts first, B would hold that row and wait
+    // for the counter A holds: a deadlock (40P01 after deadlock_timeout). The counter first, B holds nothing yet.
+    await a.begin(async (tx) => {
+      await tx`UPDATE devices SET version_info = '{"app":"2"}' WHERE device_id = 'p'`;
+      inserted = b`INSERT INTO devices (device_id, created_at, updated_at) VALUES ('n', 'x', 'x')`.execute();
+      inserted.catch(() => {}); // awaited below
+      for (let t = 0;; t++) {
+        const [{ waiting }] = await pgQuery(
+          url,
+          "SELECT count(*)::int AS waiting FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'",
+        );
+        if (Number(waiting) > 0) break;
+        assert.ok(t < 200, "B waits for A");
+        await new Promise((r) => setTimeout(r, 10));
+      }
+      await tx`UPDATE devices SET version_info = NULL WHERE device_id = 'p'`;
+    });
+    await inserted;
+    const counts = await pgQuery(url, "SELECT key, n FROM device_group_counts WHERE dim = 'app' AND n <> 0 ORDER BY 1");
+    assert.deepEqual(counts.map((r) => [r.key, Number(r.n)]), [["none", 2]]);
+  } finally {
+    await Promise.all([a.end(), b.end()]);
   }
 });

@@ -589,4 +589,70 @@ export const MIGRATIONS: readonly string[] = [
   ALTER TABLE firmwares ADD COLUMN md5 TEXT COLLATE "C";
   ALTER TABLE devices ADD COLUMN attributes TEXT;
   `,
+  // 15: one lock order for every device write (docs/DECISIONS.md, "Polls that change nothing cost no write"): the
+  // devices change counter's row is taken before the fleet counts' rows (statement triggers fire in name order). Each
+  // device write then waits for the counter before it takes any counts row, so two of them can no longer hold a
+  // counts row each and wait for the other's (a pin beside a new device's check-in did: each deadlock cost
+  // deadlock_timeout, 1 s, with the pin holding the write lock every operator write queues on).
+  `
+  ALTER TRIGGER devices_insert_counted ON devices RENAME TO devices_counted_insert;
+  ALTER TRIGGER devices_update_counted ON devices RENAME TO devices_counted_update;
+  ALTER TRIGGER devices_delete_counted ON devices RENAME TO devices_counted_delete;
+  `,
+  // 16: the configuration generation (docs/DECISIONS.md, "Device writes beside operator writes ...; the credential
+  // and configuration from memory"): moved once by every transaction that changes a table a device's configuration or
+  // DDI answer reads beyond its own row (a device's own row is compared by the quiet poll itself), so a replica answers
+  // a quiet poll from memory while the generation its one statement reads is the one its answer was read at. The move
+  // is made at the commit (a deferred constraint trigger, once per transaction): the generation's row is the last lock
+  // a transaction takes, so it can be in no lock cycle, and it is held for the commit only.
+  `
+  CREATE TABLE config_generation (
+    one BOOLEAN PRIMARY KEY DEFAULT true CHECK (one),
+    value BIGINT NOT NULL
+  );
+  INSERT INTO config_generation (one, value) VALUES (true, 0);
+  CREATE TABLE config_changes (tx BIGINT NOT NULL);
+  CREATE FUNCTION config_changed() RETURNS trigger LANGUAGE plpgsql AS $$
+  BEGIN
+    IF current_setting('console.config_changed', true) IS DISTINCT FROM '1' THEN
+      PERFORM set_config('console.config_changed', '1', true);
+      INSERT INTO config_changes (tx) VALUES (txid_current());
+    END IF;
+    RETURN NULL;
+  END $$;
+  CREATE FUNCTION config_commit() RETURNS trigger LANGUAGE plpgsql AS $$
+  BEGIN
+    UPDATE config_generation SET value = value + 1;
+    DELETE FROM config_changes WHERE tx = NEW.tx;
+    RETURN NULL;
+  END $$;
+  CREATE CONSTRAINT TRIGGER config_changes_commit AFTER INSERT ON config_changes DEFERRABLE INITIALLY DEFERRED
+    FOR EACH ROW EXECUTE FUNCTION config_commit();
+  CREATE TRIGGER config_device_modules AFTER INSERT OR UPDATE OR DELETE ON device_modules FOR EACH STATEMENT
+    EXECUTE FUNCTION config_changed();
+  CREATE TRIGGER config_device_treatments AFTER INSERT OR UPDATE OR DELETE ON device_treatments FOR EACH STATEMENT
+    EXECUTE FUNCTION config_changed();
+  CREATE TRIGGER config_product_types AFTER INSERT OR UPDATE OR DELETE ON product_types FOR EACH STATEMENT
+    EXECUTE FUNCTION config_changed();
+  CREATE TRIGGER config_modules AFTER INSERT OR UPDATE OR DELETE ON modules FOR EACH STATEMENT
+    EXECUTE FUNCTION config_changed();
+  CREATE TRIGGER config_module_treatments AFTER INSERT OR UPDATE OR DELETE ON module_treatments FOR EACH STATEMENT
+    EXECUTE FUNCTION config_changed();
+  CREATE TRIGGER config_treatments AFTER INSERT OR UPDATE OR DELETE ON treatments FOR EACH STATEMENT
+    EXECUTE FUNCTION config_changed();
+  CREATE TRIGGER config_treatment_phases AFTER INSERT OR UPDATE OR DELETE ON treatment_phases FOR EACH STATEMENT
+    EXECUTE FUNCTION config_changed();
+  CREATE TRIGGER config_firmwares AFTER INSERT OR UPDATE OR DELETE ON firmwares FOR EACH STATEMENT
+    EXECUTE FUNCTION config_changed();
+  CREATE TRIGGER config_release_keys AFTER INSERT OR UPDATE OR DELETE ON release_keys FOR EACH STATEMENT
+    EXECUTE FUNCTION config_changed();
+  CREATE TRIGGER config_device_types AFTER INSERT OR UPDATE OR DELETE ON device_types FOR EACH STATEMENT
+    EXECUTE FUNCTION config_changed();
+  CREATE TRIGGER config_rollout_devices AFTER INSERT OR UPDATE OR DELETE ON rollout_devices FOR EACH STATEMENT
+    EXECUTE FUNCTION config_changed();
+  CREATE TRIGGER config_ddi_actions AFTER INSERT OR UPDATE OR DELETE ON ddi_actions FOR EACH STATEMENT
+    EXECUTE FUNCTION config_changed();
+  CREATE TRIGGER config_rollouts AFTER INSERT OR DELETE OR UPDATE OF firmware_id, product_type_id, stages, state, stage, stage_percent, created_at ON rollouts
+    FOR EACH STATEMENT EXECUTE FUNCTION config_changed();
+  `,
 ];

@@ -587,4 +587,54 @@ export const MIGRATIONS: readonly string[] = [
   ALTER TABLE firmwares ADD COLUMN md5 TEXT;
   ALTER TABLE devices ADD COLUMN attributes TEXT;  -- JSON object of configData, NULL before the first
   `,
+  // 21: the configuration generation (PostgreSQL's migration 16; docs/DECISIONS.md, "Device writes beside operator
+  // writes ...; the credential and configuration from memory"): moved by every change of a table a device's
+  // configuration or DDI answer reads beyond its own row. Row triggers (SQLite has no statement ones): a bulk change
+  // moves it once per row, in the one writer's transaction.
+  `
+  CREATE TABLE config_generation (
+    one INTEGER PRIMARY KEY CHECK (one = 1),
+    value INTEGER NOT NULL
+  );
+  INSERT INTO config_generation (one, value) VALUES (1, 0);
+  CREATE TRIGGER config_device_modules_insert AFTER INSERT ON device_modules BEGIN UPDATE config_generation SET value = value + 1; END;
+  CREATE TRIGGER config_device_modules_update AFTER UPDATE ON device_modules BEGIN UPDATE config_generation SET value = value + 1; END;
+  CREATE TRIGGER config_device_modules_delete AFTER DELETE ON device_modules BEGIN UPDATE config_generation SET value = value + 1; END;
+  CREATE TRIGGER config_device_treatments_insert AFTER INSERT ON device_treatments BEGIN UPDATE config_generation SET value = value + 1; END;
+  CREATE TRIGGER config_device_treatments_update AFTER UPDATE ON device_treatments BEGIN UPDATE config_generation SET value = value + 1; END;
+  CREATE TRIGGER config_device_treatments_delete AFTER DELETE ON device_treatments BEGIN UPDATE config_generation SET value = value + 1; END;
+  CREATE TRIGGER config_product_types_insert AFTER INSERT ON product_types BEGIN UPDATE config_generation SET value = value + 1; END;
+  CREATE TRIGGER config_product_types_update AFTER UPDATE ON product_types BEGIN UPDATE config_generation SET value = value + 1; END;
+  CREATE TRIGGER config_product_types_delete AFTER DELETE ON product_types BEGIN UPDATE config_generation SET value = value + 1; END;
+  CREATE TRIGGER config_modules_insert AFTER INSERT ON modules BEGIN UPDATE config_generation SET value = value + 1; END;
+  CREATE TRIGGER config_modules_update AFTER UPDATE ON modules BEGIN UPDATE config_generation SET value = value + 1; END;
+  CREATE TRIGGER config_modules_delete AFTER DELETE ON modules BEGIN UPDATE config_generation SET value = value + 1; END;
+  CREATE TRIGGER config_module_treatments_insert AFTER INSERT ON module_treatments BEGIN UPDATE config_generation SET value = value + 1; END;
+  CREATE TRIGGER config_module_treatments_update AFTER UPDATE ON module_treatments BEGIN UPDATE config_generation SET value = value + 1; END;
+  CREATE TRIGGER config_module_treatments_delete AFTER DELETE ON module_treatments BEGIN UPDATE config_generation SET value = value + 1; END;
+  CREATE TRIGGER config_treatments_insert AFTER INSERT ON treatments BEGIN UPDATE config_generation SET value = value + 1; END;
+  CREATE TRIGGER config_treatments_update AFTER UPDATE ON treatments BEGIN UPDATE config_generation SET value = value + 1; END;
+  CREATE TRIGGER config_treatments_delete AFTER DELETE ON treatments BEGIN UPDATE config_generation SET value = value + 1; END;
+  CREATE TRIGGER config_treatment_phases_insert AFTER INSERT ON treatment_phases BEGIN UPDATE config_generation SET value = value + 1; END;
+  CREATE TRIGGER config_treatment_phases_update AFTER UPDATE ON treatment_phases BEGIN UPDATE config_generation SET value = value + 1; END;
+  CREATE TRIGGER config_treatment_phases_delete AFTER DELETE ON treatment_phases BEGIN UPDATE config_generation SET value = value + 1; END;
+  CREATE TRIGGER config_firmwares_insert AFTER INSERT ON firmwares BEGIN UPDATE config_generation SET value = value + 1; END;
+  CREATE TRIGGER config_firmwares_update AFTER UPDATE ON firmwares BEGIN UPDATE config_generation SET value = value + 1; END;
+  CREATE TRIGGER config_firmwares_delete AFTER DELETE ON firmwares BEGIN UPDATE config_generation SET value = value + 1; END;
+  CREATE TRIGGER config_release_keys_insert AFTER INSERT ON release_keys BEGIN UPDATE config_generation SET value = value + 1; END;
+  CREATE TRIGGER config_release_keys_update AFTER UPDATE ON release_keys BEGIN UPDATE config_generation SET value = value + 1; END;
+  CREATE TRIGGER config_release_keys_delete AFTER DELETE ON release_keys BEGIN UPDATE config_generation SET value = value + 1; END;
+  CREATE TRIGGER config_device_types_insert AFTER INSERT ON device_types BEGIN UPDATE config_generation SET value = value + 1; END;
+  CREATE TRIGGER config_device_types_update AFTER UPDATE ON device_types BEGIN UPDATE config_generation SET value = value + 1; END;
+  CREATE TRIGGER config_device_types_delete AFTER DELETE ON device_types BEGIN UPDATE config_generation SET value = value + 1; END;
+  CREATE TRIGGER config_rollout_devices_insert AFTER INSERT ON rollout_devices BEGIN UPDATE config_generation SET value = value + 1; END;
+  CREATE TRIGGER config_rollout_devices_update AFTER UPDATE ON rollout_devices BEGIN UPDATE config_generation SET value = value + 1; END;
+  CREATE TRIGGER config_rollout_devices_delete AFTER DELETE ON rollout_devices BEGIN UPDATE config_generation SET value = value + 1; END;
+  CREATE TRIGGER config_ddi_actions_insert AFTER INSERT ON ddi_actions BEGIN UPDATE config_generation SET value = value + 1; END;
+  CREATE TRIGGER config_ddi_actions_update AFTER UPDATE ON ddi_actions BEGIN UPDATE config_generation SET value = value + 1; END;
+  CREATE TRIGGER config_ddi_actions_delete AFTER DELETE ON ddi_actions BEGIN UPDATE config_generation SET value = value + 1; END;
+  CREATE TRIGGER config_rollouts_insert AFTER INSERT ON rollouts BEGIN UPDATE config_generation SET value = value + 1; END;
+  CREATE TRIGGER config_rollouts_delete AFTER DELETE ON rollouts BEGIN UPDATE config_generation SET value = value + 1; END;
+  CREATE TRIGGER config_rollouts_update AFTER UPDATE OF firmware_id, product_type_id, stages, state, stage, stage_percent, created_at ON rollouts BEGIN UPDATE config_generation SET value = value + 1; END;
+  `,
 ];

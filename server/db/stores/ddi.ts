@@ -12,7 +12,17 @@ import { unknownDevice } from "../rules/rollouts.ts";
 import { dialect, type Methods, nextRevision, one, type Q, read, run, unlocked } from "../runner.ts";
 import type { DdiAction, DdiPollResult, DdiStore } from "../types/ddi.ts";
 import { appendAudit } from "./audit.ts";
-import { checkin, deviceKeys, recordCheckin, recordKnownCheckin, recordStatus, resolveFirmware } from "./device_api.ts";
+import {
+  checkin,
+  deviceKeys,
+  quietOrLoud,
+  recordCheckin,
+  recordKnownCheckin,
+  recordStatus,
+  resolveFirmware,
+} from "./device_api.ts";
+import type { SeenBatch } from "../last_seen.ts";
+import { AnswerCache } from "../answer_cache.ts";
 import { forNoKeyUpdate } from "./dialect_sql.ts";
 import { SIGNATURE_COLUMNS, SIGNATURE_JOIN, signatureOf, type SignatureRow } from "./firmwares.ts";
 
@@ -66,11 +76,25 @@ function* reportedFinal(
  * the poll registers, whose row must exist before its first action.
  */
 function* poll(deviceId: string, product: string, register: boolean): Q<DdiPollResult> {
-  const device = yield* one<PolledDevice>(
+  return (yield* pollOf(deviceId, product, register, null))!;
+}
+
+/**
+ * The poll; given the device's row as quietDevice read it (quietOrLoud in device_api.ts): read only (no lock, no
+ * write), null when the poll must write (an action to open or withdraw).
+ */
+function* pollOf(
+  deviceId: string,
+  product: string,
+  register: boolean,
+  quietDevice: PolledDevice | null,
+): Q<DdiPollResult | null> {
+  const quiet = quietDevice !== null;
+  const device = quietDevice ?? (yield* one<PolledDevice>(
     `SELECT device_id, product_type_id, firmware_id, update_status, attributes IS NULL AS no_attributes
      FROM devices WHERE device_id = ?${forNoKeyUpdate(yield* dialect())}`,
     deviceId,
-  );
+  ));
   if (!device && !register) throw new NotFoundError(noDevice(deviceId));
   // The check-in's own write, as §6's check-in makes it.
   const checkinWrite = () => register ? recordCheckin(deviceId, null) : recordKnownCheckin(deviceId, null);
@@ -96,15 +120,17 @@ function* poll(deviceId: string, product: string, register: boolean): Q<DdiPollR
     if (current.firmware_id === firmware?._id) result.deploymentBase = Number(current.id);
     else {
       // A pin changed, or a rollout was cancelled: the action is withdrawn until the device acknowledges.
+      if (quiet) return null;
       yield* run("UPDATE ddi_actions SET state = 'canceling', updated_at = ? WHERE id = ?", now(), current.id);
       result.cancelAction = Number(current.id);
     }
   } else if (
     firmware && !(yield* reportedFinal(deviceId, firmware._id, rolloutId, device?.update_status ?? null))
   ) {
+    if (quiet) return null;
     result.deploymentBase = yield* openAction(deviceId, firmware._id);
   }
-  if (device) yield* checkinWrite();
+  if (device && !quiet) yield* checkinWrite();
   return result;
 }
 
@@ -179,8 +205,18 @@ function attributeChanges(before: DeviceAttributes, after: DeviceAttributes) {
   return { before: was, changes };
 }
 
-export const ddiMethods: Methods<DdiStore> = {
-  ddiPoll: (deviceId, product, register) => checkin(deviceId, () => poll(deviceId, product, register)),
+/** DDI's methods; a poll that changes nothing notes its last-seen time in `seen`. */
+export const ddiMethods = (seen: SeenBatch, polls = new AnswerCache<DdiPollResult>()): Methods<DdiStore> => ({
+  ddiPoll: (deviceId, product, register) =>
+    quietOrLoud(
+      seen,
+      polls,
+      product,
+      deviceId,
+      null,
+      (device) => pollOf(deviceId, product, register, device),
+      () => checkin(deviceId, () => poll(deviceId, product, register)),
+    ),
   ddiAction: (deviceId, actionId) => read(() => action(deviceId, actionId)),
   setFirmwareDigests: (firmwareId, { sha1, md5 }) =>
     unlocked(function* () {
@@ -250,4 +286,4 @@ export const ddiMethods: Methods<DdiStore> = {
         details: attributeChanges(before, attributes),
       });
     }),
-};
+});

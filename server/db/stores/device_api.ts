@@ -30,10 +30,12 @@ import {
   unlocked,
   writeRetried,
 } from "../runner.ts";
-import { joinRollouts, offeredByRollout, type OfferedFirmware, recordInRollout } from "./rollouts.ts";
+import { joinRollouts, offeredByRollout, type OfferedFirmware, recordInRollout, ROLLOUT_TO_JOIN } from "./rollouts.ts";
 import { appendAudit } from "./audit.ts";
 import { forNoKeyUpdate, same } from "./dialect_sql.ts";
 import { ddiMethods } from "./ddi.ts";
+import { type SeenBatch, seenBatch } from "../last_seen.ts";
+import { AnswerCache } from "../answer_cache.ts";
 import type { StatusBody } from "../../../shared/schemas/rollout.ts";
 
 /**
@@ -159,8 +161,8 @@ const DEVICE_MODULE = `m.product_type_id = ?
  * Modules: the product type's defaults plus the device's enabled ones, in module order.
  * Treatments: see firstPlaces().
  */
-function* deviceConfig(deviceId: string, product: string): Q<DeviceConfig | null> {
-  const device = yield* deviceKeys(deviceId);
+function* deviceConfig(deviceId: string, product: string, keys?: DeviceKeys): Q<DeviceConfig | null> {
+  const device = keys ?? (yield* deviceKeys(deviceId));
   if (!device) return null;
 
   let productType: DeviceConfig["productType"] = null;
@@ -235,6 +237,107 @@ export function* checkin<T>(deviceId: string, write: () => Q<T>): Q<T> {
   return config;
 }
 
+/**
+ * A poll that changes nothing (docs/DECISIONS.md, "Polls that change nothing cost no write"): one statement first
+ * (quietDevice: a first check-in, a version change or a rollout to join goes straight to `loud`, the full check-in),
+ * then `quiet` answers in a read-only transaction, or null when the poll must write after all (DDI: an action to open
+ * or withdraw; then `loud`). A quiet answer notes the device's last-seen time in `seen`, written in the next batch.
+ */
+export function* quietOrLoud<T>(
+  seen: SeenBatch,
+  answers: AnswerCache<T>,
+  product: string,
+  deviceId: string,
+  versionInfo: VersionInfo | null,
+  quiet: (device: QuietDevice) => Q<T | null>,
+  loud: () => Q<T>,
+): Q<T> {
+  const at = now();
+  const device = yield* quietDevice(deviceId, versionInfo);
+  if (device === null) return yield* loud();
+  // Answered from memory while nothing it reads changed (answer_cache.ts): no further statement.
+  const key = answerKey(product, device);
+  let answer: T | null = answers.get(deviceId, key) ?? null;
+  if (answer === null) {
+    answer = yield* read(() => quiet(device));
+    if (answer === null) return yield* loud();
+    answers.set(deviceId, key, answer);
+  }
+  seen.note(deviceId, at);
+  return answer;
+}
+
+/** What a quiet answer is valid for: the configuration generation and the device's own fields it reads. */
+const answerKey = (product: string, d: QuietDevice) =>
+  JSON.stringify([product, Number(d.gen), d.product_type_id, d.firmware_id, d.update_status, Boolean(d.no_attributes)]);
+
+/** A device's row as a quiet poll reads it (quietDevice), with the configuration generation read beside it. */
+export interface QuietDevice extends DeviceKeys {
+  update_status: string | null;
+  no_attributes: number | boolean;
+  gen: number;
+}
+
+/**
+ * The device's row when a check-in with `versionInfo` (null: kept) would change nothing of it but last-seen: seen
+ * before, the same version info, no rollout to join (one statement); else null.
+ */
+export function* quietDevice(deviceId: string, versionInfo: VersionInfo | null): Q<QuietDevice | null> {
+  const d = yield* dialect();
+  const row = yield* one<QuietDevice & { quiet: number | boolean }>(
+    `SELECT d.device_id, d.product_type_id, d.firmware_id, d.update_status, d.attributes IS NULL AS no_attributes,
+       (SELECT value FROM config_generation) AS gen, d.last_logged_in IS NOT NULL${
+      versionInfo === null ? "" : ` AND ${same(d, "d.version_info", "?")}`
+    }
+       AND NOT EXISTS (SELECT 1 FROM rollouts r WHERE ${ROLLOUT_TO_JOIN}) AS quiet
+     FROM devices d WHERE d.device_id = ?`,
+    ...(versionInfo === null ? [] : [versionInfoJson(versionInfo)]),
+    deviceId,
+  );
+  if (!row || !row.quiet) return null;
+  const { quiet: _, ...device } = row;
+  return device;
+}
+
+/**
+ * Writes coalesced last-seen times (SeenBatch): each device's unless its stored one is later; answers the times left
+ * for the next batch. On PostgreSQL the batch never waits for a device's row while it holds others: it takes the
+ * devices change counter's row first (the lock every device write takes after its own row), then skips the rows
+ * another transaction holds (SKIP LOCKED; left for the next batch), so it can be in no lock cycle with a write that
+ * holds the counter and wants one of the batch's rows (a stage entered by a status report, a keys slice).
+ */
+export function* writeSeen(seen: ReadonlyMap<string, string>): Q<Map<string, string>> {
+  const d = yield* dialect();
+  const entries = [...seen].sort(([a], [b]) => a < b ? -1 : a > b ? 1 : 0);
+  const left = new Map<string, string>();
+  if (d.engine === "sqlite") {
+    // A prepared statement per row costs no round trip there; one transaction for all.
+    for (const [id, at] of entries) {
+      yield* run("UPDATE devices SET last_logged_in = ? WHERE device_id = ? AND last_logged_in < ?", at, id, at);
+    }
+    return left;
+  }
+  yield* one("SELECT value FROM change_counters WHERE name = 'devices' FOR NO KEY UPDATE");
+  for (let i = 0; i < entries.length; i += SEEN_ROWS_PER_UPDATE) {
+    const chunk = entries.slice(i, i + SEEN_ROWS_PER_UPDATE);
+    const skipped = yield* all<{ id: string; at: string }>(
+      `WITH v AS (SELECT * FROM unnest(?::text[], ?::text[]) AS v(id, at)),
+       l AS (SELECT d.device_id, v.at FROM devices d JOIN v ON d.device_id = v.id WHERE d.last_logged_in < v.at
+             ORDER BY d.device_id FOR NO KEY UPDATE OF d SKIP LOCKED),
+       u AS (UPDATE devices AS d SET last_logged_in = l.at FROM l WHERE d.device_id = l.device_id
+             RETURNING d.device_id)
+       SELECT v.id, v.at FROM v JOIN devices d ON d.device_id = v.id
+       WHERE d.last_logged_in < v.at AND NOT EXISTS (SELECT 1 FROM u WHERE u.device_id = v.id)`,
+      d.list(chunk.map(([id]) => id)),
+      d.list(chunk.map(([, at]) => at)),
+    );
+    for (const { id, at } of skipped) left.set(id, at);
+  }
+  return left;
+}
+
+const SEEN_ROWS_PER_UPDATE = 2000;
+
 function* enroll(deviceId: string, versionInfo: VersionInfo, tokenHash: string, auto: boolean) {
   const d = yield* dialect();
   const row = yield* one<{ admission: Admission; token_hash: string | null }>(
@@ -292,22 +395,43 @@ function* enroll(deviceId: string, versionInfo: VersionInfo, tokenHash: string, 
   return outcomeOf(step);
 }
 
-export function deviceApiStore(engine: Engine): DeviceApiStore {
-  return storeOf<DeviceApiStore>(engine, {
+/** The device API's store, with closeSeen(): writes the last-seen times still noted (before the stores close). */
+export function deviceApiStore(engine: Engine): DeviceApiStore & { closeSeen(): Promise<void> } {
+  const seen = seenBatch((batch) => engine.run(unlocked(() => writeSeen(batch))));
+  const configs = new AnswerCache<DeviceConfig>();
+  const store = storeOf<Omit<DeviceApiStore, "flushSeen">>(engine, {
     checkin: (deviceId, versionInfo, product) =>
-      checkin(deviceId, function* () {
-        const config = (yield* deviceConfig(deviceId, product)) ?? (yield* newDeviceConfig(deviceId, product));
-        yield* recordCheckin(deviceId, versionInfo);
-        return config;
-      }),
+      quietOrLoud(
+        seen,
+        configs,
+        product,
+        deviceId,
+        versionInfo,
+        (device) => deviceConfig(deviceId, product, device),
+        () =>
+          checkin(deviceId, function* () {
+            const config = (yield* deviceConfig(deviceId, product)) ?? (yield* newDeviceConfig(deviceId, product));
+            yield* recordCheckin(deviceId, versionInfo);
+            return config;
+          }),
+      ),
     // Token mode: the row must be there (its token was just checked); an update of its own row.
     checkinKnown: (deviceId, versionInfo, product) =>
-      checkin(deviceId, function* () {
-        const config = yield* deviceConfig(deviceId, product);
-        yield* recordKnownCheckin(deviceId, versionInfo);
-        if (!config) throw new NotFoundError(noDevice(deviceId));
-        return config;
-      }),
+      quietOrLoud(
+        seen,
+        configs,
+        product,
+        deviceId,
+        versionInfo,
+        (device) => deviceConfig(deviceId, product, device),
+        () =>
+          checkin(deviceId, function* () {
+            const config = yield* deviceConfig(deviceId, product);
+            yield* recordKnownCheckin(deviceId, versionInfo);
+            if (!config) throw new NotFoundError(noDevice(deviceId));
+            return config;
+          }),
+      ),
     *credentials(deviceId) {
       const row = yield* one<{ admission: Admission; token_hash: string | null }>(
         "SELECT admission, token_hash FROM devices WHERE device_id = ?",
@@ -341,8 +465,9 @@ export function deviceApiStore(engine: Engine): DeviceApiStore {
         }
         yield* recordStatus(deviceId, rolloutId, report);
       }),
-    ...ddiMethods,
+    ...ddiMethods(seen),
   });
+  return { ...store, flushSeen: () => seen.flush(), closeSeen: () => seen.close() };
 }
 
 /**

@@ -33,6 +33,7 @@ export interface EngineParts {
 /** The stores on `engine`; close() stops their background work, then the engine's. */
 export function storesOn(engine: Engine, own: EngineParts): OpenStores {
   const keeper = keepKeys(engine);
+  const deviceApi = deviceApiStore(engine);
   return {
     devices: deviceStore(engine, own.fleetCounts),
     productTypes: productTypeStore(engine),
@@ -40,7 +41,7 @@ export function storesOn(engine: Engine, own: EngineParts): OpenStores {
     firmwares: firmwareStore(engine),
     treatments: treatmentStore(engine),
     operators: operatorStore(engine),
-    deviceApi: deviceApiStore(engine),
+    deviceApi,
     demo: demoStore(engine),
     apiTokens: apiTokenStore(engine),
     loginAttempts: loginAttemptStore(engine),
@@ -50,6 +51,8 @@ export function storesOn(engine: Engine, own: EngineParts): OpenStores {
     audit: auditStore(engine),
     system: own.system,
     close: async () => {
+      // The last-seen times still held are written first (server/db/last_seen.ts).
+      await deviceApi.closeSeen();
       await keeper.close();
       await own.close();
     },

@@ -129,6 +129,11 @@ export function* offeredByRollout(deviceId: string, productTypeId: string | null
   return null;
 }
 
+/** The condition "rollout r is one the device (row d) joins at its check-in": see joinRollouts. */
+export const ROLLOUT_TO_JOIN = `d.firmware_id IS NULL AND r.state IN (${inList(OFFERING_STATES)})
+  AND (r.product_type_id IS NULL OR r.product_type_id = d.product_type_id)
+  AND NOT EXISTS (SELECT 1 FROM rollout_devices rd WHERE rd.rollout_id = r.id AND rd.device_id = d.device_id)`;
+
 /**
  * A device that checked in joins the running, paused or finished rollouts of its scope it is not part of yet (a
  * device that appeared after the start, or changed product type): by the same bucket rule, counted at once. One read
@@ -138,11 +143,7 @@ export function* offeredByRollout(deviceId: string, productTypeId: string | null
 export function* joinRollouts(deviceId: string): Q<void> {
   const d = yield* dialect();
   const rollouts = yield* all<{ id: string; stage_percent: number }>(
-    `SELECT r.id, r.stage_percent FROM rollouts r JOIN devices d ON d.device_id = ?
-     WHERE d.firmware_id IS NULL AND r.state IN (${inList(OFFERING_STATES)})
-       AND (r.product_type_id IS NULL OR r.product_type_id = d.product_type_id)
-       AND NOT EXISTS (SELECT 1 FROM rollout_devices rd WHERE rd.rollout_id = r.id AND rd.device_id = ?)`,
-    deviceId,
+    `SELECT r.id, r.stage_percent FROM rollouts r JOIN devices d ON d.device_id = ? WHERE ${ROLLOUT_TO_JOIN}`,
     deviceId,
   );
   for (const r of rollouts) {

@@ -49,4 +49,9 @@ export interface DeviceApiStore extends DdiStore {
    * unknown device, ConflictError when the firmware is not the one the device's configuration names.
    */
   status(deviceId: string, report: StatusBody, product: string): Promise<void>;
+  /**
+   * Writes the last-seen times that check-ins and polls which changed nothing left to the next batch (they are
+   * written within a second anyway; docs/DECISIONS.md, "Polls that change nothing cost no write").
+   */
+  flushSeen(): Promise<void>;
 }
