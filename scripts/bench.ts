@@ -28,6 +28,7 @@ import { benchDeviceAuth } from "./bench/device_auth.ts";
 import { benchDdi, ddiRows } from "./bench/ddi.ts";
 import { startPostgres } from "../testing/postgres.ts";
 import { benchRollouts, rolloutRows } from "./bench/rollouts.ts";
+import { benchFleetPolls, fleetPollFailures, fleetPollRows } from "./bench/fleet_polls.ts";
 import { fixed, kb, mib, ROOT, spawnServer } from "./bench/util.ts";
 
 const quick = Deno.args.includes("--quick");
@@ -69,6 +70,27 @@ if (Deno.args.includes("--fleet")) {
     await Deno.remove(tmp, { recursive: true }).catch(() => {});
   }
   Deno.exit(0);
+}
+
+// --fleet-polls: only the simulated fleet (1,000,000 devices polling at 3,300/s for 60 s through two replicas on
+// PostgreSQL; --quick: 10,000 at 300/s for 3 s), printed. FLEET_POLL_RATE, FLEET_POLL_SECONDS, FLEET_POLL_DEVICES and
+// FLEET_POLL_GENERATORS change the sizes (e.g. a rate this machine can answer, to read the latency there).
+if (Deno.args.includes("--fleet-polls")) {
+  try {
+    const figures = await benchFleetPolls(tmp, fleetPollSize(), say);
+    console.log(
+      [
+        "| figure | result | goal | met |",
+        "|---|---|---|---|",
+        ...fleetPollRows(figures).map((r) => `| ${r.join(" | ")} |`),
+      ].join("\n"),
+    );
+    console.log(`\nnon-2xx answers during load: ${fleetPollFailures(figures)}`);
+    if (fleetPollFailures(figures) > 0) Deno.exitCode = 1;
+  } finally {
+    await Deno.remove(tmp, { recursive: true }).catch(() => {});
+  }
+  Deno.exit();
 }
 
 // --engines: only the figures that compare the engines (SQLite and PostgreSQL), printed, nothing written.
@@ -381,6 +403,18 @@ try {
   }
 } finally {
   await Deno.remove(tmp, { recursive: true }).catch(() => {});
+}
+
+/** The simulated fleet's size: the issue's, or --quick's, each changeable by its environment variable. */
+function fleetPollSize() {
+  const env = (name: string, full: number, small: number) => Number(Deno.env.get(name) ?? (quick ? small : full));
+  return {
+    devices: env("FLEET_POLL_DEVICES", 1_000_000, 10_000),
+    rate: env("FLEET_POLL_RATE", 3_300, 300),
+    seconds: env("FLEET_POLL_SECONDS", 60, 3),
+    generators: env("FLEET_POLL_GENERATORS", 2, 1),
+    ddiShare: 0.2,
+  };
 }
 
 function ok(met: boolean) {
