@@ -4,8 +4,10 @@
  * Request k is due at startAt + k / rate; it goes to a random device of the seeded fleet (its own token), a §6
  * check-in or, for the share `ddiShare`, a hawkBit DDI poll, to the replicas in turn, over keep-alive connections. At
  * most `maxInFlight` requests are open at once: when the servers fall behind, due requests wait here and their latency
- * counts from the time they were due (no coordinated omission); those still waiting at the end are "not sent". Requests
- * due before measureAt warm up (connections, JIT) and are not counted. Prints one JSON line (PollLoadResult).
+ * counts from the time they were due (no coordinated omission); those still waiting at the end are "not sent". What is
+ * counted is what happens in the measured window [measureAt, measureAt + seconds): the answers (and failures) that
+ * arrive in it, whenever their requests were due; before it the load warms up (connections, JIT). Prints one JSON line
+ * (PollLoadResult).
  */
 import { POLLED_VERSION, polledDeviceId, polledDeviceToken } from "../../testing/postgres_bench.ts";
 
@@ -25,31 +27,25 @@ export interface PollLoadConfig {
 }
 
 export interface PollLoadResult {
-  /** Due in the measured window. */
+  /** Requests due in the measured window. */
   due: number;
+  /** Requests sent in the measured window. */
   sent: number;
+  /** Due before the window's end but not sent by then (the backlog the generator was left with). */
+  notSent: number;
+  /** 2xx answers that arrived in the window. */
   ok: number;
-  /** Failed answers and errors by kind ("checkin 503", "poll timeout", "checkin TypeError"). */
+  /** Failed answers and errors in the window, by kind ("checkin 503", "poll timeout", "checkin TypeError"). */
   failed: Record<string, number>;
-  /** Latency from when each request was due (ms, one decimal), of the measured ones that were answered. */
+  /** Of the answers in the window: latency from when each request was due (ms, one decimal). */
   latencies: number[];
   /** The same from when it was sent. */
   serviceLatencies: number[];
-  /** Answered in the window (the achieved rate's numerator). */
-  answeredInWindow: number;
 }
 
 const config: PollLoadConfig = JSON.parse(Deno.args[0]);
 const checkinBody = JSON.stringify({ versionInfo: POLLED_VERSION });
-const result: PollLoadResult = {
-  due: 0,
-  sent: 0,
-  ok: 0,
-  failed: {},
-  latencies: [],
-  serviceLatencies: [],
-  answeredInWindow: 0,
-};
+const result: PollLoadResult = { due: 0, sent: 0, notSent: 0, ok: 0, failed: {}, latencies: [], serviceLatencies: [] };
 const endAt = config.measureAt + config.seconds * 1000;
 const interval = 1000 / config.rate;
 let inFlight = 0;
@@ -57,8 +53,9 @@ let next = 0; // the next request's number (due at startAt + next * interval)
 
 const fail = (kind: string) => result.failed[kind] = (result.failed[kind] ?? 0) + 1;
 
+const inWindow = (t: number) => t >= config.measureAt && t < endAt;
+
 async function send(k: number, due: number) {
-  const measured = due >= config.measureAt;
   const i = Math.floor(Math.random() * config.devices);
   const id = polledDeviceId(i);
   const token = polledDeviceToken(config.secret, i);
@@ -66,7 +63,7 @@ async function send(k: number, due: number) {
   const ddi = Math.random() < config.ddiShare;
   const what = ddi ? "poll" : "checkin";
   const sentAt = Date.now();
-  if (measured) result.sent++;
+  if (inWindow(sentAt)) result.sent++;
   try {
     const res = ddi
       ? await fetch(`${url}/${config.tenant}/controller/v1/${id}`, {
@@ -81,14 +78,15 @@ async function send(k: number, due: number) {
       });
     await res.arrayBuffer();
     const at = Date.now();
-    if (!measured) return;
+    if (!inWindow(at)) return;
     if (res.ok) result.ok++;
     else fail(`${what} ${res.status}`);
     result.latencies.push(Math.round((at - due) * 10) / 10);
     result.serviceLatencies.push(Math.round((at - sentAt) * 10) / 10);
-    if (at < endAt) result.answeredInWindow++;
   } catch (e) {
-    if (measured) fail(`${what} ${e instanceof DOMException && e.name === "TimeoutError" ? "timeout" : String(e)}`);
+    if (inWindow(Date.now())) {
+      fail(`${what} ${e instanceof DOMException && e.name === "TimeoutError" ? "timeout" : String(e)}`);
+    }
   }
 }
 
@@ -101,7 +99,6 @@ while (true) {
   while (inFlight < config.maxInFlight) {
     const due = config.startAt + next * interval;
     if (due > now || due >= endAt) break;
-    if (due >= config.measureAt) result.due++;
     inFlight++;
     const p = send(next++, due).finally(() => {
       inFlight--;
@@ -111,11 +108,8 @@ while (true) {
   }
   await new Promise((r) => setTimeout(r, 1));
 }
-// Due in the window but never sent: the generator (or the servers behind it) could not keep up.
-for (let k = next;; k++) {
-  const due = config.startAt + k * interval;
-  if (due >= endAt) break;
-  if (due >= config.measureAt) result.due++;
-}
+// Due by the window's end but never sent: the generator (or the servers behind it) could not keep up.
+result.notSent = Math.max(0, Math.ceil((endAt - config.startAt) / interval) - next);
+result.due = Math.ceil((endAt - config.startAt) / interval) - Math.ceil((config.measureAt - config.startAt) / interval);
 await Promise.all(pending);
 console.log(JSON.stringify(result));
