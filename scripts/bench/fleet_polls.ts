@@ -18,6 +18,8 @@ export interface FleetPollSize {
   seconds: number;
   generators: number;
   ddiShare: number;
+  /** Requests open at once per generator process (see benchFleetPolls). */
+  inFlight: number;
 }
 
 export interface FleetPollFigures extends FleetPollSize {
@@ -39,9 +41,6 @@ export interface FleetPollFigures extends FleetPollSize {
   /** CPU seconds in the measured window, by who spent them; `machine` is all of the machine's busy time. */
   cpu: { generator: number; servers: number; postgres: number; machine: number; cores: number };
 }
-
-/** Requests in flight at once per generator process (see benchFleetPolls). */
-const FLEET_IN_FLIGHT = 64;
 
 const TICKS = 100; // USER_HZ: /proc's CPU times are in 1/100 s on Linux
 
@@ -127,11 +126,7 @@ export async function benchFleetPolls(
       secret,
       ddiShare: size.ddiShare,
       tenant: "DEFAULT",
-      // The fleet's requests open at once, per process: 64 (32 per replica). Enough to keep both replicas busy; far more
-      // only queues requests inside the servers (their pool holds 10 connections), where the time each read transaction
-      // is held grows with the queue and the answered rate falls (at 400 a process: a fifth of it on this machine), and
-      // past ~100 queued on one pool connection the driver's known race can answer 500 (docs/PERFORMANCE.md).
-      maxInFlight: FLEET_IN_FLIGHT,
+      maxInFlight: size.inFlight,
     };
     const generators = Array.from({ length: size.generators }, () =>
       new Deno.Command(DENO, {
@@ -209,7 +204,7 @@ export function fleetPollRows(f: FleetPollFigures): [string, string, string, str
       }/s for ${seconds} s ` +
       `through ${f.replicas} replicas on PostgreSQL (${Math.round((1 - f.ddiShare) * 100)} % §6 check-ins, ${
         Math.round(f.ddiShare * 100)
-      } % DDI polls; ${f.generators} generator processes, ${FLEET_IN_FLIGHT} requests open each), answered req/s vs the target`,
+      } % DDI polls; ${f.generators} generator processes, ${f.inFlight} requests open each), answered req/s vs the target`,
       `${fixed(f.achievedRps, 0)} / ${n(f.rate)} = ${fixed(ratio)}; ${n(f.ok)} ok, ${errors} failed${
         byKind ? ` (${byKind})` : ""
       }, ${n(notSent)} due but not sent`,
