@@ -3,7 +3,7 @@
  * measured in the same run on the same machine. --quick runs every step on tiny sizes in seconds (it is part
  * of `deno task test` so the bench cannot rot) and writes nothing; the full run rewrites the results block
  * of docs/PERFORMANCE.md. --engines runs only the rows comparing SQLite and PostgreSQL (and prints them). --audit runs
- * only the audit trail's rows (both engines) and rewrites their own block of docs/PERFORMANCE.md. --stores runs only
+ * only the audit trail's rows (both engines, printed). --stores runs only
  * the rows that go through the stores (both engines, printed). --fleet-polls runs only the simulated fleet (1,000,000
  * devices polling two replicas on PostgreSQL at 3,300/s for 60 s; printed).
  */
@@ -60,7 +60,7 @@ const dataDir = `${tmp}/data`;
 await Deno.mkdir(dataDir);
 const say = (s: string) => console.error(`[bench] ${s}`);
 
-// --fleet: only the fleet views (docs/REQUIREMENTS.md §16) on both engines, printed (docs/PERFORMANCE.md, "Fleet views").
+// --fleet: only the fleet views (docs/REQUIREMENTS.md §16) on both engines, printed (docs/PERFORMANCE.md, "Results of the other commands").
 if (Deno.args.includes("--fleet")) {
   const { benchFleet, fleetTable } = await import("./bench/fleet.ts");
   try {
@@ -123,7 +123,7 @@ if (Deno.args.includes("--stores")) {
   Deno.exit();
 }
 
-// --audit: only the audit trail's figures, on both engines; the full run writes them into their own block.
+// --audit: only the audit trail's figures, on both engines, printed (the full run has the same rows).
 if (Deno.args.includes("--audit")) {
   try {
     const audit = await benchAudit(tmp, size, say);
@@ -136,7 +136,6 @@ if (Deno.args.includes("--audit")) {
     const failures = auditFailures(audit);
     console.log(`\nnon-2xx answers during load: ${failures}`);
     if (failures > 0) Deno.exitCode = 1;
-    if (!quick) await writeBlock("bench-audit", table, "Audit trail (deno task bench --audit)");
   } finally {
     await Deno.remove(tmp, { recursive: true }).catch(() => {});
   }
@@ -418,7 +417,7 @@ function fleetPollSize() {
     generators: env("FLEET_POLL_GENERATORS", 2, 1),
     ddiShare: 0.2,
     // Enough to keep both replicas busy; far more only queues requests inside the servers behind their 10 pool
-    // connections, which lowers the rate and can meet the driver's race (docs/PERFORMANCE.md, "Simulated fleet").
+    // connections, which lowers the rate and can meet the driver's race (docs/PERFORMANCE.md, "Simulated fleet: 3,300 polls/s").
     inFlight: env("FLEET_POLL_IN_FLIGHT", 64, 64),
   };
 }
@@ -466,25 +465,4 @@ function pgRows(pg: PostgresFigures): [string, string, string, string][] {
       "-",
     ],
   ];
-}
-
-/** Rewrites the `<!-- name:start -->` ... `<!-- name:end -->` block of docs/PERFORMANCE.md (appended with a heading). */
-async function writeBlock(name: string, table: string, heading: string) {
-  const cpu = (await Deno.readTextFile("/proc/cpuinfo")).match(/model name\s*:\s*(.*)/)?.[1] ?? "unknown CPU";
-  const block = [
-    `<!-- ${name}:start -->`,
-    `Measured ${
-      new Date().toISOString().slice(0, 10)
-    } by \`deno task bench --audit\` on ${navigator.hardwareConcurrency} cores`,
-    `(${cpu}), ${mib(Deno.systemMemoryInfo().total)} MiB RAM, Deno ${Deno.version.deno}.`,
-    "",
-    table,
-    `<!-- ${name}:end -->`,
-  ].join("\n");
-  const path = `${ROOT}docs/PERFORMANCE.md`;
-  let doc = await Deno.readTextFile(path).catch(() => "");
-  const re = new RegExp(`<!-- ${name}:start -->[\\s\\S]*<!-- ${name}:end -->`);
-  doc = re.test(doc) ? doc.replace(re, block) : `${doc.trimEnd()}\n\n## ${heading}\n\n${block}\n`;
-  await Deno.writeTextFile(path, doc);
-  say(`results written to ${path}`);
 }
