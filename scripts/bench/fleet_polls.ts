@@ -184,7 +184,7 @@ export async function benchFleetPolls(
   }
 }
 
-/** Requests sent in the measured window that did not end in a 2xx (failed answers, network errors, timeouts). */
+/** Answers in the measured window that were not 2xx, and requests that failed there (network errors, timeouts). */
 export const fleetPollFailures = (f: FleetPollFigures) => Object.values(f.failed).reduce((a, b) => a + b, 0);
 
 /** The rows of docs/PERFORMANCE.md's results. */
