@@ -3,8 +3,9 @@
  * measured in the same run on the same machine. --quick runs every step on tiny sizes in seconds (it is part
  * of `deno task test` so the bench cannot rot) and writes nothing; the full run rewrites the results block
  * of docs/PERFORMANCE.md. --engines runs only the rows comparing SQLite and PostgreSQL (and prints them). --audit runs
- * only the audit trail's rows (both engines) and rewrites their own block of docs/PERFORMANCE.md. --stores runs only
- * the rows that go through the stores (both engines, printed).
+ * only the audit trail's rows (both engines, printed). --stores runs only
+ * the rows that go through the stores (both engines, printed). --fleet-polls runs only the simulated fleet (1,000,000
+ * devices polling two replicas on PostgreSQL at 3,300/s for 60 s; printed).
  */
 import { observabilityMicros } from "./bench/observability.ts";
 import { benchBucket } from "./bench/bucket.ts";
@@ -28,6 +29,7 @@ import { benchDeviceAuth } from "./bench/device_auth.ts";
 import { benchDdi, ddiRows } from "./bench/ddi.ts";
 import { startPostgres } from "../testing/postgres.ts";
 import { benchRollouts, rolloutRows } from "./bench/rollouts.ts";
+import { benchFleetPolls, fleetPollFailures, fleetPollRows } from "./bench/fleet_polls.ts";
 import { fixed, kb, mib, ROOT, spawnServer } from "./bench/util.ts";
 
 const quick = Deno.args.includes("--quick");
@@ -58,7 +60,7 @@ const dataDir = `${tmp}/data`;
 await Deno.mkdir(dataDir);
 const say = (s: string) => console.error(`[bench] ${s}`);
 
-// --fleet: only the fleet views (docs/REQUIREMENTS.md §16) on both engines, printed (docs/PERFORMANCE.md, "Fleet views").
+// --fleet: only the fleet views (docs/REQUIREMENTS.md §16) on both engines, printed (docs/PERFORMANCE.md, "Results of the other commands").
 if (Deno.args.includes("--fleet")) {
   const { benchFleet, fleetTable } = await import("./bench/fleet.ts");
   try {
@@ -69,6 +71,27 @@ if (Deno.args.includes("--fleet")) {
     await Deno.remove(tmp, { recursive: true }).catch(() => {});
   }
   Deno.exit(0);
+}
+
+// --fleet-polls: only the simulated fleet (1,000,000 devices polling at 3,300/s for 60 s through two replicas on
+// PostgreSQL; --quick: 10,000 at 300/s for 3 s), printed. FLEET_POLL_RATE, FLEET_POLL_SECONDS, FLEET_POLL_DEVICES,
+// FLEET_POLL_GENERATORS and FLEET_POLL_IN_FLIGHT change the sizes (e.g. a rate this machine can answer, to read the latency there).
+if (Deno.args.includes("--fleet-polls")) {
+  try {
+    const figures = await benchFleetPolls(tmp, fleetPollSize(), say);
+    console.log(
+      [
+        "| figure | result | goal | met |",
+        "|---|---|---|---|",
+        ...fleetPollRows(figures).map((r) => `| ${r.join(" | ")} |`),
+      ].join("\n"),
+    );
+    console.log(`\nnon-2xx answers during load: ${fleetPollFailures(figures)}`);
+    if (fleetPollFailures(figures) > 0) Deno.exitCode = 1;
+  } finally {
+    await Deno.remove(tmp, { recursive: true }).catch(() => {});
+  }
+  Deno.exit();
 }
 
 // --engines: only the figures that compare the engines (SQLite and PostgreSQL), printed, nothing written.
@@ -100,7 +123,7 @@ if (Deno.args.includes("--stores")) {
   Deno.exit();
 }
 
-// --audit: only the audit trail's figures, on both engines; the full run writes them into their own block.
+// --audit: only the audit trail's figures, on both engines, printed (the full run has the same rows).
 if (Deno.args.includes("--audit")) {
   try {
     const audit = await benchAudit(tmp, size, say);
@@ -113,7 +136,6 @@ if (Deno.args.includes("--audit")) {
     const failures = auditFailures(audit);
     console.log(`\nnon-2xx answers during load: ${failures}`);
     if (failures > 0) Deno.exitCode = 1;
-    if (!quick) await writeBlock("bench-audit", table, "Audit trail (deno task bench --audit)");
   } finally {
     await Deno.remove(tmp, { recursive: true }).catch(() => {});
   }
@@ -204,6 +226,7 @@ try {
   const audit = await benchAudit(tmp, size, say);
   say(`8. staged rollout of ${size.devices} devices: status reports, GET rollouts/{id}`);
   const rollouts = [await benchRollouts("sqlite", tmp, size, say), await benchRollouts("postgres", tmp, size, say)];
+  const fleetPolls = await benchFleetPolls(tmp, fleetPollSize(), say);
 
   const { devices, treatments, web, checkin, firmware, bucket, uploadCpu, observabilityUs, deviceAuth, ddi } = results;
   const ratio = (a: number, b: number) => b > 0 ? a / b : NaN;
@@ -338,6 +361,7 @@ try {
     ...pgRows(pg),
     ...auditRows(audit),
     ...rolloutRows(rollouts),
+    ...fleetPollRows(fleetPolls),
   ];
   const table = [
     "| figure | result | goal | met |",
@@ -352,7 +376,7 @@ try {
       (n, d) => n + d.middle.non2xx + d.last.non2xx + d.search.non2xx,
       0,
     ) + pg.checkin.non2xx + rollouts.reduce((n, f) => n + f.reports.failed + f.get.non2xx, 0) +
-    auditFailures(audit);
+    auditFailures(audit) + fleetPollFailures(fleetPolls);
 
   console.log(`\nnon-2xx answers during load: ${failures}`);
   if (failures > 0) Deno.exitCode = 1;
@@ -381,6 +405,21 @@ try {
   }
 } finally {
   await Deno.remove(tmp, { recursive: true }).catch(() => {});
+}
+
+/** The simulated fleet's size: the issue's, or --quick's, each changeable by its environment variable. */
+function fleetPollSize() {
+  const env = (name: string, full: number, small: number) => Number(Deno.env.get(name) ?? (quick ? small : full));
+  return {
+    devices: env("FLEET_POLL_DEVICES", 1_000_000, 10_000),
+    rate: env("FLEET_POLL_RATE", 3_300, 300),
+    seconds: env("FLEET_POLL_SECONDS", 60, 3),
+    generators: env("FLEET_POLL_GENERATORS", 2, 1),
+    ddiShare: 0.2,
+    // Enough to keep both replicas busy; far more only queues requests inside the servers behind their 10 pool
+    // connections, and can meet the driver's race (docs/PERFORMANCE.md, "Simulated fleet: 3,300 polls/s").
+    inFlight: env("FLEET_POLL_IN_FLIGHT", 64, 64),
+  };
 }
 
 function ok(met: boolean) {
@@ -426,25 +465,4 @@ function pgRows(pg: PostgresFigures): [string, string, string, string][] {
       "-",
     ],
   ];
-}
-
-/** Rewrites the `<!-- name:start -->` ... `<!-- name:end -->` block of docs/PERFORMANCE.md (appended with a heading). */
-async function writeBlock(name: string, table: string, heading: string) {
-  const cpu = (await Deno.readTextFile("/proc/cpuinfo")).match(/model name\s*:\s*(.*)/)?.[1] ?? "unknown CPU";
-  const block = [
-    `<!-- ${name}:start -->`,
-    `Measured ${
-      new Date().toISOString().slice(0, 10)
-    } by \`deno task bench --audit\` on ${navigator.hardwareConcurrency} cores`,
-    `(${cpu}), ${mib(Deno.systemMemoryInfo().total)} MiB RAM, Deno ${Deno.version.deno}.`,
-    "",
-    table,
-    `<!-- ${name}:end -->`,
-  ].join("\n");
-  const path = `${ROOT}docs/PERFORMANCE.md`;
-  let doc = await Deno.readTextFile(path).catch(() => "");
-  const re = new RegExp(`<!-- ${name}:start -->[\\s\\S]*<!-- ${name}:end -->`);
-  doc = re.test(doc) ? doc.replace(re, block) : `${doc.trimEnd()}\n\n## ${heading}\n\n${block}\n`;
-  await Deno.writeTextFile(path, doc);
-  say(`results written to ${path}`);
 }

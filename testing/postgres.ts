@@ -39,6 +39,8 @@ const binDirs = () => {
 
 export interface TestPostgres extends AsyncDisposable {
   port: number;
+  /** The cluster's data directory (postmaster.pid in it). */
+  dataDir: string;
   /** The URL of the `postgres` database (for administration). */
   adminUrl: string;
   /** Creates an empty database and answers its URL. */
@@ -110,6 +112,7 @@ export async function startPostgres(): Promise<TestPostgres> {
   };
   return {
     port,
+    dataDir: data,
     adminUrl,
     async createDatabase() {
       const name = `db_${Deno.pid}_${++databases}`;

@@ -19,3 +19,31 @@ export async function seedPostgresDevices(url: string, from: number, to: number)
     await sql.end();
   }
 }
+
+/** The version info every device of seedPolledFleet() reports (stored as the check-in stores it). */
+export const POLLED_VERSION = { app: "2.4.1", os: "5.10.0", channels: ["1.2", "1.2"] };
+
+/** Device i's id and token in seedPolledFleet(): `FLEET-<i>` (7 digits) and `tdd_<secret>_<i>`. */
+export const polledDeviceId = (i: number) => `FLEET-${String(i).padStart(7, "0")}`;
+export const polledDeviceToken = (secret: string, i: number) => `tdd_${secret}_${i}`;
+
+/**
+ * n registered devices for DEVICE_AUTH=token in one statement: accepted, each with its own token (stored as its sha256,
+ * as enrolment stores it, computed by PostgreSQL), seen before and holding POLLED_VERSION, so each poll of theirs is
+ * one that changes nothing. `secret` makes the tokens of one run unguessable from another.
+ */
+export async function seedPolledFleet(url: string, n: number, secret: string): Promise<void> {
+  const sql = postgres(url, { max: 1, onnotice: () => {} });
+  try {
+    const t = new Date().toISOString();
+    const info = JSON.stringify(POLLED_VERSION);
+    await sql`INSERT INTO devices (device_id, created_at, updated_at, last_logged_in, version_info, admission,
+        token_hash, credentials_issued_at)
+      SELECT 'FLEET-' || lpad(i::text, 7, '0'), ${t}, ${t}, ${t}, ${info}, 'accepted',
+        encode(sha256(convert_to(${`tdd_${secret}_`} || i::text, 'UTF8')), 'hex'), ${t}
+      FROM generate_series(0, ${n - 1}::int) i`;
+    await sql`VACUUM ANALYZE devices`;
+  } finally {
+    await sql.end();
+  }
+}

@@ -3,7 +3,7 @@
  * (CONNECTION_GUARD=1, server/lib/guarded_serve.ts) against Deno.serve alone (CONNECTION_GUARD=0), on the same
  * machine, alternating the two for a few rounds so a busy machine weighs on both alike. Per mode: GET /healthz (the
  * smallest answer: the front's cost shows most), device check-ins (20 devices), and a 64 MiB firmware upload and
- * download. Prints one table (docs/PERFORMANCE.md, "Slow clients dropped in process").
+ * download. Prints one table (docs/PERFORMANCE.md, "Results of the other commands").
  */
 import { ApiClient } from "../../shared/client.ts";
 import { fixedLengthFetch } from "../../shared/fixed_length_fetch.ts";

@@ -1,7 +1,7 @@
 /**
  * What each piece of the fixed per-request work costs, in µs of this process's CPU time (steadier than the wall clock on
  * a shared machine) (the table of docs/PERFORMANCE.md,
- * "GET devices: what each µs buys"): each piece alone in a loop, beside a bare Hono request for scale.
+ * "GET devices ≥ 0.5× a bare route"): each piece alone in a loop, beside a bare Hono request for scale.
  *   deno run -A scripts/bench/request_parts.ts [iterations=200000]
  */
 import process from "node:process";

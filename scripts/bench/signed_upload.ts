@@ -4,7 +4,7 @@
  * keyId, and signed by an ECDSA P-256 key without keyId (the server tries the registered keys: the P-256 key is
  * registered last of three), alternating so a busy machine weighs on all alike. The signature is checked against the
  * digest the upload computed while streaming, so the cost should be one verification (well under a millisecond)
- * whatever the size. The order of the three turns each round. Prints one table (docs/PERFORMANCE.md, "Signed uploads").
+ * whatever the size. The order of the three turns each round. Prints one table (docs/PERFORMANCE.md, "Results of the other commands").
  */
 import { ApiClient } from "../../shared/client.ts";
 import { fixedLengthFetch } from "../../shared/fixed_length_fetch.ts";

@@ -43,6 +43,10 @@ Deno.test("deno task bench --quick measures every figure", async () => {
       "SQLite: GET rollouts/{id} with its counts at 2,000 devices",
       "PostgreSQL, 2 replicas: status reports during the rollout",
       "PostgreSQL, 2 replicas: GET rollouts/{id} with its counts at 2,000 devices",
+      "Simulated fleet: 10,000 registered devices (DEVICE_AUTH=token) polling at 300/s for 3 s",
+      "Simulated fleet: latency p50 / p99",
+      "Simulated fleet: CPU in the 3 s",
+      "Simulated fleet: the same load for 3 s against 2 bare Hono servers",
     ]
   ) {
     const row = text.split("\n").find((line) => line.includes(figure));
