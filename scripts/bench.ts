@@ -5,7 +5,8 @@
  * of docs/PERFORMANCE.md. --engines runs only the rows comparing SQLite and PostgreSQL (and prints them). --audit runs
  * only the audit trail's rows (both engines, printed). --stores runs only
  * the rows that go through the stores (both engines, printed). --fleet-polls runs only the simulated fleet (1,000,000
- * devices polling two replicas on PostgreSQL at 3,300/s for 60 s; printed).
+ * devices polling two replicas on PostgreSQL at 3,300/s for 60 s; printed). --polls runs only the quiet check-ins and DDI
+ * polls of 200 devices vs a bare route answering the same bytes, both engines, and PostgreSQL's 2 replicas vs SQLite.
  */
 import { observabilityMicros } from "./bench/observability.ts";
 import { benchBucket } from "./bench/bucket.ts";
@@ -30,6 +31,7 @@ import { benchDdi, ddiRows } from "./bench/ddi.ts";
 import { startPostgres } from "../testing/postgres.ts";
 import { benchRollouts, rolloutRows } from "./bench/rollouts.ts";
 import { benchFleetPolls, fleetPollFailures, fleetPollRows } from "./bench/fleet_polls.ts";
+import { benchDevicePolls, devicePollFailures, devicePollRows } from "./bench/device_polls.ts";
 import { fixed, kb, mib, ROOT, spawnServer } from "./bench/util.ts";
 
 const quick = Deno.args.includes("--quick");
@@ -88,6 +90,26 @@ if (Deno.args.includes("--fleet-polls")) {
     );
     console.log(`\nnon-2xx answers during load: ${fleetPollFailures(figures)}`);
     if (fleetPollFailures(figures) > 0) Deno.exitCode = 1;
+  } finally {
+    await Deno.remove(tmp, { recursive: true }).catch(() => {});
+  }
+  Deno.exit();
+}
+
+// --polls: only the quiet check-ins and DDI polls of `checkins` devices vs a bare route answering the same bytes (SQLite;
+// PostgreSQL) and the check-ins through PostgreSQL's 2 replicas vs SQLite, printed.
+if (Deno.args.includes("--polls")) {
+  try {
+    const figures = await benchDevicePolls(tmp, size.seconds, size.checkins, say, quick ? 0 : undefined);
+    console.log(
+      [
+        "| figure | result | goal | met |",
+        "|---|---|---|---|",
+        ...devicePollRows(figures).map((r) => `| ${r.join(" | ")} |`),
+      ].join("\n"),
+    );
+    console.log(`\nnon-2xx answers during load: ${devicePollFailures(figures)}`);
+    if (devicePollFailures(figures) > 0) Deno.exitCode = 1;
   } finally {
     await Deno.remove(tmp, { recursive: true }).catch(() => {});
   }
@@ -226,6 +248,10 @@ try {
   const audit = await benchAudit(tmp, size, say);
   say(`8. staged rollout of ${size.devices} devices: status reports, GET rollouts/{id}`);
   const rollouts = [await benchRollouts("sqlite", tmp, size, say), await benchRollouts("postgres", tmp, size, say)];
+  say(
+    `P. quiet check-ins and DDI polls by ${size.checkins} devices vs a bare route; PostgreSQL's 2 replicas vs SQLite`,
+  );
+  const devicePolls = await benchDevicePolls(tmp, size.seconds, size.checkins, say, quick ? 0 : undefined);
   const fleetPolls = await benchFleetPolls(tmp, fleetPollSize(), say);
 
   const { devices, treatments, web, checkin, firmware, bucket, uploadCpu, observabilityUs, deviceAuth, ddi } = results;
@@ -325,6 +351,7 @@ try {
       ok(ratio(deviceAuth.token.rps, deviceAuth.shared.rps) >= 0.8),
     ],
     ...ddiRows(ddi, size.checkins),
+    ...devicePollRows(devicePolls),
     [
       "Request id and metrics per request vs a GET devices request (1 / req/s of the middle page)",
       `${fixed(observabilityUs, 2)} µs / ${fixed(1e6 / devices.middle.rps, 1)} µs = ${
@@ -376,7 +403,7 @@ try {
       (n, d) => n + d.middle.non2xx + d.last.non2xx + d.search.non2xx,
       0,
     ) + pg.checkin.non2xx + rollouts.reduce((n, f) => n + f.reports.failed + f.get.non2xx, 0) +
-    auditFailures(audit) + fleetPollFailures(fleetPolls);
+    auditFailures(audit) + fleetPollFailures(fleetPolls) + devicePollFailures(devicePolls);
 
   console.log(`\nnon-2xx answers during load: ${failures}`);
   if (failures > 0) Deno.exitCode = 1;
