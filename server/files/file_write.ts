@@ -28,8 +28,22 @@ export interface FileWrite {
   close(): Promise<void>;
 }
 
-/** Starts writing a new file at `path` (created 0600; an existing file is an error). */
-export function startFileWrite(path: string): FileWrite {
+export interface FileWriteOptions {
+  /**
+   * Each batch once the worker has hashed it (and written it, given a path), in order; its buffer is the receiver's
+   * (never reused here). A bucket's upload sends these on.
+   */
+  passBack?: (bytes: Uint8Array) => void;
+  /** Bytes in flight before write() makes the caller wait (default 8 MiB). */
+  window?: number;
+}
+
+/**
+ * Starts writing a new file at `path` (created 0600; an existing file is an error); with a null path nothing is
+ * written: the bytes are hashed (and fed to a check) off the main thread and passed back.
+ */
+export function startFileWrite(path: string | null, opts: FileWriteOptions = {}): FileWrite {
+  const window = opts.window ?? WINDOW;
   const worker = new Worker(new URL("./write_worker.ts", import.meta.url), { type: "module" });
   const send = (message: WriteRequest, transfer: Transferable[] = []) => worker.postMessage(message, transfer);
   let inFlight = 0;
@@ -71,8 +85,9 @@ export function startFileWrite(path: string): FileWrite {
   worker.onmessage = ({ data }: MessageEvent<WriteAnswer>) => {
     if ("written" in data) {
       inFlight -= data.written;
-      if (data.buffer.byteLength === BATCH) spare.push(data.buffer);
-      if (drained && inFlight <= WINDOW) {
+      if (opts.passBack) opts.passBack(new Uint8Array(data.buffer, 0, data.written));
+      else if (data.buffer.byteLength === BATCH) spare.push(data.buffer);
+      if (drained && inFlight <= window) {
         drained.resolve();
         drained = null;
       }
@@ -85,7 +100,11 @@ export function startFileWrite(path: string): FileWrite {
     } else if ("closed" in data) {
       closed();
     } else {
-      fail(data.noSpace ? new NoSpaceError(data.failed) : new Error(`Writing ${path} failed: ${data.failed}`));
+      fail(
+        data.noSpace
+          ? new NoSpaceError(data.failed)
+          : new Error(`Writing ${path ?? "(hashing)"} failed: ${data.failed}`),
+      );
     }
   };
   worker.onerror = (e) => {
@@ -122,7 +141,7 @@ export function startFileWrite(path: string): FileWrite {
         first = false;
         flush();
       }
-      if (inFlight <= WINDOW) return null;
+      if (inFlight <= window) return null;
       return new Promise<void>((resolve, reject) => drained = { resolve, reject });
     },
     finish() {

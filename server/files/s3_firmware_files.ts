@@ -1,6 +1,6 @@
 /**
  * Firmware files in an S3-compatible bucket (docs/REQUIREMENTS.md §10): `<S3_PREFIX>firmwares/<id>.xz`. A put streams into a
- * multipart upload (lib-storage's Upload: parts of 5 MiB, one in flight), hashed on the way; the object is
+ * multipart upload (lib-storage's Upload: parts of 5 MiB, one in flight), hashed on the way by a worker; the object is
  * complete when finish() resolves and the firmware row is inserted after it. An object without a row (a crash between
  * the two) is removed by the sweep once older than an hour, so that an upload on another replica is never caught
  * between its object and its row. Why these choices: docs/DECISIONS.md, "Firmware in a bucket".
@@ -17,9 +17,9 @@ import {
 } from "@aws-sdk/client-s3";
 import { Upload } from "@aws-sdk/lib-storage";
 import { getSignedUrl } from "@aws-sdk/s3-request-presigner";
-import { createHash } from "node:crypto";
 import { newId } from "../../shared/ids.ts";
 import { attachmentDisposition } from "./attachment.ts";
+import { startFileWrite } from "./file_write.ts";
 import { FilesUnavailableError, type FirmwareFiles, type FirmwarePut } from "./firmware_files.ts";
 
 export interface S3Settings {
@@ -191,8 +191,6 @@ export function s3FirmwareFiles(settings: S3Settings): FirmwareFiles {
 
   return {
     put(id = newId()): FirmwarePut {
-      const hashes = [createHash("sha256"), createHash("sha1"), createHash("md5")];
-      let size = 0;
       let wake: (() => void) | null = null;
       let controller!: ReadableStreamDefaultController<Uint8Array>;
       const body = new ReadableStream<Uint8Array>({
@@ -218,29 +216,38 @@ export function s3FirmwareFiles(settings: S3Settings): FirmwareFiles {
         wake?.();
       });
       let state: "open" | "finished" | "committed" | "aborted" = "open";
+      // The digests (and the xz check's input) are computed by a worker, off the event loop the upload's parts are
+      // sent from; each hashed batch comes back (in order) and is queued for the upload.
+      const hasher = startFileWrite(null, {
+        window: WINDOW,
+        passBack: (bytes) => {
+          try {
+            controller.enqueue(bytes);
+          } catch { /* aborted: the stream is errored */ }
+        },
+      });
       /** The bucket stopped answering: the part in flight is dropped (its request ended). */
       const stop = () => void upload.abort().catch(() => {});
       return {
         id,
         write(chunk) {
           if (failure) return Promise.reject(asUnavailable(failure));
-          for (const hash of hashes) hash.update(chunk);
-          size += chunk.length;
           collectParts(chunk.length);
-          // Not copied: each chunk is a fresh buffer of the request body, never written to again.
-          controller.enqueue(chunk);
+          const hashing = hasher.write(chunk);
+          if (hashing) return hashing;
           if ((controller.desiredSize ?? 0) > 0) return null;
           return watched(new Promise<void>((resolve) => wake = resolve), alive, stop).then(() => {
             if (failure) unavailable(failure);
           });
         },
+        feed: (input) => hasher.feed(input),
         async finish() {
+          const stored = await hasher.finish(); // every batch is queued once this resolves
           controller.close();
           await watched(done, alive, stop);
           if (failure) unavailable(failure);
           state = "finished";
-          const [sha256, sha1, md5] = hashes.map((hash) => hash.digest("hex"));
-          return { size, sha256, sha1, md5 };
+          return stored;
         },
         commit() {
           if (state !== "finished") return Promise.reject(new Error(`This firmware file is ${state}, not finished.`));
@@ -251,6 +258,7 @@ export function s3FirmwareFiles(settings: S3Settings): FirmwareFiles {
           if (state === "committed" || state === "aborted") return;
           const was = state;
           state = "aborted";
+          await hasher.close();
           if (was === "finished") return await removeKey(keyOf(id)).catch(() => {});
           try {
             controller.error(new Error("aborted"));
