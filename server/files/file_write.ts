@@ -29,18 +29,13 @@ export interface FileWrite {
 }
 
 export interface FileWriteOptions {
-  /**
-   * Each batch once the worker has hashed it (and written it, given a path), in order; its buffer is the receiver's
-   * (never reused here). A bucket's upload sends these on.
-   */
-  passBack?: (bytes: Uint8Array) => void;
   /** Bytes in flight before write() makes the caller wait (default 8 MiB). */
   window?: number;
 }
 
 /**
  * Starts writing a new file at `path` (created 0600; an existing file is an error); with a null path nothing is
- * written: the bytes are hashed (and fed to a check) off the main thread and passed back.
+ * written: the bytes are only hashed (and fed to a check) off the main thread (a bucket's upload).
  */
 export function startFileWrite(path: string | null, opts: FileWriteOptions = {}): FileWrite {
   const window = opts.window ?? WINDOW;
@@ -85,8 +80,7 @@ export function startFileWrite(path: string | null, opts: FileWriteOptions = {})
   worker.onmessage = ({ data }: MessageEvent<WriteAnswer>) => {
     if ("written" in data) {
       inFlight -= data.written;
-      if (opts.passBack) opts.passBack(new Uint8Array(data.buffer, 0, data.written));
-      else if (data.buffer.byteLength === BATCH) spare.push(data.buffer);
+      if (data.buffer.byteLength === BATCH) spare.push(data.buffer);
       if (drained && inFlight <= window) {
         drained.resolve();
         drained = null;

@@ -216,16 +216,9 @@ export function s3FirmwareFiles(settings: S3Settings): FirmwareFiles {
         wake?.();
       });
       let state: "open" | "finished" | "committed" | "aborted" = "open";
-      // The digests (and the xz check's input) are computed by a worker, off the event loop the upload's parts are
-      // sent from; each hashed batch comes back (in order) and is queued for the upload.
-      const hasher = startFileWrite(null, {
-        window: WINDOW,
-        passBack: (bytes) => {
-          try {
-            controller.enqueue(bytes);
-          } catch { /* aborted: the stream is errored */ }
-        },
-      });
+      // The digests (and the xz check's input) are computed by a worker from a copy, off the event loop the upload's
+      // parts are sent from; the chunks themselves are queued for the upload.
+      const hasher = startFileWrite(null, { window: WINDOW });
       /** The bucket stopped answering: the part in flight is dropped (its request ended). */
       const stop = () => void upload.abort().catch(() => {});
       return {
@@ -234,16 +227,18 @@ export function s3FirmwareFiles(settings: S3Settings): FirmwareFiles {
           if (failure) return Promise.reject(asUnavailable(failure));
           collectParts(chunk.length);
           const hashing = hasher.write(chunk);
-          if (hashing) return hashing;
-          if ((controller.desiredSize ?? 0) > 0) return null;
-          return watched(new Promise<void>((resolve) => wake = resolve), alive, stop).then(() => {
+          // Not copied: each chunk is a fresh buffer of the request body, never written to again.
+          controller.enqueue(chunk);
+          if ((controller.desiredSize ?? 0) > 0) return hashing;
+          const sent = watched(new Promise<void>((resolve) => wake = resolve), alive, stop).then(() => {
             if (failure) unavailable(failure);
           });
+          return hashing ? Promise.all([hashing, sent]).then(() => {}) : sent;
         },
         feed: (input) => hasher.feed(input),
         async finish() {
-          const stored = await hasher.finish(); // every batch is queued once this resolves
           controller.close();
+          const stored = await hasher.finish();
           await watched(done, alive, stop);
           if (failure) unavailable(failure);
           state = "finished";

@@ -7,7 +7,7 @@
 import { createHash } from "node:crypto";
 
 export type WriteRequest =
-  /** null: nothing is written, the bytes are only hashed (and fed) and passed back (a bucket's upload). */
+  /** null: nothing is written, the bytes are only hashed (and fed to a check): a bucket's upload. */
   | { open: string | null }
   /** The path of a check's input to write every batch to as well (before any chunk). */
   | { feed: string }

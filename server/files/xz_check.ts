@@ -28,6 +28,27 @@ const XZ_ENV = { LC_ALL: "C", XZ_DEFAULTS: "", XZ_OPT: "" };
 /** The server cannot check firmware uploads: thrown at start-up, before anything is served. */
 export class XzMissingError extends Error {}
 
+/**
+ * Whether a writer on another thread may open an xz check's stdin itself at /proc/<pid>/fd/0 (CheckInput): Linux with
+ * /proc and nothing forbidding it. Probed once by requireXz(); until then (and where it fails) the server's event loop
+ * writes xz's pipe, as before.
+ */
+let reopenableStdin = false;
+
+async function probeReopenableStdin(): Promise<boolean> {
+  const child = new Deno.Command("xz", { args: XZ_ARGS, env: XZ_ENV, stdin: "piped", stdout: "null", stderr: "null" })
+    .spawn();
+  try {
+    (await Deno.open(`/proc/${child.pid}/fd/0`, { write: true })).close();
+    return true;
+  } catch {
+    return false;
+  } finally {
+    await child.stdin.close().catch(() => {});
+    await child.status;
+  }
+}
+
 /** Fails with one clear sentence when the `xz` tool cannot be run; answers its version line otherwise. */
 export async function requireXz(): Promise<string> {
   let out: Deno.CommandOutput;
@@ -42,6 +63,7 @@ export async function requireXz(): Promise<string> {
         "firmware uploads are checked with `xz --test`.",
     );
   }
+  reopenableStdin = await probeReopenableStdin();
   return new TextDecoder().decode(out.stdout).split("\n")[0];
 }
 
@@ -164,7 +186,7 @@ export function startXzCheck(): StreamCheck & { pid: number } {
   return {
     pid: child.pid,
     refused,
-    input,
+    input: reopenableStdin ? input : undefined,
     write(chunk) {
       if (headBytes < HEAD) {
         const part = chunk.subarray(0, HEAD - headBytes);
