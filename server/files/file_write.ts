@@ -28,17 +28,8 @@ export interface FileWrite {
   close(): Promise<void>;
 }
 
-export interface FileWriteOptions {
-  /** Bytes in flight before write() makes the caller wait (default 8 MiB). */
-  window?: number;
-}
-
-/**
- * Starts writing a new file at `path` (created 0600; an existing file is an error); with a null path nothing is
- * written: the bytes are only hashed (and fed to a check) off the main thread (a bucket's upload).
- */
-export function startFileWrite(path: string | null, opts: FileWriteOptions = {}): FileWrite {
-  const window = opts.window ?? WINDOW;
+/** Starts writing a new file at `path` (created 0600; an existing file is an error). */
+export function startFileWrite(path: string): FileWrite {
   const worker = new Worker(new URL("./write_worker.ts", import.meta.url), { type: "module" });
   const send = (message: WriteRequest, transfer: Transferable[] = []) => worker.postMessage(message, transfer);
   let inFlight = 0;
@@ -81,7 +72,7 @@ export function startFileWrite(path: string | null, opts: FileWriteOptions = {})
     if ("written" in data) {
       inFlight -= data.written;
       if (data.buffer.byteLength === BATCH) spare.push(data.buffer);
-      if (drained && inFlight <= window) {
+      if (drained && inFlight <= WINDOW) {
         drained.resolve();
         drained = null;
       }
@@ -94,11 +85,7 @@ export function startFileWrite(path: string | null, opts: FileWriteOptions = {})
     } else if ("closed" in data) {
       closed();
     } else {
-      fail(
-        data.noSpace
-          ? new NoSpaceError(data.failed)
-          : new Error(`Writing ${path ?? "(hashing)"} failed: ${data.failed}`),
-      );
+      fail(data.noSpace ? new NoSpaceError(data.failed) : new Error(`Writing ${path} failed: ${data.failed}`));
     }
   };
   worker.onerror = (e) => {
@@ -135,7 +122,7 @@ export function startFileWrite(path: string | null, opts: FileWriteOptions = {})
         first = false;
         flush();
       }
-      if (inFlight <= window) return null;
+      if (inFlight <= WINDOW) return null;
       return new Promise<void>((resolve, reject) => drained = { resolve, reject });
     },
     finish() {

@@ -1,6 +1,6 @@
 /**
  * Firmware files in an S3-compatible bucket (docs/REQUIREMENTS.md §10): `<S3_PREFIX>firmwares/<id>.xz`. A put streams into a
- * multipart upload (lib-storage's Upload: parts of 5 MiB, one in flight), hashed on the way by a worker; the object is
+ * multipart upload (lib-storage's Upload: parts of 5 MiB, one in flight), hashed on the way; the object is
  * complete when finish() resolves and the firmware row is inserted after it. An object without a row (a crash between
  * the two) is removed by the sweep once older than an hour, so that an upload on another replica is never caught
  * between its object and its row. Why these choices: docs/DECISIONS.md, "Firmware in a bucket".
@@ -17,9 +17,9 @@ import {
 } from "@aws-sdk/client-s3";
 import { Upload } from "@aws-sdk/lib-storage";
 import { getSignedUrl } from "@aws-sdk/s3-request-presigner";
+import { createHash } from "node:crypto";
 import { newId } from "../../shared/ids.ts";
 import { attachmentDisposition } from "./attachment.ts";
-import { startFileWrite } from "./file_write.ts";
 import { FilesUnavailableError, type FirmwareFiles, type FirmwarePut } from "./firmware_files.ts";
 
 export interface S3Settings {
@@ -191,6 +191,8 @@ export function s3FirmwareFiles(settings: S3Settings): FirmwareFiles {
 
   return {
     put(id = newId()): FirmwarePut {
+      const hashes = [createHash("sha256"), createHash("sha1"), createHash("md5")];
+      let size = 0;
       let wake: (() => void) | null = null;
       let controller!: ReadableStreamDefaultController<Uint8Array>;
       const body = new ReadableStream<Uint8Array>({
@@ -216,33 +218,29 @@ export function s3FirmwareFiles(settings: S3Settings): FirmwareFiles {
         wake?.();
       });
       let state: "open" | "finished" | "committed" | "aborted" = "open";
-      // The digests (and the xz check's input) are computed by a worker from a copy, off the event loop the upload's
-      // parts are sent from; the chunks themselves are queued for the upload.
-      const hasher = startFileWrite(null, { window: WINDOW });
       /** The bucket stopped answering: the part in flight is dropped (its request ended). */
       const stop = () => void upload.abort().catch(() => {});
       return {
         id,
         write(chunk) {
           if (failure) return Promise.reject(asUnavailable(failure));
+          for (const hash of hashes) hash.update(chunk);
+          size += chunk.length;
           collectParts(chunk.length);
-          const hashing = hasher.write(chunk);
           // Not copied: each chunk is a fresh buffer of the request body, never written to again.
           controller.enqueue(chunk);
-          if ((controller.desiredSize ?? 0) > 0) return hashing;
-          const sent = watched(new Promise<void>((resolve) => wake = resolve), alive, stop).then(() => {
+          if ((controller.desiredSize ?? 0) > 0) return null;
+          return watched(new Promise<void>((resolve) => wake = resolve), alive, stop).then(() => {
             if (failure) unavailable(failure);
           });
-          return hashing ? Promise.all([hashing, sent]).then(() => {}) : sent;
         },
-        feed: (input) => hasher.feed(input),
         async finish() {
           controller.close();
-          const stored = await hasher.finish();
           await watched(done, alive, stop);
           if (failure) unavailable(failure);
           state = "finished";
-          return stored;
+          const [sha256, sha1, md5] = hashes.map((hash) => hash.digest("hex"));
+          return { size, sha256, sha1, md5 };
         },
         commit() {
           if (state !== "finished") return Promise.reject(new Error(`This firmware file is ${state}, not finished.`));
@@ -253,7 +251,6 @@ export function s3FirmwareFiles(settings: S3Settings): FirmwareFiles {
           if (state === "committed" || state === "aborted") return;
           const was = state;
           state = "aborted";
-          await hasher.close();
           if (was === "finished") return await removeKey(keyOf(id)).catch(() => {});
           try {
             controller.error(new Error("aborted"));

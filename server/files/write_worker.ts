@@ -7,8 +7,7 @@
 import { createHash } from "node:crypto";
 
 export type WriteRequest =
-  /** null: nothing is written, the bytes are only hashed (and fed to a check): a bucket's upload. */
-  | { open: string | null }
+  | { open: string }
   /** The path of a check's input to write every batch to as well (before any chunk). */
   | { feed: string }
   | { chunk: Uint8Array }
@@ -72,7 +71,7 @@ scope.onmessage = ({ data }) => {
   if (failed) return;
   try {
     if ("open" in data) {
-      if (data.open !== null) file = Deno.openSync(data.open, { write: true, createNew: true, mode: 0o600 });
+      file = Deno.openSync(data.open, { write: true, createNew: true, mode: 0o600 });
     } else if ("feed" in data) {
       try {
         feed = Deno.openSync(data.feed, { write: true });
@@ -83,15 +82,15 @@ scope.onmessage = ({ data }) => {
     } else if ("chunk" in data) {
       const chunk = data.chunk;
       if (feed) feedBatch(chunk);
-      for (let off = 0; file && off < chunk.length;) off += file.writeSync(chunk.subarray(off));
+      for (let off = 0; off < chunk.length;) off += file!.writeSync(chunk.subarray(off));
       for (const hash of hashes) hash.update(chunk);
       size += chunk.length;
       scope.postMessage({ written: chunk.length, buffer: chunk.buffer as ArrayBuffer }, [chunk.buffer]);
     } else if ("finish" in data) {
       closeFeed(); // the check reads the end while the file is flushed
       // Flushed before it can be committed: a committed row never points at a file a power loss truncated.
-      file?.syncDataSync();
-      file?.close();
+      file!.syncDataSync();
+      file!.close();
       file = null;
       const [sha256, sha1, md5] = hashes.map((hash) => hash.digest("hex"));
       scope.postMessage({ finished: { size, sha256, sha1, md5 } });
