@@ -25,7 +25,6 @@ import { requireXz, XzMissingError } from "./files/xz_check.ts";
 import { openFirmwareFiles } from "./files/mod.ts";
 import { isNoSpace } from "./storage_state.ts";
 import { startAuditCheckpoints } from "./audit_checkpoints.ts";
-import { checkpointObjects } from "./files/checkpoint_objects.ts";
 import { serveGuarded } from "./lib/guarded_serve.ts";
 import { connectionsDropped } from "./metrics.ts";
 
@@ -94,7 +93,10 @@ try {
     head: () => stores.audit.head(),
     everyMs: config.AUDIT_CHECKPOINT_SECONDS * 1000,
     publish: (cp) => logger.event("audit.checkpoint", { count: cp.count, hash: cp.hash, at: cp.at }),
-    objects: config.firmwareStore.kind === "s3" ? checkpointObjects(config.firmwareStore) : null,
+    // Loaded only with a bucket: the S3 SDK is megabytes of a server's memory that runs without one.
+    objects: config.firmwareStore.kind === "s3"
+      ? (await import("./files/checkpoint_objects.ts")).checkpointObjects(config.firmwareStore)
+      : null,
     log,
   });
   const shutdown = handleShutdownSignals({

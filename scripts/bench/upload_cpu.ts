@@ -35,17 +35,21 @@ export async function commandCpu(command: string): Promise<number> {
   return seconds(user) + seconds(sys);
 }
 
-/** CPU seconds per thread name (threads of one name summed), and the reaped children's as "children". */
-export function threadCpu(pid: number): Record<string, number> {
+/**
+ * CPU seconds per thread name (threads of one name summed), and the reaped children's as "children". `seen` keeps each
+ * thread's last figure across calls, so that a thread that ended (the upload's write worker) still counts.
+ */
+export function threadCpu(pid: number, seen = new Map<string, [string, number]>()): Record<string, number> {
   const out: Record<string, number> = {};
   for (const t of Deno.readDirSync(`/proc/${pid}/task`)) {
     try {
       const stat = Deno.readTextFileSync(`/proc/${pid}/task/${t.name}/stat`);
       const name = stat.slice(stat.indexOf("(") + 1, stat.lastIndexOf(")"));
       const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-      out[name] = (out[name] ?? 0) + (Number(f[11]) + Number(f[12])) / TICK;
+      seen.set(t.name, [name, (Number(f[11]) + Number(f[12])) / TICK]);
     } catch { /* ended */ }
   }
+  for (const [name, s] of seen.values()) out[name] = (out[name] ?? 0) + s;
   const stat = Deno.readTextFileSync(`/proc/${pid}/stat`);
   const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
   out.children = (Number(f[13]) + Number(f[14])) / TICK;
@@ -86,6 +90,10 @@ export async function measureUploadCpu(
     const idleRss = Number(/VmRSS:\s+(\d+) kB/.exec(Deno.readTextFileSync(`/proc/${server.pid}/status`))![1]) * 1024;
     const before = processCpu(server.pid);
     const threadsBefore = threadCpu(server.pid);
+    const seen = new Map<string, [string, number]>();
+    const sampler = Deno.env.get("UPLOAD_CPU_THREADS")
+      ? setInterval(() => threadCpu(server.pid, seen), 100)
+      : undefined;
     const t0 = performance.now();
     const args = opts.put
       ? [
@@ -114,7 +122,8 @@ export async function measureUploadCpu(
     }).output();
     const ms = performance.now() - t0;
     const serverCpu = processCpu(server.pid) - before;
-    const threadsAfter = threadCpu(server.pid);
+    clearInterval(sampler);
+    const threadsAfter = threadCpu(server.pid, seen);
     if (Deno.env.get("UPLOAD_CPU_THREADS")) {
       for (const [name, s] of Object.entries(threadsAfter)) {
         const d = s - (threadsBefore[name] ?? 0);

@@ -2,7 +2,6 @@
  * Where the engine is chosen, once at start. Everything else sees only the interfaces of stores.ts.
  * SQLite (the file in DATA_DIR) by default; PostgreSQL when DATABASE_URL is set (any number of replicas).
  */
-import { openPostgresStores } from "./postgres/mod.ts";
 import { openSqliteStores } from "./sqlite/mod.ts";
 import type { OpenStores } from "./stores.ts";
 
@@ -25,7 +24,10 @@ export function openStores(config: StoresConfig): Promise<OpenStores> {
     case "sqlite":
       return new Promise((resolve) => resolve(openSqliteStores(config.file)));
     case "postgres":
-      return openPostgresStores({ url: config.url, poolSize: config.poolSize });
+      // Loaded only for PostgreSQL: the driver is memory a server on SQLite never uses.
+      return import("./postgres/mod.ts").then((m) =>
+        m.openPostgresStores({ url: config.url, poolSize: config.poolSize })
+      );
   }
 }
 

@@ -25,6 +25,7 @@ export function diskFirmwareFiles(dirs: { firmwares: string; tmp: string }): Fir
       return {
         id,
         write: (chunk) => writer.write(chunk),
+        feed: (input) => writer.feed(input),
         finish: () => writer.finish(),
         async commit() {
           if (state !== "open") throw new Error(`This firmware file was already ${state}.`);

@@ -6,6 +6,7 @@
  */
 import type { WriteAnswer, WriteRequest } from "./write_worker.ts";
 import type { StoredBytes } from "./firmware_files.ts";
+import type { CheckInput } from "./stream_check.ts";
 
 /** Bytes handed to the writer and not yet written before write() makes the caller wait. */
 const WINDOW = 8 << 20;
@@ -20,6 +21,8 @@ export interface FileWrite {
   write(chunk: Uint8Array): Promise<void> | null;
   /** After the last chunk: everything is written and flushed; the size and digests of the bytes. */
   finish(): Promise<StoredBytes>;
+  /** Before the first write: every byte goes to the check's input too, from the writer's thread (write_worker.ts). */
+  feed(input: CheckInput): void;
   /** Stops writing; resolves once the file is closed and no write can follow (the file stays for the caller to
    * remove). Idempotent. */
   close(): Promise<void>;
@@ -39,6 +42,8 @@ export function startFileWrite(path: string): FileWrite {
   let closed = () => {};
   let drained: { resolve: () => void; reject: (e: Error) => void } | null = null;
   let finished: { resolve: (v: StoredBytes) => void; reject: (e: Error) => void } | null = null;
+  let input: CheckInput | null = null;
+  let first = true;
 
   const fail = (err: Error) => {
     if (error) return;
@@ -46,7 +51,9 @@ export function startFileWrite(path: string): FileWrite {
     drained?.reject(err);
     finished?.reject(err);
     drained = finished = null;
-    close();
+    // A check fed by the writer is stopped by the caller first (then closed by its abort): a close here would end its
+    // input and make it blame the file.
+    if (!input) close();
   };
   const close = () =>
     closing ??= new Promise<void>((resolve) => {
@@ -69,6 +76,8 @@ export function startFileWrite(path: string): FileWrite {
         drained.resolve();
         drained = null;
       }
+    } else if ("feeding" in data) {
+      input?.opened();
     } else if ("finished" in data) {
       finished?.resolve(data.finished);
       finished = null;
@@ -108,6 +117,11 @@ export function startFileWrite(path: string): FileWrite {
         off += n;
         if (filled === batch.length) flush();
       }
+      // The first chunk goes as it comes: a check fed by the writer (feed) refuses a file that is not xz at once.
+      if (first) {
+        first = false;
+        flush();
+      }
       if (inFlight <= WINDOW) return null;
       return new Promise<void>((resolve, reject) => drained = { resolve, reject });
     },
@@ -118,6 +132,11 @@ export function startFileWrite(path: string): FileWrite {
         finished = { resolve, reject };
         send({ finish: true });
       });
+    },
+    feed(checkInput) {
+      input = checkInput;
+      input.handOver();
+      send({ feed: input.path });
     },
     close,
   };

@@ -4,6 +4,7 @@
  * the firmware store's (server/db/). A file becomes visible only when committed whole, under the id its row will have.
  */
 import type { ByteRange } from "./byte_range.ts";
+import type { CheckInput } from "./stream_check.ts";
 
 /** What a finished put reports: the size and the digests of the bytes (sha1 and md5 for hawkBit DDI, §18). */
 export interface StoredBytes {
@@ -19,6 +20,8 @@ export interface FirmwarePut {
   readonly id: string;
   /** Takes the next chunk (which the caller never changes afterwards). Null when more can be written at once; else resolves when it can. */
   write(chunk: Uint8Array): Promise<void> | null;
+  /** Where supported, before the first chunk: the put passes every byte to a check's input itself (off the event loop). */
+  feed?(input: CheckInput): void;
   /** After the last chunk: the bytes are stored and flushed, not yet visible; their size and digests. */
   finish(): Promise<StoredBytes>;
   /** Makes the finished bytes the file of firmware `id` (a bucket's object is complete once finished). */

@@ -17,6 +17,24 @@ export interface StreamCheck {
   readonly refused: Promise<string>;
   /** Stops the check (the upload failed for another reason); idempotent. */
   abort(): void;
+  /** Present when a writer on another thread may pass the bytes to the check's helper process itself (CheckInput). */
+  readonly input?: CheckInput;
+}
+
+/**
+ * The input of a check's helper process, which a writer on another thread can open itself: the bytes then go from that
+ * thread to the helper by blocking writes instead of through the event loop (docs/DECISIONS.md, "Uploads near the
+ * hashing floor"). Protocol: handOver() before the first write(); the writer opens `path` for writing and calls
+ * opened(); it closes `path` after the last byte (the helper reads the end), and stops writing quietly if the helper
+ * has gone (a broken pipe: its exit status is the verdict).
+ */
+export interface CheckInput {
+  /** What the writer opens for writing (the helper's standard input). */
+  readonly path: string;
+  /** From now on write() only looks at the bytes; the writer passes them on. */
+  handOver(): void;
+  /** The writer holds the input open: the check lets go of its own end. */
+  opened(): void;
 }
 
 /**

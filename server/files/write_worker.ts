@@ -1,11 +1,15 @@
 /**
  * The thread that writes one streamed file and hashes it (see file_write.ts): synchronous writes and SHA-256 here
  * cost the event loop nothing. Each batch is acknowledged once it is written, so the sender keeps a bounded window.
+ * Given a check's input (`feed`: the stdin of `xz --test`, stream_check.ts CheckInput), it writes each batch there
+ * first, by blocking writes: the check's pace is then the window's.
  */
 import { createHash } from "node:crypto";
 
 export type WriteRequest =
   | { open: string }
+  /** The path of a check's input to write every batch to as well (before any chunk). */
+  | { feed: string }
   | { chunk: Uint8Array }
   | { finish: true }
   | { close: true };
@@ -13,6 +17,8 @@ export type WriteRequest =
 export type WriteAnswer =
   /** A batch is written: its buffer comes back for the next batch (no allocation per batch). */
   | { written: number; buffer: ArrayBuffer }
+  /** The check's input is open (or its process is gone already: its exit status is the verdict). */
+  | { feeding: true }
   | { finished: { size: number; sha256: string; sha1: string; md5: string } }
   /** `noSpace`: the file system is full (ENOSPC, EDQUOT); the file is left for the sender to remove. */
   | { failed: string; noSpace: boolean }
@@ -26,6 +32,7 @@ const scope = self as unknown as {
 };
 
 let file: Deno.FsFile | null = null;
+let feed: Deno.FsFile | null = null;
 let size = 0;
 let failed = false;
 // sha1 and md5 too: hawkBit DDI lists them (docs/REQUIREMENTS.md §18), and this pass is the one that sees every byte.
@@ -33,8 +40,26 @@ const hashes = [createHash("sha256"), createHash("sha1"), createHash("md5")];
 
 const NO_SPACE = /ENOSPC|EDQUOT|No space left|quota exceeded/i;
 
+const closeFeed = () => {
+  try {
+    feed?.close();
+  } catch { /* closed after a failure */ }
+  feed = null;
+};
+
+/** Passes a batch to the check; a check that has exited (a broken pipe) is not fed any more. */
+function feedBatch(chunk: Uint8Array) {
+  try {
+    for (let off = 0; off < chunk.length;) off += feed!.writeSync(chunk.subarray(off));
+  } catch (err) {
+    if (!(err instanceof Deno.errors.BrokenPipe)) throw err;
+    closeFeed();
+  }
+}
+
 scope.onmessage = ({ data }) => {
   if ("close" in data) {
+    closeFeed();
     try {
       file?.close();
     } catch { /* closed after a failure */ }
@@ -47,13 +72,22 @@ scope.onmessage = ({ data }) => {
   try {
     if ("open" in data) {
       file = Deno.openSync(data.open, { write: true, createNew: true, mode: 0o600 });
+    } else if ("feed" in data) {
+      try {
+        feed = Deno.openSync(data.feed, { write: true });
+      } catch (err) {
+        if (!(err instanceof Deno.errors.NotFound)) throw err;
+      }
+      scope.postMessage({ feeding: true });
     } else if ("chunk" in data) {
       const chunk = data.chunk;
+      if (feed) feedBatch(chunk);
       for (let off = 0; off < chunk.length;) off += file!.writeSync(chunk.subarray(off));
       for (const hash of hashes) hash.update(chunk);
       size += chunk.length;
       scope.postMessage({ written: chunk.length, buffer: chunk.buffer as ArrayBuffer }, [chunk.buffer]);
     } else if ("finish" in data) {
+      closeFeed(); // the check reads the end while the file is flushed
       // Flushed before it can be committed: a committed row never points at a file a power loss truncated.
       file!.syncDataSync();
       file!.close();
@@ -62,6 +96,8 @@ scope.onmessage = ({ data }) => {
       scope.postMessage({ finished: { size, sha256, sha1, md5 } });
     }
   } catch (err) {
+    // The check's input stays open until close: its end now would read as a truncated file, a verdict on the file
+    // racing the failure's own answer (the sender stops the check before it closes).
     failed = true;
     try {
       file?.close();

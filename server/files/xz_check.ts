@@ -7,7 +7,7 @@
  *
  *   const check = startXzCheck(); await check.write(chunk); ...; const problem = await check.finish();
  */
-import { CheckInterruptedError, type StreamCheck } from "./stream_check.ts";
+import { type CheckInput, CheckInterruptedError, type StreamCheck } from "./stream_check.ts";
 
 /** Decoding memory allowed: `xz -9` needs 65 MiB; a header asking for more than this is refused, not obeyed. */
 export const XZ_MEMLIMIT = "1GiB";
@@ -28,6 +28,27 @@ const XZ_ENV = { LC_ALL: "C", XZ_DEFAULTS: "", XZ_OPT: "" };
 /** The server cannot check firmware uploads: thrown at start-up, before anything is served. */
 export class XzMissingError extends Error {}
 
+/**
+ * Whether a writer on another thread may open an xz check's stdin itself at /proc/<pid>/fd/0 (CheckInput): Linux with
+ * /proc and nothing forbidding it. Probed once by requireXz(); until then (and where it fails) the server's event loop
+ * writes xz's pipe, as before.
+ */
+let reopenableStdin = false;
+
+async function probeReopenableStdin(): Promise<boolean> {
+  const child = new Deno.Command("xz", { args: XZ_ARGS, env: XZ_ENV, stdin: "piped", stdout: "null", stderr: "null" })
+    .spawn();
+  try {
+    (await Deno.open(`/proc/${child.pid}/fd/0`, { write: true })).close();
+    return true;
+  } catch {
+    return false;
+  } finally {
+    await child.stdin.close().catch(() => {});
+    await child.status;
+  }
+}
+
 /** Fails with one clear sentence when the `xz` tool cannot be run; answers its version line otherwise. */
 export async function requireXz(): Promise<string> {
   let out: Deno.CommandOutput;
@@ -42,6 +63,7 @@ export async function requireXz(): Promise<string> {
         "firmware uploads are checked with `xz --test`.",
     );
   }
+  reopenableStdin = await probeReopenableStdin();
   return new TextDecoder().decode(out.stdout).split("\n")[0];
 }
 
@@ -144,6 +166,8 @@ export function startXzCheck(): StreamCheck & { pid: number } {
   };
   // The first chunk goes to xz as it comes: a file that is not xz at all is refused at once, not after a batch.
   let first = true;
+  /** The bytes reach xz from a writer that opened its stdin itself (input): write() only reads the head. */
+  let handedOver = false;
 
   const stop = () => {
     if (closed) return;
@@ -151,16 +175,25 @@ export function startXzCheck(): StreamCheck & { pid: number } {
     writer.abort().catch(() => {});
   };
 
+  // Linux: opening /proc/<pid>/fd/0 of a pipe opens that pipe again (another write end, blocking, the opener's own).
+  const input: CheckInput = {
+    path: `/proc/${child.pid}/fd/0`,
+    handOver: () => void (handedOver = true),
+    // Not `closed`: xz's verdict before the end is still an early refusal.
+    opened: () => void writer.close().catch(() => {}),
+  };
+
   return {
     pid: child.pid,
     refused,
+    input: reopenableStdin ? input : undefined,
     write(chunk) {
-      if (closed || exited) return null;
       if (headBytes < HEAD) {
         const part = chunk.subarray(0, HEAD - headBytes);
         head.set(part, headBytes);
         headBytes += part.length;
       }
+      if (closed || exited || handedOver) return null;
       if (first) {
         first = false;
         return send(chunk, false); // the caller's: never reused here
@@ -177,10 +210,11 @@ export function startXzCheck(): StreamCheck & { pid: number } {
       return waits;
     },
     async finish() {
-      if (!closed && !exited) flush();
+      if (!closed && !exited && !handedOver) flush();
       if (!closed) {
         closed = true;
-        await writer.close().catch(() => {});
+        // Handed over: the writer's end stays open until it has opened its own (opened()), or xz reads the end now.
+        if (!handedOver) await writer.close().catch(() => {});
       }
       const problem = await verdict;
       if (problem !== null) return problem;

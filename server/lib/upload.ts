@@ -22,11 +22,13 @@ import { nameProblem } from "../../shared/schemas/common.ts";
 import { escapeText, isCleanText, TEXT_RULE_MSG } from "../../shared/text_rule.ts";
 import { NoSpaceError, startFileWrite } from "../files/file_write.ts";
 import { FilesUnavailableError } from "../files/firmware_files.ts";
-import { CheckInterruptedError, type StreamCheck } from "../files/stream_check.ts";
+import { type CheckInput, CheckInterruptedError, type StreamCheck } from "../files/stream_check.ts";
 
 /** Where an upload's bytes go: written and hashed as they stream; aborted (nothing left) on failure. */
 export interface UploadSink {
   write(chunk: Uint8Array): Promise<void> | null;
+  /** Where supported: passes every byte to a content check's input itself (see CheckInput). */
+  feed?(input: CheckInput): void;
   /** The size and digests (sha1 and md5 where the sink computes them: firmware files). */
   finish(): Promise<{ size: number; sha256: string; sha1?: string; md5?: string }>;
   abort(): Promise<void>;
@@ -389,6 +391,9 @@ function openIntake<S extends UploadSink>(
   const verify = rules.verify;
   const check = verify ? verify.start() : null;
   if (verify) check!.refused.then((problem) => halt(verify.error(clientName, problem)), halt);
+  // The sink's thread feeds the check: the bytes never cross the event loop twice (docs/DECISIONS.md, "Uploads near
+  // the hashing floor").
+  if (check?.input && sink.feed) sink.feed(check.input);
   return {
     sink,
     check,

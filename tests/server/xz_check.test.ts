@@ -1,6 +1,7 @@
 /** The xz check on its own: verdicts in words, backpressure, an early refusal, abort. */
 import assert from "node:assert/strict";
-import { startXzCheck, xzProblem } from "../../server/files/xz_check.ts";
+import { requireXz, startXzCheck, xzProblem } from "../../server/files/xz_check.ts";
+import { startFileWrite } from "../../server/files/file_write.ts";
 import { CheckInterruptedError } from "../../server/files/stream_check.ts";
 import { brokenXz, concat, filler, xzBytes, xzStreamOfSize } from "../../testing/xz_fixtures.ts";
 
@@ -72,4 +73,57 @@ Deno.test("xz check: runs in a session of its own; killed by a signal, it is int
   Deno.kill(early.pid, "SIGINT");
   await assert.rejects(early.refused, CheckInterruptedError);
   await assert.rejects(early.finish(), /stopped by SIGINT/);
+});
+
+Deno.test("xz check fed by the write worker: same verdicts, an early refusal, abort while fed", async () => {
+  await requireXz(); // probes whether the worker may open xz's stdin itself
+  const dir = await Deno.makeTempDir({ prefix: "xz-fed-" });
+  let n = 0;
+  /** Writes `bytes` to a file through the worker, which feeds the check; the check's verdict and the file. */
+  const fed = async (bytes: Uint8Array, chunk = 65_536) => {
+    const check = startXzCheck();
+    assert.ok(check.input, "this Linux lets the worker open xz's stdin");
+    const path = `${dir}/${n++}.part`;
+    const writer = startFileWrite(path);
+    writer.feed(check.input);
+    for (let off = 0; off < bytes.length; off += chunk) {
+      assert.equal(check.write(bytes.subarray(off, off + chunk)), null, "the check never holds the bytes itself");
+      await writer.write(bytes.subarray(off, off + chunk));
+    }
+    const [stored, problem] = await Promise.all([writer.finish(), check.finish()]);
+    assert.deepEqual(await Deno.readFile(path), bytes, "the file is written as before");
+    return { problem, stored };
+  };
+  try {
+    const valid = xzBytes(concat([...filler(3_000_000)]));
+    const { problem, stored } = await fed(valid);
+    assert.equal(problem, null);
+    assert.equal(stored.size, valid.length);
+    assert.equal((await fed(xzBytes("tiny"), 1)).problem, null);
+    assert.match((await fed(brokenXz.flippedMidBlock(valid))).problem!, /integrity check|corrupt/);
+    assert.match((await fed(brokenXz.truncated(valid))).problem!, /ends before its xz stream does/);
+    assert.match((await fed(xzBytes("no check", "none"))).problem!, /no integrity check/);
+
+    // A stream that is not xz past its magic: refused while the upload is still open (the first chunk goes at once).
+    const early = startXzCheck();
+    const writer = startFileWrite(`${dir}/early.part`);
+    writer.feed(early.input!);
+    assert.equal(early.write(brokenXz.magicThenRandom(100_000)), null);
+    await writer.write(brokenXz.magicThenRandom(100_000));
+    assert.match(await early.refused, /corrupt/);
+    // The worker goes on writing the file after xz has gone (a broken pipe is not a write failure).
+    for (let i = 0; i < 20; i++) await writer.write(new Uint8Array(1 << 20));
+    await writer.finish();
+
+    // Aborted while fed: xz is killed, the worker stops feeding it and closes.
+    const aborted = startXzCheck();
+    const blocked = startFileWrite(`${dir}/aborted.part`);
+    blocked.feed(aborted.input!);
+    void blocked.write(valid.subarray(0, 1 << 20));
+    aborted.abort();
+    await blocked.close();
+    assert.notEqual(await aborted.finish(), null);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
 });
