@@ -204,7 +204,7 @@ export function* firstMissingId(
 
 /**
  * The next value of the database-wide revision sequence, for entities changed in the caller's transaction (one write
- * may give it to several); new rows get theirs from the insert triggers (schema.ts).
+ * may give it to several); new rows get theirs from the insert triggers (server/db/migrations/).
  */
 export function* nextRevision(): Q<number> {
   const d = yield* dialect();

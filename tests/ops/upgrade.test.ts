@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { startServer } from "../../testing/server.ts";
-import { MIGRATIONS } from "../../server/db/sqlite/schema.ts";
+import { MIGRATIONS } from "../../server/db/migrations/sqlite.ts";
 import { setUserVersion, userVersion } from "../../testing/sqlite_file.ts";
 
 Deno.test("a database migrated by a newer release is refused with one clear line, and left untouched", async () => {

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { connect } from "../../server/db/postgres/open.ts";
 import { NewerSchemaError, type OpenStores, openStores, StoreUnavailableError } from "../../server/db/mod.ts";
-import { MIGRATIONS } from "../../server/db/postgres/schema.ts";
+import { MIGRATIONS } from "../../server/db/migrations/postgres.ts";
 import { pgQuery, sharedPostgres, startPostgres, testDatabaseUrl } from "../../testing/postgres.ts";
 import { storeConformance } from "./conformance.ts";
 

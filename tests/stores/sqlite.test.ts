@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { NewerSchemaError, type OpenStores, openStores } from "../../server/db/mod.ts";
-import { MIGRATIONS } from "../../server/db/sqlite/schema.ts";
+import { MIGRATIONS } from "../../server/db/migrations/sqlite.ts";
 import { queryValue, runSql, setUserVersion } from "../../testing/sqlite_file.ts";
 import { listTreatments } from "./fixtures.ts";
 import { storeConformance } from "./conformance.ts";

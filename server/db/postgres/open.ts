@@ -9,7 +9,7 @@
  */
 import postgres from "postgres";
 import { NewerSchemaError, StoreUnavailableError } from "../errors.ts";
-import { MIGRATIONS } from "./schema.ts";
+import { MIGRATIONS } from "../migrations/postgres.ts";
 import type { Sockets } from "./watchdog.ts";
 
 export type Sql = postgres.Sql<{ bigint: number }>;

@@ -1,6 +1,6 @@
 import { DatabaseSync, type StatementSync } from "node:sqlite";
 import { NewerSchemaError } from "../errors.ts";
-import { MIGRATIONS } from "./schema.ts";
+import { MIGRATIONS } from "../migrations/sqlite.ts";
 import { bucket } from "../rules/rollouts.ts";
 
 export type Db = DatabaseSync;

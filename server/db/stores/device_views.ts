@@ -34,7 +34,7 @@ import { refreshDeviceKeys } from "./firmware_keys.ts";
 import { jsonField, likeAscii, listRows, positioned, same } from "./dialect_sql.ts";
 import { type FleetCounts, type FleetKeys, keysInForce } from "./fleet_counts.ts";
 
-/** The versions as the columns kept from version_info by triggers, indexed (schema.ts). */
+/** The versions as the columns kept from version_info by triggers, indexed (server/db/migrations/). */
 const APP = "d.app";
 const OS = "d.os";
 

@@ -1,6 +1,6 @@
 /**
  * PostgreSQL migrations, applied in order at start under an advisory lock (the `schema_version` row holds the
- * version). Never edit a released migration: append a new one. The same tables as SQLite's schema.ts at its latest
+ * version). Never edit a released migration: append a new one. The same tables as SQLite's (sqlite.ts) at its latest
  * version, in PostgreSQL's types: text keys and names in the "C" collation (the order SQLite's BINARY gives), JSON kept
  * as the text it was written as, timestamps as ISO 8601 text (made by the server: clock.ts).
  */
