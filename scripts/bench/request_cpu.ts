@@ -10,7 +10,7 @@ import { ApiClient } from "../../shared/client.ts";
 import { startPostgres } from "../../testing/postgres.ts";
 import { seedPostgresDevices } from "../../testing/postgres_bench.ts";
 import { ADMIN, seedDevices, serverEnv } from "./steps.ts";
-import { DENO, freePort, load, ROOT } from "./util.ts";
+import { load, spawnServer } from "./util.ts";
 
 const seconds = Number(Deno.args[0] ?? 4);
 const engines = (Deno.args[1] ?? "both") === "both" ? ["sqlite", "postgres"] : [Deno.args[1]];
@@ -24,34 +24,6 @@ function cpuMicros(pid: number): number {
   const stat = Deno.readTextFileSync(`/proc/${pid}/stat`);
   const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
   return (Number(fields[11]) + Number(fields[12])) * 1e6 / CLK_TCK;
-}
-
-async function spawn(root: string, script: string, env: Record<string, string>) {
-  const port = freePort();
-  const child = new Deno.Command(DENO, {
-    args: ["run", "-A", script],
-    cwd: root,
-    env: { HOST: "127.0.0.1", ...env, PORT: String(port) },
-    stdout: "null",
-    stderr: "inherit",
-  }).spawn();
-  const url = `http://127.0.0.1:${port}`;
-  for (let i = 0; i < 600; i++) {
-    try {
-      await (await fetch(`${url}/api/v1/devices`)).body?.cancel();
-      break;
-    } catch {
-      await new Promise((r) => setTimeout(r, 100));
-    }
-  }
-  return {
-    url,
-    pid: child.pid,
-    async stop() {
-      child.kill("SIGTERM");
-      await child.status;
-    },
-  };
 }
 
 /** Server CPU µs per request and req/s of a load on `url`. */
@@ -73,12 +45,12 @@ try {
     let env = serverEnv(dataDir);
     if (pg) {
       env = { ...env, DATABASE_URL: await pg.createDatabase() };
-      await (await spawn(tree, "server/main.ts", env)).stop(); // the schema is made by the first start
+      await (await spawnServer("server/main.ts", env, tree)).stop(); // the schema is made by the first start
       await seedPostgresDevices(env.DATABASE_URL, 0, N);
     } else seedDevices(dataDir, N);
     const figures: string[] = [];
     for (const guard of ["1", "0"]) {
-      const srv = await spawn(tree, "server/main.ts", { ...env, CONNECTION_GUARD: guard });
+      const srv = await spawnServer("server/main.ts", { ...env, CONNECTION_GUARD: guard }, tree);
       try {
         const { token } = await new ApiClient({ baseUrl: srv.url }).login(ADMIN.email, ADMIN.password);
         const auth = { Authorization: `Bearer ${token}` };
@@ -87,7 +59,7 @@ try {
         if (guard === "1") {
           const file = await Deno.makeTempFile({ suffix: ".json" });
           await Deno.writeTextFile(file, body);
-          const bare = await spawn(ROOT, "scripts/bench/bare_server.ts", { BODY_FILE: file });
+          const bare = await spawnServer("scripts/bench/bare_server.ts", { BODY_FILE: file });
           try {
             const base = await measure(bare.pid, `${bare.url}${path}`, auth);
             figures.push(`bare Hono ${base.cpu.toFixed(0)} µs (${base.rps.toFixed(0)} req/s)`);

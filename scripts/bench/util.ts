@@ -17,12 +17,12 @@ export interface Proc {
   stop(): Promise<void>;
 }
 
-/** Spawns a Deno script that prints "Listening on http://host:port/", output discarded after that. */
-export async function spawnServer(script: string, env: Record<string, string>): Promise<Proc> {
+/** Spawns a Deno script (of the tree at `root`) that prints "Listening on http://host:port/", output discarded after that. */
+export async function spawnServer(script: string, env: Record<string, string>, root = ROOT): Promise<Proc> {
   const port = freePort();
   const child = new Deno.Command(DENO, {
     args: ["run", "-A", ...(script.endsWith("main.ts") ? ["--v8-flags=--expose-gc"] : []), script],
-    cwd: ROOT,
+    cwd: root,
     env: { HOST: "127.0.0.1", ...env, PORT: String(port) },
     stdout: "null",
     stderr: "inherit",

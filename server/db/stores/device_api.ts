@@ -399,39 +399,32 @@ function* enroll(deviceId: string, versionInfo: VersionInfo, tokenHash: string, 
 export function deviceApiStore(engine: Engine): DeviceApiStore & { closeSeen(): Promise<void> } {
   const seen = seenBatch((batch) => engine.run(unlocked(() => writeSeen(batch))));
   const configs = new AnswerCache<DeviceConfig>();
+  /** A check-in: quiet (read, answered from memory while nothing changed) or `loud`. */
+  const checkinOf = (deviceId: string, versionInfo: VersionInfo, product: string, loud: () => Q<DeviceConfig>) =>
+    quietOrLoud(
+      seen,
+      configs,
+      product,
+      deviceId,
+      versionInfo,
+      (d) => deviceConfig(deviceId, product, d),
+      () => checkin(deviceId, loud),
+    );
   const store = storeOf<Omit<DeviceApiStore, "flushSeen">>(engine, {
     checkin: (deviceId, versionInfo, product) =>
-      quietOrLoud(
-        seen,
-        configs,
-        product,
-        deviceId,
-        versionInfo,
-        (device) => deviceConfig(deviceId, product, device),
-        () =>
-          checkin(deviceId, function* () {
-            const config = (yield* deviceConfig(deviceId, product)) ?? (yield* newDeviceConfig(deviceId, product));
-            yield* recordCheckin(deviceId, versionInfo);
-            return config;
-          }),
-      ),
+      checkinOf(deviceId, versionInfo, product, function* () {
+        const config = (yield* deviceConfig(deviceId, product)) ?? (yield* newDeviceConfig(deviceId, product));
+        yield* recordCheckin(deviceId, versionInfo);
+        return config;
+      }),
     // Token mode: the row must be there (its token was just checked); an update of its own row.
     checkinKnown: (deviceId, versionInfo, product) =>
-      quietOrLoud(
-        seen,
-        configs,
-        product,
-        deviceId,
-        versionInfo,
-        (device) => deviceConfig(deviceId, product, device),
-        () =>
-          checkin(deviceId, function* () {
-            const config = yield* deviceConfig(deviceId, product);
-            yield* recordKnownCheckin(deviceId, versionInfo);
-            if (!config) throw new NotFoundError(noDevice(deviceId));
-            return config;
-          }),
-      ),
+      checkinOf(deviceId, versionInfo, product, function* () {
+        const config = yield* deviceConfig(deviceId, product);
+        yield* recordKnownCheckin(deviceId, versionInfo);
+        if (!config) throw new NotFoundError(noDevice(deviceId));
+        return config;
+      }),
     *credentials(deviceId) {
       const row = yield* one<{ admission: Admission; token_hash: string | null }>(
         "SELECT admission, token_hash FROM devices WHERE device_id = ?",
