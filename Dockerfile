@@ -15,8 +15,6 @@ ARG DENO_IMAGE=denoland/deno:2.9.6
 FROM ${DENO_IMAGE} AS build
 WORKDIR /src
 COPY deno.json deno.lock ./
-# vendor/postgres: the PostgreSQL driver with its transaction fixes, linked by deno.json's "links" (vendor/postgres/PATCHES.md).
-COPY vendor ./vendor
 # The npm packages into ./node_modules exactly as deno.lock pins them (a stale lock fails the build).
 RUN deno install --frozen
 COPY . .
@@ -26,7 +24,6 @@ RUN deno task build
 FROM ${DENO_IMAGE} AS deps
 WORKDIR /app
 COPY deploy/image/deno.json deploy/image/deno.lock ./
-COPY vendor ./vendor
 RUN deno install --frozen
 
 # --- stage 3: what runs ----------------------------------------------------------------------------------------------
@@ -34,7 +31,6 @@ FROM ${DENO_IMAGE}
 WORKDIR /app
 # Sources, node_modules and web/dist, owned by root: the server cannot modify its own code.
 COPY deploy/image/deno.json deploy/image/deno.lock ./
-COPY vendor ./vendor
 COPY server ./server
 COPY shared ./shared
 COPY scripts/backup.ts scripts/backup_files.ts scripts/restore.ts scripts/audit_verify.ts ./scripts/

@@ -42,7 +42,6 @@ export async function buildImageTree(): Promise<ImageTree> {
       const deps = await Deno.makeTempDir({ prefix: "image-deps-" });
       try {
         for (const f of ["deno.json", "deno.lock"]) await Deno.copyFile(join(ROOT, "deploy/image", f), join(deps, f));
-        await run("cp", ["-a", join(ROOT, "vendor"), deps], { cwd: deps });
         await run(Deno.execPath(), ["install", "--frozen"], { cwd: deps });
         await run("cp", ["-a", join(deps, "node_modules"), target], { cwd: dir });
       } finally {

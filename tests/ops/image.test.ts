@@ -56,7 +56,7 @@ Deno.test("the image's tree: server deps only, no tests or fixtures; user, backu
   assert.ok(installed.includes("hono") && installed.includes("postgres"), `installed: ${installed.join(", ")}`);
   assert.deepEqual(installed.filter(forbidden), [], "test or build tools in the image's node_modules");
   const top = [...Deno.readDirSync(tree.dir)].map((e) => e.name).sort();
-  assert.deepEqual(top, ["deno.json", "deno.lock", "node_modules", "scripts", "server", "shared", "vendor", "web"]);
+  assert.deepEqual(top, ["deno.json", "deno.lock", "node_modules", "scripts", "server", "shared", "web"]);
 
   const data = join(tree.dir, "data"), restored = join(tree.dir, "restored"), backup = join(tree.dir, "backup");
   const offline = {
