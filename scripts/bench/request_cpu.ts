@@ -8,8 +8,7 @@
  */
 import { ApiClient } from "../../shared/client.ts";
 import { startPostgres } from "../../testing/postgres.ts";
-import { seedPostgresDevices } from "../../testing/postgres_bench.ts";
-import { ADMIN, seedDevices, serverEnv } from "./steps.ts";
+import { ADMIN, seededEnv } from "./steps.ts";
 import { load, spawnServer } from "./util.ts";
 
 const seconds = Number(Deno.args[0] ?? 4);
@@ -42,12 +41,7 @@ try {
     const dataDir = `${tmp}/${engine}`;
     await Deno.mkdir(dataDir);
     await using pg = engine === "postgres" ? await startPostgres() : undefined;
-    let env = serverEnv(dataDir);
-    if (pg) {
-      env = { ...env, DATABASE_URL: await pg.createDatabase() };
-      await (await spawnServer("server/main.ts", env, tree)).stop(); // the schema is made by the first start
-      await seedPostgresDevices(env.DATABASE_URL, 0, N);
-    } else seedDevices(dataDir, N);
+    const env = await seededEnv(dataDir, pg, N, tree);
     const figures: string[] = [];
     for (const guard of ["1", "0"]) {
       const srv = await spawnServer("server/main.ts", { ...env, CONNECTION_GUARD: guard }, tree);

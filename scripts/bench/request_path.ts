@@ -6,8 +6,7 @@
  */
 import { ApiClient } from "../../shared/client.ts";
 import { startPostgres } from "../../testing/postgres.ts";
-import { seedPostgresDevices } from "../../testing/postgres_bench.ts";
-import { ADMIN, seedDevices, serverEnv } from "./steps.ts";
+import { ADMIN, seededEnv } from "./steps.ts";
 import { load, type LoadResult, spawnServer } from "./util.ts";
 
 const seconds = Number(Deno.args[0] ?? 3);
@@ -54,14 +53,7 @@ try {
     const dataDir = `${tmp}/${engine}`;
     await Deno.mkdir(dataDir);
     await using pg = engine === "postgres" ? await startPostgres() : undefined;
-    let env = serverEnv(dataDir);
-    if (pg) {
-      const url = await pg.createDatabase();
-      env = { ...env, DATABASE_URL: url };
-      // The schema is made by the server's first start.
-      await (await spawnServer("server/main.ts", env)).stop();
-      await seedPostgresDevices(url, 0, N);
-    } else seedDevices(dataDir, N);
+    const env = await seededEnv(dataDir, pg, N);
     const guarded = await server(env);
     const direct = await server({ ...env, CONNECTION_GUARD: "0" });
     const base = await bare(guarded.body);

@@ -8,6 +8,8 @@ import { directTreatmentSerializer, seedDevices, writeImportFile } from "../../t
 import { CHROMIUM_LAUNCH } from "../../testing/chromium.ts";
 import { fileSource } from "../../testing/files.ts";
 import { writeXzFile } from "../../testing/xz_fixtures.ts";
+import type { TestPostgres } from "../../testing/postgres.ts";
+import { seedPostgresDevices } from "../../testing/postgres_bench.ts";
 import { gzipSize, load, type LoadResult, ROOT, spawnServer, timed } from "./util.ts";
 
 export { seedDevices };
@@ -24,6 +26,27 @@ export function serverEnv(dataDir: string): Record<string, string> {
     MAX_FIRMWARE_BYTES: String(2 * 1024 ** 3),
     LOG_LEVEL: "info",
   };
+}
+
+/**
+ * The server's env for `n` seeded devices: in `dataDir` (SQLite), or with `pg` in a new database of it (PostgreSQL;
+ * its schema made by a first start of the server of the tree at `root`).
+ */
+export async function seededEnv(
+  dataDir: string,
+  pg: TestPostgres | undefined,
+  n: number,
+  root = ROOT,
+): Promise<Record<string, string>> {
+  const env = serverEnv(dataDir);
+  if (!pg) {
+    seedDevices(dataDir, n);
+    return env;
+  }
+  const withDb = { ...env, DATABASE_URL: await pg.createDatabase() };
+  await (await spawnServer("server/main.ts", withDb, root)).stop();
+  await seedPostgresDevices(withDb.DATABASE_URL, 0, n);
+  return withDb;
 }
 
 export interface DevicesFigures {
