@@ -3,14 +3,20 @@
  * on it, GET devices at two fleet sizes, check-ins, the treatment import. The SQLite server is measured the same way
  * at the larger size, so both engines have both sizes.
  */
-import { ApiClient } from "../../shared/client.ts";
-import { fixedLengthFetch } from "../../shared/fixed_length_fetch.ts";
+import type { ApiClient } from "../../shared/client.ts";
 import { fileSource } from "../../testing/files.ts";
 import { startPostgres } from "../../testing/postgres.ts";
 import { seedPostgresDevices } from "../../testing/postgres_bench.ts";
 import { writeImportFile } from "../../testing/sqlite_bench.ts";
-import { ADMIN, benchCheckin, benchDevices, type DevicesFigures, seedDevices, serverEnv } from "./steps.ts";
-import { type LoadResult, spawnServer, timed } from "./util.ts";
+import {
+  benchCheckin,
+  benchDevices,
+  type DevicesFigures,
+  seedDevices,
+  serverEnv,
+  withSignedInServer,
+} from "./steps.ts";
+import { type LoadResult, timed } from "./util.ts";
 
 export interface PostgresFigures {
   devices: DevicesFigures;
@@ -35,7 +41,7 @@ export async function benchPostgres(
   const sqliteDir = `${tmp}/data-sqlite-large`;
   await Deno.mkdir(sqliteDir);
   seedDevices(sqliteDir, size.devicesLarge);
-  const [sqliteLarge, sqliteImport] = await withServer(serverEnv(sqliteDir), async (api, url, token) =>
+  const [sqliteLarge, sqliteImport] = await withSignedInServer(serverEnv(sqliteDir), async ({ api, url, token }) =>
     [
       await benchDevices(url, token, size.devicesLarge, size.seconds),
       await importAndList(api, url, token, file, size.treatments),
@@ -46,7 +52,7 @@ export async function benchPostgres(
   const url = await pg.createDatabase();
   const dataDir = `${tmp}/data-postgres`;
   await Deno.mkdir(dataDir);
-  return await withServer({ ...serverEnv(dataDir), DATABASE_URL: url }, async (api, srvUrl, token) => {
+  return await withSignedInServer({ ...serverEnv(dataDir), DATABASE_URL: url }, async ({ api, url: srvUrl, token }) => {
     say(`P2. PostgreSQL: GET devices at ${size.devices} devices`);
     await seedPostgresDevices(url, 0, size.devices);
     const devices = await benchDevices(srvUrl, token, size.devices, size.seconds);
@@ -83,23 +89,4 @@ async function importAndList(api: ApiClient, url: string, token: string, file: s
   let listMs = 0;
   for (let i = 0; i < 5; i++) listMs += (await timed(get)).ms / 5;
   return { importMs: imported.ms, listMs };
-}
-
-async function withServer<T>(
-  env: Record<string, string>,
-  fn: (api: ApiClient, url: string, token: string) => Promise<T>,
-): Promise<T> {
-  const srv = await spawnServer("server/main.ts", env);
-  try {
-    const { token } = await new ApiClient({ baseUrl: srv.url }).login(ADMIN.email, ADMIN.password);
-    const api = new ApiClient({
-      baseUrl: srv.url,
-      token: () => token,
-      timeoutMs: 600_000,
-      uploadFetch: fixedLengthFetch,
-    });
-    return await fn(api, srv.url, token);
-  } finally {
-    await srv.stop();
-  }
 }

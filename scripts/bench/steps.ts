@@ -49,6 +49,32 @@ export async function seededEnv(
   return withDb;
 }
 
+/** A server started with `env`, signed in as the bench's admin, for `fn`; stopped afterwards. */
+export interface SignedInServer {
+  api: ApiClient;
+  url: string;
+  token: string;
+}
+
+export async function withSignedInServer<T>(
+  env: Record<string, string>,
+  fn: (srv: SignedInServer) => Promise<T>,
+): Promise<T> {
+  const srv = await spawnServer("server/main.ts", env);
+  try {
+    const { token } = await new ApiClient({ baseUrl: srv.url }).login(ADMIN.email, ADMIN.password);
+    const api = new ApiClient({
+      baseUrl: srv.url,
+      token: () => token,
+      timeoutMs: 600_000,
+      uploadFetch: fixedLengthFetch,
+    });
+    return await fn({ api, url: srv.url, token });
+  } finally {
+    await srv.stop();
+  }
+}
+
 export interface DevicesFigures {
   /** Bare Hono answering the same page bytes as a constant (the goal's baseline). */
   baseline: LoadResult;

@@ -4,14 +4,12 @@
  * two versions of the store code in the same conditions (run one, then the other, back to back): no bare baselines, no
  * 1,000,000-device fleets.
  */
-import { ApiClient } from "../../shared/client.ts";
-import { fixedLengthFetch } from "../../shared/fixed_length_fetch.ts";
 import { fileSource } from "../../testing/files.ts";
 import { startPostgres } from "../../testing/postgres.ts";
 import { seedPostgresDevices } from "../../testing/postgres_bench.ts";
 import { writeImportFile } from "../../testing/sqlite_bench.ts";
-import { ADMIN, benchCheckin, seedDevices, serverEnv } from "./steps.ts";
-import { fixed, load, type LoadResult, spawnServer, timed } from "./util.ts";
+import { benchCheckin, seedDevices, serverEnv, type SignedInServer, withSignedInServer } from "./steps.ts";
+import { fixed, load, type LoadResult, timed } from "./util.ts";
 
 export interface StoreFigures {
   engine: "SQLite" | "PostgreSQL";
@@ -33,7 +31,7 @@ export async function benchStores(
   const sqliteDir = `${tmp}/data-sqlite-stores`;
   await Deno.mkdir(sqliteDir);
   seedDevices(sqliteDir, size.devices);
-  const sqlite = await withServer(serverEnv(sqliteDir), (srv) => measure("SQLite", srv, file, size));
+  const sqlite = await withSignedInServer(serverEnv(sqliteDir), (srv) => measure("SQLite", srv, file, size));
   await Deno.remove(sqliteDir, { recursive: true });
 
   say(`S2. PostgreSQL, ${size.devices} devices`);
@@ -41,22 +39,16 @@ export async function benchStores(
   const url = await pg.createDatabase();
   const dataDir = `${tmp}/data-postgres-stores`;
   await Deno.mkdir(dataDir);
-  const postgres = await withServer({ ...serverEnv(dataDir), DATABASE_URL: url }, async (srv) => {
+  const postgres = await withSignedInServer({ ...serverEnv(dataDir), DATABASE_URL: url }, async (srv) => {
     await seedPostgresDevices(url, 0, size.devices); // once the server has made the schema
     return await measure("PostgreSQL", srv, file, size);
   });
   return [sqlite, postgres];
 }
 
-interface Server {
-  api: ApiClient;
-  url: string;
-  token: string;
-}
-
 async function measure(
   engine: StoreFigures["engine"],
-  { api, url, token }: Server,
+  { api, url, token }: SignedInServer,
   file: string,
   size: { devices: number; treatments: number; seconds: number; checkins: number },
 ): Promise<StoreFigures> {
@@ -73,22 +65,6 @@ async function measure(
   let listMs = 0;
   for (let i = 0; i < 5; i++) listMs += (await timed(get)).ms / 5;
   return { engine, middle: devices, search, checkin, importMs: imported.ms, listMs };
-}
-
-async function withServer<T>(env: Record<string, string>, fn: (srv: Server) => Promise<T>): Promise<T> {
-  const srv = await spawnServer("server/main.ts", env);
-  try {
-    const { token } = await new ApiClient({ baseUrl: srv.url }).login(ADMIN.email, ADMIN.password);
-    const api = new ApiClient({
-      baseUrl: srv.url,
-      token: () => token,
-      timeoutMs: 600_000,
-      uploadFetch: fixedLengthFetch,
-    });
-    return await fn({ api, url: srv.url, token });
-  } finally {
-    await srv.stop();
-  }
 }
 
 /** The figures as table rows. */
