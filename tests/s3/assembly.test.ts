@@ -10,59 +10,29 @@ import { startBucket } from "../../testing/s3.ts";
 import { startServer } from "../../testing/server.ts";
 import { bytesSource } from "../../testing/files.ts";
 import { xzOfSize } from "../../testing/xz_fixtures.ts";
+import { tcpRelay } from "../../testing/tcp_relay.ts";
 
 const HOLD_MS = 4_000;
 
 /** Passes bytes both ways; once a CompleteMultipartUpload request goes through, holds every answer for HOLD_MS. */
 function assemblingSilently(target: string) {
-  const to = new URL(target);
-  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
-  const conns = new Set<Deno.Conn>();
   let holdUntil = 0;
   let completions = 0;
-  const close = (c: Deno.Conn) => {
-    conns.delete(c);
-    try {
-      c.close();
-    } catch { /* closed */ }
-  };
-  const serve = async (client: Deno.Conn) => {
-    const server = await Deno.connect({ hostname: to.hostname, port: Number(to.port) });
-    conns.add(client).add(server);
-    (async () => {
-      const writer = client.writable.getWriter();
-      for await (const chunk of server.readable) {
-        const wait = holdUntil - performance.now();
-        if (wait > 0) await new Promise((r) => setTimeout(r, wait));
-        await writer.write(chunk);
+  const latin1 = new TextDecoder("latin1");
+  const relay = tcpRelay(target, () => ({
+    up: (chunk) => {
+      // A request's line at the start of a chunk: `POST /<bucket>/<key>?uploadId=…` completes a multipart upload.
+      if (/^POST [^ ]*[?&]uploadId=/.test(latin1.decode(chunk.subarray(0, 512)))) {
+        completions++;
+        holdUntil = performance.now() + HOLD_MS;
       }
-    })().catch(() => {}).finally(() => close(client));
-    const writer = server.writable.getWriter();
-    const latin1 = new TextDecoder("latin1");
-    try {
-      for await (const chunk of client.readable) {
-        // A request's line at the start of a chunk: `POST /<bucket>/<key>?uploadId=…` completes a multipart upload.
-        if (/^POST [^ ]*[?&]uploadId=/.test(latin1.decode(chunk.subarray(0, 512)))) {
-          completions++;
-          holdUntil = performance.now() + HOLD_MS;
-        }
-        await writer.write(chunk);
-      }
-    } catch { /* the client went away */ }
-    close(server);
-  };
-  (async () => {
-    for await (const conn of listener) serve(conn).catch(() => {});
-  })().catch(() => {});
-  return {
-    url: `http://127.0.0.1:${(listener.addr as Deno.NetAddr).port}`,
-    completions: () => completions,
-    [Symbol.asyncDispose]() {
-      listener.close();
-      for (const c of conns) close(c);
-      return Promise.resolve();
     },
-  };
+    down: async () => {
+      const wait = holdUntil - performance.now();
+      if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+    },
+  }));
+  return Object.assign(relay, { completions: () => completions });
 }
 
 Deno.test("a bucket silent for 4 s while it assembles an upload: stored, not taken for a frozen one", async () => {
