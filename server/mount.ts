@@ -5,7 +5,7 @@
  * what it parsed. Nothing else registers a route on the API app, so a route missing from the table cannot be served
  * (checkMounted refuses to start an app holding one).
  */
-import { type Context, Hono, type Handler as HonoHandler, type MiddlewareHandler } from "hono";
+import { type Context, type Handler as HonoHandler, Hono, type MiddlewareHandler } from "hono";
 import type * as z from "zod";
 import type { Auth, Route } from "../shared/routes/mod.ts";
 import type { AppEnv } from "./context.ts";
