@@ -154,9 +154,8 @@ export function createApp(ctx: AppContext) {
       return c.json({ status: "ok", storage: await storageState(ctx.paths.data) });
     })
     .route("/api/v1", api.app)
-    .all("/api/*", (c) => {
-      throw notFound(`No such API route: ${c.req.method} ${c.req.path}.`);
-    })
+    // Answered here rather than thrown to onError (the same {error, msg}): an Error's stack trace is most of a 404's cost.
+    .all("/api/*", (c) => c.json({ error: "not_found", msg: `No such API route: ${c.req.method} ${c.req.path}.` }, 404))
     .route("/", ddi.app)
     .route("/", webRoutes(ctx));
 

@@ -5,7 +5,7 @@
  * what it parsed. Nothing else registers a route on the API app, so a route missing from the table cannot be served
  * (checkMounted refuses to start an app holding one).
  */
-import { type Context, Hono, type MiddlewareHandler } from "hono";
+import { type Context, type Handler as HonoHandler, Hono, type MiddlewareHandler } from "hono";
 import type * as z from "zod";
 import type { Auth, Route } from "../shared/routes/mod.ts";
 import type { AppEnv } from "./context.ts";
@@ -53,7 +53,10 @@ export function mount<const R extends Route>(api: Api, route: R, handler: Handle
   if (route.method === "HEAD") throw new Error(`${route.name}: a HEAD entry is served by its GET (mountHead).`);
   record(api, route);
   const read = inputReader(route, opts);
-  const serve: MiddlewareHandler<AppEnv> = async (c) => handler(c, await read(c));
+  // A route without a JSON body to read is validated synchronously: no async frame and promise per request for it.
+  const serve: HonoHandler<AppEnv> = "sync" in read
+    ? (c) => handler(c, read.sync(c))
+    : async (c) => handler(c, await read.async(c));
   if (route.auth === "public") api.app.on(route.method, route.path, serve);
   else api.app.on(route.method, route.path, api.guards[route.auth](route), serve);
 }
@@ -71,20 +74,41 @@ function record(api: Api, route: Route): void {
   api.mounted.add(route);
 }
 
-/** The validation of a route, decided once at mount: only the parts the entry documents are read. */
-function inputReader<R extends Route>(route: R, opts: MountOptions): (c: Context<AppEnv>) => Promise<Input<R>> {
+/**
+ * The validation of a route, decided once at mount: only the parts the entry documents are read. Synchronous unless
+ * the route has a JSON body to read.
+ */
+function inputReader<R extends Route>(
+  route: R,
+  opts: MountOptions,
+): { sync: (c: Context<AppEnv>) => Input<R> } | { async: (c: Context<AppEnv>) => Promise<Input<R>> } {
   const params = route.params !== undefined;
   const query = route.query !== undefined;
   const ifMatch = route.headers?.["If-Match"] !== undefined;
   const body = route.body.kind === "json" && !opts.ownBody;
   // In this order: a request wrong in several parts is refused for the first, as the handlers did.
-  return async (c) =>
-    ({
-      params: params ? paramsOf(route, c) : undefined,
-      query: query ? queryOf(route, c) : undefined,
-      ifMatch: ifMatch ? ifMatchOf(route, c) : undefined,
-      body: body ? await bodyOf(route as R & JsonRoute, c) : undefined,
-    }) as Input<R>;
+  const head = (c: Context<AppEnv>) => ({
+    params: params ? paramsOf(route, c) : undefined,
+    query: query ? queryOf(route, c) : undefined,
+    ifMatch: ifMatch ? ifMatchOf(route, c) : undefined,
+  });
+  if (!body) {
+    return {
+      sync: (c) =>
+        ({
+          params: params ? paramsOf(route, c) : undefined,
+          query: query ? queryOf(route, c) : undefined,
+          ifMatch: ifMatch ? ifMatchOf(route, c) : undefined,
+          body: undefined,
+        }) as Input<R>,
+    };
+  }
+  return {
+    async: async (c) => {
+      const input = head(c);
+      return { ...input, body: await bodyOf(route as R & JsonRoute, c) } as Input<R>;
+    },
+  };
 }
 
 /**
