@@ -247,7 +247,7 @@ export function* checkin<T>(deviceId: string, write: () => Q<T>): Q<T> {
 
 /**
  * A poll that changes nothing (docs/DECISIONS.md, "Polls that change nothing cost no write"): one statement first
- * (quietDevice, or the guard's `polled` when it read the same row with the device's token: pollCredentials; a first
+ * (quietDevice, or the guard's `polled` when it read the same row with the device's token: polledDevice; a first
  * check-in, a version change or a rollout to join goes straight to `loud`, the full check-in), then `quiet` answers in
  * a read-only transaction, or null when the poll must write after all (DDI: an action to open or withdraw; then
  * `loud`). A quiet answer notes the device's last-seen time in `seen`, written in the next batch.
@@ -271,15 +271,15 @@ export function* quietOrLoud<T>(
   let answer: T | null;
   if (held !== undefined) answer = answers.own(held, deviceId);
   else {
-    const read_ = yield* read(function* () {
+    const fresh = yield* read(function* () {
       // Held only when read in the generation its key names: a shared answer must be what every device of the key
       // gets, not one read after a change that its key (read before) does not show.
       const gen = yield* one<{ value: number }>("SELECT value FROM config_generation");
       return { answer: yield* quiet(device), gen: Number(gen?.value) };
     });
-    answer = read_.answer;
+    answer = fresh.answer;
     if (answer === null) return yield* loud();
-    if (read_.gen === Number(device.gen)) answers.cache.set(slot, key, answer);
+    if (fresh.gen === Number(device.gen)) answers.cache.set(slot, key, answer);
   }
   seen.note(deviceId, at);
   return answer;
