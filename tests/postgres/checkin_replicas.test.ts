@@ -7,8 +7,8 @@
 import assert from "node:assert/strict";
 import { DeviceClient } from "../../shared/client.ts";
 import { DdiDevice, linkedAction } from "../../testing/ddi.ts";
-import { bytesSource, fileSource } from "../../testing/files.ts";
-import { makeImportDb } from "../../testing/import_db.ts";
+import { bytesSource } from "../../testing/files.ts";
+import { sharedAnswersCase } from "../device/shared_answers_case.ts";
 import { testDatabaseUrl } from "../../testing/postgres.ts";
 import { xzBytes } from "../../testing/xz_fixtures.ts";
 import { DEVICE_API_KEY, startServer } from "../../testing/server.ts";
@@ -153,124 +153,5 @@ Deno.test("replicas: devices of one configuration share B's answer, and one chan
   const env = { DATABASE_URL: url, DEVICE_AUTH: "token", DEVICE_ADMISSION: "auto", LOG_LEVEL: "quiet" };
   await using a = await startServer({ env });
   await using b = await startServer({ env });
-  const api = await a.login();
-  const dir = await Deno.makeTempDir({ prefix: "shared-answers-" });
-  const file = `${dir}/t.sqlite3`;
-  makeImportDb(file, [{ name: "T1 base", phases: [] }, { name: "T2 extra", phases: [] }, {
-    name: "T3 own",
-    phases: [],
-  }]);
-  await api.importTreatments(await fileSource(file));
-  const treatments = await api.listTreatments();
-  const [t1, t2, t3] = ["T1", "T2", "T3"].map((p) => treatments.find((tr) => tr.name.startsWith(p))!._id);
-  const pt = await api.createProductType("Shared type");
-  const { modules: [base, extra] } = await api.patchProductType({
-    _id: pt._id,
-    name: pt.name,
-    modules: [
-      { name: "Base", isDefault: true, treatmentIds: [t1] },
-      { name: "Extra", isDefault: false, treatmentIds: [t2] },
-    ],
-  });
-  const fw = await api.uploadFirmware(bytesSource("shared.xz", xzBytes("shared answers ".repeat(300))));
-
-  /** Devices enrolled through B, of the product type, each checked in once (written) and once quiet. */
-  const fleet = async (prefix: string, n: number) => {
-    const clients: DeviceClient[] = [];
-    for (let i = 0; i < n; i++) {
-      const id = `${prefix}-${i}`;
-      const answer = await new DeviceClient(id, { baseUrl: b.url, apiKey: DEVICE_API_KEY }).enroll({
-        versionInfo: VERSION,
-      });
-      assert.ok("token" in answer);
-      await api.patchDevice({ deviceId: id, productTypeId: pt._id });
-      clients.push(new DeviceClient(id, { baseUrl: b.url, apiKey: answer.token }));
-    }
-    for (let i = 0; i < 2; i++) for (const c of clients) await c.checkin({ versionInfo: VERSION });
-    return clients;
-  };
-  /**
-   * Check-ins in the order changed, other, other, changed (B holds the first's answer before the second asks, whichever
-   * is shared wrongly): each must be its device's own configuration, as A reads it.
-   */
-  const alternate = async (changed: DeviceClient, other: DeviceClient) => {
-    for (const c of [changed, other, other, changed]) {
-      const config = await c.checkin({ versionInfo: VERSION });
-      assert.equal(config.deviceId, c.deviceId);
-      const device = await api.getDevice(c.deviceId);
-      const own = device.moduleIds.includes(extra._id);
-      assert.deepEqual(config.modules.map((m) => m._id), [base._id, ...(own ? [extra._id] : [])], c.deviceId);
-      assert.deepEqual(
-        config.treatments.map((tr) => tr._id),
-        [t1, ...(own ? [t2] : []), ...device.additionalTreatmentIds],
-        c.deviceId,
-      );
-      configs.set(c.deviceId, config.firmware?._id ?? null);
-    }
-  };
-  const configs = new Map<string, string | null>();
-
-  await t.step("a pin (the device's own row: the shared key names it)", async () => {
-    const [changed, other] = await fleet("pin", 2);
-    await api.patchDevice({ deviceId: changed.deviceId, firmware: fw._id });
-    await alternate(changed, other);
-    assert.equal(configs.get(changed.deviceId), fw._id);
-    assert.equal(configs.get(other.deviceId), null);
-  });
-
-  await t.step("a module enabled on one device (device_modules)", async () => {
-    const [changed, other] = await fleet("module", 2);
-    await api.patchDevice({ deviceId: changed.deviceId, moduleIds: [extra._id] });
-    await alternate(changed, other);
-  });
-
-  await t.step("a treatment of one device's own (device_treatments)", async () => {
-    const [changed, other] = await fleet("treatment", 2);
-    await api.patchDevice({ deviceId: changed.deviceId, additionalTreatmentIds: [t3] });
-    await alternate(changed, other);
-  });
-
-  await t.step("rollout membership: devices of one configuration inside and outside a stage", async () => {
-    const devices = await fleet("member", 12);
-    const r = await api.createRollout({ name: "half", firmwareId: fw._id, productTypeId: pt._id, stages: [50, 100] });
-    await api.rolloutAction(r._id, "start");
-    // What each is offered, as A resolves it (the start made every device of the type a member: their polls are quiet).
-    const joined = new Map<string, string | null>();
-    for (const c of devices) joined.set(c.deviceId, (await api.firmwareInEffect(c.deviceId)).firmwareId);
-    const inside = devices.filter((c) => joined.get(c.deviceId) === fw._id);
-    const outside = devices.filter((c) => joined.get(c.deviceId) === null);
-    assert.ok(inside.length > 0 && outside.length > 0, `${inside.length} of 12 inside the 50 % stage`);
-    for (const [changed, other] of [[inside[0], outside[0]], [outside[1] ?? outside[0], inside[1] ?? inside[0]]]) {
-      await alternate(changed, other);
-      assert.equal(configs.get(changed.deviceId), joined.get(changed.deviceId), changed.deviceId);
-      assert.equal(configs.get(other.deviceId), joined.get(other.deviceId), other.deviceId);
-    }
-    await api.rolloutAction(r._id, "cancel");
-  });
-
-  await t.step("a DDI action of one device (being withdrawn) beside one without", async () => {
-    const enrol = async (id: string) => {
-      const answer = await new DeviceClient(id, { baseUrl: b.url, apiKey: DEVICE_API_KEY }).enroll({
-        versionInfo: VERSION,
-      });
-      assert.ok("token" in answer);
-      await api.patchDevice({ deviceId: id, productTypeId: pt._id });
-      const ddi = new DdiDevice(b.url, id, `TargetToken ${answer.token}`);
-      for (let i = 0; i < 2; i++) assert.equal(linkedAction(await ddi.poll(), "deploymentBase"), null);
-      return ddi;
-    };
-    const [changed, other] = [await enrol("ddi-act-0"), await enrol("ddi-act-1")];
-    await api.patchDevice({ deviceId: changed.controllerId, firmware: fw._id });
-    const opened = linkedAction(await changed.poll(), "deploymentBase");
-    assert.ok(opened !== null);
-    await api.patchDevice({ deviceId: changed.controllerId, firmware: null });
-    // Now both are unpinned, of one product type, without a report: only the withdrawn action tells them apart.
-    assert.equal(linkedAction(await changed.poll(), "cancelAction"), opened);
-    for (const [ddi, cancel] of [[changed, opened], [other, null], [other, null], [changed, opened]] as const) {
-      const polled = await ddi.poll();
-      assert.equal(polled.status, 200);
-      assert.equal(linkedAction(polled, "cancelAction"), cancel, ddi.controllerId);
-      assert.equal(linkedAction(polled, "deploymentBase"), null, ddi.controllerId);
-    }
-  });
+  await sharedAnswersCase(t, await a.login(), b.url);
 });
