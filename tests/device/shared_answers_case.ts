@@ -118,18 +118,20 @@ export async function sharedAnswersCase(t: Deno.TestContext, api: ApiClient, pol
     }
   });
 
+  /** A device polling by DDI (its §6 client beside it), of the product type, polled twice with nothing to do. */
+  const ddiDevice = async (id: string) => {
+    const answer = await new DeviceClient(id, { baseUrl: b.url, apiKey: DEVICE_API_KEY }).enroll({
+      versionInfo: VERSION,
+    });
+    assert.ok("token" in answer);
+    await api.patchDevice({ deviceId: id, productTypeId: pt._id });
+    const ddi = new DdiDevice(b.url, id, `TargetToken ${answer.token}`);
+    for (let i = 0; i < 2; i++) assert.equal(linkedAction(await ddi.poll(), "deploymentBase"), null);
+    return Object.assign(ddi, { client: new DeviceClient(id, { baseUrl: b.url, apiKey: answer.token }) });
+  };
+
   await t.step("a DDI action of one device (being withdrawn) beside one without", async () => {
-    const enrol = async (id: string) => {
-      const answer = await new DeviceClient(id, { baseUrl: b.url, apiKey: DEVICE_API_KEY }).enroll({
-        versionInfo: VERSION,
-      });
-      assert.ok("token" in answer);
-      await api.patchDevice({ deviceId: id, productTypeId: pt._id });
-      const ddi = new DdiDevice(b.url, id, `TargetToken ${answer.token}`);
-      for (let i = 0; i < 2; i++) assert.equal(linkedAction(await ddi.poll(), "deploymentBase"), null);
-      return ddi;
-    };
-    const [changed, other] = [await enrol("ddi-act-0"), await enrol("ddi-act-1")];
+    const [changed, other] = [await ddiDevice("ddi-act-0"), await ddiDevice("ddi-act-1")];
     await api.patchDevice({ deviceId: changed.controllerId, firmware: fw._id });
     const opened = linkedAction(await changed.poll(), "deploymentBase");
     assert.ok(opened !== null);
@@ -141,6 +143,27 @@ export async function sharedAnswersCase(t: Deno.TestContext, api: ApiClient, pol
       assert.equal(polled.status, 200);
       assert.equal(linkedAction(polled, "cancelAction"), cancel, ddi.controllerId);
       assert.equal(linkedAction(polled, "deploymentBase"), null, ddi.controllerId);
+    }
+  });
+
+  await t.step("DDI: a device that reported the firmware final beside one that did not", async () => {
+    const [reported, other] = [await ddiDevice("ddi-final-0"), await ddiDevice("ddi-final-1")];
+    // Pinned, it reports the firmware installed by §6 (no DDI action opened), then unpinned.
+    await api.patchDevice({ deviceId: reported.controllerId, firmware: fw._id });
+    await reported.client.status({ firmwareId: fw._id, state: "installed" });
+    await api.patchDevice({ deviceId: reported.controllerId, firmware: null });
+    const managed = (await api.listDeviceTypes()).find((d) => d.name.startsWith("jeecee_baby_"))!;
+    await api.patchDeviceType({ _id: managed._id, defaultFirmware: fw._id });
+    try {
+      // The default applies to both: the one that reported it has nothing to do, the other gets its action.
+      const first = linkedAction(await reported.poll(), "deploymentBase");
+      const opened = linkedAction(await other.poll(), "deploymentBase");
+      assert.equal(first, null, reported.controllerId);
+      assert.ok(opened !== null, `${other.controllerId} is offered the default it never reported`);
+      assert.equal(linkedAction(await other.poll(), "deploymentBase"), opened);
+      assert.equal(linkedAction(await reported.poll(), "deploymentBase"), null, reported.controllerId);
+    } finally {
+      await api.patchDeviceType({ _id: managed._id, defaultFirmware: null });
     }
   });
 }
