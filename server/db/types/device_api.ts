@@ -66,7 +66,8 @@ export interface DeviceApiStore extends DdiStore {
   polledDevice(deviceId: string): Promise<PolledDevice | null>;
   /**
    * The device's admission and the sha256 (hex) of its token, or null when unknown: one lookup by primary key, the
-   * only read on a token-authenticated device call (the HTTP side compares the hashes in constant time).
+   * credential of a token-authenticated device call other than a poll (polledDevice); the HTTP side compares the
+   * hashes in constant time.
    */
   credentials(deviceId: string): Promise<{ admission: Admission; tokenHash: string | null } | null>;
   /**
