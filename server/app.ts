@@ -80,7 +80,7 @@ export function createApp(ctx: AppContext) {
       return (c, next) => requireOp(c, next, check);
     },
     device: deviceGuard(ctx, deviceThrottle),
-    ddi: () => ddiAuth,
+    ddi: ddiAuth,
   };
   const api = apiApp(guards, new Hono<AppEnv>().use("*", compressJson()));
   authRoutes(api, ctx);

@@ -1,6 +1,6 @@
 import { join } from "node:path";
 import type { Config } from "./config.ts";
-import type { Operator, Stores } from "./db/stores.ts";
+import type { Operator, PolledDevice, Stores } from "./db/stores.ts";
 import type { FirmwareFiles } from "./files/firmware_files.ts";
 import type { RequestLine } from "./lib/logger.ts";
 import type { Scope } from "../shared/schemas/api_token.ts";
@@ -48,4 +48,12 @@ export interface RequestApiToken {
  * `operator`: who is signed in (for an API token, its owner as they are now); `apiToken`: set for a token;
  * `devicesVersion`: the devices' change counter, read with the operator (GET devices' page cache goes by it).
  */
-export type AppEnv = { Variables: { operator: Operator; apiToken?: RequestApiToken; devicesVersion?: number } };
+export type AppEnv = {
+  Variables: {
+    operator: Operator;
+    apiToken?: RequestApiToken;
+    devicesVersion?: number;
+    /** A poll's device row as its token guard read it (DEVICE_AUTH=token): handed to the store's poll. */
+    polledDevice?: PolledDevice;
+  };
+};

@@ -6,6 +6,8 @@
  * a token per device id and address, the shared key per address. A tenant other than DDI_TENANT (any case) is 404.
  */
 import type { MiddlewareHandler } from "hono";
+import { ddiRoutes } from "../../shared/routes/mod.ts";
+import type { Route } from "../../shared/routes/route.ts";
 import { DeviceId } from "../../shared/schemas/device.ts";
 import type { AppContext, AppEnv } from "../context.ts";
 import { ApiHttpError, notFound } from "../errors.ts";
@@ -21,7 +23,14 @@ function credentialOf(header: string | undefined, scheme: string): string | null
   return m && m[1].toLowerCase() === scheme.toLowerCase() ? m[2] : null;
 }
 
-export function ddiGuard(ctx: AppContext, throttle: DeviceAuthThrottle): MiddlewareHandler<AppEnv> {
+/** The guard of each DDI route; a poll's token is read with what its quiet answer reads (deviceApi.polledDevice). */
+export function ddiGuard(ctx: AppContext, throttle: DeviceAuthThrottle): (route: Route) => MiddlewareHandler<AppEnv> {
+  const other = ddiGuardOf(ctx, throttle, false);
+  const poll = ddiGuardOf(ctx, throttle, true);
+  return (route) => route === ddiRoutes.ddiPoll ? poll : other;
+}
+
+function ddiGuardOf(ctx: AppContext, throttle: DeviceAuthThrottle, polls: boolean): MiddlewareHandler<AppEnv> {
   const tenant = ctx.config.DDI_TENANT.toLowerCase();
   const key = ctx.config.DEVICE_API_KEY;
   const { deviceApi } = ctx.stores;
@@ -42,7 +51,11 @@ export function ddiGuard(ctx: AppContext, throttle: DeviceAuthThrottle): Middlew
         async () => {
           const token = credentialOf(header, "TargetToken");
           if (token === null) return false;
-          return deviceTokenMatches(token, (await deviceApi.credentials(id))?.tokenHash ?? null);
+          if (!polls) return deviceTokenMatches(token, (await deviceApi.credentials(id))?.tokenHash ?? null);
+          const polled = await deviceApi.polledDevice(id);
+          if (!deviceTokenMatches(token, polled?.token_hash ?? null)) return false;
+          c.set("polledDevice", polled!);
+          return true;
         },
         `A valid token of device ${id} is required (Authorization: TargetToken <device token>).`,
       );

@@ -43,7 +43,9 @@ export function deviceGuard(
     await next();
   };
 
-  const requireToken: MiddlewareHandler<AppEnv> = async (c, next) => {
+  // A check-in's credential is read with what its quiet answer reads (one statement: deviceApi.polledDevice), and the
+  // row handed to the check-in; other calls read the credential alone.
+  const requireToken = (polls: boolean): MiddlewareHandler<AppEnv> => async (c, next) => {
     const address = clientAddress(c, ctx.config.trustProxy);
     const id = parse(DeviceId, c.req.param("deviceId") ?? "", "deviceId");
     await requireDeviceCredential(
@@ -53,7 +55,11 @@ export function deviceGuard(
       async () => {
         const token = bearer(c.req.header("authorization"));
         if (token === null) return false;
-        return deviceTokenMatches(token, (await deviceApi.credentials(id))?.tokenHash ?? null);
+        if (!polls) return deviceTokenMatches(token, (await deviceApi.credentials(id))?.tokenHash ?? null);
+        const polled = await deviceApi.polledDevice(id);
+        if (!deviceTokenMatches(token, polled?.token_hash ?? null)) return false;
+        c.set("polledDevice", polled!);
+        return true;
       },
       `A valid token of device ${id} is required (Authorization: Bearer <device token>).`,
     );
@@ -68,5 +74,7 @@ export function deviceGuard(
     parse(DeviceId, c.req.param("deviceId") ?? "", "deviceId");
     await enrolment(c, next);
   };
-  return (route) => route === routes.deviceEnroll ? enrol : requireToken;
+  const token = requireToken(false);
+  const checkin = requireToken(true);
+  return (route) => route === routes.deviceEnroll ? enrol : route === routes.deviceCheckin ? checkin : token;
 }

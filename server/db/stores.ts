@@ -45,7 +45,7 @@ export interface OpenStores extends Stores {
 export type { AuditPage, AuditStore } from "./types/audit.ts";
 export type { ApiTokenAuth, ApiTokenStore, TokenManager } from "./types/api_tokens.ts";
 export type { DemoData, DemoDevice, DemoStore } from "./types/demo.ts";
-export type { DeviceApiStore, FirmwareRef } from "./types/device_api.ts";
+export type { DeviceApiStore, FirmwareRef, PolledDevice } from "./types/device_api.ts";
 export type { DeviceTypeStore } from "./types/device_types.ts";
 export type { DeviceChanges, DevicePage, DeviceStore } from "./types/devices.ts";
 export type { FirmwareStore, NewFirmwareRow } from "./types/firmwares.ts";

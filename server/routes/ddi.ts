@@ -35,7 +35,10 @@ export function ddiApiRoutes(api: Api, ctx: AppContext) {
   const noAction = (id: string, actionId: number) => notFound(`Device ${id} has no action ${actionId}.`);
 
   mount(api, routes.ddiPoll, async (c, { params: { tenant, controllerId: id } }) => {
-    const polled = await runAs(deviceActor(c, id), () => deviceApi.ddiPoll(id, product, register));
+    const polled = await runAs(
+      deviceActor(c, id),
+      () => deviceApi.ddiPoll(id, product, register, c.get("polledDevice")),
+    );
     metrics.checkins.inc();
     const base = baseOf(c, tenant, id);
     const links: DdiPoll["_links"] = {};

@@ -51,7 +51,7 @@ export function deviceApiRoutes(api: Api, ctx: AppContext) {
       as,
       () =>
         tokens
-          ? deviceApi.checkinKnown(id, body.versionInfo, product)
+          ? deviceApi.checkinKnown(id, body.versionInfo, product, c.get("polledDevice"))
           : deviceApi.checkin(id, body.versionInfo, product),
     );
     metrics.checkins.inc();

@@ -8,6 +8,7 @@ import assert from "node:assert/strict";
 import { DeviceClient } from "../../shared/client.ts";
 import { DdiDevice, linkedAction } from "../../testing/ddi.ts";
 import { bytesSource } from "../../testing/files.ts";
+import { sharedAnswersCase } from "../device/shared_answers_case.ts";
 import { testDatabaseUrl } from "../../testing/postgres.ts";
 import { xzBytes } from "../../testing/xz_fixtures.ts";
 import { DEVICE_API_KEY, startServer } from "../../testing/server.ts";
@@ -145,4 +146,12 @@ Deno.test("replicas: the answers B holds in memory follow what A changes beyond 
   );
   await api.rolloutAction(r._id, "advance");
   assert.ok((await checkins()).every((c) => c.firmware?._id === offered._id), "every device at the 100 % stage");
+});
+
+Deno.test("replicas: devices of one configuration share B's answer, and one changed alone gets its own (pin, module, treatment, rollout membership, DDI action)", async (t) => {
+  const url = await testDatabaseUrl();
+  const env = { DATABASE_URL: url, DEVICE_AUTH: "token", DEVICE_ADMISSION: "auto", LOG_LEVEL: "quiet" };
+  await using a = await startServer({ env });
+  await using b = await startServer({ env });
+  await sharedAnswersCase(t, await a.login(), b.url);
 });

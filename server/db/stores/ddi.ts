@@ -15,6 +15,7 @@ import { appendAudit } from "./audit.ts";
 import {
   checkin,
   deviceKeys,
+  type QuietAnswers,
   quietOrLoud,
   recordCheckin,
   recordKnownCheckin,
@@ -29,7 +30,7 @@ import { SIGNATURE_COLUMNS, SIGNATURE_JOIN, signatureOf, type SignatureRow } fro
 const FINAL: readonly UpdateState[] = ["installed", "failed"];
 const CURRENT = "state IN ('open', 'canceling')";
 
-interface PolledDevice {
+interface PollRow {
   device_id: string;
   product_type_id: string | null;
   firmware_id: string | null;
@@ -87,10 +88,10 @@ function* pollOf(
   deviceId: string,
   product: string,
   register: boolean,
-  quietDevice: PolledDevice | null,
+  quietDevice: PollRow | null,
 ): Q<DdiPollResult | null> {
   const quiet = quietDevice !== null;
-  const device = quietDevice ?? (yield* one<PolledDevice>(
+  const device = quietDevice ?? (yield* one<PollRow>(
     `SELECT device_id, product_type_id, firmware_id, update_status, attributes IS NULL AS no_attributes
      FROM devices WHERE device_id = ?${forNoKeyUpdate(yield* dialect())}`,
     deviceId,
@@ -205,15 +206,38 @@ function attributeChanges(before: DeviceAttributes, after: DeviceAttributes) {
   return { before: was, changes };
 }
 
+/** The firmware of the device's latest report when that report is final (installed or failed), else null. */
+function finalReportOf(updateStatus: string | null): string | null {
+  if (updateStatus === null) return null;
+  const update = JSON.parse(updateStatus) as DeviceUpdate;
+  return FINAL.includes(update.state) ? update.firmwareId : null;
+}
+
+/**
+ * A quiet poll's answer reads of the device its product type, pin, whether its latest report is final and of which
+ * firmware (reportedFinal), whether it sent its attributes, and its current action and the rollouts it is part of;
+ * without the last two it is the same for every device that reads the same (it holds no id of the device's: the
+ * links are made by the route).
+ */
+export const pollAnswers = (): QuietAnswers<DdiPollResult> => ({
+  cache: new AnswerCache<DdiPollResult>(),
+  shared: (d) =>
+    d.has_action || d.in_rollout
+      ? null
+      : [d.product_type_id, d.firmware_id, finalReportOf(d.update_status), Boolean(d.no_attributes)],
+  own: (answer) => answer,
+});
+
 /** DDI's methods; a poll that changes nothing notes its last-seen time in `seen`. */
-export const ddiMethods = (seen: SeenBatch, polls = new AnswerCache<DdiPollResult>()): Methods<DdiStore> => ({
-  ddiPoll: (deviceId, product, register) =>
+export const ddiMethods = (seen: SeenBatch, polls = pollAnswers()): Methods<DdiStore> => ({
+  ddiPoll: (deviceId, product, register, polled) =>
     quietOrLoud(
       seen,
       polls,
       product,
       deviceId,
       null,
+      polled,
       (device) => pollOf(deviceId, product, register, device),
       () => checkin(deviceId, () => poll(deviceId, product, register)),
     ),

@@ -8,7 +8,8 @@ import { now } from "../clock.ts";
 import { enrollAuditDetails, enrollStep, outcomeOf } from "../rules/admission.ts";
 import { deviceTarget, noDevice } from "../rules/devices.ts";
 import { firstPlaces, versionInfoJson } from "../rules/device_config.ts";
-import type { DeviceApiStore, FirmwareRef } from "../types/device_api.ts";
+import type { DeviceApiStore, FirmwareRef, PolledDevice, QuietDevice } from "../types/device_api.ts";
+export type { PolledDevice, QuietDevice };
 import { ConflictError, NotFoundError } from "../errors.ts";
 import { deviceUpdateOf, firmwareInEffectOf, statusMismatch, unknownDevice } from "../rules/rollouts.ts";
 import {
@@ -30,7 +31,14 @@ import {
   unlocked,
   writeRetried,
 } from "../runner.ts";
-import { joinRollouts, offeredByRollout, type OfferedFirmware, recordInRollout, ROLLOUT_TO_JOIN } from "./rollouts.ts";
+import {
+  IN_OFFERING_ROLLOUT,
+  joinRollouts,
+  offeredByRollout,
+  type OfferedFirmware,
+  recordInRollout,
+  ROLLOUT_TO_JOIN,
+} from "./rollouts.ts";
 import { appendAudit } from "./audit.ts";
 import { forNoKeyUpdate, same } from "./dialect_sql.ts";
 import { ddiMethods } from "./ddi.ts";
@@ -239,44 +247,98 @@ export function* checkin<T>(deviceId: string, write: () => Q<T>): Q<T> {
 
 /**
  * A poll that changes nothing (docs/DECISIONS.md, "Polls that change nothing cost no write"): one statement first
- * (quietDevice: a first check-in, a version change or a rollout to join goes straight to `loud`, the full check-in),
- * then `quiet` answers in a read-only transaction, or null when the poll must write after all (DDI: an action to open
- * or withdraw; then `loud`). A quiet answer notes the device's last-seen time in `seen`, written in the next batch.
+ * (quietDevice, or the guard's `polled` when it read the same row with the device's token: polledDevice; a first
+ * check-in, a version change or a rollout to join goes straight to `loud`, the full check-in), then `quiet` answers in
+ * a read-only transaction, or null when the poll must write after all (DDI: an action to open or withdraw; then
+ * `loud`). A quiet answer notes the device's last-seen time in `seen`, written in the next batch.
  */
 export function* quietOrLoud<T>(
   seen: SeenBatch,
-  answers: AnswerCache<T>,
+  answers: QuietAnswers<T>,
   product: string,
   deviceId: string,
   versionInfo: VersionInfo | null,
+  polled: PolledDevice | undefined,
   quiet: (device: QuietDevice) => Q<T | null>,
   loud: () => Q<T>,
 ): Q<T> {
   const at = now();
-  const device = yield* quietDevice(deviceId, versionInfo);
+  const device = polled === undefined ? yield* quietDevice(deviceId, versionInfo) : quietOf(polled, versionInfo);
   if (device === null) return yield* loud();
   // Answered from memory while nothing it reads changed (answer_cache.ts): no further statement.
-  const key = answerKey(product, device);
-  let answer: T | null = answers.get(deviceId, key) ?? null;
-  if (answer === null) {
-    answer = yield* read(() => quiet(device));
+  const { slot, key } = answerSlot(answers, product, device);
+  const held = answers.cache.get(slot, key);
+  let answer: T | null;
+  if (held !== undefined) answer = answers.own(held, deviceId);
+  else {
+    const fresh = yield* read(function* () {
+      // Held only when read in the generation its key names: a shared answer must be what every device of the key
+      // gets, not one read after a change that its key (read before) does not show.
+      const gen = yield* one<{ value: number }>("SELECT value FROM config_generation");
+      return { answer: yield* quiet(device), gen: Number(gen?.value) };
+    });
+    answer = fresh.answer;
     if (answer === null) return yield* loud();
-    answers.set(deviceId, key, answer);
+    if (fresh.gen === Number(device.gen)) answers.cache.set(slot, key, answer);
   }
   seen.note(deviceId, at);
   return answer;
 }
 
-/** What a quiet answer is valid for: the configuration generation and the device's own fields it reads. */
-const answerKey = (product: string, d: QuietDevice) =>
-  JSON.stringify([product, Number(d.gen), d.product_type_id, d.firmware_id, d.update_status, Boolean(d.no_attributes)]);
-
-/** A device's row as a quiet poll reads it (quietDevice), with the configuration generation read beside it. */
-export interface QuietDevice extends DeviceKeys {
-  update_status: string | null;
-  no_attributes: number | boolean;
-  gen: number;
+/**
+ * Where a kind of quiet answer is held: `shared` names what the answer reads of the device's own row when those are
+ * all it reads of the device (null: it reads rows of the device's own, so it is held per device), `own` makes a held
+ * answer the device's (its id).
+ */
+export interface QuietAnswers<T> {
+  cache: AnswerCache<T>;
+  shared(device: QuietDevice): readonly unknown[] | null;
+  own(answer: T, deviceId: string): T;
 }
+
+/**
+ * The slot and key of a quiet answer: shared by every device whose answer reads the same (the slot is then the key),
+ * else the device's own (the configuration generation and the device's own fields any answer reads).
+ */
+function answerSlot<T>(answers: QuietAnswers<T>, product: string, d: QuietDevice): { slot: string; key: string } {
+  const shared = answers.shared(d);
+  if (shared !== null) {
+    const key = JSON.stringify(["shared", product, Number(d.gen), ...shared]);
+    return { slot: key, key };
+  }
+  return {
+    slot: d.device_id,
+    key: JSON.stringify([
+      product,
+      Number(d.gen),
+      d.product_type_id,
+      d.firmware_id,
+      d.update_status,
+      Boolean(d.no_attributes),
+    ]),
+  };
+}
+
+/**
+ * A check-in's configuration reads of the device its product type and pinned firmware, its enabled modules and own
+ * treatments, and (unpinned) the rollouts it is part of; without the middle two it is the same for every device of
+ * the same product type and pin, but for its id.
+ */
+export const configAnswers = (): QuietAnswers<DeviceConfig> => ({
+  cache: new AnswerCache<DeviceConfig>(),
+  shared: (d) => d.own_config || d.in_rollout ? null : [d.product_type_id, d.firmware_id],
+  own: (config, deviceId) => config.deviceId === deviceId ? config : { ...config, deviceId },
+});
+
+/** What a quiet poll reads of a device's row and beside it (the rollout to join gives `quiet`). */
+const QUIET_COLUMNS =
+  `d.device_id, d.product_type_id, d.firmware_id, d.update_status, d.attributes IS NULL AS no_attributes,
+   (SELECT value FROM config_generation) AS gen,
+   (EXISTS (SELECT 1 FROM device_modules dm WHERE dm.device_id = d.device_id)
+     OR EXISTS (SELECT 1 FROM device_treatments dt WHERE dt.device_id = d.device_id)) AS own_config,
+   (${IN_OFFERING_ROLLOUT}) AS in_rollout,
+   EXISTS (SELECT 1 FROM ddi_actions a WHERE a.device_id = d.device_id AND a.state IN ('open', 'canceling'))
+     AS has_action`;
 
 /**
  * The device's row when a check-in with `versionInfo` (null: kept) would change nothing of it but last-seen: seen
@@ -285,8 +347,7 @@ export interface QuietDevice extends DeviceKeys {
 export function* quietDevice(deviceId: string, versionInfo: VersionInfo | null): Q<QuietDevice | null> {
   const d = yield* dialect();
   const row = yield* one<QuietDevice & { quiet: number | boolean }>(
-    `SELECT d.device_id, d.product_type_id, d.firmware_id, d.update_status, d.attributes IS NULL AS no_attributes,
-       (SELECT value FROM config_generation) AS gen, d.last_logged_in IS NOT NULL${
+    `SELECT ${QUIET_COLUMNS}, d.last_logged_in IS NOT NULL${
       versionInfo === null ? "" : ` AND ${same(d, "d.version_info", "?")}`
     }
        AND NOT EXISTS (SELECT 1 FROM rollouts r WHERE ${ROLLOUT_TO_JOIN}) AS quiet
@@ -296,6 +357,29 @@ export function* quietDevice(deviceId: string, versionInfo: VersionInfo | null):
   );
   if (!row || !row.quiet) return null;
   const { quiet: _, ...device } = row;
+  return device;
+}
+
+/**
+ * The token guard's one statement for a poll (DEVICE_AUTH=token): the device's credential and what quietDevice reads,
+ * so a quiet poll costs one statement with its credential (docs/DECISIONS.md, "Quiet answers shared by the devices of
+ * one configuration"); null for an unknown device.
+ */
+export function* polledDevice(deviceId: string): Q<PolledDevice | null> {
+  const row = yield* one<PolledDevice>(
+    `SELECT ${QUIET_COLUMNS}, d.admission, d.token_hash, d.version_info,
+       d.last_logged_in IS NOT NULL AND NOT EXISTS (SELECT 1 FROM rollouts r WHERE ${ROLLOUT_TO_JOIN}) AS quiet
+     FROM devices d WHERE d.device_id = ?`,
+    deviceId,
+  );
+  return row ?? null;
+}
+
+/** quietDevice's answer from the guard's row: the version info compared as the statement compares it (the text). */
+function quietOf(polled: PolledDevice, versionInfo: VersionInfo | null): QuietDevice | null {
+  const { admission: _a, token_hash: _t, version_info, quiet, ...device } = polled;
+  if (!quiet) return null;
+  if (versionInfo !== null && version_info !== versionInfoJson(versionInfo)) return null;
   return device;
 }
 
@@ -398,33 +482,41 @@ function* enroll(deviceId: string, versionInfo: VersionInfo, tokenHash: string, 
 /** The device API's store, with closeSeen(): writes the last-seen times still noted (before the stores close). */
 export function deviceApiStore(engine: Engine): DeviceApiStore & { closeSeen(): Promise<void> } {
   const seen = seenBatch((batch) => engine.run(unlocked(() => writeSeen(batch))));
-  const configs = new AnswerCache<DeviceConfig>();
+  const configs = configAnswers();
   /** A check-in: quiet (read, answered from memory while nothing changed) or `loud`. */
-  const checkinOf = (deviceId: string, versionInfo: VersionInfo, product: string, loud: () => Q<DeviceConfig>) =>
+  const checkinOf = (
+    deviceId: string,
+    versionInfo: VersionInfo,
+    product: string,
+    polled: PolledDevice | undefined,
+    loud: () => Q<DeviceConfig>,
+  ) =>
     quietOrLoud(
       seen,
       configs,
       product,
       deviceId,
       versionInfo,
+      polled,
       (d) => deviceConfig(deviceId, product, d),
       () => checkin(deviceId, loud),
     );
   const store = storeOf<Omit<DeviceApiStore, "flushSeen">>(engine, {
     checkin: (deviceId, versionInfo, product) =>
-      checkinOf(deviceId, versionInfo, product, function* () {
+      checkinOf(deviceId, versionInfo, product, undefined, function* () {
         const config = (yield* deviceConfig(deviceId, product)) ?? (yield* newDeviceConfig(deviceId, product));
         yield* recordCheckin(deviceId, versionInfo);
         return config;
       }),
     // Token mode: the row must be there (its token was just checked); an update of its own row.
-    checkinKnown: (deviceId, versionInfo, product) =>
-      checkinOf(deviceId, versionInfo, product, function* () {
+    checkinKnown: (deviceId, versionInfo, product, polled) =>
+      checkinOf(deviceId, versionInfo, product, polled, function* () {
         const config = yield* deviceConfig(deviceId, product);
         yield* recordKnownCheckin(deviceId, versionInfo);
         if (!config) throw new NotFoundError(noDevice(deviceId));
         return config;
       }),
+    polledDevice: (deviceId) => polledDevice(deviceId),
     *credentials(deviceId) {
       const row = yield* one<{ admission: Admission; token_hash: string | null }>(
         "SELECT admission, token_hash FROM devices WHERE device_id = ?",

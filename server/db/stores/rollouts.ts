@@ -129,6 +129,16 @@ export function* offeredByRollout(deviceId: string, productTypeId: string | null
   return null;
 }
 
+/**
+ * offeredByRollout's dependence on the device's own rows, as a condition on a device row `d`: unpinned and part of a
+ * rollout of its scope that may offer it firmware (running, paused or finished: by its bucket; cancelled: when it
+ * installed there). A device that is quiet (no ROLLOUT_TO_JOIN) and does not meet it is offered nothing by a rollout.
+ */
+export const IN_OFFERING_ROLLOUT = `d.firmware_id IS NULL AND EXISTS (SELECT 1 FROM rollout_devices rd
+  JOIN rollouts r ON r.id = rd.rollout_id
+  WHERE rd.device_id = d.device_id AND (r.product_type_id IS NULL OR r.product_type_id = d.product_type_id)
+    AND (r.state IN (${inList(OFFERING_STATES)}) OR (r.state = 'cancelled' AND rd.state = 'installed')))`;
+
 /** The condition "rollout r is one the device (row d) joins at its check-in": see joinRollouts. */
 export const ROLLOUT_TO_JOIN = `d.firmware_id IS NULL AND r.state IN (${inList(OFFERING_STATES)})
   AND (r.product_type_id IS NULL OR r.product_type_id = d.product_type_id)

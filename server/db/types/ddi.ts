@@ -1,6 +1,7 @@
 import type { DdiFeedback, DeviceAttributes } from "../../../shared/schemas/ddi.ts";
 import type { FirmwareSignature } from "../../../shared/schemas/firmware.ts";
 import type { DdiActionState } from "../rules/ddi.ts";
+import type { PolledDevice } from "./device_api.ts";
 
 /** What a DDI poll links (docs/REQUIREMENTS.md §18). */
 export interface DdiPollResult {
@@ -36,7 +37,7 @@ export interface DdiStore {
    * opened when none is, and an open one whose firmware no longer applies is withdrawn. NotFoundError for an unknown
    * device without `register`.
    */
-  ddiPoll(deviceId: string, product: string, register: boolean): Promise<DdiPollResult>;
+  ddiPoll(deviceId: string, product: string, register: boolean, polled?: PolledDevice): Promise<DdiPollResult>;
   /** One action of the device, or null (unknown, or another device's). */
   ddiAction(deviceId: string, actionId: number): Promise<DdiAction | null>;
   /** Stores a firmware's sha1 and md5 (computed once from its file when it was uploaded before they were kept). */

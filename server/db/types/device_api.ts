@@ -9,6 +9,36 @@ import type { FirmwareInEffect } from "../../../shared/schemas/device.ts";
 export type FirmwareRef = NonNullable<DeviceConfig["firmware"]>;
 
 /**
+ * A device's row as a poll's one statement reads it (db/stores/device_api.ts quietDevice): what a quiet answer reads
+ * of the device's own row, the configuration generation read beside it, and whether it has rows of its own an answer
+ * reads (then its answer is held per device, not shared: docs/DECISIONS.md, "Quiet answers shared by the devices of
+ * one configuration").
+ */
+export interface QuietDevice {
+  device_id: string;
+  product_type_id: string | null;
+  firmware_id: string | null;
+  update_status: string | null;
+  no_attributes: number | boolean;
+  gen: number;
+  /** It has rows of its own a configuration reads: enabled modules (device_modules) or treatments of its own. */
+  own_config: number | boolean;
+  /** Unpinned and part of a rollout that may offer it firmware (stores/rollouts.ts IN_OFFERING_ROLLOUT). */
+  in_rollout: number | boolean;
+  /** It has a current DDI action (open or being withdrawn). */
+  has_action: number | boolean;
+}
+
+/** The same row as the token guard reads it (polledDevice): with the device's credential, for the poll it admits. */
+export interface PolledDevice extends QuietDevice {
+  admission: Admission;
+  token_hash: string | null;
+  version_info: string | null;
+  /** Seen before, with no rollout to join: quiet when its version info is the one the check-in sends. */
+  quiet: number | boolean;
+}
+
+/**
  * What the fleet calls. `product` is the server's PRODUCT: a device's default firmware is the one of the managed
  * device type `jeecee_baby_<PRODUCT>`.
  */
@@ -22,10 +52,22 @@ export interface DeviceApiStore extends DdiStore {
    * DEVICE_AUTH=token's check-in: like checkin, but never creates a device (only an enrolled one has a token);
    * NotFoundError when the device is gone (deleted since its token was checked).
    */
-  checkinKnown(deviceId: string, versionInfo: VersionInfo, product: string): Promise<DeviceConfig>;
+  checkinKnown(
+    deviceId: string,
+    versionInfo: VersionInfo,
+    product: string,
+    polled?: PolledDevice,
+  ): Promise<DeviceConfig>;
+  /**
+   * The device's credential with what its poll's first statement reads, in one statement (null: unknown): the token
+   * guard of a check-in or DDI poll checks the token with it and hands it to checkinKnown or ddiPoll, so a quiet poll
+   * costs that one statement. Read at each request: a revoked or reset token is refused by the next poll.
+   */
+  polledDevice(deviceId: string): Promise<PolledDevice | null>;
   /**
    * The device's admission and the sha256 (hex) of its token, or null when unknown: one lookup by primary key, the
-   * only read on a token-authenticated device call (the HTTP side compares the hashes in constant time).
+   * credential of a token-authenticated device call other than a poll (polledDevice); the HTTP side compares the
+   * hashes in constant time.
    */
   credentials(deviceId: string): Promise<{ admission: Admission; tokenHash: string | null } | null>;
   /**
