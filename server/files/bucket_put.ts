@@ -49,9 +49,9 @@ export function unsignedParts(uploads: S3Client): void {
 }
 
 export interface PutTarget {
-  /** Bounded requests (HeadBucket, CreateMultipartUpload, AbortMultipartUpload, DeleteObject). */
+  /** Requests bounded in time (CreateMultipartUpload, the DeleteObject of an aborted finished put). */
   client: S3Client;
-  /** Requests that carry bytes or wait for the object's assembly: not bounded by time, watched. */
+  /** Requests that carry bytes, wait for the object's assembly or clean up in the background: not bounded in time. */
   uploads: S3Client;
   /** Whether the bucket answers (bucket_watch.ts watched()). */
   alive: () => Promise<boolean>;
@@ -80,6 +80,8 @@ export function bucketPut(target: PutTarget, id: string): FirmwarePut {
   let failure: unknown = null;
   /** When CompleteMultipartUpload was sent: the bucket may be silent while it assembles (S3_TIMEOUTS.assemblyMs). */
   let assemblingSince: number | undefined;
+  /** The object was asked for (PutObject or CompleteMultipartUpload): an abort removes what the bucket may have made. */
+  let objectAsked = false;
   let state: "open" | "finished" | "committed" | "aborted" = "open";
 
   const fail = (err: unknown) => void (failure ??= err);
@@ -148,12 +150,13 @@ export function bucketPut(target: PutTarget, id: string): FirmwarePut {
 
   /** In the background, once the part in flight has settled: the parts dropped, and an object completed meanwhile. */
   const dropParts = () => {
-    const completing = assemblingSince !== undefined;
+    const completing = objectAsked;
     void (async () => {
       await sending;
       const UploadId = await created;
-      if (UploadId) await client.send(new AbortMultipartUploadCommand({ Bucket, Key, UploadId })).catch(() => {});
-      if (completing) await client.send(new DeleteObjectCommand({ Bucket, Key })).catch(() => {});
+      // Through `uploads` (no time limit): a frozen bucket gets these once it answers again.
+      if (UploadId) await uploads.send(new AbortMultipartUploadCommand({ Bucket, Key, UploadId })).catch(() => {});
+      if (completing) await uploads.send(new DeleteObjectCommand({ Bucket, Key })).catch(() => {});
     })();
   };
 
@@ -171,6 +174,7 @@ export function bucketPut(target: PutTarget, id: string): FirmwarePut {
       if (created === null) {
         // Smaller than one part: one request.
         const Body = part.subarray(0, filled);
+        objectAsked = true;
         await waitFor(
           uploads.send(
             new PutObjectCommand({ Bucket, Key, Body, ContentLength: filled, ChecksumAlgorithm }),
@@ -182,6 +186,7 @@ export function bucketPut(target: PutTarget, id: string): FirmwarePut {
         if (sending) await waitFor(sending);
         const UploadId = await created;
         if (failure || UploadId === undefined) unavailable(failure);
+        objectAsked = true;
         assemblingSince = performance.now();
         await waitFor(
           uploads.send(
