@@ -7,9 +7,12 @@ import type { Paths } from "../context.ts";
 import { diskFirmwareFiles } from "./disk_firmware_files.ts";
 import type { FirmwareFiles } from "./firmware_files.ts";
 
-export async function openFirmwareFiles(config: Pick<Config, "firmwareStore">, paths: Paths): Promise<FirmwareFiles> {
+export async function openFirmwareFiles(
+  config: Pick<Config, "firmwareStore" | "MAX_FIRMWARE_BYTES">,
+  paths: Paths,
+): Promise<FirmwareFiles> {
   const store = config.firmwareStore;
   if (store.kind === "disk") return diskFirmwareFiles(paths);
   const { s3FirmwareFiles } = await import("./s3_firmware_files.ts");
-  return s3FirmwareFiles(store);
+  return s3FirmwareFiles({ ...store, maxObjectBytes: config.MAX_FIRMWARE_BYTES });
 }

@@ -1,0 +1,228 @@
+/**
+ * One firmware file streamed into the bucket as a multipart upload, sent part by part with @aws-sdk/client-s3: the
+ * chunks are hashed and copied into a part buffer; a full part is sent while the next one fills the other buffer, and
+ * the two buffers are reused for the whole upload, so its memory is two parts whatever the file's size (docs/DECISIONS.md,
+ * "Bucket uploads without lib-storage"). A file smaller than one part is one PutObject. Nothing is visible under the key
+ * until finish() resolves; abort() drops the parts (or the object, once finished).
+ */
+import {
+  AbortMultipartUploadCommand,
+  type CompletedPart,
+  CompleteMultipartUploadCommand,
+  CreateMultipartUploadCommand,
+  DeleteObjectCommand,
+  PutObjectCommand,
+  type S3Client,
+  UploadPartCommand,
+} from "@aws-sdk/client-s3";
+import { createHash } from "node:crypto";
+import { asUnavailable, unavailable, watched } from "./bucket_watch.ts";
+import type { FirmwarePut } from "./firmware_files.ts";
+
+const MiB = 1 << 20;
+/** S3's smallest part (but the last) and its most parts in one upload. */
+const MIN_PART = 5 * MiB;
+const MAX_PARTS = 10_000;
+/** As lib-storage sent them (the SDK's default): a CRC32 of each part, checked by the store. */
+const ChecksumAlgorithm = "CRC32";
+
+/**
+ * Every part's size (the last may be smaller): the smallest whole MiB that holds `maxBytes` in S3's 10,000 parts, and
+ * at least S3's 5 MiB. One size for all parts, because some S3-compatible stores (Cloudflare R2) accept nothing else.
+ */
+export function partSizeFor(maxBytes = 0): number {
+  return Math.max(MIN_PART, Math.ceil(maxBytes / MAX_PARTS / MiB) * MiB);
+}
+
+/**
+ * A part's bytes are covered by its CRC32 (x-amz-checksum-crc32, which the signature covers and the store verifies),
+ * not hashed again for the signature: SigV4's sha256 of every part cost ~0.5 s of CPU per GiB, the CRC32 ~0
+ * (docs/DECISIONS.md, "Bucket uploads without lib-storage").
+ */
+export function unsignedParts(uploads: S3Client): void {
+  uploads.middlewareStack.add((next, context) => (args) => {
+    if (context.commandName === "UploadPartCommand" || context.commandName === "PutObjectCommand") {
+      (args.request as { headers: Record<string, string> }).headers["x-amz-content-sha256"] = "UNSIGNED-PAYLOAD";
+    }
+    return next(args);
+  }, { step: "build", name: "unsignedParts" });
+}
+
+export interface PutTarget {
+  /** Requests bounded in time (CreateMultipartUpload, the DeleteObject of an aborted finished put). */
+  client: S3Client;
+  /** Requests that carry bytes, wait for the object's assembly or clean up in the background: not bounded in time. */
+  uploads: S3Client;
+  /** Whether the bucket answers (bucket_watch.ts watched()). */
+  alive: () => Promise<boolean>;
+  Bucket: string;
+  Key: string;
+  partSize: number;
+}
+
+export function bucketPut(target: PutTarget, id: string): FirmwarePut {
+  const { client, uploads, alive, Bucket, Key, partSize } = target;
+  const hashes = [createHash("sha256"), createHash("sha1"), createHash("md5")];
+  /** Ends every request of this put (a bucket that stopped answering, an abort). */
+  const cancel = new AbortController();
+  const sendOptions = { abortSignal: cancel.signal };
+  let size = 0;
+  /** The part being filled, and the other buffer once its part is stored. */
+  let part = new Uint8Array(partSize);
+  let filled = 0;
+  let free: Uint8Array<ArrayBuffer> | null = null;
+  /** The multipart upload's id, once the first part is full (undefined when its creation failed). */
+  let created: Promise<string | undefined> | null = null;
+  const parts: CompletedPart[] = [];
+  let partCount = 0;
+  /** The part in flight; never rejects (a failure is kept in `failure`). */
+  let sending: Promise<void> | null = null;
+  let failure: unknown = null;
+  /** When CompleteMultipartUpload was sent: the bucket may be silent while it assembles (S3_TIMEOUTS.assemblyMs). */
+  let assemblingSince: number | undefined;
+  /** The object was asked for (PutObject or CompleteMultipartUpload): an abort removes what the bucket may have made. */
+  let objectAsked = false;
+  let state: "open" | "finished" | "committed" | "aborted" = "open";
+
+  const fail = (err: unknown) => void (failure ??= err);
+  const stop = () => cancel.abort();
+  /** `wait` under the bucket's watch; a failure of this put (kept or new) rejects as FilesUnavailableError. */
+  const waitFor = async <T>(wait: Promise<T>, assembling?: () => number | undefined): Promise<T> => {
+    const value = await watched(wait, alive, stop, assembling).catch(unavailable);
+    if (failure) unavailable(failure);
+    return value;
+  };
+
+  /** Sends the filled part (nothing in flight); the other buffer becomes the one filled. */
+  const flush = () => {
+    const body = filled === partSize ? part : part.subarray(0, filled);
+    const PartNumber = ++partCount;
+    created ??= client.send(new CreateMultipartUploadCommand({ Bucket, Key, ChecksumAlgorithm }), sendOptions)
+      .then((r) => r.UploadId, (err) => void fail(err));
+    const buffer = part;
+    part = free ?? new Uint8Array(partSize);
+    free = null;
+    filled = 0;
+    sending = created.then((UploadId) => {
+      if (UploadId === undefined || failure) return;
+      return uploads.send(
+        new UploadPartCommand({
+          Bucket,
+          Key,
+          UploadId,
+          PartNumber,
+          Body: body,
+          ContentLength: body.length,
+          ChecksumAlgorithm,
+        }),
+        sendOptions,
+      ).then((r) => {
+        if (!r.ETag) throw new Error(`the bucket answered part ${PartNumber} without an ETag`);
+        parts.push({ PartNumber, ETag: r.ETag, ...(r.ChecksumCRC32 && { ChecksumCRC32: r.ChecksumCRC32 }) });
+        free = buffer;
+      });
+    }).catch(fail).finally(() => sending = null);
+  };
+
+  /** Copies `chunk` from `from` into parts, sending each full one; waits when a full part finds one in flight. */
+  const take = (chunk: Uint8Array, from: number): Promise<void> | null => {
+    for (;;) {
+      const n = Math.min(chunk.length - from, partSize - filled);
+      part.set(chunk.subarray(from, from + n), filled);
+      filled += n;
+      from += n;
+      if (filled < partSize) return null;
+      if (sending) {
+        return waitFor(sending).then(() => {
+          flush();
+          return take(chunk, from) ?? undefined;
+        });
+      }
+      flush();
+      if (from === chunk.length) return null;
+    }
+  };
+
+  const release = () => {
+    part = new Uint8Array(0);
+    free = null;
+  };
+
+  /** In the background, once the part in flight has settled: the parts dropped, and an object completed meanwhile. */
+  const dropParts = () => {
+    const completing = objectAsked;
+    void (async () => {
+      await sending;
+      const UploadId = await created;
+      // Through `uploads` (no time limit): a frozen bucket gets these once it answers again.
+      if (UploadId) await uploads.send(new AbortMultipartUploadCommand({ Bucket, Key, UploadId })).catch(() => {});
+      if (completing) await uploads.send(new DeleteObjectCommand({ Bucket, Key })).catch(() => {});
+    })();
+  };
+
+  return {
+    id,
+    write(chunk) {
+      if (failure) return Promise.reject(asUnavailable(failure));
+      for (const hash of hashes) hash.update(chunk);
+      size += chunk.length;
+      return take(chunk, 0);
+    },
+    async finish() {
+      if (failure) unavailable(failure);
+      if (sending) await waitFor(sending);
+      if (created === null) {
+        // Smaller than one part: one request.
+        const Body = part.subarray(0, filled);
+        objectAsked = true;
+        await waitFor(
+          uploads.send(
+            new PutObjectCommand({ Bucket, Key, Body, ContentLength: filled, ChecksumAlgorithm }),
+            sendOptions,
+          ),
+        );
+      } else {
+        if (filled > 0) flush();
+        if (sending) await waitFor(sending);
+        const UploadId = await created;
+        if (failure || UploadId === undefined) unavailable(failure);
+        objectAsked = true;
+        assemblingSince = performance.now();
+        await waitFor(
+          uploads.send(
+            new CompleteMultipartUploadCommand({
+              Bucket,
+              Key,
+              UploadId,
+              MultipartUpload: { Parts: parts.sort((a, b) => a.PartNumber! - b.PartNumber!) },
+            }),
+            sendOptions,
+          ),
+          () => assemblingSince,
+        );
+      }
+      release();
+      state = "finished";
+      const [sha256, sha1, md5] = hashes.map((hash) => hash.digest("hex"));
+      return { size, sha256, sha1, md5 };
+    },
+    commit() {
+      if (state !== "finished") return Promise.reject(new Error(`This firmware file is ${state}, not finished.`));
+      state = "committed";
+      return Promise.resolve();
+    },
+    async abort() {
+      if (state === "committed" || state === "aborted") return;
+      const was = state;
+      state = "aborted";
+      if (was === "finished") {
+        return await client.send(new DeleteObjectCommand({ Bucket, Key })).then(() => {}, () => {});
+      }
+      fail(new Error("aborted"));
+      stop();
+      release();
+      await sending;
+      dropParts();
+    },
+  };
+}

@@ -1,0 +1,130 @@
+/**
+ * A put to the bucket sends its parts itself (server/files/bucket_put.ts): the part size for the configured limit, the
+ * chunks copied into parts whatever their sizes (a chunk that spans two parts, one larger than a part), the object
+ * assembled from those parts with the digests of the bytes sent, each part's payload unsigned with a CRC32, and
+ * nothing left after an abort mid-stream or after finish.
+ */
+import assert from "node:assert/strict";
+import { createHash } from "node:crypto";
+import { S3Client } from "@aws-sdk/client-s3";
+import { bucketPut, partSizeFor, unsignedParts } from "../../server/files/bucket_put.ts";
+import { s3FirmwareFiles } from "../../server/files/s3_firmware_files.ts";
+import { startBucket, TEST_BUCKET, type TestBucket } from "../../testing/s3.ts";
+
+const MiB = 1 << 20;
+const hex = (kind: string, bytes: Uint8Array) => createHash(kind).update(bytes).digest("hex");
+
+Deno.test("bucket parts: 5 MiB up to ~48.8 GiB of MAX_FIRMWARE_BYTES, then whole MiB that fit 10,000 parts", () => {
+  assert.equal(partSizeFor(), 5 * MiB);
+  assert.equal(partSizeFor(1 << 30), 5 * MiB);
+  assert.equal(partSizeFor(10_000 * 5 * MiB), 5 * MiB);
+  assert.equal(partSizeFor(10_000 * 5 * MiB + 1), 6 * MiB);
+  assert.equal(partSizeFor(100 * 2 ** 30), 11 * MiB);
+  assert.ok(partSizeFor(5 * 2 ** 40) * 10_000 >= 5 * 2 ** 40, "S3's largest object fits");
+});
+
+function filesOn(bucket: TestBucket, maxObjectBytes?: number) {
+  for (const [k, v] of Object.entries(bucket.env)) if (k.startsWith("AWS_")) Deno.env.set(k, v);
+  return s3FirmwareFiles({
+    bucket: bucket.env.S3_BUCKET,
+    endpoint: bucket.endpoint,
+    prefix: "",
+    forcePathStyle: true,
+    region: "us-east-1",
+    minSweepGraceMs: 0,
+    maxObjectBytes,
+  });
+}
+
+Deno.test("bucket parts: chunks of any size become whole parts; the object is theirs, with the bytes' digests", async () => {
+  await using bucket = await startBucket();
+  const files = filesOn(bucket);
+  const sent: { command: string; part?: number; bytes?: number; payload?: string; crc32?: string }[] = [];
+  const spied = () => {
+    const client = new S3Client({ region: "us-east-1", endpoint: bucket.endpoint, forcePathStyle: true });
+    client.middlewareStack.add((next, context) => (args) => {
+      const input = args.input as { PartNumber?: number; ContentLength?: number };
+      const headers = (args.request as { headers: Record<string, string> }).headers;
+      sent.push({
+        command: context.commandName!,
+        part: input.PartNumber,
+        bytes: input.ContentLength,
+        payload: headers["x-amz-content-sha256"],
+        crc32: headers["x-amz-checksum-crc32"],
+      });
+      return next(args);
+    }, { step: "deserialize", name: "spy" });
+    return client;
+  };
+  const [client, uploads] = [spied(), spied()];
+  unsignedParts(uploads);
+  try {
+    const bytes = Uint8Array.from({ length: 12 * MiB + 12_345 }, (_, i) => (i * 7919) >> 5);
+    // Odd chunks, one spanning the first part's end, one larger than a part (11 MiB from 1 MiB on).
+    const cuts = [0, 100_003, MiB, 12 * MiB, 12 * MiB + 7, bytes.length];
+    for (const partSize of [5 * MiB, 7 * MiB]) {
+      sent.length = 0;
+      const id = `parts-${partSize}`;
+      const target = { client, uploads, alive: () => Promise.resolve(true), Bucket: TEST_BUCKET, partSize };
+      const put = bucketPut({ ...target, Key: `firmwares/${id}.xz` }, id);
+      for (let i = 1; i < cuts.length; i++) await put.write(bytes.slice(cuts[i - 1], cuts[i]));
+      assert.equal(await files.open(id), null, "nothing visible before finish");
+      assert.deepEqual(await put.finish(), {
+        size: bytes.length,
+        sha256: hex("sha256", bytes),
+        sha1: hex("sha1", bytes),
+        md5: hex("md5", bytes),
+      });
+      await put.commit();
+      const stored = new Uint8Array(await new Response(await files.open(id)).arrayBuffer());
+      assert.ok(stored.length === bytes.length && stored.every((b, i) => b === bytes[i]), "the bytes read back");
+      const parts = sent.filter((s) => s.command === "UploadPartCommand");
+      const sizes = parts.map((p) => p.bytes);
+      assert.deepEqual(
+        sizes,
+        partSize === 5 * MiB ? [5 * MiB, 5 * MiB, 2 * MiB + 12_345] : [7 * MiB, 5 * MiB + 12_345],
+      );
+      assert.deepEqual(parts.map((p) => p.part), sizes.map((_, i) => i + 1));
+      assert.ok(parts.every((p) => p.payload === "UNSIGNED-PAYLOAD" && p.crc32), "unsigned, with a CRC32");
+      assert.deepEqual(
+        sent.map((s) => s.command).filter((c) => c !== "UploadPartCommand"),
+        ["CreateMultipartUploadCommand", "CompleteMultipartUploadCommand"],
+      );
+      await files.remove(id);
+    }
+    // Smaller than a part: one PutObject.
+    sent.length = 0;
+    const small = bucketPut({
+      client,
+      uploads,
+      alive: () => Promise.resolve(true),
+      Bucket: TEST_BUCKET,
+      Key: "s",
+      partSize: 5 * MiB,
+    }, "s");
+    await small.write(new Uint8Array(1000));
+    assert.equal((await small.finish()).size, 1000);
+    assert.deepEqual(sent.map((s) => s.command), ["PutObjectCommand"]);
+  } finally {
+    client.destroy();
+    uploads.destroy();
+  }
+});
+
+Deno.test("bucket parts: aborted mid-stream, after a part or once finished: nothing is left", async () => {
+  await using bucket = await startBucket();
+  const files = filesOn(bucket);
+  const chunk = new Uint8Array(MiB).fill(9);
+  const midway = files.put();
+  for (let i = 0; i < 12; i++) await midway.write(chunk); // two parts sent, the third filling
+  await midway.abort();
+  await midway.abort(); // idempotent
+  await assert.rejects(async () => await midway.write(chunk), /bucket/);
+  await assert.rejects(midway.commit(), /aborted/);
+  const finished = files.put();
+  for (let i = 0; i < 6; i++) await finished.write(chunk);
+  await finished.finish();
+  assert.equal((await bucket.keys()).length, 1);
+  await finished.abort();
+  assert.deepEqual(await bucket.keys(), []);
+});
