@@ -16,7 +16,7 @@ import {
   UploadPartCommand,
 } from "@aws-sdk/client-s3";
 import { createHash } from "node:crypto";
-import { asUnavailable, unavailable, watched } from "./bucket_watch.ts";
+import { assemblyAllowanceMs, asUnavailable, unavailable, watched } from "./bucket_watch.ts";
 import type { FirmwarePut } from "./firmware_files.ts";
 
 const MiB = 1 << 20;
@@ -78,8 +78,8 @@ export function bucketPut(target: PutTarget, id: string): FirmwarePut {
   /** The part in flight; never rejects (a failure is kept in `failure`). */
   let sending: Promise<void> | null = null;
   let failure: unknown = null;
-  /** When CompleteMultipartUpload was sent: the bucket may be silent while it assembles (S3_TIMEOUTS.assemblyMs). */
-  let assemblingSince: number | undefined;
+  /** Once CompleteMultipartUpload is sent, until when the bucket may be silent while it assembles the object. */
+  let assemblingUntil: number | undefined;
   /** The object was asked for (PutObject or CompleteMultipartUpload): an abort removes what the bucket may have made. */
   let objectAsked = false;
   let state: "open" | "finished" | "committed" | "aborted" = "open";
@@ -187,7 +187,7 @@ export function bucketPut(target: PutTarget, id: string): FirmwarePut {
         const UploadId = await created;
         if (failure || UploadId === undefined) unavailable(failure);
         objectAsked = true;
-        assemblingSince = performance.now();
+        assemblingUntil = performance.now() + assemblyAllowanceMs(size);
         await waitFor(
           uploads.send(
             new CompleteMultipartUploadCommand({
@@ -198,7 +198,7 @@ export function bucketPut(target: PutTarget, id: string): FirmwarePut {
             }),
             sendOptions,
           ),
-          () => assemblingSince,
+          () => assemblingUntil,
         );
       }
       release();

@@ -27,11 +27,16 @@ export const S3_TIMEOUTS = {
   /**
    * Once every part is stored, the bucket assembles the object (CompleteMultipartUpload): some stores copy the whole
    * object then and answer nothing else meanwhile (s3rver: ~7 ms per MiB on an idle machine, a 768 MiB upload silent
-   * for over 1.9 s), so unanswered questions fail the upload only after this long. Docs/DECISIONS.md, "Issues 30 and 31
-   * verified end to end".
+   * for over 1.9 s; a 1 GiB one over 60 s at load 8-12), so unanswered questions fail the upload only after this long,
+   * plus assemblyMsPerMiB for each MiB of the object. Docs/DECISIONS.md, "Issues 30 and 31 verified end to end".
    */
   assemblyMs: 60_000,
+  assemblyMsPerMiB: 60,
 };
+
+/** How long a bucket may stay silent while it assembles an object of `bytes`. */
+export const assemblyAllowanceMs = (bytes: number) =>
+  S3_TIMEOUTS.assemblyMs + S3_TIMEOUTS.assemblyMsPerMiB * bytes / 2 ** 20;
 /**
  * Any failure of the bucket (unreachable, a timeout, its 5xx, and also a refusal such as AccessDenied or NoSuchBucket,
  * which only the operator can fix) is 503: the request changed nothing and can be retried.
@@ -60,7 +65,7 @@ export async function watched<T>(
   wait: Promise<T>,
   alive: () => Promise<boolean>,
   dead: () => void,
-  assemblingSince: () => number | undefined = () => undefined,
+  assemblingUntil: () => number | undefined = () => undefined,
 ): Promise<T> {
   const settled = wait.then((value) => ({ value }));
   for (;;) {
@@ -69,8 +74,8 @@ export async function watched<T>(
     const first = await Promise.race([settled, quiet]).finally(() => clearTimeout(timer));
     if (first !== "quiet") return first.value;
     const answer = await Promise.race([settled, alive()]);
-    const since = assemblingSince();
-    if (answer === false && since !== undefined && performance.now() - since < S3_TIMEOUTS.assemblyMs) continue;
+    const until = assemblingUntil();
+    if (answer === false && until !== undefined && performance.now() < until) continue;
     if (answer === false) {
       dead();
       settled.catch(() => {});
