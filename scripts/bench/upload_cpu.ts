@@ -56,6 +56,20 @@ export function threadCpu(pid: number, seen = new Map<string, [string, number]>(
   return out;
 }
 
+/** Context switches (voluntary and not) per thread name, summed, of the threads alive now. */
+export function threadSwitches(pid: number): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const t of Deno.readDirSync(`/proc/${pid}/task`)) {
+    try {
+      const status = Deno.readTextFileSync(`/proc/${pid}/task/${t.name}/status`);
+      const name = /^Name:\s+(.*)$/m.exec(status)![1];
+      const n = [...status.matchAll(/ctxt_switches:\s+(\d+)/g)].reduce((sum, m) => sum + Number(m[1]), 0);
+      out[name] = (out[name] ?? 0) + n;
+    } catch { /* ended */ }
+  }
+  return out;
+}
+
 export interface UploadCpu {
   bytes: number;
   serverCpu: number;
@@ -91,8 +105,14 @@ export async function measureUploadCpu(
     const before = processCpu(server.pid);
     const threadsBefore = threadCpu(server.pid);
     const seen = new Map<string, [string, number]>();
+    const switchesBefore = threadSwitches(server.pid);
+    let switches: Record<string, number> = {};
     const sampler = Deno.env.get("UPLOAD_CPU_THREADS")
-      ? setInterval(() => threadCpu(server.pid, seen), 100)
+      ? setInterval(() => {
+        threadCpu(server.pid, seen);
+        // The write worker ends with the upload: its last figure is the one sampled before.
+        for (const [name, n] of Object.entries(threadSwitches(server.pid))) switches[name] = n;
+      }, 100)
       : undefined;
     const t0 = performance.now();
     const args = opts.put
@@ -128,6 +148,11 @@ export async function measureUploadCpu(
       for (const [name, s] of Object.entries(threadsAfter)) {
         const d = s - (threadsBefore[name] ?? 0);
         if (d > 0.01) console.log(`  ${name}: ${d.toFixed(2)} s`);
+      }
+      switches = { ...switches, ...threadSwitches(server.pid) };
+      for (const [name, n] of Object.entries(switches)) {
+        const d = n - (switchesBefore[name] ?? 0);
+        if (d > 100) console.log(`  ${name}: ${d} context switches`);
       }
     }
     const code = new TextDecoder().decode(out.stdout);

@@ -25,6 +25,7 @@ export function diskFirmwareFiles(dirs: { firmwares: string; tmp: string }): Fir
       return {
         id,
         write: (chunk) => writer.write(chunk),
+        copies: true, // into the writer's batch (file_write.ts)
         feed: (input) => writer.feed(input),
         finish: () => writer.finish(),
         async commit() {

@@ -8,8 +8,9 @@ import type { WriteAnswer, WriteRequest } from "./write_worker.ts";
 import type { StoredBytes } from "./firmware_files.ts";
 import type { CheckInput } from "./stream_check.ts";
 
-/** Bytes handed to the writer and not yet written before write() makes the caller wait. */
-const WINDOW = 8 << 20;
+/** Bytes handed to the writer and not yet written before write() makes the caller wait (4 MiB: 8 cost ~3 MiB more
+ * peak RSS per upload and no measurable CPU; docs/DECISIONS.md, "Uploads to disk near the hashing floor"). */
+const WINDOW = 4 << 20;
 /** Bytes gathered before they are handed to the writer (fewer messages and system calls). */
 const BATCH = 1 << 20;
 

@@ -22,6 +22,8 @@ export interface FirmwarePut {
   write(chunk: Uint8Array): Promise<void> | null;
   /** Where supported, before the first chunk: the put passes every byte to a check's input itself (off the event loop). */
   feed?(input: CheckInput): void;
+  /** True when write() copies the chunk before it returns (the caller may then reuse its buffer at once). */
+  readonly copies?: boolean;
   /** After the last chunk: the bytes are stored and flushed, not yet visible; their size and digests. */
   finish(): Promise<StoredBytes>;
   /** Makes the finished bytes the file of firmware `id` (a bucket's object is complete once finished). */

@@ -2,7 +2,7 @@
  * The thread that writes one streamed file and hashes it (see file_write.ts): synchronous writes and SHA-256 here
  * cost the event loop nothing. Each batch is acknowledged once it is written, so the sender keeps a bounded window.
  * Given a check's input (`feed`: the stdin of `xz --test`, stream_check.ts CheckInput), it writes each batch there
- * first, by blocking writes: the check's pace is then the window's.
+ * too, by blocking writes, before the file: the check's pace is then the window's.
  */
 import { createHash } from "node:crypto";
 
@@ -37,6 +37,9 @@ let size = 0;
 let failed = false;
 // sha1 and md5 too: hawkBit DDI lists them (docs/REQUIREMENTS.md §18), and this pass is the one that sees every byte.
 const hashes = [createHash("sha256"), createHash("sha1"), createHash("md5")];
+
+/** A Linux pipe's default capacity (16 pages). */
+const PIPE_BYTES = 64 * 1024;
 
 const NO_SPACE = /ENOSPC|EDQUOT|No space left|quota exceeded/i;
 
@@ -81,9 +84,15 @@ scope.onmessage = ({ data }) => {
       scope.postMessage({ feeding: true });
     } else if ("chunk" in data) {
       const chunk = data.chunk;
-      if (feed) feedBatch(chunk);
+      // The check's input and the hashes take the batch a pipe's worth at a time: xz reads one piece while the next is
+      // hashed, so a write finds the pipe empty instead of blocking on it 16 times per batch (half the thread's
+      // context switches; docs/DECISIONS.md, "Uploads to disk near the hashing floor").
+      for (let at = 0; at < chunk.length; at += PIPE_BYTES) {
+        const piece = chunk.subarray(at, at + PIPE_BYTES);
+        if (feed) feedBatch(piece);
+        for (const hash of hashes) hash.update(piece);
+      }
       for (let off = 0; off < chunk.length;) off += file!.writeSync(chunk.subarray(off));
-      for (const hash of hashes) hash.update(chunk);
       size += chunk.length;
       scope.postMessage({ written: chunk.length, buffer: chunk.buffer as ArrayBuffer }, [chunk.buffer]);
     } else if ("finish" in data) {

@@ -29,6 +29,8 @@ export interface UploadSink {
   write(chunk: Uint8Array): Promise<void> | null;
   /** Where supported: passes every byte to a content check's input itself (see CheckInput). */
   feed?(input: CheckInput): void;
+  /** True when write() copies the chunk before it returns: the caller may read the next one into the same buffer. */
+  readonly copies?: boolean;
   /** The size and digests (sha1 and md5 where the sink computes them: firmware files). */
   finish(): Promise<{ size: number; sha256: string; sha1?: string; md5?: string }>;
   abort(): Promise<void>;
@@ -107,6 +109,9 @@ const checkInterrupted = () =>
     "unavailable",
     "The file's check was interrupted (the server may be stopping) and nothing was stored; send it again in a moment.",
   );
+
+/** The largest read of a raw body into its reused buffer (Deno answers a 1 MiB read with ~300 KiB on loopback). */
+const READ_BYTES = 1 << 20;
 
 /** Multipart overhead allowed beyond maxBytes before a declared Content-Length is refused outright. */
 const OVERHEAD = 64 * 1024;
@@ -306,7 +311,7 @@ export async function receiveRawUpload<S extends UploadSink>(
   opts.checkFields?.(fields);
 
   let failure: unknown = null;
-  const reader = c.req.raw.body?.getReader();
+  let reader: ReadableStreamDefaultReader<Uint8Array> | ReadableStreamBYOBReader | undefined;
   // A refusal by the intake (its magic, the content check) ends a wait for the client: the read answers done. (Not a
   // race against a promise that lives as long as the upload: each race would keep its chunk reachable.)
   const stop = (err: unknown) => {
@@ -315,16 +320,41 @@ export async function receiveRawUpload<S extends UploadSink>(
     reader?.cancel().catch(() => {});
   };
   const intake = openIntake(opts, clientName, fields, stop);
+  const body = c.req.raw.body;
+  // Where nothing keeps a chunk past write() (the sink copies it, no check holds it), the body is read into one reused
+  // buffer: no 64 KiB buffer allocated per read, none left for the collector, reads of up to READ_BYTES
+  // (docs/DECISIONS.md, "Uploads to disk near the hashing floor").
+  let reuse = body !== null && intake.sink.copies === true && (!intake.check || intake.handedOver);
+  let byob: ReadableStreamBYOBReader | undefined;
   try {
-    if (reader) {
-      const read = idleReader(() => reader.read(), opts.idleMs);
+    if (reuse) byob = body!.getReader({ mode: "byob" });
+  } catch { // not a byte stream (a body built in memory)
+    reuse = false;
+  }
+  let next: (() => Promise<ReadableStreamReadResult<Uint8Array>>) | undefined;
+  if (byob) {
+    reader = byob;
+    let buffer = new ArrayBuffer(READ_BYTES);
+    next = async () => {
+      const result = await byob!.read(new Uint8Array(buffer));
+      if (result.value) buffer = result.value.buffer as ArrayBuffer; // the read moved the buffer into its answer
+      return result.done ? { done: true, value: undefined } : { done: false, value: result.value! };
+    };
+  } else if (body) {
+    const plain = body.getReader();
+    reader = plain;
+    next = () => plain.read();
+  }
+  try {
+    if (next) {
+      const read = idleReader(next, opts.idleMs);
       let total = 0;
       while (failure === null) {
         const { value, done } = await read();
         if (done || failure !== null) break;
         total += value.byteLength;
         if (total > opts.maxBytes) throw tooLarge(`The file is larger than the limit of ${limitText}.`);
-        collectChunks(value.byteLength);
+        if (!reuse) collectChunks(value.byteLength);
         opts.received?.inc(value.byteLength);
         const wait = intake.write(value);
         if (wait) await wait;
@@ -365,6 +395,8 @@ function idleReader(next: () => Promise<ReadableStreamReadResult<Uint8Array>>, i
 interface Intake<S extends UploadSink> {
   sink: S;
   check: StreamCheck | null;
+  /** The sink's thread feeds the check (CheckInput): the check's write() only looks at the head. */
+  handedOver: boolean;
   /** Null when more can be taken at once; a promise to await otherwise. After a refusal (stop called): null. */
   write(chunk: Uint8Array): Promise<unknown> | null;
   /** After the last chunk: the file, once written and judged. */
@@ -393,10 +425,12 @@ function openIntake<S extends UploadSink>(
   if (verify) check!.refused.then((problem) => halt(verify.error(clientName, problem)), halt);
   // The sink's thread feeds the check: the bytes never cross the event loop twice (docs/DECISIONS.md, "Uploads near
   // the hashing floor").
-  if (check?.input && sink.feed) sink.feed(check.input);
+  const handedOver = Boolean(check?.input && sink.feed);
+  if (handedOver) sink.feed!(check!.input!);
   return {
     sink,
     check,
+    handedOver,
     write(chunk) {
       if (stopped) return null;
       if (head.length < magic.length) {

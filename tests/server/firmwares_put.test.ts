@@ -113,3 +113,16 @@ Deno.test("raw-body firmware upload: same checks, digests, signature and audit a
     assert.equal(fw.signature?.keyId, made._id);
   });
 });
+
+Deno.test("raw-body upload of several MiB (read into one reused buffer): stored and digested byte for byte", async () => {
+  await using srv = await startServer();
+  const api = await srv.login();
+  // Not a multiple of any read or batch size: many reads into the same buffer, a partial last batch.
+  const bytes = xzOfSize(6 * (1 << 20) + 12_344, "crc64", 7);
+  const { status, json } = await put(srv, api.token, "several.xz", bytes);
+  assert.equal(status, 201, JSON.stringify(json));
+  assert.equal(json.size, bytes.byteLength);
+  assert.equal(json.sha256, digest("sha256", bytes));
+  const download = await srv.fetch(`/api/v1/device_firmwares/${json._id}/file`, { token: api.token });
+  assert.deepEqual(new Uint8Array(await download.arrayBuffer()), bytes);
+});
