@@ -61,7 +61,8 @@ export interface PoolOptions {
 }
 
 export function connect(options: PostgresOptions, pool: PoolOptions = {}): Sql {
-  return postgres(options.url, {
+  const closes = new Set<() => void>();
+  const sql = postgres(options.url, {
     max: options.poolSize,
     connect_timeout: options.connectTimeoutSeconds ?? TIMEOUTS.connectSeconds,
     idle_timeout: pool.idleTimeoutSeconds ?? 60,
@@ -69,6 +70,7 @@ export function connect(options: PostgresOptions, pool: PoolOptions = {}): Sql {
     backoff: () => TIMEOUTS.reconnectSeconds,
     ...(pool.sockets ? { socket: pool.sockets.create } : {}),
     onnotice: () => {},
+    onclose: () => closes.forEach((heard) => heard()),
     // BIGINT as a JS number: counts, sizes and revisions stay far below 2^53.
     types: {
       bigint: {
@@ -90,6 +92,41 @@ export function connect(options: PostgresOptions, pool: PoolOptions = {}): Sql {
       idle_in_transaction_session_timeout: pool.idleInTransactionMs ?? TIMEOUTS.idleInTransactionMs,
     },
   }) as unknown as Sql;
+  closeListeners.set(sql, closes);
+  return sql;
+}
+
+/** Each pool's listeners for "one of its connections closed" (the driver's onclose option). */
+const closeListeners = new WeakMap<Sql, Set<() => void>>();
+
+/**
+ * sql.reserve(), asked once more each time a connection of the pool closes while it waits: the driver hands the first
+ * waiting call to the closed connection's reconnect, which drops a reservation when it succeeds (npm postgres 3.4.9), so
+ * that waiter would wait for ever. The first answer wins; a connection reserved after it goes back to the pool at once.
+ */
+function reserve(sql: Sql): Promise<postgres.ReservedSql<{ bigint: number }>> {
+  const closes = closeListeners.get(sql);
+  if (!closes) return sql.reserve();
+  return new Promise((resolve, reject) => {
+    let settled = false;
+    const ask = () => {
+      sql.reserve().then((conn) => {
+        if (settled) return conn.release();
+        settled = true;
+        closes.delete(heard);
+        resolve(conn);
+      }, (err) => {
+        if (settled) return;
+        settled = true;
+        closes.delete(heard);
+        reject(err);
+      });
+    };
+    // On a later turn: the driver is still handling the close, and would connect that connection twice.
+    const heard = () => setTimeout(() => settled || ask(), 0);
+    closes.add(heard);
+    ask();
+  });
 }
 
 /** Waits without a limit on this connection (migrations and the start-up lock wait for another replica's). */
@@ -200,9 +237,9 @@ export interface Transaction {
  * connection that failed: the driver would keep that statement as pending on the connection it opens in its place.
  */
 export async function begin(sql: Sql, options = ""): Promise<Transaction> {
-  const conn = await sql.reserve();
+  const conn = await reserve(sql);
   let driver: DriverConnection | undefined;
-  let lost = false;
+  let lost: Error | undefined;
   let onLost!: (err: Error) => void;
   const closed = new Promise<never>((_, reject) => onLost = reject);
   closed.catch(() => {});
@@ -212,7 +249,7 @@ export async function begin(sql: Sql, options = ""): Promise<Transaction> {
     if (driver === undefined) {
       driver = c;
       c.onclose = (err) => {
-        lost = true;
+        lost = err;
         onLost(err);
       };
     }
@@ -247,7 +284,18 @@ export async function begin(sql: Sql, options = ""): Promise<Transaction> {
     await end(err);
     throw err;
   }
-  return { tx: conn, until, commit, end };
+  // The body's statements: none is sent once the connection closed (a body that awaited something else meanwhile).
+  const guard = () => {
+    if (lost) throw lost;
+  };
+  const tx = new Proxy(conn, {
+    apply: (target, self, args) => (guard(), Reflect.apply(target, self, args)),
+    get: (target, key) =>
+      key === "unsafe"
+        ? (...args: Parameters<Sql["unsafe"]>) => (guard(), target.unsafe(...args))
+        : Reflect.get(target, key),
+  });
+  return { tx, until, commit, end };
 }
 
 /** Runs `fn` inside one transaction (begin()): committed when it resolves, rolled back when it fails. */
