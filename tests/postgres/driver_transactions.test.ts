@@ -7,6 +7,7 @@
  */
 import assert from "node:assert/strict";
 import { connect, isUnavailable, keyed, read, type Sql, unlocked, write } from "../../server/db/postgres/open.ts";
+import { Sockets } from "../../server/db/postgres/watchdog.ts";
 import { testDatabaseUrl } from "../../testing/postgres.ts";
 
 const KINDS = [
@@ -118,5 +119,39 @@ Deno.test("transactions: a connection lost inside a transaction fails it as unav
   } finally {
     await sql.end({ timeout: 1 });
     await admin.end({ timeout: 1 });
+  }
+});
+
+Deno.test("transactions: one waiting for a connection is served when the watchdog ended the connections", async () => {
+  // The driver hands the first waiting reservation to a lost connection's reconnect, which forgets it when it succeeds:
+  // without asking again, the second transaction would wait for ever (seen with PostgreSQL stopped and started again).
+  const sockets = new Sockets();
+  const sql = connect({ url: await testDatabaseUrl(), poolSize: 1 }, { sockets });
+  try {
+    let holding!: () => void, letGo!: () => void;
+    const held = new Promise<void>((r) => holding = r);
+    // The first holds the pool's one connection, idle inside its transaction.
+    const first = write(sql, async (tx) => {
+      await tx`SELECT 1`;
+      holding();
+      await new Promise<void>((r) => letGo = r);
+      await tx`SELECT 2`;
+    }).then(() => "committed", (e) => e.code);
+    await held;
+    const second = read(sql, async (tx) => (await tx`SELECT 42 AS n`)[0].n);
+    await new Promise((r) => setTimeout(r, 100)); // the second is waiting for the pool's one connection
+    sockets.endAll(); // as the watchdog does when the server does not answer
+    await new Promise((r) => setTimeout(r, 100));
+    letGo();
+    assert.ok(await first !== "committed", "the first failed");
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const answer = await Promise.race([
+      second.catch((e) => `failed: ${e.code}`),
+      new Promise((r) => timer = setTimeout(() => r("still waiting after 15 s"), 15_000)),
+    ]).finally(() => clearTimeout(timer));
+    assert.equal(answer, 42);
+    assert.equal(await read(sql, async (tx) => (await tx`SELECT 7 AS n`)[0].n), 7);
+  } finally {
+    await sql.end({ timeout: 1 });
   }
 });
