@@ -314,7 +314,7 @@ export async function transaction<T>(sql: Sql, options: string, fn: (tx: TxSql) 
 
 /** The connection itself failed, as opposed to its statement (statement or lock timeout: rolled back as usual). */
 function connectionFailed(err: unknown): boolean {
-  const { code, severity } = err as { code?: string; severity?: string };
+  const { code, severity } = (err ?? {}) as { code?: string; severity?: string };
   return severity === "FATAL" || severity === "PANIC" || (isUnavailable(err) && code !== "57014" && code !== "55P03");
 }
 
