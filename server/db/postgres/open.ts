@@ -243,7 +243,7 @@ export async function begin(sql: Sql, options = ""): Promise<Transaction> {
   let onLost!: (err: Error) => void;
   const closed = new Promise<never>((_, reject) => onLost = reject);
   closed.catch(() => {});
-  // The connection object, to hear when it closes (as begin() does): a statement sent on a connection the driver has
+  // The connection object, to hear when it closes (as the driver's sql.begin() does): a statement sent on a connection the driver has
   // seen close is never answered. (With max_pipeline=0, a test's setting, the driver never calls this hook.)
   const onexecute = (c: DriverConnection) => {
     if (driver === undefined) {
