@@ -444,7 +444,7 @@ function fleetPollSize() {
     generators: env("FLEET_POLL_GENERATORS", 2, 1),
     ddiShare: 0.2,
     // Enough to keep both replicas busy; far more only queues requests inside the servers behind their 10 pool
-    // connections, and can meet the driver's race (docs/PERFORMANCE.md, "Simulated fleet: 3,300 polls/s").
+    // connections (docs/PERFORMANCE.md, "Simulated fleet: 3,300 polls/s").
     inFlight: env("FLEET_POLL_IN_FLIGHT", 64, 64),
   };
 }

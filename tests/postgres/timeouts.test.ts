@@ -7,7 +7,7 @@
  */
 import assert from "node:assert/strict";
 import { openStores, StoreUnavailableError } from "../../server/db/mod.ts";
-import { connect, isUnavailable, TIMEOUTS } from "../../server/db/postgres/open.ts";
+import { connect, isUnavailable, TIMEOUTS, write } from "../../server/db/postgres/open.ts";
 import { testDatabaseUrl } from "../../testing/postgres.ts";
 
 const withQuery = (url: string, query: string) => `${url}${url.includes("?") ? "&" : "?"}${query}`;
@@ -89,14 +89,17 @@ Deno.test("postgres timeouts: every pooled connection carries the limits; a call
   await t.step("a transaction left idle is ended by the server, and that counts as unavailable", async () => {
     const sql = connect({ url: withQuery(url, "idle_in_transaction_session_timeout=300"), poolSize: 1 });
     try {
-      // As the server's transactions run (sql.begin): the second statement comes after the client idled too long.
-      const err = await sql.begin(async (tx) => {
+      // As the server's transactions run (open.ts): the second statement comes after the client idled too long.
+      const err = await write(sql, async (tx) => {
         await tx`SELECT 1`;
         await new Promise((r) => setTimeout(r, 900));
         await tx`SELECT 1`;
       }).then(() => null, (e: unknown) => e);
       console.log(`idle_in_transaction_session_timeout=300 ms: ${(err as { code?: string })?.code}`);
       assert.ok(err && isUnavailable(err), String(err));
+      // The pool's one connection connects afresh, outside any transaction.
+      const [{ xid }] = await sql`SELECT txid_current_if_assigned() AS xid`;
+      assert.equal(xid, null);
     } finally {
       await sql.end({ timeout: 1 });
     }

@@ -13,8 +13,8 @@ import { MIGRATIONS } from "../migrations/postgres.ts";
 import type { Sockets } from "./watchdog.ts";
 
 export type Sql = postgres.Sql<{ bigint: number }>;
-/** A transaction (or the pool) to run statements on. */
-export type Tx = postgres.TransactionSql<{ bigint: number }> | Sql;
+/** A transaction's connection (or the pool) to run statements on. */
+export type Tx = Sql;
 
 /** Advisory lock keys (one namespace for this application). */
 const MIGRATE_LOCK = 0x6a65_0001;
@@ -61,7 +61,8 @@ export interface PoolOptions {
 }
 
 export function connect(options: PostgresOptions, pool: PoolOptions = {}): Sql {
-  return postgres(options.url, {
+  const closes = new Set<() => void>();
+  const sql = postgres(options.url, {
     max: options.poolSize,
     connect_timeout: options.connectTimeoutSeconds ?? TIMEOUTS.connectSeconds,
     idle_timeout: pool.idleTimeoutSeconds ?? 60,
@@ -69,6 +70,7 @@ export function connect(options: PostgresOptions, pool: PoolOptions = {}): Sql {
     backoff: () => TIMEOUTS.reconnectSeconds,
     ...(pool.sockets ? { socket: pool.sockets.create } : {}),
     onnotice: () => {},
+    onclose: () => closes.forEach((heard) => heard()),
     // BIGINT as a JS number: counts, sizes and revisions stay far below 2^53.
     types: {
       bigint: {
@@ -90,6 +92,41 @@ export function connect(options: PostgresOptions, pool: PoolOptions = {}): Sql {
       idle_in_transaction_session_timeout: pool.idleInTransactionMs ?? TIMEOUTS.idleInTransactionMs,
     },
   }) as unknown as Sql;
+  closeListeners.set(sql, closes);
+  return sql;
+}
+
+/** Each pool's listeners for "one of its connections closed" (the driver's onclose option). */
+const closeListeners = new WeakMap<Sql, Set<() => void>>();
+
+/**
+ * sql.reserve(), asked once more each time a connection of the pool closes while it waits: the driver hands the first
+ * waiting call to the closed connection's reconnect, which drops a reservation when it succeeds (npm postgres 3.4.9), so
+ * that waiter would wait for ever. The first answer wins; a connection reserved after it goes back to the pool at once.
+ */
+function reserve(sql: Sql): Promise<postgres.ReservedSql<{ bigint: number }>> {
+  const closes = closeListeners.get(sql);
+  if (!closes) return sql.reserve();
+  return new Promise((resolve, reject) => {
+    let settled = false;
+    const ask = () => {
+      sql.reserve().then((conn) => {
+        if (settled) return conn.release();
+        settled = true;
+        closes.delete(heard);
+        resolve(conn);
+      }, (err) => {
+        if (settled) return;
+        settled = true;
+        closes.delete(heard);
+        reject(err);
+      });
+    };
+    // On a later turn: the driver is still handling the close, and would connect that connection twice.
+    const heard = () => setTimeout(() => settled || ask(), 0);
+    closes.add(heard);
+    ask();
+  });
 }
 
 /** Waits without a limit on this connection (migrations and the start-up lock wait for another replica's). */
@@ -162,12 +199,131 @@ export async function exclusive<T>(sql: Sql, fn: () => Promise<T>): Promise<T> {
   }
 }
 
+/** A transaction's statements: the connection reserved for it (transaction() below). */
+export type TxSql = Sql;
+
+/** The driver's connection as its `onexecute` hook hands it over (npm postgres 3.4.9, src/connection.js). */
+interface DriverConnection {
+  /** Called once when the connection closes (its socket ended, or the server ended the session). */
+  onclose: ((err: Error) => void) | null;
+  /** Ends the socket: the server rolls back whatever was open on it; the pool connects afresh when it needs to. */
+  terminate(): void;
+}
+
+/** A transaction open on a connection reserved for it (begin()). */
+export interface Transaction {
+  /** Its statements (tagged templates, unsafe(), cursors). */
+  tx: TxSql;
+  /** `call` (a statement or a body on tx), failing as soon as the connection closes. */
+  until<R>(call: Promise<R>): Promise<R>;
+  /** COMMIT, and the connection back to the pool; when it fails, as end(). */
+  commit(): Promise<void>;
+  /** ROLLBACK and the connection back to the pool; after `err` that broke the connection, it is ended instead. */
+  end(err?: unknown): Promise<void>;
+}
+
+/**
+ * BEGIN (with `options`) on a connection reserved for the transaction; the connection goes back to the pool only once
+ * a COMMIT or a ROLLBACK ended the transaction. transaction() is the usual way; a stream, whose body is not one
+ * function, uses this.
+ *
+ * Why not the driver's `sql.begin()`: npm postgres 3.4.9 reserves begin()'s connection in a hook that it skips when the
+ * BEGIN is the query that fills the connection's pipeline, so PostgreSQL is inside a transaction on a connection the
+ * pool hands to other queries (they run inside it; the driver throws UNSAFE_TRANSACTION). `sql.reserve()` only takes an
+ * idle connection, or waits for one (docs/DECISIONS.md, "The PostgreSQL driver's transaction race").
+ *
+ * A connection whose ROLLBACK is not confirmed is never released: one the driver saw close is out of the pool already
+ * (releasing it would put a closed connection in the pool's idle list), one still open is ended. Nothing is sent on a
+ * connection that failed: the driver would keep that statement as pending on the connection it opens in its place.
+ */
+export async function begin(sql: Sql, options = ""): Promise<Transaction> {
+  const conn = await reserve(sql);
+  let driver: DriverConnection | undefined;
+  let lost: Error | undefined;
+  let onLost!: (err: Error) => void;
+  const closed = new Promise<never>((_, reject) => onLost = reject);
+  closed.catch(() => {});
+  // The connection object, to hear when it closes (as the driver's sql.begin() does): a statement sent on a connection the driver has
+  // seen close is never answered. (With max_pipeline=0, a test's setting, the driver never calls this hook.)
+  const onexecute = (c: DriverConnection) => {
+    if (driver === undefined) {
+      driver = c;
+      c.onclose = (err) => {
+        lost = err;
+        onLost(err);
+      };
+    }
+    return true; // the driver reads it as "the connection can take more"
+  };
+  const until = <R>(call: Promise<R>) => Promise.race([call, closed]);
+  let ended = false;
+  const release = () => {
+    if (driver) driver.onclose = null;
+    conn.release();
+  };
+  const end = async (err?: unknown) => {
+    if (ended) return;
+    ended = true;
+    if (lost) return;
+    if (!connectionFailed(err) && await until(conn`ROLLBACK`).then(() => true, () => false)) release();
+    else if (!lost) driver?.terminate();
+  };
+  const commit = async () => {
+    try {
+      await until(conn`COMMIT`);
+    } catch (err) {
+      await end(err);
+      throw err;
+    }
+    ended = true;
+    release();
+  };
+  try {
+    await until(conn.unsafe(`BEGIN ${options}`, [], { onexecute } as postgres.UnsafeQueryOptions));
+  } catch (err) {
+    await end(err);
+    throw err;
+  }
+  // The body's statements: none is sent once the connection closed (a body that awaited something else meanwhile).
+  const guard = () => {
+    if (lost) throw lost;
+  };
+  const tx = new Proxy(conn, {
+    apply: (target, self, args) => (guard(), Reflect.apply(target, self, args)),
+    get: (target, key) =>
+      key === "unsafe"
+        ? (...args: Parameters<Sql["unsafe"]>) => (guard(), target.unsafe(...args))
+        : Reflect.get(target, key),
+  });
+  return { tx, until, commit, end };
+}
+
+/** Runs `fn` inside one transaction (begin()): committed when it resolves, rolled back when it fails. */
+export async function transaction<T>(sql: Sql, options: string, fn: (tx: TxSql) => Promise<T>): Promise<T> {
+  const t = await begin(sql, options);
+  let result: T;
+  try {
+    result = await t.until(fn(t.tx));
+  } catch (err) {
+    await t.end(err);
+    throw err;
+  }
+  await t.commit();
+  return result;
+}
+
+/** The connection itself failed, as opposed to its statement (statement or lock timeout: rolled back as usual). */
+function connectionFailed(err: unknown): boolean {
+  const { code, severity } = (err ?? {}) as { code?: string; severity?: string };
+  return severity === "FATAL" || severity === "PANIC" || (isUnavailable(err) && code !== "57014" && code !== "55P03");
+}
+
 /** A write transaction: serialized with every other write on the database (see above). */
-export function write<T>(sql: Sql, fn: (tx: postgres.TransactionSql<{ bigint: number }>) => Promise<T>): Promise<T> {
-  return sql.begin(async (tx) => {
+export function write<T>(sql: Sql, fn: (tx: TxSql) => Promise<T>): Promise<T> {
+  return transaction(sql, "", async (tx) => {
     await tx`SELECT pg_advisory_xact_lock(${WRITE_LOCK})`;
     return await fn(tx);
-  }) as Promise<T>;
+  });
 }
 
 /**
@@ -175,10 +331,7 @@ export function write<T>(sql: Sql, fn: (tx: postgres.TransactionSql<{ bigint: nu
  * (40P01) is retried. Device writes hold the kept counters' rows (device_group_counts, taken by statement triggers)
  * while a check-in of a new device may take the same rows in another order: one of them is broken, and run again.
  */
-export function writeRetried<T>(
-  sql: Sql,
-  fn: (tx: postgres.TransactionSql<{ bigint: number }>) => Promise<T>,
-): Promise<T> {
+export function writeRetried<T>(sql: Sql, fn: (tx: TxSql) => Promise<T>): Promise<T> {
   return retried(() => write(sql, fn), ["40P01"]);
 }
 
@@ -198,28 +351,21 @@ async function retried<T>(attempt: () => Promise<T>, codes: readonly string[]): 
  * upsert of its own row), so that it never waits behind a long write (an import's publish). Row locks order it
  * against the rest; a deadlock PostgreSQL breaks (40P01, e.g. against the demo seed) is retried.
  */
-export function unlocked<T>(
-  sql: Sql,
-  fn: (tx: postgres.TransactionSql<{ bigint: number }>) => Promise<T>,
-): Promise<T> {
-  return retried(() => sql.begin(fn) as Promise<T>, ["40P01", "40001"]);
+export function unlocked<T>(sql: Sql, fn: (tx: TxSql) => Promise<T>): Promise<T> {
+  return retried(() => transaction(sql, "", fn), ["40P01", "40001"]);
 }
 
 /** A transaction serialized with the others on the same key (two-int advisory lock namespace 0x6a65). */
-export function keyed<T>(
-  sql: Sql,
-  key: string,
-  fn: (tx: postgres.TransactionSql<{ bigint: number }>) => Promise<T>,
-): Promise<T> {
-  return sql.begin(async (tx) => {
+export function keyed<T>(sql: Sql, key: string, fn: (tx: TxSql) => Promise<T>): Promise<T> {
+  return transaction(sql, "", async (tx) => {
     await tx`SELECT pg_advisory_xact_lock(${0x6a65}, hashtext(${key}))`;
     return await fn(tx);
-  }) as Promise<T>;
+  });
 }
 
 /** A read of several statements against one snapshot. */
-export function read<T>(sql: Sql, fn: (tx: postgres.TransactionSql<{ bigint: number }>) => Promise<T>): Promise<T> {
-  return sql.begin("ISOLATION LEVEL REPEATABLE READ READ ONLY", fn) as Promise<T>;
+export function read<T>(sql: Sql, fn: (tx: TxSql) => Promise<T>): Promise<T> {
+  return transaction(sql, "ISOLATION LEVEL REPEATABLE READ READ ONLY", fn);
 }
 
 /** True for PostgreSQL's unique violation. */

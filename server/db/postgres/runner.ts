@@ -7,12 +7,14 @@ import postgres from "postgres";
 import type { Dialect, Engine, Op, Param, Q, TxKind } from "../runner.ts";
 import { StorageFullError } from "../errors.ts";
 import {
+  begin,
   isUnavailable,
   isUniqueViolation,
   keyed,
   read,
   type Sql,
   type Tx,
+  type TxSql,
   unavailable,
   unlocked,
   write,
@@ -64,11 +66,9 @@ export function numbered(text: string): string {
 /** Prepared as the driver's tagged templates are (the extended protocol, even without parameters). */
 const PREPARED = { prepare: true, simple: false };
 
-type TxSql = postgres.TransactionSql<{ bigint: number }>;
-
 const TRANSACTIONS = { write, retried: writeRetried, unlocked, read };
 
-function begin<T>(pool: Sql, kind: TxKind, key: string, body: (tx: TxSql) => Promise<T>): Promise<T> {
+function transact<T>(pool: Sql, kind: TxKind, key: string, body: (tx: TxSql) => Promise<T>): Promise<T> {
   return kind === "keyed" ? keyed(pool, key, body) : TRANSACTIONS[kind](pool, body);
 }
 
@@ -93,7 +93,7 @@ async function drive<T>(pool: Sql, conn: Tx, inTx: boolean, q: Q<T>): Promise<T>
           const body = op.body;
           input = inTx
             ? await drive(pool, conn, true, body())
-            : await begin(pool, op.tx, op.key, (tx) => drive(pool, tx, true, body()));
+            : await transact(pool, op.tx, op.key, (tx) => drive(pool, tx, true, body()));
           break;
         }
         case "dialect":
@@ -132,21 +132,22 @@ const CURSOR_ROWS = 200;
  * it can never take every connection from the requests), inside one REPEATABLE READ READ ONLY transaction.
  */
 async function* cursorRows(streams: Sql, text: string, params: Param[]): AsyncGenerator<unknown[][]> {
-  const conn = await streams.reserve();
-  let open = false;
+  const t = await begin(streams, "ISOLATION LEVEL REPEATABLE READ READ ONLY");
+  let failure: unknown = undefined;
   try {
-    await conn`BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY`;
-    open = true;
     // Read at the client's pace: a slow client is not a stuck transaction (it holds a snapshot, no lock), so the
     // fail-fast limits meant for writes (docs/SCALING.md) do not cut it short.
-    await conn`SET LOCAL idle_in_transaction_session_timeout = 0`;
-    await conn`SET LOCAL statement_timeout = 0`;
-    for await (const rows of conn.unsafe(numbered(text), params as never[]).cursor(CURSOR_ROWS)) {
+    await t.until(t.tx`SET LOCAL idle_in_transaction_session_timeout = 0`);
+    await t.until(t.tx`SET LOCAL statement_timeout = 0`);
+    for await (const rows of t.tx.unsafe(numbered(text), params as never[]).cursor(CURSOR_ROWS)) {
       yield (rows as unknown as Record<string, unknown>[]).map((r) => Object.values(r));
     }
+  } catch (err) {
+    failure = err;
+    throw err;
   } finally {
-    if (open) await conn`COMMIT`.catch(() => {});
-    conn.release();
+    // A read-only snapshot: rolling it back ends it as a commit would.
+    await t.end(failure);
   }
 }
 
