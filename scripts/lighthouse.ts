@@ -1,8 +1,9 @@
 /**
- * `deno task lighthouse [--runs N] [--desktop] [--reports DIR]`: Lighthouse (npm) in Debian's Chromium against a real server with
- * the demo data set: the sign-in page and the signed-in devices page, mobile profile (Lighthouse's default: a
- * mid-range phone, simulated slow 4G and 4× CPU slowdown). Prints performance, accessibility, CLS, FCP, LCP and TBT,
- * the median of N runs (default 3), for docs/PERFORMANCE.md. Not part of `deno task test`.
+ * `deno task lighthouse [--runs N] [--desktop] [--reports DIR] [--page sign-in|devices]`: Lighthouse (npm) in
+ * Debian's Chromium against a real server with the demo data set: the sign-in page and the signed-in devices page
+ * (or the one `--page` names), mobile profile (Lighthouse's default: a mid-range phone, simulated slow 4G and 4× CPU
+ * slowdown). Prints performance, accessibility, CLS, FCP, LCP and TBT, the median of N runs (default 3), for
+ * docs/PERFORMANCE.md. Not part of `deno task test`.
  *
  * The devices page needs a session: Chromium is started with a DevTools port, the token is put in localStorage
  * through playwright-core, and Lighthouse drives that same browser without clearing storage.
@@ -15,6 +16,8 @@ const runs = Number(Deno.args[Deno.args.indexOf("--runs") + 1] || 3) || 3;
 const desktop = Deno.args.includes("--desktop");
 /** `--reports DIR` keeps each run's Lighthouse JSON report there. */
 const reportsDir = Deno.args.includes("--reports") ? Deno.args[Deno.args.indexOf("--reports") + 1] : null;
+/** `--page NAME` measures that page alone (both by default). */
+const onlyPage = Deno.args.includes("--page") ? Deno.args[Deno.args.indexOf("--page") + 1] : null;
 
 interface Figures {
   performance: number;
@@ -94,7 +97,8 @@ try {
     if (!browser) await new Promise((r) => setTimeout(r, 200));
   }
   const page = await browser.contexts()[0].newPage();
-  const pages: [string, string, boolean][] = [["sign-in", "/", false], ["devices", "/devices", true]];
+  const pages = ([["sign-in", "/", false], ["devices", "/devices", true]] as [string, string, boolean][])
+    .filter(([name]) => !onlyPage || name === onlyPage);
   const results: [string, Figures][] = [];
   for (const [name, path, signedIn] of pages) {
     await page.goto(`${srv.url}/`);
