@@ -11,10 +11,7 @@
 import { observabilityMicros } from "./bench/observability.ts";
 import { benchBucket } from "./bench/bucket.ts";
 import { measureUploadCpu, uploadCpuRows } from "./bench/upload_cpu.ts";
-import { ApiClient } from "../shared/client.ts";
-import { fixedLengthFetch } from "../shared/fixed_length_fetch.ts";
 import {
-  ADMIN,
   benchCheckin,
   benchDevices,
   benchFirmware,
@@ -23,6 +20,7 @@ import {
   type DevicesFigures,
   seedDevices,
   serverEnv,
+  withSignedInServer,
 } from "./bench/steps.ts";
 import { benchPostgres, type PostgresFigures } from "./bench/postgres.ts";
 import { auditFailures, auditRows, benchAudit } from "./bench/audit.ts";
@@ -32,7 +30,7 @@ import { startPostgres } from "../testing/postgres.ts";
 import { benchRollouts, rolloutRows } from "./bench/rollouts.ts";
 import { benchFleetPolls, fleetPollFailures, fleetPollRows } from "./bench/fleet_polls.ts";
 import { benchDevicePolls, devicePollFailures, devicePollRows } from "./bench/device_polls.ts";
-import { fixed, kb, mib, ROOT, spawnServer } from "./bench/util.ts";
+import { fixed, kb, mib, ROOT } from "./bench/util.ts";
 
 const quick = Deno.args.includes("--quick");
 const size = quick
@@ -206,16 +204,8 @@ if (Deno.args.includes("--rollouts")) {
 try {
   say(`seeding ${size.devices} devices`);
   seedDevices(dataDir, size.devices);
-  const srv = await spawnServer("server/main.ts", serverEnv(dataDir));
-  let results;
-  try {
-    const { token } = await new ApiClient({ baseUrl: srv.url }).login(ADMIN.email, ADMIN.password);
-    const api = new ApiClient({
-      baseUrl: srv.url,
-      token: () => token,
-      timeoutMs: 600_000,
-      uploadFetch: fixedLengthFetch,
-    });
+  const results = await withSignedInServer(serverEnv(dataDir), async (srv) => {
+    const { api, token } = srv;
 
     say("1. GET devices vs bare Hono");
     const devices = await benchDevices(srv.url, token, size.devices, size.seconds);
@@ -240,10 +230,8 @@ try {
     const deviceAuth = await benchDeviceAuth(tmp, size.seconds, size.checkins);
     say(`9. hawkBit DDI poll vs check-in, ${size.checkins} devices, and a whole DDI cycle`);
     const ddi = await benchDdi(tmp, size.seconds, size.checkins);
-    results = { devices, treatments, web, checkin, firmware, bucket, uploadCpu, observabilityUs, deviceAuth, ddi };
-  } finally {
-    await srv.stop();
-  }
+    return { devices, treatments, web, checkin, firmware, bucket, uploadCpu, observabilityUs, deviceAuth, ddi };
+  });
   const pg = await benchPostgres(tmp, size, say);
   const audit = await benchAudit(tmp, size, say);
   say(`8. staged rollout of ${size.devices} devices: status reports, GET rollouts/{id}`);

@@ -4,6 +4,7 @@
  * files in one of these instead of DATA_DIR (scripts/test.ts runs the firmware suites that way).
  */
 import { ListObjectsV2Command, S3Client } from "@aws-sdk/client-s3";
+import { s3FirmwareFiles } from "../server/files/s3_firmware_files.ts";
 
 const ROOT = new URL("../", import.meta.url).pathname;
 export const TEST_BUCKET = "firmware-test";
@@ -115,4 +116,18 @@ export async function startBucket(): Promise<TestBucket> {
       await Deno.remove(dir, { recursive: true }).catch(() => {});
     },
   };
+}
+
+/** The server's firmware store on a test bucket, as the server opens it (its credentials put in this process's env). */
+export function bucketFirmwareFiles(bucket: TestBucket, maxObjectBytes?: number) {
+  for (const [k, v] of Object.entries(bucket.env)) if (k.startsWith("AWS_")) Deno.env.set(k, v);
+  return s3FirmwareFiles({
+    bucket: bucket.env.S3_BUCKET,
+    endpoint: bucket.endpoint,
+    prefix: "",
+    forcePathStyle: true,
+    region: "us-east-1",
+    minSweepGraceMs: 0,
+    maxObjectBytes,
+  });
 }

@@ -7,8 +7,7 @@ import { createHash } from "node:crypto";
 import { diskFirmwareFiles } from "../../server/files/disk_firmware_files.ts";
 import type { FirmwareFiles } from "../../server/files/firmware_files.ts";
 import { listFiles } from "../../testing/server.ts";
-import { firmwareStoreUnderTest, startBucket } from "../../testing/s3.ts";
-import { s3FirmwareFiles } from "../../server/files/s3_firmware_files.ts";
+import { bucketFirmwareFiles, firmwareStoreUnderTest, startBucket } from "../../testing/s3.ts";
 
 const hash = (kind: string) => (bytes: Uint8Array) => createHash(kind).update(bytes).digest("hex");
 const [sha256, sha1, md5] = [hash("sha256"), hash("sha1"), hash("md5")];
@@ -26,15 +25,7 @@ async function withStore(fn: (files: FirmwareFiles, stored: () => Promise<string
   await using bucket = firmwareStoreUnderTest() === "s3" ? await startBucket() : null;
   try {
     if (bucket) {
-      for (const [k, v] of Object.entries(bucket.env)) if (k.startsWith("AWS_")) Deno.env.set(k, v);
-      const files = s3FirmwareFiles({
-        bucket: bucket.env.S3_BUCKET,
-        endpoint: bucket.endpoint,
-        prefix: "",
-        forcePathStyle: true,
-        region: "us-east-1",
-        minSweepGraceMs: 0,
-      });
+      const files = bucketFirmwareFiles(bucket);
       await fn(files, () => bucket.keys());
     } else {
       await fn(diskFirmwareFiles(dirs), () => listFiles(dir));

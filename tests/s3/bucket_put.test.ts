@@ -8,8 +8,7 @@ import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
 import { S3Client } from "@aws-sdk/client-s3";
 import { bucketPut, partSizeFor, unsignedParts } from "../../server/files/bucket_put.ts";
-import { s3FirmwareFiles } from "../../server/files/s3_firmware_files.ts";
-import { startBucket, TEST_BUCKET, type TestBucket } from "../../testing/s3.ts";
+import { bucketFirmwareFiles, startBucket, TEST_BUCKET } from "../../testing/s3.ts";
 
 const MiB = 1 << 20;
 const hex = (kind: string, bytes: Uint8Array) => createHash(kind).update(bytes).digest("hex");
@@ -23,22 +22,9 @@ Deno.test("bucket parts: 5 MiB up to ~48.8 GiB of MAX_FIRMWARE_BYTES, then whole
   assert.ok(partSizeFor(5 * 2 ** 40) * 10_000 >= 5 * 2 ** 40, "S3's largest object fits");
 });
 
-function filesOn(bucket: TestBucket, maxObjectBytes?: number) {
-  for (const [k, v] of Object.entries(bucket.env)) if (k.startsWith("AWS_")) Deno.env.set(k, v);
-  return s3FirmwareFiles({
-    bucket: bucket.env.S3_BUCKET,
-    endpoint: bucket.endpoint,
-    prefix: "",
-    forcePathStyle: true,
-    region: "us-east-1",
-    minSweepGraceMs: 0,
-    maxObjectBytes,
-  });
-}
-
 Deno.test("bucket parts: chunks of any size become whole parts; the object is theirs, with the bytes' digests", async () => {
   await using bucket = await startBucket();
-  const files = filesOn(bucket);
+  const files = bucketFirmwareFiles(bucket);
   const sent: { command: string; part?: number; bytes?: number; payload?: string; crc32?: string }[] = [];
   const spied = () => {
     const client = new S3Client({ region: "us-east-1", endpoint: bucket.endpoint, forcePathStyle: true });
@@ -113,7 +99,7 @@ Deno.test("bucket parts: chunks of any size become whole parts; the object is th
 
 Deno.test("bucket parts: aborted mid-stream, after a part or once finished: nothing is left", async () => {
   await using bucket = await startBucket();
-  const files = filesOn(bucket);
+  const files = bucketFirmwareFiles(bucket);
   const chunk = new Uint8Array(MiB).fill(9);
   const midway = files.put();
   for (let i = 0; i < 12; i++) await midway.write(chunk); // two parts sent, the third filling
