@@ -10,7 +10,7 @@ import { startPostgres } from "../../testing/postgres.ts";
 import { POLLED_VERSION, polledDeviceId, polledDeviceToken, seedPolledFleet } from "../../testing/postgres_bench.ts";
 import type { PollLoadConfig, PollLoadResult } from "./poll_load.ts";
 import { serverEnv } from "./steps.ts";
-import { DENO, fixed, type Proc, ROOT, spawnServer, timed } from "./util.ts";
+import { DENO, fixed, type Proc, processCpuSeconds, ROOT, spawnServer, timed } from "./util.ts";
 
 export interface FleetPollSize {
   devices: number;
@@ -34,11 +34,7 @@ const TICKS = 100; // USER_HZ: /proc's CPU times are in 1/100 s on Linux
 /** utime + stime (+ reaped children's with `children`) of a process, in seconds; 0 when it is gone. */
 function cpuOf(pid: number, children = false): number {
   try {
-    const stat = Deno.readTextFileSync(`/proc/${pid}/stat`);
-    const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-    // After the comm: state(0) ppid(1) ... utime(11) stime(12) cutime(13) cstime(14)
-    const own = Number(f[11]) + Number(f[12]);
-    return (children ? own + Number(f[13]) + Number(f[14]) : own) / TICKS;
+    return processCpuSeconds(pid, children);
   } catch {
     return 0;
   }

@@ -10,7 +10,7 @@ import { fixedLengthFetch } from "../../shared/fixed_length_fetch.ts";
 import { fileSource } from "../../testing/files.ts";
 import { writeXzFile } from "../../testing/xz_fixtures.ts";
 import { ADMIN, benchCheckin, serverEnv } from "./steps.ts";
-import { load, spawnServer, timed } from "./util.ts";
+import { load, processCpuSeconds, spawnServer, timed } from "./util.ts";
 
 const rounds = Number(Deno.args[0] ?? 3);
 const tmp = await Deno.makeTempDir({ prefix: "bench-guard-" });
@@ -28,11 +28,8 @@ interface Figures {
   downloadCpu: number[];
 }
 
-/** A process's CPU time so far, in ms (/proc/<pid>/stat: utime + stime, in clock ticks of 10 ms). */
-function cpuMs(pid: number): number {
-  const fields = Deno.readTextFileSync(`/proc/${pid}/stat`).split(") ")[1].split(" ");
-  return (Number(fields[11]) + Number(fields[12])) * 10;
-}
+/** A process's CPU time so far (utime + stime), in ms. */
+const cpuMs = (pid: number) => processCpuSeconds(pid) * 1000;
 const figures: Record<string, Figures> = {};
 
 for (let round = 0; round < rounds; round++) {

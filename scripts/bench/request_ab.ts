@@ -9,7 +9,7 @@
  */
 import { ApiClient } from "../../shared/client.ts";
 import { ADMIN, seededEnv } from "./steps.ts";
-import { load, spawnServer } from "./util.ts";
+import { load, processCpuSeconds, spawnServer } from "./util.ts";
 
 const [rounds, seconds, what, guard, ...trees] = Deno.args;
 if (!trees.length || !["page", "404"].includes(what) || !["0", "1"].includes(guard)) {
@@ -18,14 +18,8 @@ if (!trees.length || !["page", "404"].includes(what) || !["0", "1"].includes(gua
 }
 const N = 20_000;
 const page = `/api/v1/devices?page=${Math.floor((Math.ceil(N / 25) - 1) / 2)}&rowsPerPage=25`;
-const CLK_TCK = 100;
-
 /** utime + stime of a process in µs. */
-function cpuMicros(pid: number): number {
-  const stat = Deno.readTextFileSync(`/proc/${pid}/stat`);
-  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-  return (Number(fields[11]) + Number(fields[12])) * 1e6 / CLK_TCK;
-}
+const cpuMicros = (pid: number) => processCpuSeconds(pid) * 1e6;
 
 const servers = [];
 try {

@@ -9,21 +9,15 @@
 import { ApiClient } from "../../shared/client.ts";
 import { startPostgres } from "../../testing/postgres.ts";
 import { ADMIN, seededEnv } from "./steps.ts";
-import { load, spawnServer } from "./util.ts";
+import { load, processCpuSeconds, spawnServer } from "./util.ts";
 
 const seconds = Number(Deno.args[0] ?? 4);
 const engines = (Deno.args[1] ?? "both") === "both" ? ["sqlite", "postgres"] : [Deno.args[1]];
 const tree = new URL(`${Deno.args[2] ?? "."}/`, `file://${Deno.cwd()}/`).pathname;
 const N = 20_000;
 const path = `/api/v1/devices?page=${Math.floor((Math.ceil(N / 25) - 1) / 2)}&rowsPerPage=25`;
-const CLK_TCK = 100;
-
 /** utime + stime of a process in µs. */
-function cpuMicros(pid: number): number {
-  const stat = Deno.readTextFileSync(`/proc/${pid}/stat`);
-  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-  return (Number(fields[11]) + Number(fields[12])) * 1e6 / CLK_TCK;
-}
+const cpuMicros = (pid: number) => processCpuSeconds(pid) * 1e6;
 
 /** Server CPU µs per request and req/s of a load on `url`. */
 async function measure(pid: number, url: string, headers: Record<string, string> = {}) {

@@ -13,7 +13,7 @@ import { opensslKey, opensslSign } from "../../testing/release_keys.ts";
 import { writeXzFile } from "../../testing/xz_fixtures.ts";
 import { parsePublicKey, verifiesDigest } from "../../server/auth/release_signatures.ts";
 import { ADMIN, serverEnv } from "./steps.ts";
-import { spawnServer, timed } from "./util.ts";
+import { processCpuSeconds, spawnServer, timed } from "./util.ts";
 
 const rounds = Number(Deno.args[0] ?? 5);
 const mebibytes = Number(Deno.args[1] ?? 64);
@@ -28,11 +28,8 @@ const [ed, spare, p256] = await Promise.all([
 const edSig = await opensslSign(ed, file);
 const p256Sig = await opensslSign(p256, file);
 
-/** A process's CPU time so far, in ms (/proc/<pid>/stat: utime + stime, in clock ticks of 10 ms). */
-function cpuMs(pid: number): number {
-  const fields = Deno.readTextFileSync(`/proc/${pid}/stat`).split(") ")[1].split(" ");
-  return (Number(fields[11]) + Number(fields[12])) * 10;
-}
+/** A process's CPU time so far (utime + stime), in ms. */
+const cpuMs = (pid: number) => processCpuSeconds(pid) * 1000;
 
 const dataDir = await Deno.makeTempDir({ dir: tmp, prefix: "data-" });
 const srv = await spawnServer("server/main.ts", { ...serverEnv(dataDir), LOG_LEVEL: "quiet" });

@@ -10,16 +10,12 @@ import { ApiClient } from "../../shared/client.ts";
 import { startBucket } from "../../testing/s3.ts";
 import { writeXzFile } from "../../testing/xz_fixtures.ts";
 import { ADMIN, serverEnv } from "./steps.ts";
-import { spawnServer } from "./util.ts";
+import { processCpuSeconds, spawnServer } from "./util.ts";
 
 const TICK = 100; // clock ticks per second (getconf CLK_TCK on Linux)
 
 /** utime + stime + cutime + cstime of a process, in seconds. */
-export function processCpu(pid: number): number {
-  const stat = Deno.readTextFileSync(`/proc/${pid}/stat`);
-  const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-  return (Number(f[11]) + Number(f[12]) + Number(f[13]) + Number(f[14])) / TICK;
-}
+const processCpu = (pid: number) => processCpuSeconds(pid, true);
 
 /** CPU seconds (user + system) a shell command's children take, read from the shell's `times`. */
 export async function commandCpu(command: string): Promise<number> {

@@ -6,6 +6,21 @@ export const DENO = Deno.execPath();
 
 import { freePort } from "../../testing/server.ts";
 
+/** Clock ticks per second of /proc's CPU times (USER_HZ, `getconf CLK_TCK`: 100 on Linux). */
+const CLK_TCK = 100;
+
+/**
+ * CPU seconds a process has used so far (/proc/<pid>/stat: utime + stime; with `children`, also its reaped children's
+ * cutime + cstime).
+ */
+export function processCpuSeconds(pid: number, children = false): number {
+  const stat = Deno.readTextFileSync(`/proc/${pid}/stat`);
+  // After the comm: state(0) ppid(1) ... utime(11) stime(12) cutime(13) cstime(14)
+  const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  const own = Number(f[11]) + Number(f[12]);
+  return (children ? own + Number(f[13]) + Number(f[14]) : own) / CLK_TCK;
+}
+
 export { freePort };
 
 export interface Proc {
