@@ -51,6 +51,18 @@ export const TIMEOUTS = {
   reconnectSeconds: 0.1,
 };
 
+/**
+ * A start-up parameter of 1 KB (a custom setting nothing reads), so that each connection's start-up message is written
+ * at once. npm postgres 3.4.9 buffers a write for the next turn (setImmediate) and, when a connection is ended or its
+ * socket closes before that turn (terminate(), closed(): the watchdog ending a pool mid-statement), clears that timer
+ * without forgetting it: from then on the connection only writes once 1 KB is buffered, so its next start-up message is
+ * never sent and every call queued on it waits for connect_timeout (5 s after a frozen database's return:
+ * docs/DECISIONS.md, "Frozen PostgreSQL: back within 2 s"). A message of 1 KB is written at once, which forgets the
+ * timer; the bytes left from before go out ahead of it, and the server refuses that one connection (an invalid start-up
+ * packet): the driver connects again at once, cleanly.
+ */
+export const STARTUP_PAD = { "console.startup_pad": "x".repeat(1024) };
+
 export interface PoolOptions {
   /** The pool's sockets (watchdog.ts), so that the watchdog can end them. */
   sockets?: Sockets;
@@ -84,6 +96,7 @@ export function connect(options: PostgresOptions, pool: PoolOptions = {}): Sql {
     // PostgreSQL's default random_page_cost of 4 models a disk seek. With 1.1 the planner walks the index that holds
     // a fleet view's sort instead of sorting every match (docs/DECISIONS.md, "Fleet views").
     connection: {
+      ...STARTUP_PAD,
       application_name: "console",
       random_page_cost: "1.1",
       statement_timeout: TIMEOUTS.statementMs,

@@ -72,8 +72,8 @@ function transact<T>(pool: Sql, kind: TxKind, key: string, body: (tx: TxSql) => 
   return kind === "keyed" ? keyed(pool, key, body) : TRANSACTIONS[kind](pool, body);
 }
 
-/** Runs `q` to its end on `conn` (the pool, or a transaction's connection when `inTx`). */
-async function drive<T>(pool: Sql, conn: Tx, inTx: boolean, q: Q<T>): Promise<T> {
+/** Runs `q` to its end on `conn` (the pool, or a transaction's connection when `inTx`); `at` names its step. */
+async function drive<T>(pool: Sql, conn: Tx, inTx: boolean, q: Q<T>, at?: { step: string }): Promise<T> {
   let input: unknown = undefined;
   let failed = false;
   for (;;) {
@@ -85,15 +85,17 @@ async function drive<T>(pool: Sql, conn: Tx, inTx: boolean, q: Q<T>): Promise<T>
         case "all":
         case "one":
         case "run": {
+          if (at) at.step = op.sql.replace(/\s+/g, " ").slice(0, 80);
           const rows = await conn.unsafe(numbered(op.sql), op.params as never[], PREPARED);
           input = op.kind === "all" ? rows : op.kind === "one" ? rows[0] : rows.count;
           break;
         }
         case "tx": {
           const body = op.body;
+          if (at && !inTx) at.step = `${op.tx} transaction: its connection and BEGIN`;
           input = inTx
-            ? await drive(pool, conn, true, body())
-            : await transact(pool, op.tx, op.key, (tx) => drive(pool, tx, true, body()));
+            ? await drive(pool, conn, true, body(), at)
+            : await transact(pool, op.tx, op.key, (tx) => drive(pool, tx, true, body(), at));
           break;
         }
         case "dialect":
@@ -180,10 +182,34 @@ export function postgresEngine(pool: Sql, watchdog?: Watchdog, streams: Sql = po
   const watch = <T>(call: Promise<T>): Promise<T> => watchdog ? watchdog.watch(call) : call;
   return {
     dialect: POSTGRES,
-    run: <T>(q: Q<T>): Promise<T> =>
-      watch(drive(pool, pool, false, q)).catch((err) => Promise.reject(mapPostgresError(err))),
+    run: <T>(q: Q<T>): Promise<T> => {
+      const at = TRACE ? { step: "start" } : undefined;
+      const call = watch(drive(pool, pool, false, q, at));
+      if (at) traceSlow(call, at);
+      return call.catch((err) => Promise.reject(mapPostgresError(err)));
+    },
     mapError: mapPostgresError,
     watch,
     stream: (text, ...params) => watched(cursorRows(streams, text, params), watch),
   };
+}
+
+/**
+ * POSTGRES_TRACE=1 (a diagnostic, off by default; scripts/fault_cycles.ts sets it): a store call that takes longer than
+ * TRACE_SLOW_MS is printed with the step it was waiting on, its time and how it ended.
+ */
+export const TRACE = Deno.env.get("POSTGRES_TRACE") === "1";
+const TRACE_SLOW_MS = 1_000;
+
+function traceSlow(call: Promise<unknown>, at: { step: string }): void {
+  const started = Date.now();
+  const report = (how: string) => {
+    const ms = Date.now() - started;
+    if (ms >= TRACE_SLOW_MS) {
+      console.error(
+        `POSTGRES_TRACE ${new Date(started).toISOString()} slow store call ${ms} ms (${how}) at: ${at.step}`,
+      );
+    }
+  };
+  call.then(() => report("ok"), (err) => report(`failed ${(err as { code?: string }).code ?? String(err)}`));
 }

@@ -18,6 +18,8 @@ export const SUSPECT_MS = 700;
 /** How long the server has to answer that question before its connections are ended. */
 export const PROBE_MS = 800;
 const TICK_MS = 100;
+/** POSTGRES_TRACE=1: the probes' verdicts are printed (runner.ts prints the slow calls). */
+const TRACE = Deno.env.get("POSTGRES_TRACE") === "1";
 
 const FROZEN = Symbol("the watchdog ended this connection");
 
@@ -121,6 +123,13 @@ export class Watchdog {
     this.#probing = true;
     answeredWithin(this.probe(), PROBE_MS).then((alive) => {
       this.#probing = false;
+      if (TRACE) {
+        console.error(
+          `POSTGRES_TRACE ${new Date().toISOString()} probe after ${(now - oldest).toFixed(0)} ms of waiting: ${
+            alive ? "alive" : `no answer: ending ${this.pools.map((p) => p.size).join("+")} sockets`
+          } (${this.#pending.size} calls pending)`,
+        );
+      }
       if (alive) this.#aliveAt = now;
       else if (!this.#closed) { for (const pool of this.pools) pool.endAll(); }
     });
