@@ -10,8 +10,7 @@
  * --fault-ms min-max draws each fault's length between the two. --busy N starts N busy loops (CPU hogs) for the run, to shift the timing as a loaded or faster machine would.
  */
 import { parseArgs } from "node:util";
-import postgres from "postgres";
-import { startPostgres } from "../testing/postgres.ts";
+import { pgQuery, startPostgres } from "../testing/postgres.ts";
 import { startServer } from "../testing/server.ts";
 import { startBucket } from "../testing/s3.ts";
 import { bytesSource } from "../testing/files.ts";
@@ -141,23 +140,25 @@ async function diagnose(port: number, adminUrl: string, at: number): Promise<str
     titled.push(`    recv ${recvQ} send ${sendQ} peer ${peer} pid ${pid}: ${title}`);
   }
   let activity = "", locks = "";
-  const sql = postgres(adminUrl, { max: 1, connect_timeout: 3, onnotice: () => {} });
   try {
-    const rows = await sql`SELECT pid, datname, application_name, state, wait_event_type, wait_event,
-        now() - backend_start AS age, now() - state_change AS in_state, left(query, 80) AS query
-      FROM pg_stat_activity WHERE backend_type = 'client backend' AND pid <> pg_backend_pid() ORDER BY backend_start`;
+    const rows = await pgQuery(
+      adminUrl,
+      `SELECT pid, application_name, state, wait_event_type, wait_event, (now() - backend_start)::text AS age,
+         (now() - state_change)::text AS in_state, left(query, 80) AS query
+       FROM pg_stat_activity WHERE backend_type = 'client backend' AND pid <> pg_backend_pid() ORDER BY backend_start`,
+    );
     activity = rows.map((r) =>
-      `    ${r.pid} ${r.application_name} ${r.state} ${r.wait_event_type ?? ""}/${r.wait_event ?? ""} age ${
-        JSON.stringify(r.age)
-      } in-state ${JSON.stringify(r.in_state)} ${r.query}`
+      `    ${r.pid} ${r.application_name} ${r.state} ${r.wait_event_type ?? ""}/${
+        r.wait_event ?? ""
+      } age ${r.age} in-state ${r.in_state} ${r.query}`
     ).join("\n");
-    const l =
-      await sql`SELECT pid, locktype, mode, granted, objid FROM pg_locks WHERE locktype = 'advisory' OR NOT granted`;
+    const l = await pgQuery(
+      adminUrl,
+      "SELECT pid, locktype, mode, granted, objid FROM pg_locks WHERE locktype = 'advisory' OR NOT granted",
+    );
     locks = l.map((r) => `    ${r.pid} ${r.locktype} ${r.mode} granted=${r.granted} ${r.objid ?? ""}`).join("\n");
   } catch (err) {
     activity = `    (not read: ${err})`;
-  } finally {
-    await sql.end({ timeout: 1 }).catch(() => {});
   }
   return `  at +${probeAt} ms: listen ${listen.trim().split("\n").slice(1).join(" | ")}\n  sockets ${
     JSON.stringify(Object.fromEntries(states))
