@@ -21,7 +21,7 @@ import {
   WRITE_LOCK,
   writeRetried,
 } from "./open.ts";
-import type { Watchdog } from "./watchdog.ts";
+import { TRACE, type Watchdog } from "./watchdog.ts";
 
 /**
  * rules/rollouts.ts's bucket() in SQL: the first 32 bits of sha256(rolloutId + ":" + deviceId), big-endian, over
@@ -194,11 +194,7 @@ export function postgresEngine(pool: Sql, watchdog?: Watchdog, streams: Sql = po
   };
 }
 
-/**
- * POSTGRES_TRACE=1 (a diagnostic, off by default; scripts/fault_cycles.ts sets it): a store call that takes longer than
- * TRACE_SLOW_MS is printed with the step it was waiting on, its time and how it ended.
- */
-export const TRACE = Deno.env.get("POSTGRES_TRACE") === "1";
+/** With POSTGRES_TRACE=1 (watchdog.ts), a store call this slow is printed with the step it waited on and its end. */
 const TRACE_SLOW_MS = 1_000;
 
 function traceSlow(call: Promise<unknown>, at: { step: string }): void {

@@ -18,8 +18,12 @@ export const SUSPECT_MS = 700;
 /** How long the server has to answer that question before its connections are ended. */
 export const PROBE_MS = 800;
 const TICK_MS = 100;
-/** POSTGRES_TRACE=1: the probes' verdicts are printed (runner.ts prints the slow calls). */
-const TRACE = Deno.env.get("POSTGRES_TRACE") === "1";
+/**
+ * POSTGRES_TRACE=1, a diagnostic off by default (scripts/fault_cycles.ts sets it): the probes' verdicts are printed, and
+ * runner.ts prints the store calls slower than 1 s with the step they waited on. Read here, not in config.ts: it is
+ * for whoever chases a fault, not a setting of the server.
+ */
+export const TRACE = Deno.env.get("POSTGRES_TRACE") === "1";
 
 const FROZEN = Symbol("the watchdog ended this connection");
 
