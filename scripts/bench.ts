@@ -76,6 +76,7 @@ if (Deno.args.includes("--fleet")) {
 // --fleet-polls: only the simulated fleet (1,000,000 devices polling at 3,300/s for 60 s through two replicas on
 // PostgreSQL; --quick: 10,000 at 300/s for 3 s), printed. FLEET_POLL_RATE, FLEET_POLL_SECONDS, FLEET_POLL_DEVICES,
 // FLEET_POLL_GENERATORS and FLEET_POLL_IN_FLIGHT change the sizes (e.g. a rate this machine can answer, to read the latency there).
+// FLEET_POLL_STATEMENTS=1 and FLEET_POLL_SQL look into PostgreSQL's part (scripts/bench/fleet_polls.ts).
 if (Deno.args.includes("--fleet-polls")) {
   try {
     const figures = await benchFleetPolls(tmp, fleetPollSize(), say);

@@ -5,8 +5,14 @@
  * and, for the share `ddiShare`, hawkBit DDI polls, each by a random device, every one a poll that changes nothing.
  * Reports the rate achieved, errors by kind, latency, and where the CPU went (generator, servers, PostgreSQL, and what
  * else ran on the machine meanwhile), so a reader can tell whether the generator or the servers were the limit.
+ *
+ * For finding where PostgreSQL's time goes (docs/DECISIONS.md, "Last-seen writes of a million-device fleet"):
+ * FLEET_POLL_STATEMENTS=1 loads pg_stat_statements into the cluster and prints, after the load, the statements that
+ * took the most time from the end of seeding on, and how many of the devices' row updates were HOT; FLEET_POLL_SQL runs
+ * statements (separated by `;;`) on the seeded fleet before the load, to try a schema change against the same load
+ * (e.g. indexes dropped).
  */
-import { startPostgres } from "../../testing/postgres.ts";
+import { pgQuery, startPostgres, type TestPostgres } from "../../testing/postgres.ts";
 import { POLLED_VERSION, polledDeviceId, polledDeviceToken, seedPolledFleet } from "../../testing/postgres_bench.ts";
 import type { PollLoadConfig, PollLoadResult } from "./poll_load.ts";
 import { serverEnv } from "./steps.ts";
@@ -151,6 +157,44 @@ async function runLoad(
   };
 }
 
+const statementsWanted = () => Deno.env.get("FLEET_POLL_STATEMENTS") === "1";
+
+/** Restarts the cluster with pg_stat_statements loaded (before any server connects). */
+async function loadStatementStats(pg: TestPostgres): Promise<void> {
+  await pgQuery(pg.adminUrl, "ALTER SYSTEM SET shared_preload_libraries = 'pg_stat_statements'");
+  await pg.stop();
+  await pg.start();
+}
+
+/** FLEET_POLL_SQL's statements, then (FLEET_POLL_STATEMENTS) the statistics zeroed: what follows is the load's. */
+async function beforeLoad(url: string, say: (s: string) => void): Promise<void> {
+  const extra = Deno.env.get("FLEET_POLL_SQL");
+  if (extra) {
+    const started = Date.now();
+    for (const statement of extra.split(";;")) if (statement.trim()) await pgQuery(url, statement);
+    say(`F. FLEET_POLL_SQL run in ${Date.now() - started} ms`);
+  }
+  if (!statementsWanted()) return;
+  await pgQuery(url, "CREATE EXTENSION IF NOT EXISTS pg_stat_statements");
+  await pgQuery(url, "SELECT pg_stat_statements_reset(), pg_stat_reset()");
+}
+
+/** The statements that took PostgreSQL the most time since beforeLoad(), and the devices' updates (HOT or not). */
+async function statementReport(url: string, say: (s: string) => void): Promise<void> {
+  const top = await pgQuery(
+    url,
+    `SELECT calls, round(total_exec_time::numeric) AS ms, round(mean_exec_time::numeric, 3) AS mean_ms, rows,
+       left(regexp_replace(query, '\\s+', ' ', 'g'), 140) AS query
+     FROM pg_stat_statements ORDER BY total_exec_time DESC LIMIT 8`,
+  );
+  for (const r of top) say(`F. statement: ${JSON.stringify(r)}`);
+  const [t] = await pgQuery(
+    url,
+    "SELECT n_tup_upd AS updated, n_tup_hot_upd AS hot FROM pg_stat_user_tables WHERE relname = 'devices'",
+  );
+  say(`F. devices rows updated: ${t.updated}, of them HOT: ${t.hot}`);
+}
+
 export async function benchFleetPolls(
   tmp: string,
   size: FleetPollSize,
@@ -158,6 +202,7 @@ export async function benchFleetPolls(
 ): Promise<FleetPollFigures> {
   await using pg = await startPostgres();
   const url = await pg.createDatabase();
+  if (statementsWanted()) await loadStatementStats(pg);
   const postmaster = Number((await Deno.readTextFile(`${pg.dataDir}/postmaster.pid`)).split("\n")[0]);
   const secret = crypto.randomUUID().replaceAll("-", "");
   const replicas = 2;
@@ -179,12 +224,14 @@ export async function benchFleetPolls(
     }
     say(`F. seeding ${size.devices.toLocaleString("en")} devices with their tokens`);
     seedMs = (await timed(() => seedPolledFleet(url, size.devices, secret))).ms;
+    await beforeLoad(url, say);
     say(
       `F. ${size.rate}/s for ${size.seconds} s (${size.generators} generator processes, ${
         Math.round(size.ddiShare * 100)
       } % DDI polls) through ${replicas} replicas`,
     );
     run = await runLoad(servers.map((s) => s.url), servers, postmaster, size, secret);
+    if (statementsWanted()) await statementReport(url, say);
     // One answer of each kind, for the bare baseline's bytes.
     const token = `Bearer ${polledDeviceToken(secret, 0)}`;
     const checkin = await fetch(`${servers[0].url}/api/v1/device/${polledDeviceId(0)}/checkin`, {
