@@ -302,6 +302,18 @@ export async function buildWeb(log: (line: string) => void = console.log): Promi
     const appModules = lazyGraph(["web/src/app/prefetch.ts", "web/src/app/App.tsx"]);
     const loginModules = lazyGraph(["web/src/features/auth/LoginScreen.tsx"]);
 
+    // V8's explicit compile hint on the chunks a start evaluates (main, the signed-in app's, the sign-in form's): their
+    // functions are compiled with the script, off the main thread as it streams in, instead of one by one on the main
+    // thread when first called. React's client, one CommonJS function of 170 KB, was compiled lazily inside main's
+    // evaluation: the start's longest task under Lighthouse (docs/DECISIONS.md, "The devices page under load: V8's
+    // compile hints"). Lazy screens stay lazily compiled. `COMPILE_HINTS=0` builds without them, to measure.
+    if (Deno.env.get("COMPILE_HINTS") !== "0") {
+      for (const file of new Set([...initial, ...appModules, ...loginModules])) {
+        const path = `${ROOT}${file}`;
+        await Deno.writeTextFile(path, `//# allFunctionsCalledOnLoad\n${await Deno.readTextFile(path)}`);
+      }
+    }
+
     await Deno.mkdir(`${DIST_DIR}/${ASSETS}`, { recursive: true });
     const written = new Set<string>();
     const compressing: Promise<string[]>[] = [];

@@ -1,5 +1,5 @@
 /**
- * `deno task lighthouse [--runs N] [--desktop] [--reports DIR] [--page sign-in|devices]`: Lighthouse (npm) in
+ * `deno task lighthouse [--runs N] [--desktop] [--reports DIR [--traces]] [--page sign-in|devices]`: Lighthouse (npm) in
  * Debian's Chromium against a real server with the demo data set: the sign-in page and the signed-in devices page
  * (or the one `--page` names), mobile profile (Lighthouse's default: a mid-range phone, simulated slow 4G and 4× CPU
  * slowdown). Prints performance, accessibility, CLS, FCP, LCP and TBT, the median of N runs (default 3), for
@@ -16,6 +16,8 @@ const runs = Number(Deno.args[Deno.args.indexOf("--runs") + 1] || 3) || 3;
 const desktop = Deno.args.includes("--desktop");
 /** `--reports DIR` keeps each run's Lighthouse JSON report there. */
 const reportsDir = Deno.args.includes("--reports") ? Deno.args[Deno.args.indexOf("--reports") + 1] : null;
+/** `--traces` (with `--reports`) keeps each run's Chromium trace beside its report, for reading its long tasks. */
+const traces = Deno.args.includes("--traces");
 /** `--page NAME` measures that page alone (both by default). */
 const onlyPage = Deno.args.includes("--page") ? Deno.args[Deno.args.indexOf("--page") + 1] : null;
 
@@ -49,6 +51,7 @@ async function lighthouse(url: string, port: number, out: string): Promise<Figur
     `--output-path=${out}`,
     "--quiet",
     ...(desktop ? ["--preset=desktop"] : []),
+    ...(traces ? ["--save-assets"] : []),
   ];
   const run = await new Deno.Command(Deno.execPath(), { args, stdout: "piped", stderr: "piped" }).output();
   if (!run.success) throw new Error(`lighthouse failed:\n${new TextDecoder().decode(run.stderr)}`);
@@ -117,6 +120,9 @@ try {
       if (reportsDir) {
         await Deno.mkdir(reportsDir, { recursive: true });
         await Deno.copyFile(report, `${reportsDir}/${name}-${i}.json`);
+        if (traces) {
+          await Deno.copyFile(report.replace(/\.json$/, "-0.trace.json"), `${reportsDir}/${name}-${i}.trace.json`);
+        }
       }
       console.error(
         `[lighthouse] ${name} run ${i + 1}: performance ${f.performance}, accessibility ${f.accessibility}`,
