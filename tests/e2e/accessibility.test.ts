@@ -184,6 +184,7 @@ e2eTest("keyboard only: sign in, skip link, titles and focus per route, dialogs 
   await page.getByLabel("E-mail").waitFor();
   assert.match(await page.title(), /^Sign in · /);
   // The e-mail field has the focus; Tab to the password, Enter submits.
+  await page.waitForFunction(() => document.activeElement?.id === "login-email");
   await page.keyboard.type(ADMIN_EMAIL);
   await page.keyboard.press("Tab");
   await page.keyboard.type(ADMIN_PASSWORD);
@@ -252,6 +253,8 @@ e2eTest("keyboard only: sign in, skip link, titles and focus per route, dialogs 
   await page.waitForFunction(() => document.activeElement?.getAttribute("aria-haspopup") === "listbox");
   await page.keyboard.press("ArrowDown");
   await page.locator(".p-dropdown-panel").waitFor();
+  // The filter takes the focus once the panel's opening transition ends: keys typed before it go to the dropdown.
+  await page.waitForFunction(() => document.activeElement?.classList.contains("p-dropdown-filter") === true);
   await page.keyboard.type("knee");
   await page.keyboard.press("ArrowDown");
   await page.keyboard.press("Enter");
