@@ -16,3 +16,9 @@ export async function withClock<T>(shift: number, fn: () => Promise<T>): Promise
     globalThis.Date = Real;
   }
 }
+
+/**
+ * Lets the clock move, so a timestamp written next (by this process or a server on this machine) differs from the
+ * last one: on a fast machine two writes fall in the same millisecond, and ISO times with ms then compare equal.
+ */
+export const tick = () => new Promise((r) => setTimeout(r, 3));

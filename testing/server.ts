@@ -209,3 +209,17 @@ export function freePort(): number {
   listener.close();
   return port;
 }
+
+/**
+ * Waits until the server has written the log lines of every request it answered so far (request lines are batched):
+ * sends a request with a marker id and waits for its line, written after theirs. Bounded by `ms`.
+ */
+export async function requestLinesWritten(srv: TestServer, ms = 10_000): Promise<void> {
+  const marker = `lines-written-${crypto.randomUUID()}`;
+  await (await srv.fetch("/healthz", { headers: { "X-Request-Id": marker } })).body?.cancel();
+  const until = Date.now() + ms;
+  while (!srv.output().includes(marker)) {
+    if (Date.now() > until) throw new Error(`no log line for request ${marker} in ${ms} ms`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}

@@ -184,6 +184,7 @@ e2eTest("keyboard only: sign in, skip link, titles and focus per route, dialogs 
   await page.getByLabel("E-mail").waitFor();
   assert.match(await page.title(), /^Sign in · /);
   // The e-mail field has the focus; Tab to the password, Enter submits.
+  await page.waitForFunction(() => document.activeElement?.id === "login-email");
   await page.keyboard.type(ADMIN_EMAIL);
   await page.keyboard.press("Tab");
   await page.keyboard.type(ADMIN_PASSWORD);
@@ -252,8 +253,16 @@ e2eTest("keyboard only: sign in, skip link, titles and focus per route, dialogs 
   await page.waitForFunction(() => document.activeElement?.getAttribute("aria-haspopup") === "listbox");
   await page.keyboard.press("ArrowDown");
   await page.locator(".p-dropdown-panel").waitFor();
+  // The filter takes the focus once the panel's opening transition ends: keys typed before it go to the dropdown.
+  await page.waitForFunction(() => document.activeElement?.classList.contains("p-dropdown-filter") === true);
   await page.keyboard.type("knee");
+  // The list filtered before ArrowDown: else the key moves through the whole list and Enter picks another treatment.
+  await page.waitForFunction(() => {
+    const options = [...document.querySelectorAll(".p-dropdown-panel [role='option']")];
+    return options.length === 1 && options[0].textContent?.includes("Knee pain");
+  });
   await page.keyboard.press("ArrowDown");
+  await page.locator(".p-dropdown-panel [role='option'][data-p-focused='true']").getByText("Knee pain").waitFor();
   await page.keyboard.press("Enter");
   await page.getByRole("dialog").getByText("Add treatment Knee pain to device kb-01?").waitFor();
   await page.waitForFunction(() => document.activeElement?.textContent?.trim() === "Don't add");

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import type { Device } from "../../shared/schemas/device.ts";
 import { DEVICE_KEY, refusal, testApp } from "./app.ts";
+import { tick } from "../../testing/clock.ts";
 
 const INFO = { app: "1.0", os: "os", channels: ["c1"] };
 
@@ -92,6 +93,7 @@ Deno.test("GET devices sees a write made through another stores instance on the 
   const after = await list();
   assert.deepEqual(after.data.map((d) => d.deviceId), ["from-another-process"]);
 
+  await tick(); // a later updatedAt: the patch may fall in the millisecond of the check-in
   await other.devices.patch("from-another-process", { additionalTreatmentIds: [] });
   const patched = await list();
   assert.notEqual(patched.data[0].updatedAt, after.data[0].updatedAt);

@@ -6,7 +6,7 @@ import { bytesSource, fileSource, makeXzFile } from "../../testing/files.ts";
 import { xzOfSize, xzStreamOfSize } from "../../testing/xz_fixtures.ts";
 import { rejects } from "../helpers/assert.ts";
 import { multipart } from "../helpers/hostile.ts";
-import { DEVICE_API_KEY, listFiles, startServer, type TestServer } from "../../testing/server.ts";
+import { DEVICE_API_KEY, listFiles, requestLinesWritten, startServer, type TestServer } from "../../testing/server.ts";
 import { pathsFor } from "../../server/context.ts";
 import { openStores, storesConfig } from "../../server/db/mod.ts";
 import { diskFirmwareFiles } from "../../server/files/disk_firmware_files.ts";
@@ -149,7 +149,7 @@ Deno.test("firmware upload, list, download and delete", async (t) => {
   await t.step("a connection dropped mid-upload leaves no row and no file", async () => {
     const before = await snapshot(srv, api);
     const posts = () => srv.output().split("POST /api/v1/device_firmwares ").length;
-    await new Promise((r) => setTimeout(r, 150)); // request lines are written in batches within 50 ms
+    await requestLinesWritten(srv); // request lines are written in batches: every earlier POST counted
     const postsBefore = posts();
     const b = "drop-boundary";
     const part = multipart(b, [{ name: "file", filename: "dropped.xz", data: xzLike(2_000_000) }]);

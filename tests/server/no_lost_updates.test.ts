@@ -8,6 +8,7 @@ import { DeviceClient } from "../../shared/client.ts";
 import type { Device, ProductType, ProductTypePatch } from "../../shared/schemas/mod.ts";
 import { fileSource, makeXzFile } from "../../testing/files.ts";
 import { generateTreatments, makeImportDb } from "../../testing/import_db.ts";
+import { tick } from "../../testing/clock.ts";
 import { DEVICE_API_KEY, startServer, type TestServer } from "../../testing/server.ts";
 
 interface Answer {
@@ -128,6 +129,7 @@ Deno.test("no lost updates: ETags and If-Match on devices, product types and dev
         fresh("dev-1", answer.etag);
       }
       const before = await getDevice("dev-1");
+      await tick(); // a later last-seen time than the one written before
       await checkin("dev-1", "1.0");
       await checkin("dev-1", "2.0");
       const after = await getDevice("dev-1");

@@ -1,6 +1,6 @@
 /** GET /metrics behind METRICS_TOKEN, JSON log lines and X-Request-Id (docs/REQUIREMENTS.md §14). */
 import assert from "node:assert/strict";
-import { DEVICE_API_KEY, startServer } from "../../testing/server.ts";
+import { DEVICE_API_KEY, requestLinesWritten, startServer } from "../../testing/server.ts";
 import { bytesSource } from "../../testing/files.ts";
 import { xzOfSize } from "../../testing/xz_fixtures.ts";
 
@@ -71,7 +71,7 @@ Deno.test("LOG_FORMAT=json: one object per line; X-Request-Id on every answer an
   const id = made.headers.get("x-request-id")!;
   assert.match(id, /^[0-9a-f-]{36}$/);
   await made.body?.cancel();
-  await new Promise((r) => setTimeout(r, 200)); // request lines are written in batches
+  await requestLinesWritten(srv); // request lines are written in batches
   const lines = srv.output().split("\n").filter((l) => l.startsWith("{"));
   const objects = lines.map((l) => JSON.parse(l));
   assert.ok(objects.every((o) => typeof o.time === "string" && typeof o.level === "string" && "msg" in o));

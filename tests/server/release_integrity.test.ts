@@ -14,6 +14,7 @@ import { routes } from "../../shared/routes/mod.ts";
 import type { AuditList } from "../../shared/schemas/audit.ts";
 import { APPROVAL_MEANING, type Firmware } from "../../shared/schemas/firmware.ts";
 import { fileSource, makeXzFile } from "../../testing/files.ts";
+import { tick } from "../../testing/clock.ts";
 import { type OpensslKey, opensslKey, opensslSign } from "../../testing/release_keys.ts";
 import { DEVICE_API_KEY, listFiles, startServer, type TestServer } from "../../testing/server.ts";
 import { multipart } from "../helpers/hostile.ts";
@@ -79,7 +80,10 @@ Deno.test("release integrity: signed uploads, release keys, two-person release",
     assert.equal(made.revokedAt, null);
     assert.equal(made.createdBy, "admin@example.com");
     keyIds.ed = made._id;
+    // The list is in order of creation, ties by id (random): a later millisecond for each key.
+    await tick();
     keyIds.p256 = (await admin.createReleaseKey("CI p256", p256.publicPem))._id;
+    await tick();
     keyIds.retired = (await admin.createReleaseKey("Retired", retired.publicPem))._id;
     await rejects(uploader.createReleaseKey("Mine", stranger.publicPem), 403, /admin role/);
     await rejects(admin.createReleaseKey("ci ED25519", stranger.publicPem), 409, /named/);

@@ -108,5 +108,4 @@ export async function checkin(stores: Stores, deviceId: string, info: VersionInf
   return config;
 }
 
-/** Lets the clock move, so a timestamp written next differs from the last one. */
-export const tick = () => new Promise((r) => setTimeout(r, 3));
+export { tick } from "../../testing/clock.ts";

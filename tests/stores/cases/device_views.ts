@@ -211,6 +211,7 @@ export function deviceViewCases(engine: string, options: ConformanceOptions) {
 
     await t.step("bulk by ids and by filter: the rules of patch, new etags", async () => {
       const d0 = (await devices.get("d0"))!;
+      await tick(); // a later updatedAt: the bulk may run in the millisecond d0 was last written
       const r = await devices.bulk(
         { deviceIds: ["d0", "d3"] },
         { productTypeId: alpha._id, additionalTreatmentIds: [tr.T2, tr.T1] },
