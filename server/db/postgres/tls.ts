@@ -94,9 +94,13 @@ export function negotiated(
   });
 }
 
-/** A socket that fails with `err` and closes, on a later turn (once the driver has put its listeners on). */
+/**
+ * A socket that fails with `err` and closes, on a later turn (once the driver has put its listeners on); what the
+ * driver writes on it meanwhile (its start-up message) is dropped, so that its calls fail with `err`.
+ */
 function failing(err: Error): net.Socket {
   const socket = new net.Socket();
+  socket.write = () => true;
   setTimeout(() => socket.destroy(err), 0);
   return socket;
 }
