@@ -72,6 +72,7 @@ export function negotiated(
       const host = (raw as unknown as { host?: string }).host ?? "";
       const secure = tls.connect({
         socket: raw,
+        host,
         servername: net.isIP(host) ? undefined : host,
         rejectUnauthorized: mode === "verify-ca" || mode === "verify-full",
         ...(mode === "verify-ca" ? { checkServerIdentity: () => undefined } : {}),
