@@ -5,7 +5,7 @@
  */
 import assert from "node:assert/strict";
 import { startPostgres } from "../../testing/postgres.ts";
-import { connect } from "../../server/db/postgres/open.ts";
+import { connect, isUnavailable } from "../../server/db/postgres/open.ts";
 import { startServer } from "../../testing/server.ts";
 import { checkin, recovery, send, traffic } from "../../testing/fault_traffic.ts";
 import { bytesSource } from "../../testing/files.ts";
@@ -87,4 +87,27 @@ Deno.test("tls: PostgreSQL frozen and back under traffic on two replicas: every 
     });
   }
   for (const srv of servers) assert.doesNotMatch(srv.output(), / 500 |Uncaught|"internal"/);
+});
+
+Deno.test("tls: sslmode=require on a server without TLS fails as unavailable at once; prefer falls back to plain TCP", async () => {
+  await using pg = await startPostgres();
+  const url = await pg.createDatabase();
+  const required = connect({ url: `${url}?sslmode=require`, poolSize: 1, connectTimeoutSeconds: 3 });
+  try {
+    const started = performance.now();
+    const err = await required`SELECT 1`.then(() => null, (e) => e);
+    const ms = performance.now() - started;
+    console.log(`sslmode=require, no TLS on the server: ${err?.code} after ${ms.toFixed(0)} ms`);
+    assert.ok(isUnavailable(err), String(err));
+    assert.ok(ms < 2_500, `failed after ${ms.toFixed(0)} ms`);
+  } finally {
+    await required.end({ timeout: 1 });
+  }
+  const preferred = connect({ url: `${url}?sslmode=prefer`, poolSize: 1 });
+  try {
+    const [{ ssl }] = await preferred`SELECT ssl FROM pg_stat_ssl WHERE pid = pg_backend_pid()`;
+    assert.equal(ssl, false);
+  } finally {
+    await preferred.end({ timeout: 1 });
+  }
 });
