@@ -6,7 +6,7 @@
  * pg_locks, the listening socket's accept queue and the connections on the port, read at --probe-at-ms).
  *
  *   deno run -A scripts/fault_cycles.ts [--cycles 20] [--kinds frozen,stopped] [--fault-ms 2500|1000-3500]
- *                                       [--busy 0] [--slow-ms 1000] [--probe-at-ms 800] [--workers 7]
+ *                                       [--busy 0] [--slow-ms 1000] [--probe-at-ms 800] [--workers 7] [--tls]
  * --fault-ms min-max draws each fault's length between the two. --busy N starts N busy loops (CPU hogs) for the run, to shift the timing as a loaded or faster machine would.
  */
 import { parseArgs } from "node:util";
@@ -27,6 +27,7 @@ const { values: opt } = parseArgs({
     "slow-ms": { type: "string", default: "1000" },
     "probe-at-ms": { type: "string", default: "800" },
     workers: { type: "string", default: "7" },
+    tls: { type: "boolean", default: false },
   },
 });
 const [faultMin, faultMax = faultMin] = opt["fault-ms"]!.split("-").map(Number);
@@ -39,7 +40,7 @@ const hogs = Array.from(
   () => new Deno.Command("sh", { args: ["-c", "while :; do :; done"], stdout: "null", stderr: "null" }).spawn(),
 );
 
-await using pg = await startPostgres();
+await using pg = await startPostgres({ tls: opt.tls });
 const url = await pg.createDatabase();
 await using bucket = await startBucket();
 const servers = await Promise.all(

@@ -78,13 +78,40 @@ function freePort(): number {
 
 let databases = 0;
 
-export async function startPostgres(): Promise<TestPostgres> {
+export interface PostgresStartOptions {
+  /**
+   * TLS on (`ssl=on`, a self-signed certificate made by openssl), and the URLs ask for it (`?sslmode=require`): a
+   * managed service's usual setting.
+   */
+  tls?: boolean;
+}
+
+export async function startPostgres(start_: PostgresStartOptions = {}): Promise<TestPostgres> {
   const bin = postgresBinDir();
   const dir = await Deno.makeTempDir({ prefix: "console-pg-" });
   if (asRoot) await run("chown", ["postgres:postgres", dir], false);
   await Deno.chmod(dir, 0o700);
   const data = `${dir}/data`;
   await run(`${bin}/initdb`, ["-D", data, "-A", "trust", "-U", "postgres", "-E", "UTF8", "--locale=C.UTF-8"]);
+  if (start_.tls) {
+    await run("openssl", [
+      "req",
+      "-x509",
+      "-newkey",
+      "rsa:2048",
+      "-nodes",
+      "-days",
+      "2",
+      "-subj",
+      "/CN=127.0.0.1",
+      "-keyout",
+      `${data}/server.key`,
+      "-out",
+      `${data}/server.crt`,
+    ]);
+    await Deno.chmod(`${data}/server.key`, 0o600);
+  }
+  const query = start_.tls ? "?sslmode=require" : "";
   const port = freePort();
   const options = [
     `-c listen_addresses=127.0.0.1`,
@@ -95,11 +122,12 @@ export async function startPostgres(): Promise<TestPostgres> {
     `-c full_page_writes=off`,
     `-c max_connections=200`,
     `-c shared_buffers=128MB`,
+    ...(start_.tls ? ["-c ssl=on"] : []),
   ].join(" ");
   const start = () => run(`${bin}/pg_ctl`, ["-D", data, "-l", `${dir}/log`, "-o", options, "-w", "-t", "60", "start"]);
   const stop = () => run(`${bin}/pg_ctl`, ["-D", data, "-m", "fast", "-w", "-t", "60", "stop"]);
   await start();
-  const adminUrl = `postgres://postgres@127.0.0.1:${port}/postgres`;
+  const adminUrl = `postgres://postgres@127.0.0.1:${port}/postgres${query}`;
   let running = true;
   let frozen: number[] = [];
   const thaw = () => {
@@ -126,7 +154,7 @@ export async function startPostgres(): Promise<TestPostgres> {
         "-qc",
         `CREATE DATABASE ${name}`,
       ]);
-      return `postgres://postgres@127.0.0.1:${port}/${name}`;
+      return `postgres://postgres@127.0.0.1:${port}/${name}${query}`;
     },
     async stop() {
       await stop();

@@ -10,7 +10,8 @@
 import postgres from "postgres";
 import { NewerSchemaError, StoreUnavailableError } from "../errors.ts";
 import { MIGRATIONS } from "../migrations/postgres.ts";
-import type { Sockets } from "./watchdog.ts";
+import { Sockets } from "./watchdog.ts";
+import { negotiated, tlsMode } from "./tls.ts";
 
 export type Sql = postgres.Sql<{ bigint: number }>;
 /** A transaction's connection (or the pool) to run statements on. */
@@ -74,13 +75,24 @@ export interface PoolOptions {
 
 export function connect(options: PostgresOptions, pool: PoolOptions = {}): Sql {
   const closes = new Set<() => void>();
+  const connectSeconds = options.connectTimeoutSeconds ?? TIMEOUTS.connectSeconds;
+  // TLS (sslmode) is negotiated on our sockets, not by the driver (tls.ts).
+  const tls = tlsMode(options.url);
+  const sockets = pool.sockets ?? (tls ? new Sockets() : undefined);
+  const socket = sockets && tls
+    ? (o: Parameters<Sockets["create"]>[0]) => {
+      const raw = sockets.create(o);
+      return negotiated(raw, tls, connectSeconds * 1000, (secure) => sockets.adopt(raw, secure));
+    }
+    : sockets?.create;
   const sql = postgres(options.url, {
     max: options.poolSize,
-    connect_timeout: options.connectTimeoutSeconds ?? TIMEOUTS.connectSeconds,
+    connect_timeout: connectSeconds,
     idle_timeout: pool.idleTimeoutSeconds ?? 60,
     max_lifetime: 30 * 60,
     backoff: () => TIMEOUTS.reconnectSeconds,
-    ...(pool.sockets ? { socket: pool.sockets.create } : {}),
+    ...(socket ? { socket } : {}),
+    ...(tls ? { ssl: false } : {}),
     onnotice: () => {},
     onclose: () => closes.forEach((heard) => heard()),
     // BIGINT as a JS number: counts, sizes and revisions stay far below 2^53.

@@ -60,6 +60,13 @@ export class Sockets {
     return socket;
   };
 
+  /** `secure`, the TLS socket over `raw` (tls.ts), is the one the driver reads: the one to end in its place. */
+  readonly adopt = (raw: net.Socket, secure: net.Socket): void => {
+    this.#open.delete(raw);
+    this.#open.add(secure);
+    secure.once("close", () => this.#open.delete(secure));
+  };
+
   /** Sockets open or connecting. */
   get size(): number {
     return this.#open.size;
