@@ -61,9 +61,10 @@ export interface Dialect {
   readonly rowsPerInsert: number;
   /**
    * The column that breaks ties of created_at as the engine always has: SQLite's rowid (insert order); PostgreSQL's
-   * firmwares.seq (insert order), operators.id.
+   * firmwares.seq (insert order), operators.id. For rollouts it is their creation order, and ranks them alone:
+   * SQLite's rowid, PostgreSQL's rollouts.seq (docs/DECISIONS.md, "Rollouts newest first by creation order").
    */
-  tieBreak(table: "firmwares" | "operators"): string;
+  tieBreak(table: "firmwares" | "operators" | "rollouts"): string;
   /** A boolean as a parameter (SQLite: 1 or 0). */
   bool(b: boolean): Param;
   /** The condition "the boolean column is true" as the engine's partial indexes spell it (SQLite: `= 1`). */

@@ -655,4 +655,18 @@ export const MIGRATIONS: readonly string[] = [
   CREATE TRIGGER config_rollouts AFTER INSERT OR DELETE OR UPDATE OF firmware_id, product_type_id, stages, state, stage, stage_percent, created_at ON rollouts
     FOR EACH STATEMENT EXECUTE FUNCTION config_changed();
   `,
+  // 17: rollouts newest first by creation order, not by the clock (docs/DECISIONS.md, "Rollouts newest first by
+  // creation order"; SQLite's migration 22 ranks them by rowid): seq is taken at the insert under the write lock, so it
+  // follows the creation order whatever the replicas' clocks say. The rollouts there are numbered in the order they
+  // were ranked in (created_at, id), so no device's firmware moves.
+  `
+  ALTER TABLE rollouts ADD COLUMN seq BIGINT;
+  UPDATE rollouts r SET seq = o.n
+    FROM (SELECT id, row_number() OVER (ORDER BY created_at, id) AS n FROM rollouts) o WHERE o.id = r.id;
+  ALTER TABLE rollouts ALTER COLUMN seq SET NOT NULL;
+  ALTER TABLE rollouts ALTER COLUMN seq ADD GENERATED ALWAYS AS IDENTITY;
+  SELECT setval(pg_get_serial_sequence('rollouts', 'seq'), (SELECT count(*) FROM rollouts) + 1, false);
+  DROP INDEX rollouts_newest;
+  CREATE UNIQUE INDEX rollouts_newest ON rollouts(seq DESC);
+  `,
 ];

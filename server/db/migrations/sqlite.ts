@@ -637,4 +637,12 @@ export const MIGRATIONS: readonly string[] = [
   CREATE TRIGGER config_rollouts_delete AFTER DELETE ON rollouts BEGIN UPDATE config_generation SET value = value + 1; END;
   CREATE TRIGGER config_rollouts_update AFTER UPDATE OF firmware_id, product_type_id, stages, state, stage, stage_percent, created_at ON rollouts BEGIN UPDATE config_generation SET value = value + 1; END;
   `,
+  // 22: rollouts newest first by creation order, not by the clock (docs/DECISIONS.md, "Rollouts newest first by
+  // creation order"): the rowid, given in insert order under the one writer, ranks them; the table is read in its own
+  // order. Rollouts created in one millisecond were ranked by their random ids, so the kept firmware keys are synced
+  // again under the new order.
+  `
+  DROP INDEX rollouts_newest;
+  UPDATE firmware_keys SET generation = generation + 1;
+  `,
 ];

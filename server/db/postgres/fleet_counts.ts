@@ -66,7 +66,7 @@ function* overviewOf(product: string): Q<Overview> {
       (SELECT kept FROM firmware_keys) AS kept,
       (SELECT json_agg(json_build_array(id, name)) FROM firmwares) AS firmwares,
       (SELECT json_agg(json_build_array(r.id, r.firmware_id, r.product_type_id, r.state, r.stages, r.stage, r.in_stage,
-          r.installed) ORDER BY r.created_at DESC, r.id DESC)
+          r.installed) ORDER BY r.seq DESC)
         FROM rollouts r JOIN firmwares f ON f.id = r.firmware_id
         WHERE r.state IN ('running', 'paused', 'finished')
           OR (r.state = 'cancelled' AND r.installed > 0)) AS rollouts`,

@@ -36,7 +36,7 @@ export const POSTGRES: Dialect = {
   forKeyShare: " FOR KEY SHARE",
   nextRevision: "SELECT nextval('revisions') AS value",
   rowsPerInsert: 500,
-  tieBreak: (table) => table === "firmwares" ? "seq" : "id",
+  tieBreak: (table) => table === "operators" ? "id" : "seq",
   bool: (b) => b,
   isTrue: (c) => c,
   isFalse: (c) => `NOT ${c}`,

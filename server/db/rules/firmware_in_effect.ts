@@ -26,11 +26,15 @@ export interface HoldingRollout {
   percent: number;
 }
 
-/** The rollouts that may hold devices (see HoldingRollout); rows of HOLDING_ROLLOUTS_SQL. */
-export const HOLDING_ROLLOUTS_SQL = `SELECT r.id, r.firmware_id, r.product_type_id, r.state, r.stages, r.stage
+/**
+ * The rollouts that may hold devices (see HoldingRollout), newest first by `creation`, the dialect's
+ * tieBreak("rollouts"); rows for holdingRollouts.
+ */
+export const holdingRolloutsSql = (creation: string) =>
+  `SELECT r.id, r.firmware_id, r.product_type_id, r.state, r.stages, r.stage
   FROM rollouts r JOIN firmwares f ON f.id = r.firmware_id
   WHERE r.state IN ('running', 'paused', 'finished') OR (r.state = 'cancelled' AND r.installed > 0)
-  ORDER BY r.created_at DESC, r.id DESC`;
+  ORDER BY r.${creation} DESC`;
 
 /** A rollouts row as holdingRollouts reads it. */
 export interface HoldingRolloutRow {

@@ -68,7 +68,7 @@ function* heldDistribution(keys: KeysState, custom: ReadonlyMap<string | null, n
     `SELECT r.id, r.firmware_id, r.product_type_id, r.state, r.stages, r.stage, r.in_stage, r.installed
      FROM rollouts r JOIN firmwares f ON f.id = r.firmware_id
      WHERE r.state IN ('running', 'paused', 'finished') OR (r.state = 'cancelled' AND r.installed > 0)
-     ORDER BY r.created_at DESC, r.id DESC`,
+     ORDER BY r.rowid DESC`,
   );
   const deciding = keys.rollouts;
   const installed = yield* installedOfCancelled(deciding.filter((r) => r.cancelled).map((r) => r.id));

@@ -2,7 +2,7 @@ import { type DeviceType, deviceTypeName } from "../../../shared/schemas/device_
 import { newId } from "../../../shared/ids.ts";
 import { InvalidError, NotFoundError } from "../errors.ts";
 import { heldByRolloutSql, noDefaultFirmware, noDeviceType } from "../rules/device_types.ts";
-import { HOLDING_ROLLOUTS_SQL, holdingRollouts } from "../rules/firmware_in_effect.ts";
+import { holdingRollouts, holdingRolloutsSql } from "../rules/firmware_in_effect.ts";
 import { checkIfMatch, etagOf } from "../rules/revisions.ts";
 import type { DeviceTypeStore } from "../types/device_types.ts";
 import { all, dialect, type Engine, firstMissingId, nextRevision, one, read, run, storeOf, write } from "../runner.ts";
@@ -54,7 +54,7 @@ export function deviceTypeStore(engine: Engine): DeviceTypeStore {
         const custom = yield* count(" WHERE d.firmware_id IS NOT NULL");
         const d = yield* dialect();
         const args: (string | number)[] = [];
-        const holding = holdingRollouts((yield* all(HOLDING_ROLLOUTS_SQL)) as never);
+        const holding = holdingRollouts((yield* all(holdingRolloutsSql(d.tieBreak("rollouts")))) as never);
         const held = heldByRolloutSql(holding, (v) => {
           args.push(v);
           return "?";

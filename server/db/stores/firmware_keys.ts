@@ -15,9 +15,9 @@ import { type KeysKeeper, keysKeeper } from "../keys_keeper.ts";
 import {
   decidingRollouts,
   firmwareKeySql,
-  HOLDING_ROLLOUTS_SQL,
   type HoldingRollout,
   holdingRollouts,
+  holdingRolloutsSql,
   KEYS_SYNC_SLICE,
   keysSignature,
   rolloutFirmwareSql,
@@ -79,7 +79,8 @@ export function* keysState(product: string): Q<KeysState> {
      FROM firmware_keys k`,
     deviceTypeName(product),
   ))!;
-  const holding = holdingRollouts((yield* all(HOLDING_ROLLOUTS_SQL)) as never);
+  const d = yield* dialect();
+  const holding = holdingRollouts((yield* all(holdingRolloutsSql(d.tieBreak("rollouts")))) as never);
   return keysStateOf(row.generation, row.kept ?? null, row.default_firmware ?? null, holding);
 }
 

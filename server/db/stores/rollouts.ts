@@ -85,6 +85,7 @@ export interface OfferedFirmware {
  * wins over any rollout, is the caller's to check first). A rollout whose firmware was deleted offers nothing.
  */
 export function* offeredByRollout(deviceId: string, productTypeId: string | null): Q<OfferedFirmware | null> {
+  const d = yield* dialect();
   const rows = yield* all<
     {
       id: string;
@@ -102,7 +103,7 @@ export function* offeredByRollout(deviceId: string, productTypeId: string | null
      FROM rollouts r JOIN firmwares f ON f.id = r.firmware_id ${SIGNATURE_JOIN}
      WHERE r.state IN (${inList([...OFFERING_STATES, "cancelled"])})
        AND (r.product_type_id IS NULL OR r.product_type_id = ?)
-     ORDER BY r.created_at DESC, r.id DESC`,
+     ORDER BY r.${d.tieBreak("rollouts")} DESC`,
     productTypeId,
   );
   for (const r of rows) {
@@ -579,7 +580,8 @@ function* act(id: string, action: RolloutAction, by: string, product: string): Q
 export function rolloutStore(engine: Engine): RolloutStore {
   return storeOf<RolloutStore>(engine, {
     *list() {
-      return (yield* all<RolloutRow>(`SELECT ${ROLLOUT_COLUMNS} FROM rollouts ORDER BY created_at DESC, id DESC`))
+      const d = yield* dialect();
+      return (yield* all<RolloutRow>(`SELECT ${ROLLOUT_COLUMNS} FROM rollouts ORDER BY ${d.tieBreak("rollouts")} DESC`))
         .map(rolloutFromRow);
     },
     *get(id) {

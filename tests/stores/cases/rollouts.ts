@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { ConflictError, InvalidError, NotFoundError } from "../../../server/db/errors.ts";
+import { atInstant } from "../../../server/db/clock.ts";
 import { bucket } from "../../../server/db/rules/rollouts.ts";
 import type { Stores } from "../../../server/db/stores.ts";
 import type { RolloutAction } from "../../../shared/schemas/rollout.ts";
@@ -274,4 +275,36 @@ export function rolloutCases(engine: string, options: ConformanceOptions) {
       await other.close();
     }
   });
+
+  storeTest(
+    engine,
+    options,
+    "rollouts: of rollouts created at the same instant, the later created is the newest",
+    async (s) => {
+      await s.deviceTypes.ensure(PRODUCT);
+      await setDefault(s, (await addFirmware(s, "base.xz"))._id);
+      await checkin(s, "same-ms");
+      // One instant for every rollout (as two replicas or one fast machine within a millisecond): only the creation
+      // order can rank them. Five in turn: ranked at random, the order would hold by chance once in 120 runs.
+      const instant = new Date().toISOString();
+      const created: string[] = [];
+      for (let i = 1; i <= 5; i++) {
+        const fw = await addFirmware(s, `same-${i}.xz`);
+        const r = await atInstant(
+          instant,
+          () => s.rollouts.create({ name: `same ${i}`, firmwareId: fw._id, productTypeId: null, stages: [100] }, BY),
+        );
+        assert.equal(r.createdAt, instant);
+        await act(s, r._id, "start");
+        assert.equal((await s.deviceApi.config("same-ms", PRODUCT))!.firmware!._id, fw._id, `offered after ${i}`);
+        // Installed, it finishes (one running rollout per scope at a time) and still gives the device its firmware.
+        await s.deviceApi.status("same-ms", { firmwareId: fw._id, state: "installed" }, PRODUCT);
+        assert.equal((await s.rollouts.get(r._id))!.state, "finished");
+        created.unshift(r._id);
+        const inEffect = (await s.deviceApi.firmwareInEffect("same-ms", PRODUCT))!;
+        assert.deepEqual([inEffect.source, inEffect.rolloutId, inEffect.firmwareId], ["rollout", r._id, fw._id]);
+        assert.deepEqual((await s.rollouts.list()).map((x) => x._id), created, `listed newest first after ${i}`);
+      }
+    },
+  );
 }
