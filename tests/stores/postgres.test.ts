@@ -4,6 +4,10 @@ import { NewerSchemaError, type OpenStores, openStores, StoreUnavailableError } 
 import { MIGRATIONS } from "../../server/db/migrations/postgres.ts";
 import { pgQuery, sharedPostgres, startPostgres, testDatabaseUrl } from "../../testing/postgres.ts";
 import { storeConformance } from "./conformance.ts";
+import { addFirmware } from "./fixtures.ts";
+import { atInstant } from "../../server/db/clock.ts";
+
+const BY = { email: "op@example.com" };
 
 const urls = new WeakMap<OpenStores, string>();
 const open = (url: string) => openStores({ engine: "postgres", url, poolSize: 4 });
@@ -168,5 +172,43 @@ Deno.test("PostgreSQL stores: two device writes take the kept counts' rows in on
     assert.deepEqual(counts.map((r) => [r.key, Number(r.n)]), [["none", 2]]);
   } finally {
     await Promise.all([a.end(), b.end()]);
+  }
+});
+
+Deno.test("PostgreSQL stores: rollouts of an earlier release keep their order; one created later is the newest", async () => {
+  const url = await testDatabaseUrl();
+  // The release before rollouts' seq: migrations 1..16, rollouts ranked by created_at, then id.
+  await pgQuery(
+    url,
+    "CREATE TABLE schema_version (one BOOLEAN PRIMARY KEY DEFAULT true CHECK (one), version INTEGER NOT NULL)",
+  );
+  for (const [v, migration] of MIGRATIONS.slice(0, 16).entries()) {
+    await pgQuery(
+      url,
+      `${migration}; INSERT INTO schema_version (version) VALUES (${v + 1})
+      ON CONFLICT (one) DO UPDATE SET version = excluded.version`,
+    );
+  }
+  const [t0, t1, t2] = ["2025-01-01T00:00:00.000Z", "2025-01-02T00:00:00.000Z", "2025-01-03T00:00:00.000Z"];
+  const rows = [["r-d", t2], ["r-a", t1], ["r-c", t0], ["r-b", t1]].map(([id, at]) =>
+    `('${id}', '${id}', 'fw', '[100]', 20, true, 'draft', '${at}', '${at}', 'op@example.com')`
+  );
+  await pgQuery(
+    url,
+    `INSERT INTO rollouts (id, name, firmware_id, stages, failure_threshold, auto_advance, state, created_at, updated_at,
+       created_by) VALUES ${rows.join(", ")}`,
+  );
+  const stores = await open(url);
+  try {
+    assert.deepEqual((await stores.rollouts.list()).map((r) => r._id), ["r-d", "r-b", "r-a", "r-c"]);
+    const fw = await addFirmware(stores, "later.xz");
+    // Created last on a replica whose clock is behind: still the newest.
+    const later = await atInstant(
+      t0,
+      () => stores.rollouts.create({ name: "later", firmwareId: fw._id, productTypeId: null, stages: [100] }, BY),
+    );
+    assert.deepEqual((await stores.rollouts.list()).map((r) => r._id), [later._id, "r-d", "r-b", "r-a", "r-c"]);
+  } finally {
+    await stores.close();
   }
 });
