@@ -11,11 +11,8 @@
  */
 import { parseArgs } from "node:util";
 import { pgQuery, startPostgres } from "../testing/postgres.ts";
-import { startServer } from "../testing/server.ts";
 import { startBucket } from "../testing/s3.ts";
-import { bytesSource } from "../testing/files.ts";
-import { xzOfSize } from "../testing/xz_fixtures.ts";
-import { checkin, recovery, traffic } from "../testing/fault_traffic.ts";
+import { faultReplicas, recovery, traffic } from "../testing/fault_traffic.ts";
 
 const { values: opt } = parseArgs({
   args: Deno.args,
@@ -43,16 +40,9 @@ const hogs = Array.from(
 await using pg = await startPostgres({ tls: opt.tls });
 const url = await pg.createDatabase();
 await using bucket = await startBucket();
-const servers = await Promise.all(
-  [0, 1].map(() => startServer({ bucket, env: { DATABASE_URL: url, POSTGRES_TRACE: "1" } })),
-);
+await using replicas = await faultReplicas(url, bucket, { POSTGRES_TRACE: "1" });
+const { servers, api, fw } = replicas;
 try {
-  const api = await servers[0].login();
-  const fw = await api.uploadFirmware(bytesSource("fault.xz", xzOfSize(64 << 10)));
-  const managed = (await api.listDeviceTypes()).find((d) => d.name === "jeecee_baby_default")!;
-  await api.patchDeviceType({ _id: managed._id, defaultFirmware: fw._id });
-  for (let i = 0; i < 20; i++) await (await checkin(servers[i % 2], `dev-${i}`)).text();
-
   const results: { kind: string; ms: number[] }[] = [];
   for (let c = 0; c < cycles; c++) {
     for (const kind of kinds) {
@@ -103,7 +93,6 @@ try {
     );
   }
 } finally {
-  await Promise.all(servers.map((s) => s[Symbol.asyncDispose]()));
   for (const h of hogs) h.kill("SIGKILL");
 }
 

@@ -3,7 +3,12 @@
  * harness (scripts/fault_cycles.ts): what a console and a fleet send, each call a fresh request, every answer kept with
  * its status and time.
  */
-import { DEVICE_API_KEY, type TestServer } from "./server.ts";
+import assert from "node:assert/strict";
+import type { Sql } from "../server/db/postgres/open.ts";
+import { bytesSource } from "./files.ts";
+import type { TestBucket } from "./s3.ts";
+import { DEVICE_API_KEY, startServer, type TestServer } from "./server.ts";
+import { xzOfSize } from "./xz_fixtures.ts";
 
 /** A request without an answer by then is a hang. */
 export const HANG_MS = 8_000;
@@ -122,4 +127,49 @@ export function recovery(servers: TestServer[], since: number, giveUpMs = 15_000
       await new Promise((r) => setTimeout(r, 25));
     }
   }));
+}
+
+/**
+ * Two replicas of the server on the database `url`, firmware files in `bucket`, signed in; a firmware of 64 KiB the
+ * managed device type's default; devices dev-0 … dev-19 checked in. Disposing it stops both.
+ */
+export async function faultReplicas(url: string, bucket: TestBucket, env: Record<string, string> = {}) {
+  const servers = await Promise.all([0, 1].map(() => startServer({ bucket, env: { DATABASE_URL: url, ...env } })));
+  const stop = async () => void await Promise.all(servers.map((s) => s[Symbol.asyncDispose]()));
+  try {
+    const api = await servers[0].login();
+    const fw = await api.uploadFirmware(bytesSource("fault.xz", xzOfSize(64 << 10)));
+    const managed = (await api.listDeviceTypes()).find((d) => d.name === "jeecee_baby_default")!;
+    await api.patchDeviceType({ _id: managed._id, defaultFirmware: fw._id });
+    for (let i = 0; i < 20; i++) {
+      assert.equal(
+        (await send(servers, i % 2, ["check-in", (s, signal) => checkin(s, `dev-${i}`, signal)])).status,
+        200,
+      );
+    }
+    return { servers, api, fw, [Symbol.asyncDispose]: stop };
+  } catch (err) {
+    await stop();
+    throw err;
+  }
+}
+
+/**
+ * Ends `sql`'s connection in the turn a statement is written (the driver's onexecute hook), then asks `next` until it
+ * is answered (the pool hands calls to the ended connection until its socket has closed: CONNECTION_DESTROYED at
+ * once, retried for up to 5 s): its answer and the ms it took.
+ */
+export async function answerAfterEndedMidWrite<T>(sql: Sql, next: () => Promise<T>): Promise<{ value: T; ms: number }> {
+  const ended = await sql.unsafe("SELECT 2", [], {
+    onexecute: (c: { terminate(): void }) => (c.terminate(), true),
+  } as never).then(() => "answered", (err) => err.code);
+  assert.equal(ended, "CONNECTION_DESTROYED");
+  const started = performance.now();
+  for (;;) {
+    const answer = await next().then((value) => ({ value }), (err) => {
+      if (err.code !== "CONNECTION_DESTROYED" || performance.now() - started > 5_000) throw err;
+      return new Promise<null>((r) => setTimeout(() => r(null), 20));
+    });
+    if (answer) return { value: answer.value, ms: performance.now() - started };
+  }
 }

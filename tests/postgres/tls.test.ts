@@ -6,10 +6,7 @@
 import assert from "node:assert/strict";
 import { startPostgres } from "../../testing/postgres.ts";
 import { connect, isUnavailable } from "../../server/db/postgres/open.ts";
-import { startServer } from "../../testing/server.ts";
-import { checkin, recovery, send, traffic } from "../../testing/fault_traffic.ts";
-import { bytesSource } from "../../testing/files.ts";
-import { xzOfSize } from "../../testing/xz_fixtures.ts";
+import { answerAfterEndedMidWrite, faultReplicas, recovery, traffic } from "../../testing/fault_traffic.ts";
 import { startBucket } from "../../testing/s3.ts";
 
 /** The fault tests' bound (fault_replicas.test.ts): the contract's 2 s plus a margin for the loaded machine. */
@@ -25,19 +22,10 @@ Deno.test("tls: a connection ended in the turn a statement was written connects 
   try {
     const [{ ssl }] = await sql`SELECT ssl FROM pg_stat_ssl WHERE pid = pg_backend_pid()`;
     assert.equal(ssl, true);
-    const ended = await sql.unsafe("SELECT 2", [], {
-      onexecute: (c: { terminate(): void }) => (c.terminate(), true),
-    } as never).then(() => "answered", (err) => err.code);
-    assert.equal(ended, "CONNECTION_DESTROYED");
-    const started = performance.now();
-    let n: unknown;
-    while (n === undefined) {
-      n = await sql`SELECT ssl FROM pg_stat_ssl WHERE pid = pg_backend_pid()`.then(([row]) => row.ssl, (err) => {
-        if (err.code !== "CONNECTION_DESTROYED" || performance.now() - started > 5_000) throw err;
-        return new Promise((r) => setTimeout(r, 20));
-      });
-    }
-    const ms = performance.now() - started;
+    const { value: n, ms } = await answerAfterEndedMidWrite(
+      sql,
+      () => sql`SELECT ssl FROM pg_stat_ssl WHERE pid = pg_backend_pid()`.then(([row]) => row.ssl),
+    );
     console.log(`the next call on the ended connection (TLS): answered in ${ms.toFixed(0)} ms`);
     assert.equal(n, true);
     assert.ok(ms < 2_500, `the next call took ${ms.toFixed(0)} ms (connect_timeout: an SSLRequest never sent)`);
@@ -50,17 +38,8 @@ Deno.test("tls: PostgreSQL frozen and back under traffic on two replicas: every 
   await using pg = await startPostgres({ tls: true });
   const url = await pg.createDatabase();
   await using bucket = await startBucket();
-  const servers = await Promise.all([0, 1].map(() => startServer({ bucket, env: { DATABASE_URL: url } })));
-  await using _ = {
-    [Symbol.asyncDispose]: async () => void await Promise.all(servers.map((s) => s[Symbol.asyncDispose]())),
-  };
-  const api = await servers[0].login();
-  const fw = await api.uploadFirmware(bytesSource("fault.xz", xzOfSize(16 << 10)));
-  const managed = (await api.listDeviceTypes()).find((d) => d.name === "jeecee_baby_default")!;
-  await api.patchDeviceType({ _id: managed._id, defaultFirmware: fw._id });
-  for (let i = 0; i < 20; i++) {
-    assert.equal((await send(servers, i % 2, ["check-in", (s, signal) => checkin(s, `dev-${i}`, signal)])).status, 200);
-  }
+  await using replicas = await faultReplicas(url, bucket);
+  const { servers, api, fw } = replicas;
   // Twice 3 s: a thaw ~3 s into a freeze lands as the watchdog ends the pools a second time (fault_replicas.test.ts).
   for (const phase of ["frozen", "frozen again"]) {
     await t.step(`${phase}: every answer a success or 503 within ${LIMIT_MS} ms; both replicas back`, async () => {
