@@ -15,9 +15,9 @@ import {
   type S3Client,
   UploadPartCommand,
 } from "@aws-sdk/client-s3";
-import { createHash } from "node:crypto";
 import { assemblyAllowanceMs, asUnavailable, unavailable, watched } from "./bucket_watch.ts";
 import type { FirmwarePut } from "./firmware_files.ts";
+import { fileHashes } from "./file_hashes.ts";
 
 const MiB = 1 << 20;
 /** S3's smallest part (but the last) and its most parts in one upload. */
@@ -62,7 +62,7 @@ export interface PutTarget {
 
 export function bucketPut(target: PutTarget, id: string): FirmwarePut {
   const { client, uploads, alive, Bucket, Key, partSize } = target;
-  const hashes = [createHash("sha256"), createHash("sha1"), createHash("md5")];
+  const hashes = fileHashes();
   /** Ends every request of this put (a bucket that stopped answering, an abort). */
   const cancel = new AbortController();
   const sendOptions = { abortSignal: cancel.signal };
@@ -164,7 +164,7 @@ export function bucketPut(target: PutTarget, id: string): FirmwarePut {
     id,
     write(chunk) {
       if (failure) return Promise.reject(asUnavailable(failure));
-      for (const hash of hashes) hash.update(chunk);
+      hashes.update(chunk);
       size += chunk.length;
       return take(chunk, 0);
     },
@@ -203,8 +203,7 @@ export function bucketPut(target: PutTarget, id: string): FirmwarePut {
       }
       release();
       state = "finished";
-      const [sha256, sha1, md5] = hashes.map((hash) => hash.digest("hex"));
-      return { size, sha256, sha1, md5 };
+      return { size, ...hashes.digest() };
     },
     commit() {
       if (state !== "finished") return Promise.reject(new Error(`This firmware file is ${state}, not finished.`));

@@ -4,7 +4,8 @@
  * Given a check's input (`feed`: the stdin of `xz --test`, stream_check.ts CheckInput), it writes each batch there
  * too, by blocking writes, before the file: the check's pace is then the window's.
  */
-import { createHash } from "node:crypto";
+import { fileHashes } from "./file_hashes.ts";
+import type { StoredBytes } from "./firmware_files.ts";
 
 export type WriteRequest =
   | { open: string }
@@ -19,7 +20,7 @@ export type WriteAnswer =
   | { written: number; buffer: ArrayBuffer }
   /** The check's input is open (or its process is gone already: its exit status is the verdict). */
   | { feeding: true }
-  | { finished: { size: number; sha256: string; sha1: string; md5: string } }
+  | { finished: StoredBytes }
   /** `noSpace`: the file system is full (ENOSPC, EDQUOT); the file is left for the sender to remove. */
   | { failed: string; noSpace: boolean }
   /** The file is closed and the thread ends: the sender may remove the file now. */
@@ -35,8 +36,7 @@ let file: Deno.FsFile | null = null;
 let feed: Deno.FsFile | null = null;
 let size = 0;
 let failed = false;
-// sha1 and md5 too: hawkBit DDI lists them (docs/REQUIREMENTS.md §18), and this pass is the one that sees every byte.
-const hashes = [createHash("sha256"), createHash("sha1"), createHash("md5")];
+const hashes = fileHashes();
 
 /** A Linux pipe's default capacity (16 pages). */
 const PIPE_BYTES = 64 * 1024;
@@ -90,7 +90,7 @@ scope.onmessage = ({ data }) => {
       for (let at = 0; at < chunk.length; at += PIPE_BYTES) {
         const piece = chunk.subarray(at, at + PIPE_BYTES);
         if (feed) feedBatch(piece);
-        for (const hash of hashes) hash.update(piece);
+        hashes.update(piece);
       }
       for (let off = 0; off < chunk.length;) off += file!.writeSync(chunk.subarray(off));
       size += chunk.length;
@@ -101,8 +101,7 @@ scope.onmessage = ({ data }) => {
       file!.syncDataSync();
       file!.close();
       file = null;
-      const [sha256, sha1, md5] = hashes.map((hash) => hash.digest("hex"));
-      scope.postMessage({ finished: { size, sha256, sha1, md5 } });
+      scope.postMessage({ finished: { size, ...hashes.digest() } });
     }
   } catch (err) {
     // The check's input stays open until close: its end now would read as a truncated file, a verdict on the file
