@@ -15,7 +15,7 @@ const SWEEP_EVERY_MS = 60 * 60 * 1000;
 const PRUNE_COUNTS_EVERY_MS = 60 * 60 * 1000;
 import { ConfigError, loadConfig } from "./config.ts";
 import { type AppContext, pathsFor } from "./context.ts";
-import { NewerSchemaError, openStores, storesConfig, StoreUnavailableError } from "./db/mod.ts";
+import { DatabaseUrlError, NewerSchemaError, openStores, storesConfig, StoreUnavailableError } from "./db/mod.ts";
 import { seedDemo } from "./demo/seed.ts";
 import { handleShutdownSignals } from "./shutdown.ts";
 import { watchLaunchers } from "../shared/launcher.ts";
@@ -83,6 +83,7 @@ try {
     stores = await openStores(storesConfig(paths, config));
   } catch (err) {
     if (err instanceof NewerSchemaError) fail(err.message);
+    if (err instanceof DatabaseUrlError) fail(`Invalid configuration: DATABASE_URL: ${err.message}`);
     if (err instanceof StoreUnavailableError) fail(`Cannot reach the database of DATABASE_URL: ${err.cause ?? err}.`);
     throw err;
   }

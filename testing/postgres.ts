@@ -57,6 +57,75 @@ export interface TestPostgres extends AsyncDisposable {
   thaw(): Promise<void>;
   /** Stops and removes the cluster synchronously (at process exit). */
   disposeSync(): void;
+  /** With `tls`: the files of its certificates (PEM) and the role that must sign in by a client certificate. */
+  tls?: TestTls;
+}
+
+export interface TestTls {
+  /** The CA that signed the server's certificate (CN and IP SAN 127.0.0.1) and the client's. */
+  caFile: string;
+  /** A client certificate and its key for `certUser`, whom pg_hba admits over TLS by that certificate alone. */
+  clientCertFile: string;
+  clientKeyFile: string;
+  certUser: string;
+  /** Another CA, which signed nothing here: a server's certificate checked against it is refused. */
+  otherCaFile: string;
+}
+
+const CERT_USER = "cert_user";
+
+/**
+ * A CA, the server's certificate by it (CN and subjectAltName IP 127.0.0.1, so verify-full holds for that address), a
+ * client certificate for CERT_USER, another unrelated CA; and pg_hba admitting CERT_USER over TLS by its certificate.
+ */
+async function makeCertificates(data: string): Promise<void> {
+  const ssl = (...args: string[]) => run("openssl", args);
+  const key = (
+    file: string,
+  ) => ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-keyout", file];
+  for (const ca of ["ca", "other-ca"]) {
+    await ssl(
+      "req",
+      "-x509",
+      ...key(`${data}/${ca}.key`),
+      "-days",
+      "2",
+      "-subj",
+      `/CN=console test ${ca}`,
+      "-out",
+      `${data}/${ca}.crt`,
+    );
+  }
+  await Deno.writeTextFile(`${data}/server.ext`, "subjectAltName=IP:127.0.0.1\n");
+  if (asRoot) await run("chown", ["postgres:postgres", `${data}/server.ext`], false);
+  for (
+    const [name, cn, ext] of [["server", "127.0.0.1", ["-extfile", `${data}/server.ext`]], [
+      "client",
+      CERT_USER,
+      [],
+    ]] as const
+  ) {
+    await ssl("req", ...key(`${data}/${name}.key`), "-subj", `/CN=${cn}`, "-out", `${data}/${name}.csr`);
+    await ssl(
+      "x509",
+      "-req",
+      "-in",
+      `${data}/${name}.csr`,
+      "-CA",
+      `${data}/ca.crt`,
+      "-CAkey",
+      `${data}/ca.key`,
+      "-CAcreateserial",
+      "-days",
+      "2",
+      ...ext,
+      "-out",
+      `${data}/${name}.crt`,
+    );
+  }
+  await Deno.chmod(`${data}/server.key`, 0o600);
+  const hba = `${data}/pg_hba.conf`;
+  await Deno.writeTextFile(hba, `hostssl all ${CERT_USER} 127.0.0.1/32 cert\n` + await Deno.readTextFile(hba));
 }
 
 const asRoot = Deno.uid() === 0;
@@ -93,24 +162,7 @@ export async function startPostgres(start_: PostgresStartOptions = {}): Promise<
   await Deno.chmod(dir, 0o700);
   const data = `${dir}/data`;
   await run(`${bin}/initdb`, ["-D", data, "-A", "trust", "-U", "postgres", "-E", "UTF8", "--locale=C.UTF-8"]);
-  if (start_.tls) {
-    await run("openssl", [
-      "req",
-      "-x509",
-      "-newkey",
-      "rsa:2048",
-      "-nodes",
-      "-days",
-      "2",
-      "-subj",
-      "/CN=127.0.0.1",
-      "-keyout",
-      `${data}/server.key`,
-      "-out",
-      `${data}/server.crt`,
-    ]);
-    await Deno.chmod(`${data}/server.key`, 0o600);
-  }
+  if (start_.tls) await makeCertificates(data);
   const query = start_.tls ? "?sslmode=require" : "";
   const port = freePort();
   const options = [
@@ -122,12 +174,15 @@ export async function startPostgres(start_: PostgresStartOptions = {}): Promise<
     `-c full_page_writes=off`,
     `-c max_connections=200`,
     `-c shared_buffers=128MB`,
-    ...(start_.tls ? ["-c ssl=on"] : []),
+    ...(start_.tls ? ["-c ssl=on", "-c ssl_ca_file=ca.crt"] : []),
   ].join(" ");
   const start = () => run(`${bin}/pg_ctl`, ["-D", data, "-l", `${dir}/log`, "-o", options, "-w", "-t", "60", "start"]);
   const stop = () => run(`${bin}/pg_ctl`, ["-D", data, "-m", "fast", "-w", "-t", "60", "stop"]);
   await start();
   const adminUrl = `postgres://postgres@127.0.0.1:${port}/postgres${query}`;
+  const psql = (sql: string) =>
+    run(`${bin}/psql`, ["-h", "127.0.0.1", "-p", String(port), "-U", "postgres", "-qc", sql]);
+  if (start_.tls) await psql(`CREATE ROLE ${CERT_USER} LOGIN SUPERUSER`);
   let running = true;
   let frozen: number[] = [];
   const thaw = () => {
@@ -142,18 +197,20 @@ export async function startPostgres(start_: PostgresStartOptions = {}): Promise<
     port,
     dataDir: data,
     adminUrl,
+    ...(start_.tls
+      ? {
+        tls: {
+          caFile: `${data}/ca.crt`,
+          clientCertFile: `${data}/client.crt`,
+          clientKeyFile: `${data}/client.key`,
+          certUser: CERT_USER,
+          otherCaFile: `${data}/other-ca.crt`,
+        },
+      }
+      : {}),
     async createDatabase() {
       const name = `db_${Deno.pid}_${++databases}`;
-      await run(`${bin}/psql`, [
-        "-h",
-        "127.0.0.1",
-        "-p",
-        String(port),
-        "-U",
-        "postgres",
-        "-qc",
-        `CREATE DATABASE ${name}`,
-      ]);
+      await psql(`CREATE DATABASE ${name}`);
       return `postgres://postgres@127.0.0.1:${port}/${name}${query}`;
     },
     async stop() {

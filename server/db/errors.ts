@@ -36,6 +36,11 @@ export class NewerSchemaError extends Error {
   override name = "NewerSchemaError";
 }
 
+/** DATABASE_URL asks for something the console cannot do (a TLS file it cannot read, a parameter it does not support). */
+export class DatabaseUrlError extends Error {
+  override name = "DatabaseUrlError";
+}
+
 /** The database cannot be reached right now (PostgreSQL down or unreachable): the request may be retried later. */
 export class StoreUnavailableError extends StoreError {
   override name = "StoreUnavailableError";

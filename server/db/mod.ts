@@ -31,7 +31,7 @@ export function openStores(config: StoresConfig): Promise<OpenStores> {
   }
 }
 
-export { NewerSchemaError, StoreUnavailableError } from "./errors.ts";
+export { DatabaseUrlError, NewerSchemaError, StoreUnavailableError } from "./errors.ts";
 export type { OpenStores, Stores } from "./stores.ts";
 
 export { type DatabaseSnapshot, type FirmwareRow, snapshotDatabase } from "./sqlite/snapshot.ts";

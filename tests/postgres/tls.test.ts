@@ -8,6 +8,7 @@ import { startPostgres } from "../../testing/postgres.ts";
 import { connect, isUnavailable } from "../../server/db/postgres/open.ts";
 import { answerAfterEndedMidWrite, faultReplicas, recovery, traffic } from "../../testing/fault_traffic.ts";
 import { startBucket } from "../../testing/s3.ts";
+import { startServer } from "../../testing/server.ts";
 
 /** The fault tests' bound (fault_replicas.test.ts): the contract's 2 s plus a margin for the loaded machine. */
 const LIMIT_MS = 2_500;
@@ -88,5 +89,127 @@ Deno.test("tls: sslmode=require on a server without TLS fails as unavailable at 
     assert.equal(ssl, false);
   } finally {
     await preferred.end({ timeout: 1 });
+  }
+});
+
+/** `url` with its query parameters replaced by `params` (and its user, when given). */
+function withParams(url: string, params: Record<string, string>, user?: string): string {
+  const u = new URL(url);
+  u.search = new URLSearchParams(params).toString();
+  if (user) u.username = user;
+  return u.href;
+}
+
+/** The error of one statement on a pool of `url` (null when it answered), and how long it took. */
+async function firstCall(url: string) {
+  const sql = connect({ url, poolSize: 1, connectTimeoutSeconds: 3 });
+  const started = performance.now();
+  try {
+    const rows =
+      await sql`SELECT current_user AS who, (SELECT ssl FROM pg_stat_ssl WHERE pid = pg_backend_pid()) AS ssl`;
+    return { rows: [...rows], err: null, ms: performance.now() - started };
+  } catch (err) {
+    return { rows: [], err: err as Error, ms: performance.now() - started };
+  } finally {
+    await sql.end({ timeout: 1 });
+  }
+}
+
+Deno.test("tls: sslrootcert, sslcert and sslkey as libpq reads them: the certificate checked, a client certificate signs in", async (t) => {
+  await using pg = await startPostgres({ tls: true });
+  const url = await pg.createDatabase();
+  const files = pg.tls!;
+  await t.step(
+    "verify-full and verify-ca against the CA that signed the server's certificate: connected over TLS",
+    async () => {
+      for (const sslmode of ["verify-full", "verify-ca", "require"]) {
+        const { rows, err } = await firstCall(withParams(url, { sslmode, sslrootcert: files.caFile }));
+        assert.equal(err, null, `${sslmode}: ${err}`);
+        assert.deepEqual(rows, [{ who: "postgres", ssl: true }]);
+      }
+    },
+  );
+  await t.step(
+    "a certificate the CAs do not vouch for is refused at once (require with sslrootcert checks as verify-ca)",
+    async () => {
+      const cases: Record<string, string>[] = [
+        { sslmode: "verify-full" }, // the CAs Deno trusts: not this test CA
+        { sslmode: "verify-full", sslrootcert: files.otherCaFile },
+        { sslmode: "verify-ca", sslrootcert: files.otherCaFile },
+        { sslmode: "require", sslrootcert: files.otherCaFile },
+      ];
+      for (const params of cases) {
+        const { err, ms } = await firstCall(withParams(url, params));
+        console.log(`${JSON.stringify(params)}: ${err?.message} after ${ms.toFixed(0)} ms`);
+        assert.ok(err && isUnavailable(err), `${JSON.stringify(params)}: ${err}`);
+        assert.match(err.message, /certificate/i);
+        assert.ok(ms < 2_500, `${JSON.stringify(params)}: refused after ${ms.toFixed(0)} ms`);
+      }
+    },
+  );
+  await t.step("a role that signs in by certificate: admitted with sslcert and sslkey, refused without", async () => {
+    const base = { sslmode: "verify-full", sslrootcert: files.caFile };
+    const signed = await firstCall(
+      withParams(url, { ...base, sslcert: files.clientCertFile, sslkey: files.clientKeyFile }, files.certUser),
+    );
+    assert.equal(signed.err, null, String(signed.err));
+    assert.deepEqual(signed.rows, [{ who: files.certUser, ssl: true }]);
+    const unsigned = await firstCall(withParams(url, base, files.certUser));
+    assert.match(String(unsigned.err), /certificate/i);
+  });
+  await t.step("a server on such a URL serves (the parameters are not sent to PostgreSQL as settings)", async () => {
+    await using srv = await startServer({
+      env: {
+        DATABASE_URL: withParams(
+          url,
+          {
+            sslmode: "verify-full",
+            sslrootcert: files.caFile,
+            sslcert: files.clientCertFile,
+            sslkey: files.clientKeyFile,
+          },
+          files.certUser,
+        ),
+      },
+    });
+    const res = await fetch(`${srv.url}/healthz`);
+    assert.equal(res.status, 200, await res.text());
+  });
+});
+
+Deno.test("tls: a DATABASE_URL asking for TLS the console cannot give is refused at start, naming what", async () => {
+  const url = "postgres://console@127.0.0.1:5432/console";
+  const cases: [Record<string, string>, RegExp][] = [
+    [
+      { sslmode: "verify-full", sslrootcert: "/nonexistent/ca.crt" },
+      /sslrootcert=\/nonexistent\/ca\.crt cannot be read/,
+    ],
+    [{ sslmode: "verify-full", sslcrl: "/x.crl" }, /sslcrl is not supported/],
+    [{ sslmode: "require", sslrootcert: "system" }, /sslrootcert=system needs sslmode=verify-full/],
+    [{ sslrootcert: "/ca.crt" }, /without sslmode/],
+    [{ sslmode: "verify-full", sslcert: "/c.crt" }, /sslcert and sslkey go together/],
+  ];
+  for (const [params, message] of cases) {
+    assert.throws(() => connect({ url: withParams(url, params), poolSize: 1 }), (err: Error) => {
+      assert.equal(err.name, "DatabaseUrlError");
+      assert.match(err.message, message);
+      return true;
+    });
+  }
+  const dataDir = await Deno.makeTempDir({ prefix: "pg-tls-config-" });
+  try {
+    const out = await new Deno.Command(Deno.execPath(), {
+      args: ["run", "-A", "server/main.ts"],
+      cwd: new URL("../../", import.meta.url).pathname,
+      env: { DATA_DIR: dataDir, PORT: "0", DATABASE_URL: withParams(url, cases[0][0]) },
+      stdout: "piped",
+      stderr: "piped",
+    }).output();
+    const stderr = new TextDecoder().decode(out.stderr).trim();
+    assert.equal(out.code, 1);
+    assert.match(stderr, /^Invalid configuration: DATABASE_URL: sslrootcert=\/nonexistent\/ca\.crt cannot be read/);
+    assert.equal(stderr.split("\n").length, 1, stderr);
+  } finally {
+    await Deno.remove(dataDir, { recursive: true });
   }
 });

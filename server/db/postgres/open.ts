@@ -11,7 +11,7 @@ import postgres from "postgres";
 import { NewerSchemaError, StoreUnavailableError } from "../errors.ts";
 import { MIGRATIONS } from "../migrations/postgres.ts";
 import { Sockets } from "./watchdog.ts";
-import { negotiated, tlsMode } from "./tls.ts";
+import { driverUrl, negotiated, tlsSettings } from "./tls.ts";
 
 export type Sql = postgres.Sql<{ bigint: number }>;
 /** A transaction's connection (or the pool) to run statements on. */
@@ -77,7 +77,7 @@ export function connect(options: PostgresOptions, pool: PoolOptions = {}): Sql {
   const closes = new Set<() => void>();
   const connectSeconds = options.connectTimeoutSeconds ?? TIMEOUTS.connectSeconds;
   // TLS (sslmode) is negotiated on our sockets, not by the driver (tls.ts).
-  const tls = tlsMode(options.url);
+  const tls = tlsSettings(options.url);
   const sockets = pool.sockets ?? (tls ? new Sockets() : undefined);
   const socket = sockets && tls
     ? (o: Parameters<Sockets["create"]>[0]) => {
@@ -85,7 +85,7 @@ export function connect(options: PostgresOptions, pool: PoolOptions = {}): Sql {
       return negotiated(raw, tls, connectSeconds * 1000, (secure) => sockets.adopt(raw, secure));
     }
     : sockets?.create;
-  const sql = postgres(options.url, {
+  const sql = postgres(driverUrl(options.url), {
     max: options.poolSize,
     connect_timeout: connectSeconds,
     idle_timeout: pool.idleTimeoutSeconds ?? 60,

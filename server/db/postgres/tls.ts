@@ -10,9 +10,37 @@
  */
 import net from "node:net";
 import tls from "node:tls";
+import { DatabaseUrlError } from "../errors.ts";
 
 /** sslmode's meaning here: prefer (and allow) fall back to plain TCP when the server has no TLS; verify-* check the certificate. */
 export type TlsMode = "prefer" | "require" | "verify-ca" | "verify-full";
+
+/** What a connection's TLS needs: the mode, and the PEM files libpq's parameters name, read once at start. */
+export interface TlsSettings {
+  mode: TlsMode;
+  /** sslrootcert: the CAs the server's certificate must chain to (undefined: the CAs Deno trusts). */
+  ca?: string;
+  /** sslcert and sslkey (sslpassword): a client certificate, for servers that authenticate by it. */
+  cert?: string;
+  key?: string;
+  passphrase?: string;
+}
+
+/**
+ * libpq's client-side TLS parameters, read by the console and taken out of the URL the driver gets: the driver sends
+ * every query parameter it does not know as a start-up parameter, which the server refuses.
+ */
+const CLIENT_PARAMS = ["sslrootcert", "sslcert", "sslkey", "sslpassword"];
+/** libpq parameters the console does not implement: refused at start rather than silently ignored. */
+const UNSUPPORTED_PARAMS = [
+  "sslcrl",
+  "sslcrldir",
+  "sslcertmode",
+  "ssl_min_protocol_version",
+  "ssl_max_protocol_version",
+  "channel_binding",
+  "gssencmode",
+];
 
 /** The sslmode of a DATABASE_URL; undefined for none or `disable`. */
 export function tlsMode(url: string): TlsMode | undefined {
@@ -28,6 +56,75 @@ export function tlsMode(url: string): TlsMode | undefined {
   return "require";
 }
 
+/**
+ * The TLS a DATABASE_URL asks for, libpq's way: `sslrootcert=<file>` makes `require` check the certificate's chain
+ * (as verify-ca), `sslrootcert=system` asks for verify-full against the system's CAs. DatabaseUrlError for a file
+ * that cannot be read or a parameter not implemented.
+ */
+export function tlsSettings(url: string): TlsSettings | undefined {
+  let params: URLSearchParams;
+  try {
+    params = new URL(url).searchParams;
+  } catch {
+    return undefined;
+  }
+  const unsupported = UNSUPPORTED_PARAMS.filter((p) => params.has(p));
+  if (unsupported.length) {
+    throw new DatabaseUrlError(
+      `${unsupported.join(", ")} ${
+        unsupported.length > 1 ? "are" : "is"
+      } not supported (TLS parameters supported: sslmode, ${CLIENT_PARAMS.join(", ")}).`,
+    );
+  }
+  let mode = tlsMode(url);
+  const rootcert = params.get("sslrootcert") ?? undefined;
+  if (rootcert === "system") {
+    if (mode === "prefer" || mode === "require") {
+      throw new DatabaseUrlError(
+        `sslrootcert=system needs sslmode=verify-full (or none), not ${params.get("sslmode")}.`,
+      );
+    }
+    mode ??= "verify-full";
+  }
+  if (!mode) {
+    const given = CLIENT_PARAMS.filter((p) => params.has(p));
+    if (given.length) throw new DatabaseUrlError(`${given.join(", ")} without sslmode (say sslmode=verify-full).`);
+    return undefined;
+  }
+  const cert = params.get("sslcert") ?? undefined;
+  const key = params.get("sslkey") ?? undefined;
+  if ((cert === undefined) !== (key === undefined)) throw new DatabaseUrlError("sslcert and sslkey go together.");
+  const ca = rootcert && rootcert !== "system" ? readPem("sslrootcert", rootcert) : undefined;
+  if (ca && mode === "require") mode = "verify-ca";
+  return {
+    mode,
+    ...(ca ? { ca } : {}),
+    ...(cert && key ? { cert: readPem("sslcert", cert), key: readPem("sslkey", key) } : {}),
+    ...(params.has("sslpassword") ? { passphrase: params.get("sslpassword")! } : {}),
+  };
+}
+
+/** The URL for the driver: libpq's client-side parameters taken out (the console reads them: tlsSettings). */
+export function driverUrl(url: string): string {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return url;
+  }
+  if (!CLIENT_PARAMS.some((p) => parsed.searchParams.has(p))) return url;
+  for (const p of CLIENT_PARAMS) parsed.searchParams.delete(p);
+  return parsed.href;
+}
+
+function readPem(param: string, path: string): string {
+  try {
+    return Deno.readTextFileSync(path);
+  } catch (err) {
+    throw new DatabaseUrlError(`${param}=${path} cannot be read (${err instanceof Error ? err.message : err}).`);
+  }
+}
+
 /** PostgreSQL's SSLRequest: length 8, code 80877103. */
 const SSL_REQUEST = new Uint8Array([0, 0, 0, 8, 0x04, 0xd2, 0x16, 0x2f]);
 
@@ -39,10 +136,11 @@ const SSL_REQUEST = new Uint8Array([0, 0, 0, 8, 0x04, 0xd2, 0x16, 0x2f]);
  */
 export function negotiated(
   raw: net.Socket,
-  mode: TlsMode,
+  settings: TlsSettings,
   timeoutMs: number,
   secured: (socket: net.Socket) => void = () => {},
 ): Promise<net.Socket> {
+  const { mode, ca, cert, key, passphrase } = settings;
   return new Promise((resolve) => {
     let done = false;
     const timer = setTimeout(
@@ -75,12 +173,16 @@ export function negotiated(
         host,
         servername: net.isIP(host) ? undefined : host,
         rejectUnauthorized: mode === "verify-ca" || mode === "verify-full",
+        ...(ca ? { ca } : {}),
+        ...(cert ? { cert, key, passphrase } : {}),
         ...(mode === "verify-ca" ? { checkServerIdentity: () => undefined } : {}),
       });
       Object.assign(secure, { host, port: (raw as unknown as { port?: number }).port });
+      // A certificate refused (or any handshake failure) is the database out of reach: 503 while serving, one line at
+      // start ("Cannot reach the database …"), with the reason.
       const handshakeFailed = (err: Error) => {
         secure.destroy();
-        fail(err);
+        fail(Object.assign(new Error(`TLS to the database: ${err.message}`), { code: "08006", cause: err }));
       };
       secure.once("error", handshakeFailed);
       secure.once("secureConnect", () => {
