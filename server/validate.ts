@@ -21,7 +21,25 @@ export class TextRuleError extends ApiHttpError {
 export async function jsonBody<S extends z.ZodType>(c: Context, schema: S): Promise<z.output<S>> {
   const type = c.req.header("content-type") ?? "";
   if (!/^application\/json\b/i.test(type)) throw unsupported("The body must be JSON (Content-Type: application/json).");
-  const text = await readText(c, MAX_JSON_BYTES);
+  return jsonValue(await readText(c, MAX_JSON_BYTES), schema);
+}
+
+/**
+ * A JSON body's value, from bytes read whole (a lean route's: server/mount.ts), or not ok when jsonBody would refuse
+ * them (the Hono route then answers the refusal).
+ */
+export function jsonFromBytes<S extends z.ZodType>(
+  bytes: Uint8Array,
+  schema: S,
+): { ok: true; value: z.output<S> } | { ok: false } {
+  try {
+    return { ok: true, value: jsonValue(strictUtf8.decode(bytes), schema) };
+  } catch {
+    return { ok: false };
+  }
+}
+
+function jsonValue<S extends z.ZodType>(text: string, schema: S): z.output<S> {
   let value: unknown;
   try {
     value = JSON.parse(text);

@@ -10,12 +10,17 @@ export const UNKNOWN_ADDRESS = "unknown";
  * ignored: anyone could send one.
  */
 export function clientAddress(c: Context, trustProxy: boolean): string {
+  return requestAddress(c.req.raw, c.env, trustProxy);
+}
+
+/** clientAddress of a request and what Deno.serve says of its connection (`info`; undefined in process). */
+export function requestAddress(req: Request, info: unknown, trustProxy: boolean): string {
   if (trustProxy) {
-    const last = c.req.header("x-forwarded-for")?.split(",").map((s) => s.trim()).findLast((s) => s !== "");
+    const last = req.headers.get("x-forwarded-for")?.split(",").map((s) => s.trim()).findLast((s) => s !== "");
     const key = last ? addressKey(last) : null;
     if (key) return key;
   }
-  const remote = (c.env as Partial<Deno.ServeHandlerInfo> | undefined)?.remoteAddr;
+  const remote = (info as Partial<Deno.ServeHandlerInfo> | undefined)?.remoteAddr;
   return (remote && "hostname" in remote ? addressKey(remote.hostname) : null) ?? UNKNOWN_ADDRESS;
 }
 
