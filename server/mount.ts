@@ -177,7 +177,9 @@ function leanServe<R extends Route>(api: Api, route: R, handler: LeanHandler<R>)
     throw new Error(`${route.name}: a lean route reads its path parameters and JSON body only.`);
   }
   if (route.body.kind !== "none" && route.body.kind !== "json") throw new Error(`${route.name}: not a JSON body.`);
-  const guard = route.auth === "public" ? async () => ({}) : api.leanGuards[route.auth]?.(route);
+  const guard: LeanGuard | undefined = route.auth === "public"
+    ? () => Promise.resolve({})
+    : api.leanGuards[route.auth]?.(route);
   if (!guard) throw new Error(`${route.name}: its guard (${route.auth}) has no lean form.`);
   const schema = route.body.kind === "json" ? route.body.schema : null;
   return async (req) => {
