@@ -9,6 +9,7 @@ import { createApp } from "../../server/app.ts";
 import { leanAnswers } from "../../server/lean_routes.ts";
 import type { RequestLine } from "../../server/lib/logger.ts";
 import { metricsText } from "../../server/metrics.ts";
+import { StoreUnavailableError } from "../../server/db/errors.ts";
 import { DEVICE_KEY, testApp } from "./app.ts";
 
 const VERSION = { app: "2.4.1", os: "5.10.0", channels: ["1.2"] };
@@ -254,3 +255,44 @@ for (const mode of ["shared", "token"] as const) {
     assert.equal(right.status, mode === "token" ? 429 : 200);
   });
 }
+
+Deno.test("lean routes: a store's failure is answered as app.onError answers it", async () => {
+  const logged: string[] = [];
+  let failure: Error = new StoreUnavailableError("The database cannot be reached.");
+  await using built = await testApp((ctx) => ({
+    ...ctx,
+    log: (line) => logged.push(line),
+    stores: {
+      ...ctx.stores,
+      deviceApi: {
+        ...ctx.stores.deviceApi,
+        checkin: () => Promise.reject(failure),
+        ddiPoll: () => Promise.reject(failure),
+      },
+    },
+  }));
+  const hono = createApp(built.ctx, { lean: false });
+  const apps = {
+    lean: (path: string, init: RequestInit) => Promise.resolve(built.app.request(path, init)),
+    hono: (path: string, init: RequestInit) => Promise.resolve(hono.request(path, init)),
+  };
+  const lines: RequestLine[] = [];
+  for (const [error, status] of [[new StoreUnavailableError("down"), 503], [new Error("a bug"), 500]] as const) {
+    failure = error;
+    const checkin = await compare(apps, lines, {
+      name: `check-in, ${error.message}`,
+      path: "/api/v1/device/known-1/checkin",
+      init: withLength(json({ versionInfo: VERSION }, { Authorization: `Bearer ${DEVICE_KEY}` })),
+      lean: true,
+    });
+    const poll = await compare(apps, lines, {
+      name: `DDI poll, ${error.message}`,
+      path: "/DEFAULT/controller/v1/known-1",
+      init: { headers: { Authorization: `GatewayToken ${DEVICE_KEY}` } },
+      lean: true,
+    });
+    assert.deepEqual([checkin.status, poll.status], [status, status]);
+  }
+  // The bug is logged with its stack, once per answer, by either path.
+  assert.equal(logged.filter((l) => l.startsWith("ERROR POST /api/v1/device/known-1/checkin: Error: a bug")).length, 2);
+});
