@@ -10,6 +10,8 @@ import { leanAnswers } from "../../server/lean_routes.ts";
 import type { RequestLine } from "../../server/lib/logger.ts";
 import { metricsText } from "../../server/metrics.ts";
 import { StoreUnavailableError } from "../../server/db/errors.ts";
+import { fileSource } from "../../testing/files.ts";
+import { makeImportDb } from "../../testing/import_db.ts";
 import { DEVICE_KEY, testApp } from "./app.ts";
 
 const VERSION = { app: "2.4.1", os: "5.10.0", channels: ["1.2"] };
@@ -295,4 +297,56 @@ Deno.test("lean routes: a store's failure is answered as app.onError answers it"
   }
   // The bug is logged with its stack, once per answer, by either path.
   assert.equal(logged.filter((l) => l.startsWith("ERROR POST /api/v1/device/known-1/checkin: Error: a bug")).length, 2);
+});
+
+Deno.test("lean routes: a check-in answer of 1 KB or more is gzipped for a client that takes it, as Hono's is", async () => {
+  await using built = await testApp();
+  const api = await built.api();
+  const dir = await Deno.makeTempDir({ prefix: "lean-gzip-" });
+  const phases = [{
+    duration: 600,
+    channels: [{
+      current: 20,
+      frequency: 80,
+      polarity: "biphasic symmetric",
+      riseTime: 500,
+      holdTime: 5000,
+      fallTime: 500,
+    }],
+  }];
+  makeImportDb(
+    `${dir}/t.sqlite3`,
+    ["T1 back", "T2 knee", "T3 calf", "T4 neck"].map((name) => ({ name, category: "Pain relief", phases })),
+  );
+  await api.importTreatments(await fileSource(`${dir}/t.sqlite3`));
+  await Deno.remove(dir, { recursive: true });
+  const pt = await api.createProductType("Gzip type");
+  const treatmentIds = (await api.listTreatments()).map((t) => t._id);
+  await api.patchProductType({
+    _id: pt._id,
+    name: pt.name,
+    modules: [{ name: "Base", isDefault: true, treatmentIds }],
+  });
+  const hono = createApp(built.ctx, { lean: false });
+  const checkin = withLength(
+    json({ versionInfo: VERSION }, { Authorization: `Bearer ${DEVICE_KEY}`, "Accept-Encoding": "gzip" }),
+  );
+  assert.equal((await hono.request("/api/v1/device/big-1/checkin", checkin)).status, 200);
+  await api.patchDevice({ deviceId: "big-1", productTypeId: pt._id });
+
+  const answers = [];
+  for (const app of [built.app, hono]) {
+    const before = leanAnswers();
+    const res = await app.request("/api/v1/device/big-1/checkin", {
+      ...checkin,
+      headers: { ...checkin.headers as Record<string, string>, "X-Request-Id": "gzip-1" },
+    });
+    const gzipped = new Uint8Array(await res.arrayBuffer());
+    const text = await new Response(new Blob([gzipped]).stream().pipeThrough(new DecompressionStream("gzip"))).text();
+    answers.push({ status: res.status, headers: [...res.headers].sort(), text, lean: leanAnswers() - before });
+  }
+  assert.ok(answers[0].text.length >= 1024, `${answers[0].text.length} bytes`);
+  assert.equal(answers[0].headers.find(([k]) => k === "content-encoding")?.[1], "gzip");
+  assert.deepEqual(answers.map((a) => a.lean), [1, 0]);
+  assert.deepEqual({ ...answers[0], lean: 0 }, { ...answers[1], lean: 0 });
 });
