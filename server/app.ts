@@ -6,22 +6,21 @@ import * as metrics from "./metrics.ts";
 import { requestIdFrom, withRequest } from "./lib/request_context.ts";
 import { apiDocsRoutes } from "./routes/api_docs.ts";
 import { bearerMatches } from "./auth/bearer_match.ts";
-import { StorageFullError, StoreError } from "./db/errors.ts";
 import { FilesUnavailableError } from "./files/firmware_files.ts";
 import { Hono } from "hono";
-import { HTTPException } from "hono/http-exception";
-import type { ContentfulStatusCode } from "hono/utils/http-status";
 import { requireOperator } from "./auth/middleware.ts";
 import { roleCheck } from "./auth/roles.ts";
-import { deviceGuard } from "./auth/device_auth.ts";
-import { ddiGuard } from "./auth/ddi_auth.ts";
+import { deviceGuard, deviceLeanGuard } from "./auth/device_auth.ts";
+import { ddiGuard, ddiLeanGuard } from "./auth/ddi_auth.ts";
 import { DeviceAuthThrottle } from "./auth/device_throttle.ts";
-import { apiApp, checkMounted, type Guards, mount } from "./mount.ts";
+import { apiApp, checkMounted, type Guards, type LeanGuards, mount } from "./mount.ts";
+import { type Fetch, leanFetch } from "./lean_routes.ts";
+import { errorAnswer } from "./error_answer.ts";
 import { devicesService } from "./services/devices.ts";
 import { operatorsRoutes } from "./routes/operators.ts";
 import { apiTokensRoutes } from "./routes/api_tokens.ts";
 import type { AppContext, AppEnv } from "./context.ts";
-import { ApiHttpError, errorCodeFor, fromStoreError, notFound } from "./errors.ts";
+import { notFound } from "./errors.ts";
 import { compressJson } from "./lib/compress.ts";
 import { auditRoutes } from "./routes/audit.ts";
 import { authRoutes } from "./routes/auth.ts";
@@ -62,7 +61,11 @@ export const API_VERSION = RELEASE;
 
 let openApi: Record<string, unknown> | undefined;
 
-export function createApp(ctx: AppContext) {
+/**
+ * The app; its fetch answers the hot device routes mounted with a lean form below Hono when it can
+ * (server/lean_routes.ts). `lean: false` leaves every request to Hono (tests compare the two).
+ */
+export function createApp(ctx: AppContext, opts: { lean?: boolean } = {}) {
   const requireOp = requireOperator(ctx);
   const devices = devicesService(ctx);
   metrics.countAuditEntriesWith(() => ctx.stores.audit.count());
@@ -82,7 +85,12 @@ export function createApp(ctx: AppContext) {
     device: deviceGuard(ctx, deviceThrottle),
     ddi: ddiAuth,
   };
-  const api = apiApp(guards, new Hono<AppEnv>().use("*", compressJson()));
+  // The guards' lean forms, for the routes answered below Hono (server/lean_routes.ts).
+  const leanGuards: LeanGuards = {
+    device: deviceLeanGuard(ctx, deviceThrottle),
+    ddi: ddiLeanGuard(ctx, deviceThrottle),
+  };
+  const api = apiApp(guards, new Hono<AppEnv>().use("*", compressJson()), leanGuards);
   authRoutes(api, ctx);
   operatorsRoutes(api, ctx);
   fleetRoutes(api, ctx, devices);
@@ -100,7 +108,7 @@ export function createApp(ctx: AppContext) {
   mount(api, routes.openApi, (c) => c.json(openApi ??= openApiDocument([...routeList, ...ddiRouteList], API_VERSION)));
   checkMounted(api);
   // hawkBit DDI at the server root (docs/REQUIREMENTS.md §18), mounted from its table as the API is.
-  const ddi = apiApp(guards);
+  const ddi = apiApp(guards, undefined, leanGuards);
   ddiApiRoutes(ddi, ctx);
   checkMounted(ddi);
 
@@ -165,36 +173,17 @@ export function createApp(ctx: AppContext) {
   });
 
   app.onError((err, c) => {
-    countStoreError(err);
-    const answer = err instanceof ApiHttpError
-      ? err
-      : err instanceof FilesUnavailableError
-      ? new ApiHttpError(503, "unavailable", err.message)
-      : fromStoreError(err);
-    if (answer) {
-      if (answer.status === 507) ctx.log(`ERROR ${c.req.method} ${c.req.path}: 507, no space left in DATA_DIR.`);
-      return c.json({ error: answer.code, msg: answer.message }, answer.status);
-    }
-    if (err instanceof HTTPException) {
-      const status = err.status as ContentfulStatusCode;
-      const msg = err.message || (status === 413 ? "The request body is too large." : "The request was refused.");
-      return c.json({ error: errorCodeFor(status), msg }, status);
-    }
-    ctx.log(`ERROR ${c.req.method} ${c.req.path}: ${err instanceof Error ? err.stack ?? err.message : String(err)}`);
-    return c.json({ error: "internal", msg: "Something went wrong on the server; the request changed nothing." }, 500);
+    const { status, body } = errorAnswer(err, c.req.method, c.req.path, ctx.log);
+    return c.json(body, status);
   });
 
-  return app;
-}
-
-/** A request that failed in a store, for console_store_errors_total. */
-function countStoreError(err: unknown) {
-  if (err instanceof FilesUnavailableError) metrics.storeErrors.inc({ store: "files", kind: "unavailable" });
-  else if (err instanceof StorageFullError) metrics.storeErrors.inc({ store: "database", kind: "full" });
-  else if (err instanceof ApiHttpError) {
-    if (err.status === 507) metrics.storeErrors.inc({ store: "files", kind: "full" });
-    else if (err.status === 503) metrics.storeErrors.inc({ store: "database", kind: "unavailable" });
-  } else if (!(err instanceof StoreError) && !(err instanceof HTTPException)) {
-    metrics.storeErrors.inc({ store: "server", kind: "error" });
+  if (opts.lean !== false) {
+    const honoFetch = app.fetch;
+    app.fetch = leanFetch(honoFetch as Fetch, new Map([...api.lean, ...ddi.lean]), {
+      headers: SECURITY_HEADERS,
+      log: ctx.log,
+      logRequest: ctx.logRequest,
+    }) as typeof app.fetch;
   }
+  return app;
 }

@@ -9,8 +9,10 @@ import { type Context, type Handler as HonoHandler, Hono, type MiddlewareHandler
 import type * as z from "zod";
 import type { Auth, Route } from "../shared/routes/mod.ts";
 import type { AppEnv } from "./context.ts";
+import type { PolledDevice } from "./db/stores.ts";
 import type { IfMatch } from "./db/types/revisions.ts";
 import { bodyOf, ifMatchOf, type JsonRoute, paramsOf, queryOf } from "./route_table.ts";
+import { jsonFromBytes } from "./validate.ts";
 
 /** What a handler gets from its route's entry, parsed: absent parts are undefined. */
 export interface Input<R extends Route> {
@@ -27,18 +29,60 @@ export type Handler<R extends Route> = (c: Context<AppEnv>, input: Input<R>) => 
 /** The middleware that admits a request to a route of each auth kind (given the route: the role check needs it). */
 export type Guards = Record<Exclude<Auth, "public">, (route: Route) => MiddlewareHandler<AppEnv>>;
 
+/**
+ * A request as a lean route sees it (server/lean_routes.ts: answered below Hono's context): the request, what
+ * Deno.serve says of its connection (undefined in process), its path parameters as the path holds them.
+ */
+export interface LeanRequest {
+  raw: Request;
+  info: Deno.ServeHandlerInfo | undefined;
+  params: Record<string, string>;
+}
+
+/**
+ * A guard's lean form: whether the request's credential admits it, decided without answering and without counting
+ * anything — the admission (with the device's row when the guard read it with the credential: DEVICE_AUTH=token
+ * polls), or null: the Hono route answers instead (it refuses, counts the failure, throttles, as ever).
+ */
+export type LeanGuard = (req: LeanRequest) => Promise<LeanAdmission | null>;
+export interface LeanAdmission {
+  polled?: PolledDevice;
+}
+export type LeanGuards = Partial<Record<Exclude<Auth, "public">, (route: Route) => LeanGuard | undefined>>;
+
+/** A handler's lean form: the JSON value of its 200 answer (errors it throws are answered as app.onError answers). */
+export type LeanHandler<R extends Route> = (req: LeanRequest, input: Input<R>, admission: LeanAdmission) => Promise<
+  unknown
+>;
+
+/**
+ * A lean route's whole work up to the answer: the answer's value, or `pass` — the request (its body put back when it
+ * was read) for the Hono route to answer, which then does everything itself from the start.
+ */
+export type LeanServe = (req: LeanRequest) => Promise<{ answer: unknown } | { pass: Request }>;
+
 /** The API app (mounted under /api/v1), the guards its routes go through and the entries mounted so far. */
 export interface Api {
   app: Hono<AppEnv>;
   guards: Guards;
+  leanGuards: LeanGuards;
   mounted: Set<Route>;
+  /** The entries also answered below Hono (server/lean_routes.ts), with their lean form. */
+  lean: Map<Route, LeanServe>;
 }
 
-export function apiApp(guards: Guards, app = new Hono<AppEnv>()): Api {
-  return { app, guards, mounted: new Set() };
+export function apiApp(guards: Guards, app = new Hono<AppEnv>(), leanGuards: LeanGuards = {}): Api {
+  return { app, guards, leanGuards, mounted: new Set(), lean: new Map() };
 }
 
-export interface MountOptions {
+export interface MountOptions<R extends Route = Route> {
+  /**
+   * The handler's lean form, for a hot route (a quiet device poll) answered below Hono's context when everything
+   * before the handler admits it: the guard's lean form, the path parameters and JSON body by the entry's schemas
+   * (server/lean_routes.ts). Anything else — a refusal, a body that fails, a throttled credential — is answered by the
+   * Hono route, so only the admitted request's answer is made twice over, and must be the same.
+   */
+  lean?: LeanHandler<R>;
   /**
    * The handler reads the JSON body itself (POST login: a body breaking the text rule is still a sign-in attempt to
    * throttle and audit, not a plain 400). Its schema is still the entry's.
@@ -49,9 +93,18 @@ export interface MountOptions {
 const key = (method: string, path: string) => `${method} ${path}`;
 
 /** Serves `route` with `handler` behind the route's guard and validation. */
-export function mount<const R extends Route>(api: Api, route: R, handler: Handler<R>, opts: MountOptions = {}): void {
+export function mount<const R extends Route>(
+  api: Api,
+  route: R,
+  handler: Handler<R>,
+  opts: MountOptions<R> = {},
+): void {
   if (route.method === "HEAD") throw new Error(`${route.name}: a HEAD entry is served by its GET (mountHead).`);
   record(api, route);
+  if (opts.lean) {
+    if (opts.ownBody) throw new Error(`${route.name}: a lean route's body is read by mount().`);
+    api.lean.set(route, leanServe(api, route, opts.lean));
+  }
   const read = inputReader(route, opts);
   // A route without a JSON body to read is validated synchronously: no async frame and promise per request for it.
   const serve: HonoHandler<AppEnv> = "sync" in read
@@ -108,6 +161,50 @@ function inputReader<R extends Route>(
       const input = head(c);
       return { ...input, body: await bodyOf(route as R & JsonRoute, c) } as Input<R>;
     },
+  };
+}
+
+/** A JSON body of declared length up to this is read by a lean route; anything else is the Hono route's. */
+const LEAN_MAX_BODY = 65_536;
+
+/**
+ * The lean form of a route: its guard's lean form, then its path parameters and its JSON body by the entry's schemas
+ * (in the order the Hono route checks them; any failure passes the request to the Hono route, which answers it), then
+ * the handler's lean form.
+ */
+function leanServe<R extends Route>(api: Api, route: R, handler: LeanHandler<R>): LeanServe {
+  if (route.query !== undefined || route.headers?.["If-Match"] !== undefined) {
+    throw new Error(`${route.name}: a lean route reads its path parameters and JSON body only.`);
+  }
+  if (route.body.kind !== "none" && route.body.kind !== "json") throw new Error(`${route.name}: not a JSON body.`);
+  const guard: LeanGuard | undefined = route.auth === "public"
+    ? () => Promise.resolve({})
+    : api.leanGuards[route.auth]?.(route);
+  if (!guard) throw new Error(`${route.name}: its guard (${route.auth}) has no lean form.`);
+  const schema = route.body.kind === "json" ? route.body.schema : null;
+  return async (req) => {
+    const admission = await guard(req);
+    if (admission === null) return { pass: req.raw };
+    const params = route.params?.safeParse(req.params);
+    if (params && !params.success) return { pass: req.raw };
+    let body: unknown = undefined;
+    if (schema !== null) {
+      const raw = req.raw;
+      const type = raw.headers.get("content-type");
+      const declared = raw.headers.get("content-length");
+      if (
+        type === null || !/^application\/json\b/i.test(type) || declared === null || !/^\d{1,5}$/.test(declared) ||
+        Number(declared) > LEAN_MAX_BODY || raw.headers.has("transfer-encoding")
+      ) return { pass: raw };
+      const bytes = await raw.bytes().catch(() => null);
+      // Read: the Hono route gets the same bytes (a body that cannot be read is its 400 too).
+      if (bytes === null) return { pass: raw };
+      const parsed = jsonFromBytes(bytes, schema);
+      if (!parsed.ok) return { pass: new Request(raw, { body: bytes }) };
+      body = parsed.value;
+    }
+    const input = { params: params?.data, query: undefined, ifMatch: undefined, body } as Input<R>;
+    return { answer: await handler(req, input, admission) };
   };
 }
 

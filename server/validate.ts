@@ -21,7 +21,25 @@ export class TextRuleError extends ApiHttpError {
 export async function jsonBody<S extends z.ZodType>(c: Context, schema: S): Promise<z.output<S>> {
   const type = c.req.header("content-type") ?? "";
   if (!/^application\/json\b/i.test(type)) throw unsupported("The body must be JSON (Content-Type: application/json).");
-  const text = await readText(c, MAX_JSON_BYTES);
+  return jsonValue(await readText(c, MAX_JSON_BYTES), schema);
+}
+
+/**
+ * A JSON body's value, from bytes read whole (a lean route's: server/mount.ts), or not ok when jsonBody would refuse
+ * them (the Hono route then answers the refusal).
+ */
+export function jsonFromBytes<S extends z.ZodType>(
+  bytes: Uint8Array,
+  schema: S,
+): { ok: true; value: z.output<S> } | { ok: false } {
+  try {
+    return { ok: true, value: jsonValue(strictUtf8.decode(bytes), schema) };
+  } catch {
+    return { ok: false };
+  }
+}
+
+function jsonValue<S extends z.ZodType>(text: string, schema: S): z.output<S> {
   let value: unknown;
   try {
     value = JSON.parse(text);
@@ -36,7 +54,13 @@ export async function jsonBody<S extends z.ZodType>(c: Context, schema: S): Prom
 /** The body as UTF-8 text, refused with 413 as soon as it passes `max` bytes (declared or chunked). */
 async function readText(c: Context, max: number): Promise<string> {
   const tooBig = () => tooLarge(`The JSON body is larger than ${max / 1_048_576} MiB.`);
-  if (Number(c.req.header("content-length") ?? "0") > max) throw tooBig();
+  const declared = c.req.header("content-length");
+  if (Number(declared ?? "0") > max) throw tooBig();
+  // A declared length within the limit is what the connection delivers (the HTTP layer ends the body there): read at
+  // once, without a read and a promise per chunk. A chunked body is read a chunk at a time, refused once past `max`.
+  if (declared !== undefined && /^\d{1,7}$/.test(declared) && c.req.header("transfer-encoding") === undefined) {
+    return utf8(await c.req.raw.bytes().catch(() => null));
+  }
   const body = c.req.raw.body;
   if (!body) return "";
   const reader = body.getReader();
@@ -63,8 +87,16 @@ async function readText(c: Context, max: number): Promise<string> {
     bytes.set(chunk, at);
     at += chunk.byteLength;
   }
+  return utf8(bytes);
+}
+
+const strictUtf8 = new TextDecoder("utf-8", { fatal: true });
+
+/** The body's bytes as text (null: they could not be read); 400 unless UTF-8. */
+function utf8(bytes: Uint8Array | null): string {
+  if (bytes === null) throw badRequest("body: could not be read.");
   try {
-    return new TextDecoder("utf-8", { fatal: true }).decode(bytes);
+    return strictUtf8.decode(bytes);
   } catch {
     throw badRequest("body: is not valid UTF-8.");
   }

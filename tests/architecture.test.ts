@@ -301,9 +301,12 @@ Deno.test("architecture: the import reader sees every kind of import and nothing
 
 /**
  * Files of server/ that may make a Response themselves: none of them answers a request through the app (which sets the
- * security headers and X-Request-Id on the context before the handler, and no longer looks at the answer after it).
+ * security headers and X-Request-Id on the context before the handler, and no longer looks at the answer after it) but
+ * the lean routes, which set the same headers themselves (tests/server/lean_routes.test.ts compares their answers with
+ * the app's).
  */
 const OWN_RESPONSES: Record<string, string> = {
+  "server/lean_routes.ts": "the hot device routes' answers below Hono, with the app's headers",
   "server/lib/compress.ts": "rebuilds the context's answer with all its headers",
   "server/files/xz_check.ts": "reads a child's stderr",
   "server/user.ts": "reads stdin",
@@ -320,4 +323,19 @@ Deno.test("architecture: answers are made through Hono's context (so they carry 
     }
   }
   assert.deepEqual(found, [], "make the answer with c.body(), c.json(), ... instead");
+});
+
+Deno.test("architecture: routes answered below Hono come from the route table (mount) and are wired once (app.ts)", async () => {
+  const found: string[] = [];
+  for (const file of await sourceFiles("server")) {
+    const code = (await Deno.readTextFile(new URL(file, ROOT)))
+      .replace(STRING_OR_COMMENT, (text, str) => str ?? text.replace(/[^\n]/g, " "));
+    for (const [i, line] of code.split("\n").entries()) {
+      if (/\.lean\.set\s*\(/.test(line) && file !== "server/mount.ts") found.push(`${file}:${i + 1} (lean.set)`);
+      if (/\bleanFetch\s*\(/.test(line) && file !== "server/app.ts" && file !== "server/lean_routes.ts") {
+        found.push(`${file}:${i + 1} (leanFetch)`);
+      }
+    }
+  }
+  assert.deepEqual(found, [], "a lean route is mounted with mount(api, route, handler, { lean }) only");
 });

@@ -30,7 +30,7 @@ export interface DevicePollFigures {
 }
 
 /** `devices` devices checked in and polled once, so every later poll is quiet; one answer of each kind. */
-async function register(url: string, devices: number): Promise<{ checkin: string; poll: string }> {
+export async function registerDevices(url: string, devices: number): Promise<{ checkin: string; poll: string }> {
   let checkin = "", poll = "";
   for (let i = 0; i < devices; i += 50) {
     await Promise.all(Array.from({ length: Math.min(50, devices - i) }, async (_, j) => {
@@ -55,7 +55,7 @@ async function register(url: string, devices: number): Promise<{ checkin: string
   return { checkin, poll };
 }
 
-const checkins = (url: string, seconds: number, connections: number, devices: number) =>
+export const checkins = (url: string, seconds: number, connections: number, devices: number) =>
   load(`${url}${checkinPath(device("[<device>]"))}`, seconds, connections, CHECKIN_HEADERS, [
     "--method",
     "POST",
@@ -64,7 +64,7 @@ const checkins = (url: string, seconds: number, connections: number, devices: nu
     "--devices",
     String(devices),
   ]);
-const polls = (url: string, seconds: number, connections: number, devices: number) =>
+export const polls = (url: string, seconds: number, connections: number, devices: number) =>
   load(`${url}${pollPath(device("[<device>]"))}`, seconds, connections, POLL_HEADERS, ["--devices", String(devices)]);
 
 /** Results of loads run at the same time as one: requests and rates summed, the worse percentiles. */
@@ -121,8 +121,8 @@ export async function benchDevicePolls(
       await server("pg-a", { DATABASE_URL: databaseUrl }),
       await server("pg-b", { DATABASE_URL: databaseUrl }),
     ];
-    const answers = await register(sqlite.url, devices);
-    const pgAnswers = await register(replicas[0].url, devices);
+    const answers = await registerDevices(sqlite.url, devices);
+    const pgAnswers = await registerDevices(replicas[0].url, devices);
     const files = { checkin: `${tmp}/polls-checkin.json`, poll: `${tmp}/polls-poll.json` };
     await Deno.writeTextFile(files.checkin, answers.checkin);
     await Deno.writeTextFile(files.poll, answers.poll);

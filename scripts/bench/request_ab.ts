@@ -1,69 +1,114 @@
 /**
  * Two (or more) builds compared in one run, on a machine whose load moves: a server of each checkout is up at once
- * (SQLite, 20,000 devices each), and they are loaded in turn, in short slices and many rounds (the order reversed every
- * other round), so that whatever else runs falls on each alike. Prints, per build, the median server CPU µs per request
- * (utime + stime of the server process from /proc/<pid>/stat, every thread) with each round's figure, and the median
- * req/s. `what`: `page` (GET devices, the middle page, cache warm, an admin's session) or `404` (an unknown API route).
- *   deno run -A scripts/bench/request_ab.ts <rounds> <seconds> <page|404> <CONNECTION_GUARD 1|0> <tree> <tree>...
- * A tree is a checkout (e.g. `git archive <commit> | tar -x -C /tmp/before`, with node_modules copied in).
+ * (SQLite), and they are loaded in turn, in short slices and many rounds (the order reversed every other round), so
+ * that whatever else runs falls on each alike. Prints, per build, the median server CPU µs per request (utime + stime
+ * of the server process from /proc/<pid>/stat, every thread) with each round's figure, and the median req/s. `what`:
+ * - `page`: GET devices, the middle page of 20,000 devices, cache warm, an admin's session (10 connections);
+ * - `404`: an unknown API route (10 connections);
+ * - `checkin`: quiet §6 check-ins (DEVICE_AUTH=shared, the same version info) by 200 known devices, one connection
+ *   each, as `deno task bench --polls` sends them (scripts/bench/device_polls.ts);
+ * - `poll`: quiet hawkBit DDI polls by the same 200 devices (GatewayToken), one connection each.
+ *   deno run -A scripts/bench/request_ab.ts <rounds> <seconds> <what> <CONNECTION_GUARD 1|0> <tree|bare> <tree>...
+ * A tree is a checkout (e.g. `git archive <commit> | tar -x -C /tmp/before`). `bare` (checkin and poll only): bare Hono
+ * answering the first tree's bytes (scripts/bench/bare_device_server.ts), loaded in the same rounds.
  */
 import { ApiClient } from "../../shared/client.ts";
-import { ADMIN, seededEnv } from "./steps.ts";
-import { load, processCpuSeconds, spawnServer } from "./util.ts";
+import { ADMIN, seededEnv, serverEnv } from "./steps.ts";
+import { load, type LoadResult, processCpuSeconds, ROOT, spawnServer } from "./util.ts";
+import { checkins, polls, registerDevices } from "./device_polls.ts";
 
 const [rounds, seconds, what, guard, ...trees] = Deno.args;
-if (!trees.length || !["page", "404"].includes(what) || !["0", "1"].includes(guard)) {
-  console.error("usage: request_ab.ts <rounds> <seconds> <page|404> <1|0> <tree> <tree>...");
+const KINDS = ["page", "404", "checkin", "poll"];
+if (!trees.length || !KINDS.includes(what) || !["0", "1"].includes(guard)) {
+  console.error("usage: request_ab.ts <rounds> <seconds> <page|404|checkin|poll> <1|0> <tree|bare> <tree>...");
+  Deno.exit(2);
+}
+const devicePolls = what === "checkin" || what === "poll";
+if (trees.includes("bare") && (!devicePolls || trees[0] === "bare")) {
+  console.error("bare: for checkin and poll only, after a tree (its answers are the bare route's bytes).");
   Deno.exit(2);
 }
 const N = 20_000;
+const DEVICES = 200;
 const page = `/api/v1/devices?page=${Math.floor((Math.ceil(N / 25) - 1) / 2)}&rowsPerPage=25`;
 /** utime + stime of a process in µs. */
 const cpuMicros = (pid: number) => processCpuSeconds(pid) * 1e6;
 
-const servers = [];
+interface Under {
+  tree: string;
+  srv: Awaited<ReturnType<typeof spawnServer>>;
+  dataDir: string;
+  run: (seconds: number) => Promise<LoadResult>;
+  cpu: number[];
+  rps: number[];
+  p99: number[];
+}
+
+const servers: Under[] = [];
+let answers: { checkin: string; poll: string } | undefined;
 try {
   for (const tree of trees) {
-    const root = new URL(`${tree}/`, `file://${Deno.cwd()}/`).pathname;
     const dataDir = await Deno.makeTempDir({ prefix: "request-ab-" });
-    const env = await seededEnv(dataDir, undefined, N, root);
-    const srv = await spawnServer("server/main.ts", { ...env, CONNECTION_GUARD: guard }, root);
-    const s = {
-      tree,
-      srv,
-      dataDir,
-      url: "",
-      headers: {} as Record<string, string>,
-      cpu: [] as number[],
-      rps: [] as number[],
-    };
+    const s: Under = { tree, dataDir, srv: undefined!, run: undefined!, cpu: [], rps: [], p99: [] };
+    if (tree === "bare") {
+      await Deno.writeTextFile(`${dataDir}/checkin.json`, answers!.checkin);
+      await Deno.writeTextFile(`${dataDir}/poll.json`, answers!.poll);
+      s.srv = await spawnServer("scripts/bench/bare_device_server.ts", {
+        CHECKIN_FILE: `${dataDir}/checkin.json`,
+        POLL_FILE: `${dataDir}/poll.json`,
+      }, ROOT);
+    } else {
+      const root = new URL(`${tree}/`, `file://${Deno.cwd()}/`).pathname;
+      const env = devicePolls
+        ? { ...serverEnv(dataDir), LOG_LEVEL: "quiet" }
+        : await seededEnv(dataDir, undefined, N, root);
+      s.srv = await spawnServer("server/main.ts", { ...env, CONNECTION_GUARD: guard }, root);
+    }
     servers.push(s);
-    const { token } = await new ApiClient({ baseUrl: srv.url }).login(ADMIN.email, ADMIN.password);
-    s.url = what === "404" ? `${srv.url}/api/v1/no-such-route` : `${srv.url}${page}`;
-    s.headers = what === "404" ? {} : { Authorization: `Bearer ${token}` };
-    await load(s.url, 1, 10, s.headers); // warm-up
+    const base = s.srv.url;
+    if (devicePolls) {
+      if (tree !== "bare") {
+        const got = await registerDevices(base, DEVICES);
+        answers ??= got;
+        if (got.checkin !== answers.checkin || got.poll !== answers.poll) {
+          console.warn(`${tree} answers other bytes than ${trees[0]}: ${got.checkin} ${got.poll}`);
+        }
+      }
+      s.run = (sec) => what === "checkin" ? checkins(base, sec, DEVICES, DEVICES) : polls(base, sec, DEVICES, DEVICES);
+    } else {
+      const { token } = await new ApiClient({ baseUrl: base }).login(ADMIN.email, ADMIN.password);
+      const url = what === "404" ? `${base}/api/v1/no-such-route` : `${base}${page}`;
+      const headers: Record<string, string> = what === "404" ? {} : { Authorization: `Bearer ${token}` };
+      s.run = (sec) => load(url, sec, 10, headers);
+    }
+    await s.run(1); // warm-up
   }
   for (let r = 0; r < Number(rounds); r++) {
     for (const s of r % 2 ? [...servers].reverse() : servers) {
       const before = cpuMicros(s.srv.pid);
-      const res = await load(s.url, Number(seconds), 10, s.headers);
-      if (res.errors) throw new Error(`${s.tree}: ${JSON.stringify(res)}`);
+      const res = await s.run(Number(seconds));
+      if (res.errors || res.non2xx) throw new Error(`${s.tree}: ${JSON.stringify(res)}`);
       s.cpu.push((cpuMicros(s.srv.pid) - before) / res.requests);
       s.rps.push(res.rps);
+      s.p99.push(res.p99);
     }
   }
   const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
-  console.log(`${what}, CONNECTION_GUARD=${guard} (load ${Deno.loadavg()[0].toFixed(1)}):`);
+  console.log(`${what}, CONNECTION_GUARD=${guard} (load ${Deno.loadavg().map((x) => x.toFixed(1)).join(" ")}):`);
+  const bare = servers.find((s) => s.tree === "bare");
   for (const s of servers) {
+    const ratio = bare && s !== bare ? `, ${(median(s.rps) / median(bare.rps)).toFixed(2)}× bare's req/s` : "";
     console.log(
       `  ${s.tree}: ${median(s.cpu).toFixed(0)} µs of server CPU per request [${
         s.cpu.map((x) => x.toFixed(0)).join(" ")
-      }], ${median(s.rps).toFixed(0)} req/s`,
+      }], ${median(s.rps).toFixed(0)} req/s [${s.rps.map((x) => x.toFixed(0)).join(" ")}]${ratio}, p99 ${
+        median(s.p99)
+      } ms`,
     );
   }
 } finally {
   for (const s of servers) {
-    await s.srv.stop();
+    await s.srv?.stop();
     await Deno.remove(s.dataDir, { recursive: true });
   }
 }

@@ -6,13 +6,14 @@
  * a token per device id and address, the shared key per address. A tenant other than DDI_TENANT (any case) is 404.
  */
 import type { MiddlewareHandler } from "hono";
+import type { LeanGuard } from "../mount.ts";
 import { ddiRoutes } from "../../shared/routes/mod.ts";
 import type { Route } from "../../shared/routes/route.ts";
 import { DeviceId } from "../../shared/schemas/device.ts";
 import type { AppContext, AppEnv } from "../context.ts";
 import { ApiHttpError, notFound } from "../errors.ts";
 import { parse } from "../validate.ts";
-import { clientAddress } from "./client_address.ts";
+import { clientAddress, requestAddress } from "./client_address.ts";
 import { deviceTokenMatches } from "./device_tokens.ts";
 import { type DeviceAuthThrottle, requireDeviceCredential } from "./device_throttle.ts";
 import { secretMatches } from "./bearer_match.ts";
@@ -74,4 +75,34 @@ function ddiGuardOf(ctx: AppContext, throttle: DeviceAuthThrottle, polls: boolea
     }
     await next();
   };
+}
+
+/**
+ * The lean form of the DDI poll's guard (server/mount.ts): admits exactly what the guard admits without a failure to
+ * count — this server's tenant, a well-formed controllerId, and the right gateway token (shared) or (token) a pair not
+ * blocked whose TargetToken matches, with the row read with it; null otherwise (the guard then answers).
+ */
+export function ddiLeanGuard(ctx: AppContext, throttle: DeviceAuthThrottle): (route: Route) => LeanGuard | undefined {
+  const tenant = ctx.config.DDI_TENANT.toLowerCase();
+  const key = ctx.config.DEVICE_API_KEY;
+  const { deviceApi } = ctx.stores;
+  const tokens = ctx.config.DEVICE_AUTH === "token";
+  const trustProxy = ctx.config.trustProxy;
+  const poll: LeanGuard = async ({ raw, info, params }) => {
+    const id = params.controllerId;
+    if ((params.tenant ?? "").toLowerCase() !== tenant || id === undefined || !DeviceId.safeParse(id).success) {
+      return null;
+    }
+    const header = raw.headers.get("authorization") ?? undefined;
+    if (!tokens) {
+      const given = credentialOf(header, "GatewayToken");
+      return key && given !== null && secretMatches(given, key) ? {} : null;
+    }
+    if (throttle.blockedMs({ address: requestAddress(raw, info, trustProxy), deviceId: id }) > 0) return null;
+    const token = credentialOf(header, "TargetToken");
+    if (token === null) return null;
+    const polled = await deviceApi.polledDevice(id);
+    return polled && deviceTokenMatches(token, polled.token_hash) ? { polled } : null;
+  };
+  return (route) => route === ddiRoutes.ddiPoll ? poll : undefined;
 }

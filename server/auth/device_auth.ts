@@ -8,6 +8,7 @@
  * its address (docs/REQUIREMENTS.md §19); the right credential always goes through.
  */
 import type { MiddlewareHandler } from "hono";
+import type { LeanGuard } from "../mount.ts";
 import { routes } from "../../shared/routes/mod.ts";
 import type { Route } from "../../shared/routes/route.ts";
 import { DeviceId } from "../../shared/schemas/device.ts";
@@ -15,7 +16,7 @@ import type { AppContext, AppEnv } from "../context.ts";
 import { ApiHttpError } from "../errors.ts";
 import { parse } from "../validate.ts";
 import { bearerMatches } from "./bearer_match.ts";
-import { clientAddress } from "./client_address.ts";
+import { clientAddress, requestAddress } from "./client_address.ts";
 import { deviceTokenMatches } from "./device_tokens.ts";
 import { DeviceAuthThrottle, requireDeviceCredential } from "./device_throttle.ts";
 import { bearer } from "./middleware.ts";
@@ -77,4 +78,33 @@ export function deviceGuard(
   const token = requireToken(false);
   const checkin = requireToken(true);
   return (route) => route === routes.deviceEnroll ? enrol : route === routes.deviceCheckin ? checkin : token;
+}
+
+/**
+ * The lean form of the §6 check-in's guard (server/mount.ts): admits exactly what the guard admits without a failure
+ * to count — the right key (shared), or (token) a well-formed deviceId whose pair is not blocked and whose token
+ * matches, with the row read with it; null otherwise (the guard then answers, counting the failure as ever).
+ */
+export function deviceLeanGuard(
+  ctx: AppContext,
+  throttle: DeviceAuthThrottle,
+): (route: Route) => LeanGuard | undefined {
+  const key = ctx.config.DEVICE_API_KEY;
+  const { deviceApi } = ctx.stores;
+  const trustProxy = ctx.config.trustProxy;
+  if (ctx.config.DEVICE_AUTH !== "token") {
+    const shared: LeanGuard = ({ raw }) =>
+      Promise.resolve(key && bearerMatches(raw.headers.get("authorization") ?? undefined, key) ? {} : null);
+    return () => shared;
+  }
+  const checkin: LeanGuard = async ({ raw, info, params }) => {
+    const id = params.deviceId;
+    if (id === undefined || !DeviceId.safeParse(id).success) return null;
+    if (throttle.blockedMs({ address: requestAddress(raw, info, trustProxy), deviceId: id }) > 0) return null;
+    const token = bearer(raw.headers.get("authorization") ?? undefined);
+    if (token === null) return null;
+    const polled = await deviceApi.polledDevice(id);
+    return polled && deviceTokenMatches(token, polled.token_hash) ? { polled } : null;
+  };
+  return (route) => route === routes.deviceCheckin ? checkin : undefined;
 }

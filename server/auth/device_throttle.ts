@@ -74,6 +74,14 @@ export class DeviceAuthThrottle {
     return { kind: "wrong" };
   }
 
+  /**
+   * How long a per-device secret's pair is still blocked (0: not blocked), counting nothing: a lean route
+   * (server/mount.ts) admits only a credential `authenticate` would admit, and leaves every other to it.
+   */
+  blockedMs(subject: DeviceCredentialSubject): number {
+    return subject.deviceId === undefined ? 0 : this.#waitMs(`device\0${subject.deviceId}\0${subject.address}`);
+  }
+
   /** How many keys are held (tests, and the bound). */
   get size(): number {
     return this.#entries.size;

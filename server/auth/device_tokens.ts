@@ -4,7 +4,8 @@
  * cannot be guessed, so one fast hash is enough and every device call costs one lookup by primary key plus one
  * constant-time comparison (docs/DECISIONS.md, "Device identity and admission").
  */
-import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
+import { createHash, randomBytes } from "node:crypto";
+import { secretMatches } from "./bearer_match.ts";
 
 /** The prefix of a device token: recognisable in a leaked log or a secret scanner. */
 export const DEVICE_TOKEN_PREFIX = "tdd_";
@@ -20,5 +21,6 @@ export const deviceTokenHash = (token: string): string => createHash("sha256").u
 /** True when `token` hashes to `storedHash`, compared in constant time; false when the device holds none. */
 export function deviceTokenMatches(token: string, storedHash: string | null): boolean {
   if (storedHash === null || storedHash.length !== 64) return false;
-  return timingSafeEqual(Buffer.from(deviceTokenHash(token), "hex"), Buffer.from(storedHash, "hex"));
+  // The hex texts compared in constant time (no Buffers: every token-authenticated device call makes this comparison).
+  return secretMatches(deviceTokenHash(token), storedHash.toLowerCase());
 }

@@ -19,7 +19,7 @@ const NULL_BODY_STATUS = new Set([101, 103, 204, 205, 304]);
 
 /** Whether an Accept-Encoding header takes gzip; a client sends the same header every time, so the last few are kept. */
 const gzipByHeader = new Map<string, boolean>();
-function acceptsGzip(header: string | undefined): boolean {
+export function acceptsGzip(header: string | undefined): boolean {
   const key = header ?? "";
   let yes = gzipByHeader.get(key);
   if (yes === undefined) {
@@ -84,13 +84,17 @@ export function compressJson(threshold = COMPRESS_THRESHOLD_BYTES): MiddlewareHa
     }
     const whole = first.value ?? new Uint8Array();
     if (whole.byteLength < threshold) return setResponse(c, new Response(whole, init));
-    const gzipped = new Blob([whole as Uint8Array<ArrayBuffer>]).stream()
-      .pipeThrough(new CompressionStream("gzip") as unknown as TransformStream<Uint8Array, Uint8Array>);
+    const gzipped = gzipStream(whole);
     init.headers.delete("Content-Length");
     init.headers.set("Content-Encoding", "gzip");
     setResponse(c, new Response(gzipped, init));
   };
 }
+
+/** A body made whole, gzipped as it is read. */
+export const gzipStream = (whole: Uint8Array): ReadableStream<Uint8Array> =>
+  new Blob([whole as Uint8Array<ArrayBuffer>]).stream()
+    .pipeThrough(new CompressionStream("gzip") as unknown as TransformStream<Uint8Array, Uint8Array>);
 
 /** Replaces the answer whole: Hono would otherwise copy the old headers (Content-Length) onto the new one. */
 function setResponse(c: Parameters<MiddlewareHandler>[0], res: Response) {

@@ -12,13 +12,18 @@ const lastEntry = (value: string | undefined) =>
  * name or address is ignored.
  */
 export function requestOrigin(c: Context, trustProxy: boolean): string {
-  const url = new URL(c.req.url);
+  return originOf(c.req.raw, trustProxy);
+}
+
+/** requestOrigin of a request. */
+export function originOf(req: Request, trustProxy: boolean): string {
+  const url = new URL(req.url);
   let proto = url.protocol.slice(0, -1);
   let host = url.host;
   if (trustProxy) {
-    const p = lastEntry(c.req.header("x-forwarded-proto"))?.toLowerCase();
+    const p = lastEntry(req.headers.get("x-forwarded-proto") ?? undefined)?.toLowerCase();
     if (p === "http" || p === "https") proto = p;
-    const h = lastEntry(c.req.header("x-forwarded-host"));
+    const h = lastEntry(req.headers.get("x-forwarded-host") ?? undefined);
     if (h && HOST.test(h)) host = h;
   }
   return `${proto}://${host}`;

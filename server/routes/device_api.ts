@@ -1,7 +1,9 @@
 import * as metrics from "../metrics.ts";
 import { routes } from "../../shared/routes/mod.ts";
 import { firmwareContentType } from "../../shared/schemas/firmware.ts";
-import { clientAddress } from "../auth/client_address.ts";
+import { clientAddress, requestAddress } from "../auth/client_address.ts";
+import type { VersionInfo } from "../../shared/schemas/device.ts";
+import type { PolledDevice } from "../db/stores.ts";
 import { deviceTokenHash, newDeviceToken } from "../auth/device_tokens.ts";
 import { runAs } from "../db/audit_context.ts";
 import type { AppContext } from "../context.ts";
@@ -44,19 +46,28 @@ export function deviceApiRoutes(api: Api, ctx: AppContext) {
         );
     }
   });
-  mount(api, routes.deviceCheckin, async (c, { params: { deviceId: id }, body }) => {
-    // The answer is exactly the state this check-in left: the store reads it in the check-in's transaction.
-    const as = { actor: { type: "device" as const, id, name: id }, ip: clientAddress(c, ctx.config.trustProxy) };
+  // The answer is exactly the state this check-in left: the store reads it in the check-in's transaction.
+  const checkin = async (id: string, versionInfo: VersionInfo, ip: string, polled: PolledDevice | undefined) => {
+    const as = { actor: { type: "device" as const, id, name: id }, ip };
     const answer = await runAs(
       as,
       () =>
-        tokens
-          ? deviceApi.checkinKnown(id, body.versionInfo, product, c.get("polledDevice"))
-          : deviceApi.checkin(id, body.versionInfo, product),
+        tokens ? deviceApi.checkinKnown(id, versionInfo, product, polled) : deviceApi.checkin(id, versionInfo, product),
     );
     metrics.checkins.inc();
-    return c.json(answer);
-  });
+    return answer;
+  };
+  mount(
+    api,
+    routes.deviceCheckin,
+    async (c, { params: { deviceId: id }, body }) =>
+      c.json(await checkin(id, body.versionInfo, clientAddress(c, ctx.config.trustProxy), c.get("polledDevice"))),
+    {
+      // Below Hono's context when its guard admits it (server/lean_routes.ts): the hottest route of a fleet.
+      lean: ({ raw, info }, { params: { deviceId: id }, body }, { polled }) =>
+        checkin(id, body.versionInfo, requestAddress(raw, info, ctx.config.trustProxy), polled),
+    },
+  );
   mount(api, routes.deviceConfig, async (c, { params: { deviceId: id } }) => {
     const config = await deviceApi.config(id, product);
     if (!config) throw unknownDevice(id);

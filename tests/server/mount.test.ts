@@ -148,3 +148,29 @@ Deno.test("mount: no route file imports another; services/ speak no HTTP", async
   }
   assert.deepEqual(problems, []);
 });
+
+Deno.test("mount: a lean form needs its guard's lean form and an entry of path parameters and a JSON body only", () => {
+  const guards = {
+    operator: () => (_c: unknown, next: () => Promise<void>) => next(),
+    device: () => (_c: unknown, next: () => Promise<void>) => next(),
+    ddi: () => (_c: unknown, next: () => Promise<void>) => next(),
+  };
+  const lean = () => Promise.resolve({});
+  // No lean form of the device guard: refused at start, not served without its guard.
+  assert.throws(
+    () => mount(apiApp(guards), routes.deviceCheckin, (c) => c.json({}), { lean }),
+    /its guard \(device\) has no lean form/,
+  );
+  const api = apiApp(guards, undefined, { device: () => () => Promise.resolve({}), operator: () => undefined });
+  mount(api, routes.deviceCheckin, (c) => c.json({}), { lean });
+  assert.deepEqual([...api.lean.keys()], [routes.deviceCheckin]);
+  // A query, an If-Match or a multipart body is Hono's alone.
+  assert.throws(
+    () => mount(api, routes.listDevices, (c) => c.json({}), { lean }),
+    /path parameters and JSON body only/,
+  );
+  assert.throws(
+    () => mount(api, routes.patchDevice, (c) => c.json({}), { lean }),
+    /path parameters and JSON body only/,
+  );
+});

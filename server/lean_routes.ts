@@ -1,0 +1,125 @@
+/**
+ * The hottest routes of a fleet (a quiet §6 check-in, a hawkBit DDI poll) answered below Hono's context: the app's
+ * fetch looks at the method and path first, and a route mounted with a lean form (server/mount.ts: its guard's lean
+ * form, its path parameters and JSON body by the route table's schemas, its handler's lean form) is answered here when
+ * everything before its handler admits the request. Here is what app.ts's middleware does for every request, for
+ * these answers: the security headers and X-Request-Id (the request's id in every line logged meanwhile),
+ * `Vary: Accept-Encoding` and gzip as the API's compression does, console_http_* by the route's pattern, the request's
+ * log line, the §17 rule on the URL (a URL holding a `%` or a NUL goes to Hono), errors the handler throws answered as
+ * app.onError answers them. Anything else — another method (HEAD), a refusal, a body that fails, a throttled
+ * credential, a path Hono would give another route — is passed to Hono, which answers it from the start.
+ *
+ * Why: Hono's context, its middleware frames and router, and the objects and promises they make cost a quiet poll more
+ * CPU than its one statement (docs/DECISIONS.md, "Quiet polls: the fixed work below the route").
+ */
+import { API_PREFIX, type Route } from "../shared/routes/mod.ts";
+import { errorAnswer } from "./error_answer.ts";
+import { acceptsGzip, COMPRESS_THRESHOLD_BYTES, gzipStream } from "./lib/compress.ts";
+import type { RequestLine } from "./lib/logger.ts";
+import { requestIdFrom, withRequest } from "./lib/request_context.ts";
+import * as metrics from "./metrics.ts";
+import type { LeanServe } from "./mount.ts";
+
+/** Hono's fetch, as Deno.serve and app.request() call it. */
+export type Fetch = (req: Request, info?: unknown, ...rest: unknown[]) => Response | Promise<Response>;
+
+export interface LeanOptions {
+  /** The security headers every answer carries (app.ts). */
+  headers: Record<string, string>;
+  log: (line: string) => void;
+  logRequest: (line: RequestLine) => void;
+}
+
+interface Entry {
+  /** The route's pattern as Hono names it (console_http_* `route`). */
+  pattern: string;
+  match: RegExp;
+  names: string[];
+  /** Under /api/v1: `Vary: Accept-Encoding` and gzip, as the API app's compression middleware does. */
+  api: boolean;
+  serve: LeanServe;
+}
+
+let answered = 0;
+/** How many requests the lean routes answered (tests: a lean answer must come from here, not from Hono). */
+export const leanAnswers = () => answered;
+
+const encoder = new TextEncoder();
+
+/** `fetch` with the routes of `lean` (route → lean form) answered here when they can be. */
+export function leanFetch(fetch: Fetch, lean: ReadonlyMap<Route, LeanServe>, opts: LeanOptions): Fetch {
+  const byMethod = new Map<string, Entry[]>();
+  for (const [route, serve] of lean) {
+    const pattern = route.root ? route.path : `${API_PREFIX}${route.path}`;
+    const names = [...pattern.matchAll(/:([A-Za-z]+)/g)].map((m) => m[1]);
+    const match = new RegExp(
+      `^${pattern.replace(/[.*+?^${}()|[\]\\]/g, "\\$&").replace(/:[A-Za-z]+/g, "([^/]+)")}$`,
+    );
+    const entries = byMethod.get(route.method) ?? [];
+    entries.push({ pattern, match, names, api: !route.root, serve });
+    byMethod.set(route.method, entries);
+  }
+  const security = Object.entries(opts.headers);
+
+  const answer = (e: Entry, req: Request, requestId: string, status: number, value: unknown): Response => {
+    const text = JSON.stringify(value);
+    const headers: [string, string][] = [...security, ["X-Request-Id", requestId]];
+    if (e.api) headers.push(["Vary", "Accept-Encoding"]);
+    headers.push(["Content-Type", "application/json"]);
+    if (e.api && acceptsGzip(req.headers.get("accept-encoding") ?? undefined)) {
+      const bytes = encoder.encode(text);
+      if (bytes.byteLength >= COMPRESS_THRESHOLD_BYTES) {
+        headers.push(["Content-Encoding", "gzip"]);
+        return new Response(gzipStream(bytes), { status, headers });
+      }
+    }
+    return new Response(text, { status, headers });
+  };
+
+  const serve = async (e: Entry, req: Request, info: unknown, path: string, m: RegExpExecArray) => {
+    const started = performance.now();
+    const requestId = requestIdFrom(req.headers.get("x-request-id") ?? undefined);
+    const params: Record<string, string> = {};
+    for (let i = 0; i < e.names.length; i++) params[e.names[i]] = m[i + 1];
+    const out = await withRequest(requestId, async (): Promise<Response | Request> => {
+      let status = 200;
+      let value: unknown;
+      try {
+        const served = await e.serve({ raw: req, info: info as Deno.ServeHandlerInfo | undefined, params });
+        if ("pass" in served) return served.pass;
+        value = served.answer;
+      } catch (err) {
+        const failed = errorAnswer(err, req.method, path, opts.log);
+        status = failed.status;
+        value = failed.body;
+      }
+      const res = answer(e, req, requestId, status, value);
+      const ms = performance.now() - started;
+      metrics.countRequest(e.pattern, req.method, status, ms / 1000);
+      opts.logRequest({ method: req.method, path, status, ms, requestId });
+      answered++;
+      return res;
+    });
+    return out;
+  };
+
+  return (req, info, ...rest) => {
+    const entries = byMethod.get(req.method);
+    if (entries === undefined) return fetch(req, info, ...rest);
+    const url = req.url;
+    // The §17 rule on the URL and Hono's decoding of the path: only a URL without escapes is taken here.
+    if (url.includes("%") || url.includes("\u0000")) return fetch(req, info, ...rest);
+    const start = url.indexOf("/", url.indexOf("://") + 3);
+    const q = url.indexOf("?", start);
+    const path = start < 0 ? "/" : q < 0 ? url.slice(start) : url.slice(start, q);
+    for (const e of entries) {
+      // Hono answers every path under /api/ before the root's routes (an unknown API route is a 404 there).
+      if (!e.api && path.startsWith("/api/")) continue;
+      const m = e.match.exec(path);
+      if (m === null) continue;
+      // Passed on: to Hono, with the body put back when it was read.
+      return serve(e, req, info, path, m).then((out) => out instanceof Response ? out : fetch(out, info, ...rest));
+    }
+    return fetch(req, info, ...rest);
+  };
+}

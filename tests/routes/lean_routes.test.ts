@@ -1,0 +1,352 @@
+/**
+ * The hot device routes answered below Hono (server/lean_routes.ts) answer exactly as the Hono routes do: the same
+ * status, body and headers, the same console_http_* series and log line, for a good poll and for every kind of
+ * refusal (which the lean path must leave to Hono), in both DEVICE_AUTH modes. The same requests go to the app and to
+ * an app of the same stores with the lean routes off; each has its own throttle, so each is driven alike.
+ */
+import assert from "node:assert/strict";
+import { createApp } from "../../server/app.ts";
+import { leanAnswers } from "../../server/lean_routes.ts";
+import type { RequestLine } from "../../server/lib/logger.ts";
+import { metricsText } from "../../server/metrics.ts";
+import { StoreUnavailableError } from "../../server/db/errors.ts";
+import { fileSource } from "../../testing/files.ts";
+import { makeImportDb } from "../../testing/import_db.ts";
+import { DEVICE_KEY, testApp } from "./app.ts";
+
+const VERSION = { app: "2.4.1", os: "5.10.0", channels: ["1.2"] };
+const CHECKIN = "/api/v1/device/:deviceId/checkin";
+const POLL = "/:tenant/controller/v1/:controllerId";
+
+interface Call {
+  name: string;
+  path: string;
+  init: RequestInit;
+  /** Whether the lean path answers it itself (else it passes it to Hono). */
+  lean: boolean;
+}
+
+const json = (body: unknown, headers: Record<string, string>): RequestInit => ({
+  method: "POST",
+  headers: { "Content-Type": "application/json", ...headers },
+  body: typeof body === "string" ? body : JSON.stringify(body),
+});
+const withLength = (init: RequestInit): RequestInit => ({
+  ...init,
+  headers: { ...init.headers as Record<string, string>, "Content-Length": String((init.body as string).length) },
+});
+
+/** The count of one console_http_requests_total series. */
+async function served(route: string, method: string, status: number): Promise<number> {
+  const line = (await metricsText()).split("\n").find((l) =>
+    l.startsWith(`console_http_requests_total{route="${route}",method="${method}",status="${status}"}`)
+  );
+  return line ? Number(line.split(" ").at(-1)) : 0;
+}
+
+async function compare(
+  apps: { lean: (path: string, init: RequestInit) => Promise<Response>; hono: typeof apps.lean },
+  lines: RequestLine[],
+  call: Call,
+) {
+  const id = `req-${call.name.replace(/[^a-z0-9]+/gi, "-")}`;
+  const init = () => ({
+    ...call.init,
+    headers: { ...call.init.headers as Record<string, string>, "X-Request-Id": id },
+  });
+  const answers = [];
+  for (const which of ["lean", "hono"] as const) {
+    const before = leanAnswers();
+    lines.length = 0;
+    const res = await apps[which](call.path, init());
+    const body = await res.text();
+    assert.equal(leanAnswers() - before, which === "lean" && call.lean ? 1 : 0, `${call.name}: answered by ${which}`);
+    const line = lines.find((l) => l.requestId === id);
+    answers.push({
+      status: res.status,
+      body,
+      headers: [...res.headers].sort(),
+      line: line && { ...line, ms: 0 },
+    });
+  }
+  assert.deepEqual(answers[0], answers[1], call.name);
+  return answers[0];
+}
+
+for (const mode of ["shared", "token"] as const) {
+  Deno.test(`lean routes: the same answers as Hono's (DEVICE_AUTH=${mode})`, async () => {
+    const lines: RequestLine[] = [];
+    await using built = await testApp((ctx) => ({
+      ...ctx,
+      config: { ...ctx.config, DEVICE_AUTH: mode, DEVICE_ADMISSION: "auto", DEVICE_AUTH_MAX_FAILURES: 20 },
+      logRequest: (line) => lines.push(line),
+    }));
+    const hono = createApp(built.ctx, { lean: false });
+    const apps = {
+      lean: (path: string, init: RequestInit) => Promise.resolve(built.app.request(path, init)),
+      hono: (path: string, init: RequestInit) => Promise.resolve(hono.request(path, init)),
+    };
+
+    // A known device (checked in and polled once), with its token in token mode.
+    let token = DEVICE_KEY;
+    if (mode === "token") {
+      const res = await apps.hono(
+        "/api/v1/device/known-1/enroll",
+        json({ versionInfo: VERSION }, {
+          Authorization: `Bearer ${DEVICE_KEY}`,
+        }),
+      );
+      const enrolled = await res.json();
+      assert.equal(res.status, 201, JSON.stringify(enrolled));
+      token = enrolled.token;
+    }
+    const bearer = { Authorization: `Bearer ${token}` };
+    const ddi = { Authorization: mode === "token" ? `TargetToken ${token}` : `GatewayToken ${DEVICE_KEY}` };
+    const good = json({ versionInfo: VERSION }, bearer);
+    assert.equal((await apps.hono("/api/v1/device/known-1/checkin", good)).status, 200);
+    assert.equal((await apps.hono("/DEFAULT/controller/v1/known-1", { headers: ddi })).status, 200);
+
+    const calls: Call[] = [
+      { name: "quiet check-in", path: "/api/v1/device/known-1/checkin", init: withLength(good), lean: true },
+      { name: "check-in, length not declared", path: "/api/v1/device/known-1/checkin", init: good, lean: false },
+      {
+        name: "check-in, a client that takes gzip",
+        path: "/api/v1/device/known-1/checkin",
+        init: withLength({
+          ...good,
+          headers: { ...good.headers as Record<string, string>, "Accept-Encoding": "gzip" },
+        }),
+        lean: true,
+      },
+      { name: "quiet DDI poll", path: "/DEFAULT/controller/v1/known-1", init: { headers: ddi }, lean: true },
+      {
+        name: "DDI poll, tenant in other case",
+        path: "/default/controller/v1/known-1",
+        init: { headers: ddi },
+        lean: true,
+      },
+      { name: "DDI poll with a query", path: "/DEFAULT/controller/v1/known-1?c=1", init: { headers: ddi }, lean: true },
+      { name: "DDI HEAD", path: "/DEFAULT/controller/v1/known-1", init: { method: "HEAD", headers: ddi }, lean: false },
+      { name: "DDI poll, other tenant", path: "/OTHER/controller/v1/known-1", init: { headers: ddi }, lean: false },
+      { name: "DDI poll under /api/", path: "/api/controller/v1/known-1", init: { headers: ddi }, lean: false },
+      {
+        name: "DDI poll, trailing slash",
+        path: "/DEFAULT/controller/v1/known-1/",
+        init: { headers: ddi },
+        lean: false,
+      },
+      { name: "DDI poll, escaped path", path: "/DEFAULT/controller/v1/known%2D1", init: { headers: ddi }, lean: false },
+      {
+        name: "DDI poll, NUL in the path",
+        path: "/DEFAULT/controller/v1/known%00",
+        init: { headers: ddi },
+        lean: false,
+      },
+      { name: "DDI poll, malformed id", path: "/DEFAULT/controller/v1/-known", init: { headers: ddi }, lean: false },
+      { name: "DDI poll, no credential", path: "/DEFAULT/controller/v1/known-1", init: {}, lean: false },
+      {
+        name: "DDI poll, wrong scheme",
+        path: "/DEFAULT/controller/v1/known-1",
+        init: { headers: { Authorization: `Bearer ${token}` } },
+        lean: false,
+      },
+      {
+        name: "check-in, no credential",
+        path: "/api/v1/device/known-1/checkin",
+        init: json({ versionInfo: VERSION }, {}),
+        lean: false,
+      },
+      {
+        name: "check-in, malformed deviceId",
+        path: "/api/v1/device/-known/checkin",
+        init: withLength(json({ versionInfo: VERSION }, bearer)),
+        lean: false,
+      },
+      {
+        name: "check-in, not JSON",
+        path: "/api/v1/device/known-1/checkin",
+        init: withLength({ ...good, headers: { ...bearer, "Content-Type": "text/plain" } }),
+        lean: false,
+      },
+      {
+        name: "check-in, broken JSON",
+        path: "/api/v1/device/known-1/checkin",
+        init: withLength(json("{", bearer)),
+        lean: false,
+      },
+      {
+        name: "check-in, body against the schema",
+        path: "/api/v1/device/known-1/checkin",
+        init: withLength(json({ versionInfo: { app: 1 } }, bearer)),
+        lean: false,
+      },
+      {
+        name: "check-in, a NUL in the body",
+        path: "/api/v1/device/known-1/checkin",
+        init: withLength(json({ versionInfo: { ...VERSION, app: "2\u0000" } }, bearer)),
+        lean: false,
+      },
+      {
+        name: "check-in, escaped path",
+        path: "/api/v1/device/known%2D1/checkin",
+        init: withLength(good),
+        lean: false,
+      },
+      { name: "GET on the check-in", path: "/api/v1/device/known-1/checkin", init: { headers: bearer }, lean: false },
+    ];
+    for (const call of calls) await compare(apps, lines, call);
+
+    // The console_http_* series is the route's pattern, whichever path answered.
+    for (
+      const [path, init, route, method] of [
+        ["/api/v1/device/known-1/checkin", withLength(good), CHECKIN, "POST"],
+        ["/DEFAULT/controller/v1/known-1", { headers: ddi }, POLL, "GET"],
+      ] as const
+    ) {
+      for (const which of ["lean", "hono"] as const) {
+        const before = await served(route, method, 200);
+        assert.equal((await apps[which](path, init)).status, 200);
+        assert.equal(await served(route, method, 200), before + 1, `${which} ${method} ${route}`);
+      }
+    }
+
+    // A device checking in for the first time (shared: created) or unknown (token: refused); then a version change.
+    const fresh = async (which: "lean" | "hono", id: string, version = VERSION) => {
+      const res = await apps[which](`/api/v1/device/${id}/checkin`, withLength(json({ versionInfo: version }, bearer)));
+      return { status: res.status, body: (await res.text()).replaceAll(id, "ID") };
+    };
+    assert.deepEqual(await fresh("lean", "new-lean"), await fresh("hono", "new-hono"));
+    const changed = { ...VERSION, app: "2.5.0" };
+    if (mode === "shared") {
+      assert.deepEqual(await fresh("lean", "new-lean", changed), await fresh("hono", "new-hono", changed));
+    }
+
+    // Wrong credentials: refused and counted alike, up to the throttle's 429 (token mode: even the right token
+    // of the pair; shared: wrong keys from the address).
+    const wrong = mode === "token"
+      ? { Authorization: "Bearer tdd_wrong" }
+      : { Authorization: "Bearer wrong-key-0123456789" };
+    const statuses: number[] = [];
+    for (let i = 0; i < 12; i++) {
+      for (
+        const [kind, path, init] of [
+          ["check-in", "/api/v1/device/known-1/checkin", withLength(json({ versionInfo: VERSION }, wrong))],
+          ["DDI poll", "/DEFAULT/controller/v1/known-1", {
+            headers: { Authorization: mode === "token" ? "TargetToken tdd_wrong" : "GatewayToken wrong-key-0123" },
+          }],
+        ] as const
+      ) {
+        const answer = await compare(apps, lines, {
+          name: `wrong credential, ${kind} ${i + 1}`,
+          path,
+          init,
+          lean: false,
+        });
+        statuses.push(answer.status);
+      }
+    }
+    // The refusals above counted too (each path its own throttle, driven alike): by now the throttle answers.
+    assert.equal(statuses[0], 401, statuses.join(" "));
+    assert.equal(statuses.at(-1), 429, statuses.join(" "));
+    const right = await compare(apps, lines, {
+      name: "the right credential of a throttled pair",
+      path: "/api/v1/device/known-1/checkin",
+      init: withLength(good),
+      lean: mode === "shared",
+    });
+    assert.equal(right.status, mode === "token" ? 429 : 200);
+  });
+}
+
+Deno.test("lean routes: a store's failure is answered as app.onError answers it", async () => {
+  const logged: string[] = [];
+  let failure: Error = new StoreUnavailableError("The database cannot be reached.");
+  await using built = await testApp((ctx) => ({
+    ...ctx,
+    log: (line) => logged.push(line),
+    stores: {
+      ...ctx.stores,
+      deviceApi: {
+        ...ctx.stores.deviceApi,
+        checkin: () => Promise.reject(failure),
+        ddiPoll: () => Promise.reject(failure),
+      },
+    },
+  }));
+  const hono = createApp(built.ctx, { lean: false });
+  const apps = {
+    lean: (path: string, init: RequestInit) => Promise.resolve(built.app.request(path, init)),
+    hono: (path: string, init: RequestInit) => Promise.resolve(hono.request(path, init)),
+  };
+  const lines: RequestLine[] = [];
+  for (const [error, status] of [[new StoreUnavailableError("down"), 503], [new Error("a bug"), 500]] as const) {
+    failure = error;
+    const checkin = await compare(apps, lines, {
+      name: `check-in, ${error.message}`,
+      path: "/api/v1/device/known-1/checkin",
+      init: withLength(json({ versionInfo: VERSION }, { Authorization: `Bearer ${DEVICE_KEY}` })),
+      lean: true,
+    });
+    const poll = await compare(apps, lines, {
+      name: `DDI poll, ${error.message}`,
+      path: "/DEFAULT/controller/v1/known-1",
+      init: { headers: { Authorization: `GatewayToken ${DEVICE_KEY}` } },
+      lean: true,
+    });
+    assert.deepEqual([checkin.status, poll.status], [status, status]);
+  }
+  // The bug is logged with its stack, once per answer, by either path.
+  assert.equal(logged.filter((l) => l.startsWith("ERROR POST /api/v1/device/known-1/checkin: Error: a bug")).length, 2);
+});
+
+Deno.test("lean routes: a check-in answer of 1 KB or more is gzipped for a client that takes it, as Hono's is", async () => {
+  await using built = await testApp();
+  const api = await built.api();
+  const dir = await Deno.makeTempDir({ prefix: "lean-gzip-" });
+  const phases = [{
+    duration: 600,
+    channels: [{
+      current: 20,
+      frequency: 80,
+      polarity: "biphasic symmetric",
+      riseTime: 500,
+      holdTime: 5000,
+      fallTime: 500,
+    }],
+  }];
+  makeImportDb(
+    `${dir}/t.sqlite3`,
+    ["T1 back", "T2 knee", "T3 calf", "T4 neck"].map((name) => ({ name, category: "Pain relief", phases })),
+  );
+  await api.importTreatments(await fileSource(`${dir}/t.sqlite3`));
+  await Deno.remove(dir, { recursive: true });
+  const pt = await api.createProductType("Gzip type");
+  const treatmentIds = (await api.listTreatments()).map((t) => t._id);
+  await api.patchProductType({
+    _id: pt._id,
+    name: pt.name,
+    modules: [{ name: "Base", isDefault: true, treatmentIds }],
+  });
+  const hono = createApp(built.ctx, { lean: false });
+  const checkin = withLength(
+    json({ versionInfo: VERSION }, { Authorization: `Bearer ${DEVICE_KEY}`, "Accept-Encoding": "gzip" }),
+  );
+  assert.equal((await hono.request("/api/v1/device/big-1/checkin", checkin)).status, 200);
+  await api.patchDevice({ deviceId: "big-1", productTypeId: pt._id });
+
+  const answers = [];
+  for (const app of [built.app, hono]) {
+    const before = leanAnswers();
+    const res = await app.request("/api/v1/device/big-1/checkin", {
+      ...checkin,
+      headers: { ...checkin.headers as Record<string, string>, "X-Request-Id": "gzip-1" },
+    });
+    const gzipped = new Uint8Array(await res.arrayBuffer());
+    const text = await new Response(new Blob([gzipped]).stream().pipeThrough(new DecompressionStream("gzip"))).text();
+    answers.push({ status: res.status, headers: [...res.headers].sort(), text, lean: leanAnswers() - before });
+  }
+  assert.ok(answers[0].text.length >= 1024, `${answers[0].text.length} bytes`);
+  assert.equal(answers[0].headers.find(([k]) => k === "content-encoding")?.[1], "gzip");
+  assert.deepEqual(answers.map((a) => a.lean), [1, 0]);
+  assert.deepEqual({ ...answers[0], lean: 0 }, { ...answers[1], lean: 0 });
+});
