@@ -60,4 +60,4 @@ HEALTHCHECK --interval=30s --timeout=5s --start-period=60s --retries=3 \
 
 # --cached-only (as in every task of deploy/image/deno.json): everything comes from /app/node_modules; nothing needs
 # the network. SIGTERM (docker stop) drains requests for SHUTDOWN_GRACE_SECONDS (default 8, under docker's 10 s).
-CMD ["deno", "run", "-A", "--cached-only", "--v8-flags=--expose-gc", "server/main.ts"]
+CMD ["deno", "run", "-A", "--cached-only", "--v8-flags=--expose-gc,--max-semi-space-size=4", "server/main.ts"]

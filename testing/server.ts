@@ -8,6 +8,7 @@ import { firmwareStoreUnderTest, startBucket, type TestBucket } from "./s3.ts";
 import { ApiClient } from "../shared/client.ts";
 import { fixedLengthFetch } from "../shared/fixed_length_fetch.ts";
 import { testDatabaseUrl, testOnPostgres } from "./postgres.ts";
+import { SERVER_V8_FLAGS } from "../server/v8_flags.ts";
 
 export const ADMIN_EMAIL = "admin@example.com";
 export const ADMIN_PASSWORD = "admin-password-1";
@@ -73,7 +74,7 @@ export async function startServer(opts: StartOptions = {}): Promise<TestServer> 
   const dataDir = opts.dataDir ?? await Deno.makeTempDir({ prefix: "console-test-" });
   const ownBucket = !opts.bucket && firmwareStoreUnderTest() === "s3" ? await startBucket() : null;
   const bucket = opts.bucket ?? ownBucket;
-  const args = ["run", "-A", "--v8-flags=--expose-gc", `${ROOT}server/main.ts`];
+  const args = ["run", "-A", `--v8-flags=${SERVER_V8_FLAGS}`, `${ROOT}server/main.ts`];
   const engine = await engineEnv(dataDir, opts.env);
   const [command, ...commandArgs] = opts.launch ?? [Deno.execPath(), ...args];
   const child = new Deno.Command(opts.umask ? "/bin/sh" : command, {

@@ -5,6 +5,7 @@ export const ROOT = new URL("../../", import.meta.url).pathname;
 export const DENO = Deno.execPath();
 
 import { freePort } from "../../testing/server.ts";
+import { SERVER_V8_FLAGS } from "../../server/v8_flags.ts";
 
 /** Clock ticks per second of /proc's CPU times (USER_HZ, `getconf CLK_TCK`: 100 on Linux). */
 const CLK_TCK = 100;
@@ -36,7 +37,7 @@ export interface Proc {
 export async function spawnServer(script: string, env: Record<string, string>, root = ROOT): Promise<Proc> {
   const port = freePort();
   const child = new Deno.Command(DENO, {
-    args: ["run", "-A", ...(script.endsWith("main.ts") ? ["--v8-flags=--expose-gc"] : []), script],
+    args: ["run", "-A", ...(script.endsWith("main.ts") ? [`--v8-flags=${SERVER_V8_FLAGS}`] : []), script],
     cwd: root,
     env: { HOST: "127.0.0.1", ...env, PORT: String(port) },
     stdout: "null",

@@ -162,6 +162,7 @@ export function bucketPut(target: PutTarget, id: string): FirmwarePut {
 
   return {
     id,
+    copies: true, // into the part buffer; a wait (a part in flight) resolves once the rest is copied
     write(chunk) {
       if (failure) return Promise.reject(asUnavailable(failure));
       hashes.update(chunk);

@@ -22,7 +22,10 @@ export interface FirmwarePut {
   write(chunk: Uint8Array): Promise<void> | null;
   /** Where supported, before the first chunk: the put passes every byte to a check's input itself (off the event loop). */
   feed?(input: CheckInput): void;
-  /** True when write() copies the chunk before it returns (the caller may then reuse its buffer at once). */
+  /**
+   * True when write() is done with the chunk once it returns null or its promise settles (it copies it): the caller,
+   * which awaits that promise before reading on, may then read the next chunk into the same buffer.
+   */
   readonly copies?: boolean;
   /** After the last chunk: the bytes are stored and flushed, not yet visible; their size and digests. */
   finish(): Promise<StoredBytes>;

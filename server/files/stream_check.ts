@@ -19,6 +19,8 @@ export interface StreamCheck {
   abort(): void;
   /** Present when a writer on another thread may pass the bytes to the check's helper process itself (CheckInput). */
   readonly input?: CheckInput;
+  /** True when write() keeps no chunk past its return (it copies what it holds): the caller may reuse its buffer. */
+  readonly copies?: boolean;
 }
 
 /**

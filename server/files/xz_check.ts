@@ -187,6 +187,7 @@ export function startXzCheck(): StreamCheck & { pid: number } {
     pid: child.pid,
     refused,
     input: reopenableStdin ? input : undefined,
+    copies: true,
     write(chunk) {
       if (headBytes < HEAD) {
         const part = chunk.subarray(0, HEAD - headBytes);
@@ -196,7 +197,7 @@ export function startXzCheck(): StreamCheck & { pid: number } {
       if (closed || exited || handedOver) return null;
       if (first) {
         first = false;
-        return send(chunk, false); // the caller's: never reused here
+        return send(chunk.slice(), false); // a copy: the caller may read the next chunk into its buffer
       }
       let waits: Promise<void> | null = null;
       for (let off = 0; off < chunk.length;) {

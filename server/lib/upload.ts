@@ -29,7 +29,7 @@ export interface UploadSink {
   write(chunk: Uint8Array): Promise<void> | null;
   /** Where supported: passes every byte to a content check's input itself (see CheckInput). */
   feed?(input: CheckInput): void;
-  /** True when write() copies the chunk before it returns: the caller may read the next one into the same buffer. */
+  /** True when write() is done with the chunk (copied) once it returns null or its promise settles (FirmwarePut). */
   readonly copies?: boolean;
   /** The size and digests (sha1 and md5 where the sink computes them: firmware files). */
   finish(): Promise<{ size: number; sha256: string; sha1?: string; md5?: string }>;
@@ -324,7 +324,8 @@ export async function receiveRawUpload<S extends UploadSink>(
   // Where nothing keeps a chunk past write() (the sink copies it, no check holds it), the body is read into one reused
   // buffer: no 64 KiB buffer allocated per read, none left for the collector, reads of up to READ_BYTES
   // (docs/DECISIONS.md, "Uploads to disk near the hashing floor").
-  let reuse = body !== null && intake.sink.copies === true && (!intake.check || intake.handedOver);
+  let reuse = body !== null && intake.sink.copies === true &&
+    (!intake.check || intake.handedOver || intake.check.copies === true);
   let byob: ReadableStreamBYOBReader | undefined;
   try {
     if (reuse) byob = body!.getReader({ mode: "byob" });

@@ -117,8 +117,9 @@ Deno.test("raw-body firmware upload: same checks, digests, signature and audit a
 Deno.test("raw-body upload of several MiB (read into one reused buffer): stored and digested byte for byte", async () => {
   await using srv = await startServer();
   const api = await srv.login();
-  // Not a multiple of any read or batch size: many reads into the same buffer, a partial last batch.
-  const bytes = xzOfSize(6 * (1 << 20) + 12_344, "crc64", 7);
+  // Not a multiple of any read or batch size: many reads into the same buffer, a partial last batch; on a bucket three
+  // parts (5 + 5 + 1 MiB), the second filled while the first may be in flight (the read waits, its rest not yet copied).
+  const bytes = xzOfSize(11 * (1 << 20) + 12_344, "crc64", 7);
   const { status, json } = await put(srv, api.token, "several.xz", bytes);
   assert.equal(status, 201, JSON.stringify(json));
   assert.equal(json.size, bytes.byteLength);
