@@ -76,11 +76,30 @@ export function seenSince(seen: DeviceSeen, now: Date = new Date()): string | nu
   return new Date(now.getTime() - (seen === "24h" ? 24 : 7 * 24) * HOUR).toISOString();
 }
 
-/** The `seen` filter as a condition on d.last_logged_in, its time bound by `p`. */
+/** The hour of a check-in time as devices.seen_hour keeps it (the ISO time to the hour). */
+export const seenHourOf = (at: string) => at.slice(0, 13);
+
+/**
+ * The `seen` filter as a condition on a device row `d` (docs/DECISIONS.md, "Last-seen writes of a million-device
+ * fleet: the exact time beside the row"): its hour (d.seen_hour, in the indexes) decides every hour but the one the
+ * bound falls in, whose devices are checked against their exact time in device_seen; the time bound by `p`.
+ */
 export function seenSql(seen: DeviceSeen, p: (v: string) => string, now: Date = new Date()): string {
   const since = seenSince(seen, now);
-  if (since === null) return "d.last_logged_in IS NULL";
-  return seen === "stale" ? `d.last_logged_in < ${p(since)}` : `d.last_logged_in >= ${p(since)}`;
+  if (since === null) return "d.seen_hour IS NULL";
+  // Each placeholder bound in the order written.
+  const hour = () => p(seenHourOf(since));
+  const exact = (op: string) =>
+    `EXISTS (SELECT 1 FROM device_seen ds WHERE ds.device_id = d.device_id AND ds.last_logged_in ${op} ${p(since)})`;
+  if (seen === "stale") return `d.seen_hour <= ${hour()} AND (d.seen_hour < ${hour()} OR ${exact("<")})`;
+  return `d.seen_hour >= ${hour()} AND (d.seen_hour > ${hour()} OR ${exact(">=")})`;
+}
+
+/** The `seen` filter as a condition on the exact time of the narrow table `s` (device_seen). */
+export function seenExactSql(seen: DeviceSeen, p: (v: string) => string, now: Date = new Date()): string {
+  const since = seenSince(seen, now);
+  if (since === null) return "s.last_logged_in IS NULL";
+  return seen === "stale" ? `s.last_logged_in < ${p(since)}` : `s.last_logged_in >= ${p(since)}`;
 }
 
 /**
