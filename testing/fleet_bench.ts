@@ -71,7 +71,7 @@ export async function seedFleetPostgres(url: string, n: number, refs: FleetRefs)
     await sql`ALTER TABLE devices DISABLE TRIGGER devices_seen_inserted`;
     try {
       for (let from = 0; from < n; from += 5000) {
-        const made = [];
+        const made: ReturnType<typeof postgresRow>[] = [];
         for (let i = from; i < Math.min(n, from + 5000); i++) made.push(postgresRow(i, t0, refs));
         await sql`INSERT INTO devices ${
           sql(
@@ -85,10 +85,14 @@ export async function seedFleetPostgres(url: string, n: number, refs: FleetRefs)
             "version_info",
           )
         }`;
-        await sql`INSERT INTO device_seen (device_id, last_logged_in, product_type_id, firmware_key, firmware_id, app, os)
-          SELECT d.device_id, v.last_logged_in::text, d.product_type_id, d.firmware_key, d.firmware_id, d.app, d.os
-          FROM (VALUES ${sql(made.map((m) => m.seen), "device_id", "last_logged_in")}) AS v(device_id, last_logged_in)
-          JOIN devices d ON d.device_id = v.device_id`;
+        // Without the foreign key's check per row (each locks its devices row); the rows are made from devices.
+        await sql.begin(async (tx) => {
+          await tx`SET LOCAL session_replication_role = replica`;
+          await tx`INSERT INTO device_seen (device_id, last_logged_in, product_type_id, firmware_key, firmware_id, app, os)
+            SELECT d.device_id, v.last_logged_in::text, d.product_type_id, d.firmware_key, d.firmware_id, d.app, d.os
+            FROM (VALUES ${tx(made.map((m) => m.seen), "device_id", "last_logged_in")}) AS v(device_id, last_logged_in)
+            JOIN devices d ON d.device_id = v.device_id`;
+        });
       }
     } finally {
       await sql`ALTER TABLE devices ENABLE TRIGGER devices_seen_inserted`;
