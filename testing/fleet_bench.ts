@@ -90,7 +90,9 @@ export async function seedFleetPostgres(url: string, n: number, refs: FleetRefs)
           await tx`SET LOCAL session_replication_role = replica`;
           await tx`INSERT INTO device_seen (device_id, last_logged_in, product_type_id, firmware_key, firmware_id, app, os)
             SELECT d.device_id, v.last_logged_in::text, d.product_type_id, d.firmware_key, d.firmware_id, d.app, d.os
-            FROM (VALUES ${tx(made.map((m) => m.seen), "device_id", "last_logged_in")}) AS v(device_id, last_logged_in)
+            FROM unnest(${made.map((m) => m.seen.device_id)}::text[], ${
+            made.map((m) => m.seen.last_logged_in)
+          }::text[]) AS v(device_id, last_logged_in)
             JOIN devices d ON d.device_id = v.device_id`;
         });
       }

@@ -678,7 +678,7 @@ export const MIGRATIONS: readonly string[] = [
   // counts do not change (the same hours), the change counter is moved once.
   `
   CREATE TABLE device_seen (
-    device_id TEXT COLLATE "C" PRIMARY KEY REFERENCES devices(device_id) ON DELETE CASCADE,
+    device_id TEXT COLLATE "C" PRIMARY KEY,
     last_logged_in TEXT,
     product_type_id TEXT COLLATE "C",
     firmware_key TEXT COLLATE "C",
@@ -688,6 +688,9 @@ export const MIGRATIONS: readonly string[] = [
   );
   INSERT INTO device_seen (device_id, last_logged_in, product_type_id, firmware_key, firmware_id, app, os)
     SELECT device_id, last_logged_in, product_type_id, firmware_key, firmware_id, app, os FROM devices;
+  -- The foreign key after the rows: checked by one join, not by a locking probe of devices per row.
+  ALTER TABLE device_seen ADD CONSTRAINT device_seen_device_id_fkey FOREIGN KEY (device_id)
+    REFERENCES devices(device_id) ON DELETE CASCADE;
   CREATE INDEX device_seen_last_logged_in ON device_seen(last_logged_in NULLS FIRST, device_id) INCLUDE (app, os);
   CREATE INDEX device_seen_product_type ON device_seen(product_type_id, last_logged_in NULLS FIRST, device_id);
   CREATE INDEX device_seen_firmware_key ON device_seen(firmware_key, last_logged_in NULLS FIRST, device_id)
