@@ -89,8 +89,10 @@ export function seenSql(seen: DeviceSeen, p: (v: string) => string, now: Date = 
   if (since === null) return "d.seen_hour IS NULL";
   // Each placeholder bound in the order written.
   const hour = () => p(seenHourOf(since));
+  // A scalar subquery, read per candidate of the boundary hour only (after the OR's first arm): PostgreSQL would run an
+  // EXISTS there once as a hash of every device seen since the bound (tens of thousands of rows at 1,000,000).
   const exact = (op: string) =>
-    `EXISTS (SELECT 1 FROM device_seen ds WHERE ds.device_id = d.device_id AND ds.last_logged_in ${op} ${p(since)})`;
+    `(SELECT ds.last_logged_in FROM device_seen ds WHERE ds.device_id = d.device_id) ${op} ${p(since)}`;
   if (seen === "stale") return `d.seen_hour <= ${hour()} AND (d.seen_hour < ${hour()} OR ${exact("<")})`;
   return `d.seen_hour >= ${hour()} AND (d.seen_hour > ${hour()} OR ${exact(">=")})`;
 }
