@@ -87,14 +87,19 @@ export const seenHourOf = (at: string) => at.slice(0, 13);
 export function seenSql(seen: DeviceSeen, p: (v: string) => string, now: Date = new Date()): string {
   const since = seenSince(seen, now);
   if (since === null) return "d.seen_hour IS NULL";
-  // Each placeholder bound in the order written.
+  // Each placeholder bound in the order written. The boundary hour's exact check is written as "not (in the boundary
+  // hour and on the wrong side of the bound)": PostgreSQL estimates that as almost every row of the hours' range (it
+  // is), where an OR with the subquery made it guess a third of them and sort every match instead of walking the
+  // sort's index (measured: 119 ms instead of 10 for a page at 1,000,000). The time is a scalar subquery read per
+  // candidate of the boundary hour only (AND stops at the hour): an EXISTS there PostgreSQL ran once, as a hash of
+  // every device seen since the bound.
   const hour = () => p(seenHourOf(since));
-  // A scalar subquery, read per candidate of the boundary hour only (after the OR's first arm): PostgreSQL would run an
-  // EXISTS there once as a hash of every device seen since the bound (tens of thousands of rows at 1,000,000).
-  const exact = (op: string) =>
-    `(SELECT ds.last_logged_in FROM device_seen ds WHERE ds.device_id = d.device_id) ${op} ${p(since)}`;
-  if (seen === "stale") return `d.seen_hour <= ${hour()} AND (d.seen_hour < ${hour()} OR ${exact("<")})`;
-  return `d.seen_hour >= ${hour()} AND (d.seen_hour > ${hour()} OR ${exact(">=")})`;
+  const boundary = (op: string) =>
+    `NOT (d.seen_hour = ${hour()} AND (SELECT ds.last_logged_in FROM device_seen ds WHERE ds.device_id = d.device_id) ${op} ${
+      p(since)
+    })`;
+  if (seen === "stale") return `d.seen_hour <= ${hour()} AND ${boundary(">=")}`;
+  return `d.seen_hour >= ${hour()} AND ${boundary("<")}`;
 }
 
 /** The `seen` filter as a condition on the exact time of the narrow table `s` (device_seen). */
