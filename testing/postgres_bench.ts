@@ -10,9 +10,8 @@ export async function seedPostgresDevices(url: string, from: number, to: number)
   try {
     const t = new Date().toISOString();
     const info = JSON.stringify({ app: "2.4.1", os: "5.10.0", channels: ["1.2", "1.2", "1.3", "1.3"] });
-    const ids = sql`d.device_id >= ${`DEV-${String(from).padStart(6, "0")}`} AND d.device_id < ${
-      `DEV-${String(to).padStart(6, "0")}`
-    }`;
+    // The devices added here: those without their device_seen row yet.
+    const ids = sql`NOT EXISTS (SELECT 1 FROM device_seen s WHERE s.device_id = d.device_id)`;
     await withSeenRows(sql, t, ids, async () => {
       await sql`INSERT INTO devices (device_id, created_at, updated_at, seen_hour, version_info)
         SELECT 'DEV-' || lpad(i::text, 6, '0'), ${t}, ${t}, ${t.slice(0, 13)}, ${info}

@@ -48,7 +48,10 @@ function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))];
 }
 
-export async function measure(runs: number, fn: (i: number) => Promise<unknown>): Promise<{ p50: number; p99: number }> {
+export async function measure(
+  runs: number,
+  fn: (i: number) => Promise<unknown>,
+): Promise<{ p50: number; p99: number }> {
   for (let i = 0; i < 5; i++) await fn(i); // warm-up
   const ms: number[] = [];
   for (let i = 0; i < runs; i++) {
