@@ -430,15 +430,17 @@ export function* writeSeen(seen: ReadonlyMap<string, string>): Q<Map<string, str
   yield* run("UPDATE change_counters SET value = value + 1 WHERE name = 'devices'");
   for (let i = 0; i < entries.length; i += SEEN_ROWS_PER_UPDATE) {
     const chunk = entries.slice(i, i + SEEN_ROWS_PER_UPDATE);
-    // h: the devices rows whose hour moves, locked (skipped when held); l: the narrow rows written — those whose hour
-    // stays, and those of h.
+    // c: the devices whose stored time is older, and whether the hour moves (the narrow row's time has the row's hour,
+    // so devices is read only for those); h: their devices rows, locked (skipped when held); l: the narrow rows
+    // written — those whose hour stays, and those of h.
     const skipped = yield* all<{ id: string; at: string }>(
       `WITH v AS (SELECT * FROM unnest(?::text[], ?::text[]) AS v(id, at)),
-       h AS (SELECT d.device_id, substr(v.at, 1, 13) AS hour FROM devices d JOIN v ON d.device_id = v.id
-             WHERE d.seen_hour < substr(v.at, 1, 13) ORDER BY d.device_id FOR NO KEY UPDATE OF d SKIP LOCKED),
-       l AS (SELECT s.device_id, v.at FROM device_seen s JOIN v ON s.device_id = v.id JOIN devices d ON d.device_id = v.id
-             WHERE s.last_logged_in < v.at
-               AND (d.seen_hour = substr(v.at, 1, 13) OR EXISTS (SELECT 1 FROM h WHERE h.device_id = v.id))
+       c AS (SELECT s.device_id, v.at, substr(s.last_logged_in, 1, 13) < substr(v.at, 1, 13) AS moves
+             FROM device_seen s JOIN v ON s.device_id = v.id WHERE s.last_logged_in < v.at),
+       h AS (SELECT d.device_id, substr(c.at, 1, 13) AS hour FROM devices d JOIN c ON d.device_id = c.device_id
+             WHERE c.moves ORDER BY d.device_id FOR NO KEY UPDATE OF d SKIP LOCKED),
+       l AS (SELECT s.device_id, c.at FROM device_seen s JOIN c ON s.device_id = c.device_id
+             WHERE s.last_logged_in < c.at AND (NOT c.moves OR EXISTS (SELECT 1 FROM h WHERE h.device_id = c.device_id))
              ORDER BY s.device_id FOR NO KEY UPDATE OF s SKIP LOCKED),
        u AS (UPDATE device_seen AS s SET last_logged_in = l.at FROM l WHERE s.device_id = l.device_id
              RETURNING s.device_id),
