@@ -16,12 +16,18 @@ import { IMPORT_SCHEMA } from "./import_db.ts";
 export function seedDevices(dataDir: string, n: number): void {
   const db = openDatabase(`${dataDir}/console.sqlite3`);
   const insert = db.prepare(
-    "INSERT INTO devices (device_id, created_at, updated_at, last_logged_in, version_info) VALUES (?, ?, ?, ?, ?)",
+    "INSERT INTO devices (device_id, created_at, updated_at, seen_hour, version_info) VALUES (?, ?, ?, ?, ?)",
   );
+  // The insert's trigger makes the device's device_seen row; the exact time is set beside it.
+  const seen = db.prepare("UPDATE device_seen SET last_logged_in = ? WHERE device_id = ?");
   const t = new Date().toISOString();
   const info = JSON.stringify({ app: "2.4.1", os: "5.10.0", channels: ["1.2", "1.2", "1.3", "1.3"] });
   db.exec("BEGIN");
-  for (let i = 0; i < n; i++) insert.run(`DEV-${String(i).padStart(6, "0")}`, t, t, t, info);
+  for (let i = 0; i < n; i++) {
+    const id = `DEV-${String(i).padStart(6, "0")}`;
+    insert.run(id, t, t, t.slice(0, 13), info);
+    seen.run(t, id);
+  }
   db.exec("COMMIT");
   db.close();
 }

@@ -20,7 +20,7 @@ export interface FleetRow {
   p99: number;
 }
 
-async function refsOf(stores: Stores): Promise<FleetRefs> {
+export async function refsOf(stores: Stores): Promise<FleetRefs> {
   const productTypeIds: string[] = [];
   for (const name of ["Clinic", "Home", "Sport", "Trial"]) {
     productTypeIds.push((await stores.productTypes.create(name))._id);
@@ -48,7 +48,10 @@ function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))];
 }
 
-async function measure(runs: number, fn: (i: number) => Promise<unknown>): Promise<{ p50: number; p99: number }> {
+export async function measure(
+  runs: number,
+  fn: (i: number) => Promise<unknown>,
+): Promise<{ p50: number; p99: number }> {
   for (let i = 0; i < 5; i++) await fn(i); // warm-up
   const ms: number[] = [];
   for (let i = 0; i < runs; i++) {

@@ -188,11 +188,14 @@ async function statementReport(url: string, say: (s: string) => void): Promise<v
      FROM pg_stat_statements ORDER BY total_exec_time DESC LIMIT 8`,
   );
   for (const r of top) say(`F. statement: ${JSON.stringify(r)}`);
-  const [t] = await pgQuery(
-    url,
-    "SELECT n_tup_upd AS updated, n_tup_hot_upd AS hot FROM pg_stat_user_tables WHERE relname = 'devices'",
-  );
-  say(`F. devices rows updated: ${t.updated}, of them HOT: ${t.hot}`);
+  // devices is written when a device's hour of last check-in moves, device_seen (the exact time) by every batch.
+  for (
+    const t of await pgQuery(
+      url,
+      `SELECT relname, n_tup_upd AS updated, n_tup_hot_upd AS hot FROM pg_stat_user_tables
+       WHERE relname IN ('devices', 'device_seen') ORDER BY 1`,
+    )
+  ) say(`F. ${t.relname} rows updated: ${t.updated}, of them HOT: ${t.hot}`);
 }
 
 export async function benchFleetPolls(

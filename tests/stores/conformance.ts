@@ -14,6 +14,7 @@ import { deviceTypeCases } from "./cases/device_types.ts";
 import { deviceCases } from "./cases/devices.ts";
 import { deviceViewCases } from "./cases/device_views.ts";
 import { firmwareCases } from "./cases/firmwares.ts";
+import { lastSeenHourCases } from "./cases/last_seen_hours.ts";
 import { loginAttemptCases } from "./cases/login_attempts.ts";
 import { operatorCases } from "./cases/operators.ts";
 import { productTypeCases } from "./cases/product_types.ts";
@@ -33,6 +34,7 @@ export function storeConformance(engine: string, options: ConformanceOptions): v
     const cases of [
       deviceCases,
       deviceViewCases,
+      lastSeenHourCases,
       boundedCountCases,
       productTypeCases,
       deviceTypeCases,

@@ -4,6 +4,7 @@ import { NewerSchemaError, type OpenStores, openStores, StoreUnavailableError } 
 import { MIGRATIONS } from "../../server/db/migrations/postgres.ts";
 import { pgQuery, sharedPostgres, startPostgres, testDatabaseUrl } from "../../testing/postgres.ts";
 import { storeConformance } from "./conformance.ts";
+import { checkSeenUpgrade, SEEN_INFO, SEEN_TYPE, seenUpgradeRows } from "./seen_upgrade.ts";
 import { addFirmware } from "./fixtures.ts";
 import { atInstant } from "../../server/db/clock.ts";
 
@@ -93,54 +94,69 @@ Deno.test("PostgreSQL stores: unreachable is StoreUnavailableError within 2 s, a
   }
 });
 
-Deno.test("PostgreSQL stores: a last-seen batch skips a row another transaction holds, and writes it in the next", async () => {
-  const url = await testDatabaseUrl();
-  const stores = await open(url);
-  const holder = connect({ url, poolSize: 1 });
-  try {
-    const info = { app: "1", os: "1", channels: [] };
-    for (const id of ["held", "free"]) await stores.deviceApi.checkin(id, info, "p");
-    await new Promise((r) => setTimeout(r, 5));
-    const seen = async () =>
-      Object.fromEntries(
-        (await pgQuery(url, "SELECT device_id, last_logged_in FROM devices ORDER BY 1")).map((r) => [
-          r.device_id,
-          r.last_logged_in,
-        ]),
-      );
-    const before = await seen();
-    // Quiet check-ins: their times are noted for the batch.
-    for (const id of ["held", "free"]) await stores.deviceApi.checkin(id, info, "p");
+for (
+  const [held, table] of [
+    ["the narrow row (the hour stays)", "device_seen"],
+    ["the devices row of a moving hour", "devices"],
+  ] as const
+) {
+  Deno.test(`PostgreSQL stores: a last-seen batch skips ${held} another transaction holds, and writes it in the next`, async () => {
+    const url = await testDatabaseUrl();
+    const stores = await open(url);
+    const holder = connect({ url, poolSize: 1 });
+    try {
+      const info = { app: "1", os: "1", channels: [] };
+      for (const id of ["held", "free"]) await stores.deviceApi.checkin(id, info, "p");
+      if (table === "devices") {
+        // Last seen in an earlier hour: the batch moves the devices row's hour too.
+        await pgQuery(url, "UPDATE device_seen SET last_logged_in = '2020-01-01T00:00:00.000Z'");
+        await pgQuery(url, "UPDATE devices SET seen_hour = '2020-01-01T00'");
+      }
+      await new Promise((r) => setTimeout(r, 5));
+      const seen = async () =>
+        Object.fromEntries(
+          (await pgQuery(
+            url,
+            "SELECT s.device_id, s.last_logged_in, d.seen_hour FROM device_seen s JOIN devices d USING (device_id)",
+          )).map((r) => [r.device_id, { at: r.last_logged_in as string, hour: r.seen_hour as string }]),
+        );
+      const before = await seen();
+      // Quiet check-ins: their times are noted for the batch.
+      for (const id of ["held", "free"]) await stores.deviceApi.checkin(id, info, "p");
 
-    let release!: () => void;
-    const released = new Promise<void>((r) => release = r);
-    let locked!: () => void;
-    const isLocked = new Promise<void>((r) => locked = r);
-    const hold = holder.begin(async (tx) => {
-      await tx`SELECT 1 FROM devices WHERE device_id = 'held' FOR UPDATE`;
-      locked();
-      await released;
-    });
-    await isLocked;
-    // The batch does not wait for the held row (it would wait until the release below, and a waiting batch holding
-    // other devices' rows could be in a lock cycle): it writes the free device and keeps the held one.
-    const flushed = await Promise.race([
-      stores.deviceApi.flushSeen().then(() => true),
-      new Promise<boolean>((r) => setTimeout(() => r(false), 4_000)),
-    ]);
-    const during = await seen();
-    release();
-    await hold;
-    assert.ok(flushed, "the batch did not wait for the held row");
-    assert.ok(during.free > before.free, "the free device's time is written");
-    assert.equal(during.held, before.held, "the held device's time is left for the next batch");
-    await stores.deviceApi.flushSeen();
-    assert.ok((await seen()).held > before.held, "the next batch writes it");
-  } finally {
-    await holder.end();
-    await stores.close();
-  }
-});
+      let release!: () => void;
+      const released = new Promise<void>((r) => release = r);
+      let locked!: () => void;
+      const isLocked = new Promise<void>((r) => locked = r);
+      const hold = holder.begin(async (tx) => {
+        await tx.unsafe(`SELECT 1 FROM ${table} WHERE device_id = 'held' FOR UPDATE`);
+        locked();
+        await released;
+      });
+      await isLocked;
+      // The batch does not wait for the held row (it would wait until the release below, and a waiting batch holding
+      // other devices' rows could be in a lock cycle): it writes the free device and keeps the held one.
+      const flushed = await Promise.race([
+        stores.deviceApi.flushSeen().then(() => true),
+        new Promise<boolean>((r) => setTimeout(() => r(false), 4_000)),
+      ]);
+      const during = await seen();
+      release();
+      await hold;
+      assert.ok(flushed, "the batch did not wait for the held row");
+      assert.ok(during.free.at > before.free.at, "the free device's time is written");
+      assert.equal(during.free.hour, during.free.at.slice(0, 13), "its hour with it");
+      assert.deepEqual(during.held, before.held, "the held device's time is left for the next batch");
+      await stores.deviceApi.flushSeen();
+      const after = (await seen()).held;
+      assert.ok(after.at > before.held.at, "the next batch writes it");
+      assert.equal(after.hour, after.at.slice(0, 13));
+    } finally {
+      await holder.end();
+      await stores.close();
+    }
+  });
+}
 
 Deno.test("PostgreSQL stores: two device writes take the kept counts' rows in one order (no deadlock)", async () => {
   const url = await testDatabaseUrl();
@@ -208,6 +224,55 @@ Deno.test("PostgreSQL stores: rollouts of an earlier release keep their order; o
       () => stores.rollouts.create({ name: "later", firmwareId: fw._id, productTypeId: null, stages: [100] }, BY),
     );
     assert.deepEqual((await stores.rollouts.list()).map((r) => r._id), [later._id, "r-d", "r-b", "r-a", "r-c"]);
+  } finally {
+    await stores.close();
+  }
+});
+
+Deno.test("PostgreSQL stores: last-seen times of the release before device_seen move there, views and counts kept", async () => {
+  const url = await testDatabaseUrl();
+  // The release before device_seen: migrations 1..17.
+  await pgQuery(
+    url,
+    "CREATE TABLE schema_version (one BOOLEAN PRIMARY KEY DEFAULT true CHECK (one), version INTEGER NOT NULL)",
+  );
+  for (const [v, migration] of MIGRATIONS.slice(0, 17).entries()) {
+    await pgQuery(
+      url,
+      `${migration}; INSERT INTO schema_version (version) VALUES (${v + 1})
+      ON CONFLICT (one) DO UPDATE SET version = excluded.version`,
+    );
+  }
+  const t = "2025-01-01T00:00:00.000Z";
+  await pgQuery(
+    url,
+    `INSERT INTO product_types (id, name, name_key, created_at, updated_at) VALUES ('${SEEN_TYPE}', 'Seen', 'seen', '${t}', '${t}')`,
+  );
+  const rows = seenUpgradeRows(Date.now());
+  const values = rows.map(([id, pt, at]) =>
+    `('${id}', ${pt === null ? "NULL" : `'${pt}'`}, '${t}', '${t}', ${
+      at === null ? "NULL" : `'${at}'`
+    }, '${SEEN_INFO}')`
+  );
+  await pgQuery(
+    url,
+    `INSERT INTO devices (device_id, product_type_id, created_at, updated_at, last_logged_in, version_info)
+     VALUES ${values.join(", ")}`,
+  );
+  const hours = async () =>
+    (await pgQuery(url, "SELECT key, n FROM device_group_counts WHERE dim = 'seen' AND n <> 0 ORDER BY 1")).map((
+      r,
+    ) => [r.key, Number(r.n)]);
+  const kept = await hours();
+  const stores = await open(url);
+  try {
+    assert.deepEqual(await hours(), kept, "the hourly counts are the same hours");
+    await checkSeenUpgrade(stores, rows);
+    const now = await pgQuery(
+      url,
+      "SELECT count(*) AS n FROM devices d JOIN device_seen s USING (device_id) WHERE d.seen_hour IS DISTINCT FROM substr(s.last_logged_in, 1, 13)",
+    );
+    assert.equal(Number(now[0].n), 0, "every device's hour is its time's");
   } finally {
     await stores.close();
   }

@@ -5,6 +5,7 @@ import { MIGRATIONS } from "../../server/db/migrations/sqlite.ts";
 import { queryValue, runSql, setUserVersion } from "../../testing/sqlite_file.ts";
 import { listTreatments } from "./fixtures.ts";
 import { storeConformance } from "./conformance.ts";
+import { checkSeenUpgrade, SEEN_INFO, SEEN_TYPE, seenUpgradeRows } from "./seen_upgrade.ts";
 
 const files = new WeakMap<OpenStores, string>();
 
@@ -230,6 +231,48 @@ Deno.test("SQLite stores: several processes opening one new file at once migrate
     const stores = await openStores({ engine: "sqlite", file });
     try {
       assert.equal((await stores.deviceTypes.list()).length, 1);
+    } finally {
+      await stores.close();
+    }
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("SQLite stores: last-seen times of the release before device_seen move there, views and counts kept", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "stores-sqlite-" });
+  try {
+    const file = join(dir, "console.sqlite3");
+    for (const [v, migration] of MIGRATIONS.slice(0, 22).entries()) {
+      runSql(file, `${migration}; PRAGMA user_version = ${v + 1};`);
+    }
+    const t = "2025-01-01T00:00:00.000Z";
+    runSql(
+      file,
+      "INSERT INTO product_types (id, name, name_key, created_at, updated_at) VALUES (?, ?, ?, ?, ?)",
+      SEEN_TYPE,
+      "Seen",
+      "seen",
+      t,
+      t,
+    );
+    const rows = seenUpgradeRows(Date.now());
+    for (const [id, pt, at] of rows) {
+      runSql(
+        file,
+        `INSERT INTO devices (device_id, product_type_id, created_at, updated_at, last_logged_in, version_info)
+         VALUES (?, ?, ?, ?, ?, ?)`,
+        id,
+        pt,
+        t,
+        t,
+        at,
+        SEEN_INFO,
+      );
+    }
+    const stores = await openStores({ engine: "sqlite", file });
+    try {
+      await checkSeenUpgrade(stores, rows);
     } finally {
       await stores.close();
     }

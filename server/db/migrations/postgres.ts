@@ -669,4 +669,95 @@ export const MIGRATIONS: readonly string[] = [
   DROP INDEX rollouts_newest;
   CREATE UNIQUE INDEX rollouts_newest ON rollouts(seq DESC);
   `,
+  // 18: the exact last check-in in a narrow table of its own (docs/DECISIONS.md, "Last-seen writes of a million-device
+  // fleet: the exact time beside the row"; SQLite's migration 23): device_seen holds it with copies of the columns the
+  // sort by last seen filters by (kept by statement triggers on devices: they change only on loud writes) and the
+  // indexes that sort needs; devices keeps only the hour of it (seen_hour), in the indexes where last_logged_in
+  // trailed, so a device polling every few minutes moves its devices row (non-HOT: 23 indexes) once an hour and its
+  // narrow row at each batch. The hourly seen counts key by seen_hour. Triggers are off while the hours are set: the
+  // counts do not change (the same hours), the change counter is moved once.
+  `
+  CREATE TABLE device_seen (
+    device_id TEXT COLLATE "C" PRIMARY KEY,
+    last_logged_in TEXT,
+    product_type_id TEXT COLLATE "C",
+    firmware_key TEXT COLLATE "C",
+    firmware_id TEXT COLLATE "C",
+    app TEXT COLLATE "C",
+    os TEXT COLLATE "C"
+  );
+  INSERT INTO device_seen (device_id, last_logged_in, product_type_id, firmware_key, firmware_id, app, os)
+    SELECT device_id, last_logged_in, product_type_id, firmware_key, firmware_id, app, os FROM devices;
+  -- The foreign key after the rows: checked by one join, not by a locking probe of devices per row.
+  ALTER TABLE device_seen ADD CONSTRAINT device_seen_device_id_fkey FOREIGN KEY (device_id)
+    REFERENCES devices(device_id) ON DELETE CASCADE;
+  CREATE INDEX device_seen_last_logged_in ON device_seen(last_logged_in NULLS FIRST, device_id) INCLUDE (app, os);
+  CREATE INDEX device_seen_product_type ON device_seen(product_type_id, last_logged_in NULLS FIRST, device_id);
+  CREATE INDEX device_seen_firmware_key ON device_seen(firmware_key, last_logged_in NULLS FIRST, device_id)
+    INCLUDE (firmware_id);
+  CREATE INDEX device_seen_custom ON device_seen(last_logged_in NULLS FIRST, device_id) WHERE firmware_id IS NOT NULL;
+  ANALYZE device_seen;
+
+  DROP INDEX devices_product_type_seen;
+  DROP INDEX devices_product_type_updated;
+  DROP INDEX devices_product_type_created;
+  DROP INDEX devices_product_type_app;
+  DROP INDEX devices_last_logged_in;
+  DROP INDEX devices_custom_seen;
+  DROP INDEX devices_firmware_key_seen;
+  DROP INDEX devices_firmware_key_updated;
+  DROP INDEX devices_firmware_key_created;
+  DROP INDEX devices_firmware_key_app;
+  ALTER TABLE devices ADD COLUMN seen_hour TEXT;
+  ALTER TABLE devices DISABLE TRIGGER USER;
+  UPDATE devices SET seen_hour = substr(last_logged_in, 1, 13) WHERE last_logged_in IS NOT NULL;
+  ALTER TABLE devices ENABLE TRIGGER USER;
+  UPDATE change_counters SET value = value + 1 WHERE name = 'devices';
+  ${GROUP_COUNT_FUNCTIONS}
+  ALTER TABLE devices DROP COLUMN last_logged_in;
+  CREATE INDEX devices_product_type_seen ON devices(product_type_id, seen_hour NULLS FIRST, device_id);
+  CREATE INDEX devices_product_type_updated ON devices(product_type_id, updated_at, device_id, seen_hour);
+  CREATE INDEX devices_product_type_created ON devices(product_type_id, created_at, device_id, seen_hour);
+  CREATE INDEX devices_product_type_app ON devices(product_type_id, app NULLS FIRST, device_id, seen_hour);
+  CREATE INDEX devices_seen_hour ON devices(seen_hour NULLS FIRST, device_id, app, os);
+  CREATE INDEX devices_custom_seen ON devices(seen_hour NULLS FIRST, device_id) WHERE firmware_id IS NOT NULL;
+  CREATE INDEX devices_firmware_key_seen ON devices(firmware_key, seen_hour NULLS FIRST, device_id)
+    INCLUDE (firmware_id);
+  CREATE INDEX devices_firmware_key_updated ON devices(firmware_key, updated_at, device_id, seen_hour)
+    INCLUDE (firmware_id);
+  CREATE INDEX devices_firmware_key_created ON devices(firmware_key, created_at, device_id, seen_hour)
+    INCLUDE (firmware_id);
+  CREATE INDEX devices_firmware_key_app ON devices(firmware_key, app NULLS FIRST, device_id, seen_hour)
+    INCLUDE (firmware_id);
+
+  -- Named to fire after devices_counted_* and devices_groups_* (statement triggers fire in name order): the change
+  -- counter is still the first lock a device write takes after its rows.
+  CREATE FUNCTION device_seen_inserted() RETURNS trigger LANGUAGE plpgsql AS $$
+  BEGIN
+    INSERT INTO device_seen (device_id, product_type_id, firmware_key, firmware_id, app, os)
+      SELECT device_id, product_type_id, firmware_key, firmware_id, app, os FROM new_rows;
+    RETURN NULL;
+  END $$;
+  CREATE FUNCTION device_seen_copied() RETURNS trigger LANGUAGE plpgsql AS $$
+  BEGIN
+    UPDATE device_seen s SET product_type_id = n.product_type_id, firmware_key = n.firmware_key,
+        firmware_id = n.firmware_id, app = n.app, os = n.os
+      FROM new_rows n JOIN old_rows o ON o.device_id = n.device_id
+      WHERE s.device_id = n.device_id
+        AND (n.product_type_id, n.firmware_key, n.firmware_id, n.app, n.os)
+          IS DISTINCT FROM (o.product_type_id, o.firmware_key, o.firmware_id, o.app, o.os);
+    RETURN NULL;
+  END $$;
+  CREATE TRIGGER devices_seen_inserted AFTER INSERT ON devices REFERENCING NEW TABLE AS new_rows
+    FOR EACH STATEMENT EXECUTE FUNCTION device_seen_inserted();
+  CREATE TRIGGER devices_seen_copied AFTER UPDATE ON devices REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows
+    FOR EACH STATEMENT EXECUTE FUNCTION device_seen_copied();
+  `.replaceAll(
+    "GROUPS",
+    GROUPS_10.replace("substr(r.last_logged_in, 1, 13)", "r.seen_hour").replace(
+      ") AS g(dim, key)",
+      `,
+        ('effective', COALESCE('v:' || r.firmware_key, 'none'))) AS g(dim, key)`,
+    ),
+  ),
 ];

@@ -645,4 +645,64 @@ export const MIGRATIONS: readonly string[] = [
   DROP INDEX rollouts_newest;
   UPDATE firmware_keys SET generation = generation + 1;
   `,
+  // 23: the exact last check-in in a narrow table of its own (docs/DECISIONS.md, "Last-seen writes of a million-device
+  // fleet: the exact time beside the row"; PostgreSQL's migration 18): device_seen holds it with copies of the columns
+  // the sort by last seen filters by (kept by triggers on devices) and that sort's indexes; devices keeps the hour of
+  // it (seen_hour) in the indexes where last_logged_in trailed.
+  `
+  CREATE TABLE device_seen (
+    device_id TEXT PRIMARY KEY REFERENCES devices(device_id) ON DELETE CASCADE,
+    last_logged_in TEXT,
+    product_type_id TEXT,
+    firmware_key TEXT,
+    firmware_id TEXT,
+    app TEXT,
+    os TEXT
+  ) WITHOUT ROWID;
+  INSERT INTO device_seen (device_id, last_logged_in, product_type_id, firmware_key, firmware_id, app, os)
+    SELECT device_id, last_logged_in, product_type_id, firmware_key, firmware_id, app, os FROM devices;
+  CREATE INDEX device_seen_last_logged_in ON device_seen(last_logged_in, device_id, app, os);
+  CREATE INDEX device_seen_product_type ON device_seen(product_type_id, last_logged_in, device_id);
+  CREATE INDEX device_seen_firmware_key ON device_seen(firmware_key, last_logged_in, device_id, firmware_id);
+  CREATE INDEX device_seen_custom ON device_seen(last_logged_in, device_id) WHERE firmware_id IS NOT NULL;
+
+  DROP INDEX devices_product_type_seen;
+  DROP INDEX devices_product_type_updated;
+  DROP INDEX devices_product_type_created;
+  DROP INDEX devices_product_type_app;
+  DROP INDEX devices_last_logged_in;
+  DROP INDEX devices_custom_seen;
+  DROP INDEX devices_firmware_key_seen;
+  DROP INDEX devices_firmware_key_updated;
+  DROP INDEX devices_firmware_key_created;
+  DROP INDEX devices_firmware_key_app;
+  ALTER TABLE devices ADD COLUMN seen_hour TEXT;
+  UPDATE devices SET seen_hour = substr(last_logged_in, 1, 13) WHERE last_logged_in IS NOT NULL;
+  ALTER TABLE devices DROP COLUMN last_logged_in;
+  CREATE INDEX devices_product_type_seen ON devices(product_type_id, seen_hour, device_id);
+  CREATE INDEX devices_product_type_updated ON devices(product_type_id, updated_at, device_id, seen_hour);
+  CREATE INDEX devices_product_type_created ON devices(product_type_id, created_at, device_id, seen_hour);
+  CREATE INDEX devices_product_type_app ON devices(product_type_id, app, device_id, seen_hour);
+  CREATE INDEX devices_seen_hour ON devices(seen_hour, device_id, app, os);
+  CREATE INDEX devices_custom_seen ON devices(seen_hour, device_id) WHERE firmware_id IS NOT NULL;
+  CREATE INDEX devices_firmware_key_seen ON devices(firmware_key, seen_hour, device_id);
+  CREATE INDEX devices_firmware_key_updated ON devices(firmware_key, updated_at, device_id, seen_hour);
+  CREATE INDEX devices_firmware_key_created ON devices(firmware_key, created_at, device_id, seen_hour);
+  CREATE INDEX devices_firmware_key_app ON devices(firmware_key, app, device_id, seen_hour);
+
+  -- The versions from the row's JSON (devices_versions_insert sets the columns after the insert, in whichever order
+  -- the two triggers fire).
+  CREATE TRIGGER devices_seen_insert AFTER INSERT ON devices BEGIN
+    INSERT INTO device_seen (device_id, product_type_id, firmware_key, firmware_id, app, os)
+      VALUES (NEW.device_id, NEW.product_type_id, NEW.firmware_key, NEW.firmware_id,
+        json_extract(NEW.version_info, '$.app'), json_extract(NEW.version_info, '$.os'));
+  END;
+  CREATE TRIGGER devices_seen_update AFTER UPDATE OF product_type_id, firmware_key, firmware_id, app, os ON devices
+    WHEN NEW.product_type_id IS NOT OLD.product_type_id OR NEW.firmware_key IS NOT OLD.firmware_key
+      OR NEW.firmware_id IS NOT OLD.firmware_id OR NEW.app IS NOT OLD.app OR NEW.os IS NOT OLD.os BEGIN
+    UPDATE device_seen SET product_type_id = NEW.product_type_id, firmware_key = NEW.firmware_key,
+        firmware_id = NEW.firmware_id, app = NEW.app, os = NEW.os
+      WHERE device_id = NEW.device_id;
+  END;
+  `,
 ];

@@ -44,7 +44,7 @@ function* seenCount(seen: DeviceSeen): Q<number> {
 
 /** Devices seen since a time: the kept hours after the one it falls in, plus that hour's devices from it on. */
 const SEEN_SINCE = `(SELECT coalesce(sum(n), 0) FROM device_group_counts WHERE dim = 'seen' AND key > ? AND key < 'i')
-  + (SELECT count(*) FROM devices WHERE last_logged_in >= ? AND last_logged_in < ?)`;
+  + (SELECT count(*) FROM device_seen WHERE last_logged_in >= ? AND last_logged_in < ?)`;
 const seenArgs = (since: string) => [seenHourKey(since), since, nextHour(since)];
 
 /**

@@ -2,8 +2,8 @@
  * How SQLite counts the fleet (stores/fleet_counts.ts): the kept group counts where they answer, else one covering
  * index range; it keeps no hourly check-in counts (a range of the check-in index is as cheap).
  */
-import type { Overview } from "../../../shared/schemas/device.ts";
-import { seenSince } from "../rules/device_view.ts";
+import type { DeviceSeen, Overview } from "../../../shared/schemas/device.ts";
+import { seenExactSql } from "../rules/device_view.ts";
 import type { HoldingRolloutRow } from "../rules/firmware_in_effect.ts";
 import {
   firmwareDistribution,
@@ -21,6 +21,16 @@ function* count(where: string, ...args: Param[]): Q<number> {
   return (yield* one<{ n: number }>(`SELECT COUNT(*) AS n FROM devices d WHERE ${where}`, ...args))!.n;
 }
 
+/** Devices by their exact last check-in: one range of device_seen's index. */
+function* seenCount(seen: DeviceSeen): Q<number> {
+  const args: Param[] = [];
+  const where = seenExactSql(seen, (v) => {
+    args.push(v);
+    return "?";
+  });
+  return (yield* one<{ n: number }>(`SELECT COUNT(*) AS n FROM device_seen s WHERE ${where}`, ...args))!.n;
+}
+
 function* keptSum(dim: string, keyCondition: string, ...args: Param[]): Q<number> {
   return (yield* one<{ n: number }>(
     `SELECT coalesce(sum(n), 0) AS n FROM device_group_counts WHERE dim = ? AND ${keyCondition}`,
@@ -32,9 +42,9 @@ function* keptSum(dim: string, keyCondition: string, ...args: Param[]): Q<number
 /** GET overview from count queries, each served by an index. */
 function* overviewOf(product: string): Q<Overview> {
   const total = (yield* one<{ n: number }>("SELECT COUNT(*) AS n FROM devices INDEXED BY devices_order"))!.n;
-  const seen24h = yield* count("d.last_logged_in >= ?", seenSince("24h")!);
-  const seen7d = yield* count("d.last_logged_in >= ?", seenSince("7d")!);
-  const never = yield* count("d.last_logged_in IS NULL");
+  const seen24h = yield* seenCount("24h");
+  const seen7d = yield* seenCount("7d");
+  const never = yield* seenCount("never");
   const pending = yield* count("d.admission = 'pending'");
 
   const types = yield* all<{ id: string; name: string }>("SELECT id, name FROM product_types");
@@ -103,7 +113,7 @@ export function sqliteFleetCounts(): FleetCounts {
           if (keys?.current) return yield* keptFirmwareCount(exact, keys);
           return yield* count(where, ...args);
         case "seen":
-          return yield* count(where, ...args);
+          return yield* seenCount(exact.seen);
       }
     },
     overview: overviewOf,

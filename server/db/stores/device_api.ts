@@ -7,6 +7,7 @@ import { deviceTypeName } from "../../../shared/schemas/device_type.ts";
 import { now } from "../clock.ts";
 import { enrollAuditDetails, enrollStep, outcomeOf } from "../rules/admission.ts";
 import { deviceTarget, noDevice } from "../rules/devices.ts";
+import { seenHourOf } from "../rules/device_view.ts";
 import { firstPlaces, versionInfoJson } from "../rules/device_config.ts";
 import type { DeviceApiStore, FirmwareRef, PolledDevice, QuietDevice } from "../types/device_api.ts";
 export type { PolledDevice, QuietDevice };
@@ -47,7 +48,7 @@ import { AnswerCache } from "../answer_cache.ts";
 import type { StatusBody } from "../../../shared/schemas/rollout.ts";
 
 /**
- * Records a device check-in in ONE statement: creates the device when unknown, else sets only `last_logged_in` and
+ * Records a device check-in in ONE statement: creates the device when unknown, else sets only its check-in's hour and
  * `version_info` (never a read-modify-write of the whole row, so a check-in cannot undo an operator's concurrent
  * change). `updated_at` moves only when the version info actually changed: a device that merely checks in is not
  * "updated". Answers whether it created the device.
@@ -56,16 +57,16 @@ export function* checkinDevice(deviceId: string, versionInfo: VersionInfo | null
   const d = yield* dialect();
   // Without version info (a hawkBit DDI poll: docs/REQUIREMENTS.md §18), the stored one is kept.
   const keep = versionInfo === null;
-  const upsert = `INSERT INTO devices (device_id, created_at, updated_at, last_logged_in, version_info)
+  const upsert = `INSERT INTO devices (device_id, created_at, updated_at, seen_hour, version_info)
      VALUES (?, ?, ?, ?, ?)
      ON CONFLICT (device_id) DO UPDATE SET
-       last_logged_in = excluded.last_logged_in${
+       seen_hour = excluded.seen_hour${
     keep ? "" : `,
        updated_at = CASE WHEN ${same(d, "devices.version_info", "excluded.version_info")} THEN devices.updated_at
                          ELSE excluded.updated_at END,
        version_info = excluded.version_info`
   }`;
-  const args = [deviceId, at, at, at, keep ? null : versionInfoJson(versionInfo)];
+  const args = [deviceId, at, at, seenHourOf(at), keep ? null : versionInfoJson(versionInfo)];
   let created: boolean;
   if (d.engine === "sqlite") {
     created = (yield* one("SELECT 1 AS one FROM devices WHERE device_id = ?", deviceId)) === undefined;
@@ -75,8 +76,17 @@ export function* checkinDevice(deviceId: string, versionInfo: VersionInfo | null
       (yield* one<{ inserted: boolean }>(`${upsert} RETURNING (xmax = 0) AS inserted`, ...args))!.inserted,
     );
   }
+  yield* writeSeenAt(deviceId, at);
   if (created) yield* refreshDeviceKeys("d.device_id = ?", [deviceId]);
   return created;
+}
+
+/**
+ * A loud write's exact last check-in, after its devices row (which holds its hour, seen_hour): the narrow row made by
+ * the insert's trigger, or the device's own.
+ */
+function* writeSeenAt(deviceId: string, at: string): Q<void> {
+  yield* run("UPDATE device_seen SET last_logged_in = ? WHERE device_id = ?", at, deviceId);
 }
 
 /** DEVICE_AUTH=shared's check-in write: the device created when unknown (audited), else its check-in recorded. */
@@ -94,19 +104,20 @@ export function* recordKnownCheckin(deviceId: string, versionInfo: VersionInfo |
   const d = yield* dialect();
   const at = now();
   const updated = versionInfo === null
-    ? yield* run("UPDATE devices SET last_logged_in = ? WHERE device_id = ?", at, deviceId)
+    ? yield* run("UPDATE devices SET seen_hour = ? WHERE device_id = ?", seenHourOf(at), deviceId)
     : yield* run(
-      `UPDATE devices SET last_logged_in = ?,
+      `UPDATE devices SET seen_hour = ?,
          updated_at = CASE WHEN ${same(d, "version_info", "?")} THEN updated_at ELSE ? END,
          version_info = ?
        WHERE device_id = ?`,
-      at,
+      seenHourOf(at),
       versionInfoJson(versionInfo),
       at,
       versionInfoJson(versionInfo),
       deviceId,
     );
   if (updated === 0) throw new NotFoundError(noDevice(deviceId));
+  yield* writeSeenAt(deviceId, at);
 }
 
 const FIRMWARE_COLUMNS = `f.id AS _id, f.name, f.size, f.sha256, ${SIGNATURE_COLUMNS}`;
@@ -347,7 +358,7 @@ const QUIET_COLUMNS =
 export function* quietDevice(deviceId: string, versionInfo: VersionInfo | null): Q<QuietDevice | null> {
   const d = yield* dialect();
   const row = yield* one<QuietDevice & { quiet: number | boolean }>(
-    `SELECT ${QUIET_COLUMNS}, d.last_logged_in IS NOT NULL${
+    `SELECT ${QUIET_COLUMNS}, d.seen_hour IS NOT NULL${
       versionInfo === null ? "" : ` AND ${same(d, "d.version_info", "?")}`
     }
        AND NOT EXISTS (SELECT 1 FROM rollouts r WHERE ${ROLLOUT_TO_JOIN}) AS quiet
@@ -368,7 +379,7 @@ export function* quietDevice(deviceId: string, versionInfo: VersionInfo | null):
 export function* polledDevice(deviceId: string): Q<PolledDevice | null> {
   const row = yield* one<PolledDevice>(
     `SELECT ${QUIET_COLUMNS}, d.admission, d.token_hash, d.version_info,
-       d.last_logged_in IS NOT NULL AND NOT EXISTS (SELECT 1 FROM rollouts r WHERE ${ROLLOUT_TO_JOIN}) AS quiet
+       d.seen_hour IS NOT NULL AND NOT EXISTS (SELECT 1 FROM rollouts r WHERE ${ROLLOUT_TO_JOIN}) AS quiet
      FROM devices d WHERE d.device_id = ?`,
     deviceId,
   );
@@ -385,10 +396,13 @@ function quietOf(polled: PolledDevice, versionInfo: VersionInfo | null): QuietDe
 
 /**
  * Writes coalesced last-seen times (SeenBatch): each device's unless its stored one is later; answers the times left
- * for the next batch. On PostgreSQL the batch never waits for a device's row while it holds others: it takes the
- * devices change counter's row first (the lock every device write takes after its own row), then skips the rows
- * another transaction holds (SKIP LOCKED; left for the next batch), so it can be in no lock cycle with a write that
- * holds the counter and wants one of the batch's rows (a stage entered by a status report, a keys slice).
+ * for the next batch. The exact time goes to the narrow table (device_seen); the devices row is written only when the
+ * hour moves (seen_hour), so a device polling every few minutes moves it once an hour (docs/DECISIONS.md, "Last-seen
+ * writes of a million-device fleet: the exact time beside the row"). The devices change counter moves with every
+ * batch (GET devices' page cache shows the times). On PostgreSQL the batch never waits for a row while it holds
+ * others: it takes the counter's row first (the lock every device write takes after its own rows), then skips the
+ * rows another transaction holds (SKIP LOCKED, the devices row of a moving hour and the narrow row alike; left for
+ * the next batch), so it can be in no lock cycle with a write that holds the counter and wants one of its rows.
  */
 export function* writeSeen(seen: ReadonlyMap<string, string>): Q<Map<string, string>> {
   const d = yield* dialect();
@@ -396,22 +410,44 @@ export function* writeSeen(seen: ReadonlyMap<string, string>): Q<Map<string, str
   const left = new Map<string, string>();
   if (d.engine === "sqlite") {
     // A prepared statement per row costs no round trip there; one transaction for all.
+    let written = 0;
     for (const [id, at] of entries) {
-      yield* run("UPDATE devices SET last_logged_in = ? WHERE device_id = ? AND last_logged_in < ?", at, id, at);
+      if (
+        yield* run("UPDATE device_seen SET last_logged_in = ? WHERE device_id = ? AND last_logged_in < ?", at, id, at)
+      ) {
+        written++;
+        yield* run(
+          "UPDATE devices SET seen_hour = ? WHERE device_id = ? AND seen_hour < ?",
+          seenHourOf(at),
+          id,
+          seenHourOf(at),
+        );
+      }
     }
+    if (written) yield* run("UPDATE change_counters SET value = value + 1 WHERE name = 'devices'");
     return left;
   }
-  yield* one("SELECT value FROM change_counters WHERE name = 'devices' FOR NO KEY UPDATE");
+  yield* run("UPDATE change_counters SET value = value + 1 WHERE name = 'devices'");
   for (let i = 0; i < entries.length; i += SEEN_ROWS_PER_UPDATE) {
     const chunk = entries.slice(i, i + SEEN_ROWS_PER_UPDATE);
+    // c: the devices whose stored time is older, and whether the hour moves (the narrow row's time has the row's hour,
+    // so devices is read only for those); h: their devices rows, locked (skipped when held); l: the narrow rows
+    // written — those whose hour stays, and those of h.
     const skipped = yield* all<{ id: string; at: string }>(
       `WITH v AS (SELECT * FROM unnest(?::text[], ?::text[]) AS v(id, at)),
-       l AS (SELECT d.device_id, v.at FROM devices d JOIN v ON d.device_id = v.id WHERE d.last_logged_in < v.at
-             ORDER BY d.device_id FOR NO KEY UPDATE OF d SKIP LOCKED),
-       u AS (UPDATE devices AS d SET last_logged_in = l.at FROM l WHERE d.device_id = l.device_id
-             RETURNING d.device_id)
-       SELECT v.id, v.at FROM v JOIN devices d ON d.device_id = v.id
-       WHERE d.last_logged_in < v.at AND NOT EXISTS (SELECT 1 FROM u WHERE u.device_id = v.id)`,
+       c AS (SELECT s.device_id, v.at, substr(s.last_logged_in, 1, 13) < substr(v.at, 1, 13) AS moves
+             FROM device_seen s JOIN v ON s.device_id = v.id WHERE s.last_logged_in < v.at),
+       h AS (SELECT d.device_id, substr(c.at, 1, 13) AS hour FROM devices d JOIN c ON d.device_id = c.device_id
+             WHERE c.moves ORDER BY d.device_id FOR NO KEY UPDATE OF d SKIP LOCKED),
+       l AS (SELECT s.device_id, c.at FROM device_seen s JOIN c ON s.device_id = c.device_id
+             WHERE s.last_logged_in < c.at AND (NOT c.moves OR EXISTS (SELECT 1 FROM h WHERE h.device_id = c.device_id))
+             ORDER BY s.device_id FOR NO KEY UPDATE OF s SKIP LOCKED),
+       u AS (UPDATE device_seen AS s SET last_logged_in = l.at FROM l WHERE s.device_id = l.device_id
+             RETURNING s.device_id),
+       m AS (UPDATE devices AS d SET seen_hour = h.hour FROM h JOIN u ON u.device_id = h.device_id
+             WHERE d.device_id = h.device_id RETURNING d.device_id)
+       SELECT v.id, v.at FROM v JOIN device_seen s ON s.device_id = v.id
+       WHERE s.last_logged_in < v.at AND NOT EXISTS (SELECT 1 FROM u WHERE u.device_id = v.id)`,
       d.list(chunk.map(([id]) => id)),
       d.list(chunk.map(([, at]) => at)),
     );

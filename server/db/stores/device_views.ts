@@ -16,6 +16,7 @@ import {
   type DeviceView,
   exactCountOf,
   productTypeCondition,
+  seenExactSql,
   seenSql,
   VIEW_COUNT_LIMIT,
 } from "../rules/device_view.ts";
@@ -41,7 +42,7 @@ const OS = "d.os";
 const SORT_COLUMN = {
   deviceId: "d.device_id",
   productType: "d.product_type_id", // walked group by group in name order (productTypePage)
-  lastLoggedIn: "d.last_logged_in",
+  lastLoggedIn: "s.last_logged_in", // device_seen, the narrow table (viewFrom)
   updatedAt: "d.updated_at",
   createdAt: "d.created_at",
   app: APP,
@@ -55,26 +56,41 @@ interface ViewWhere {
   fixed: string[];
   firmware: FirmwareMode | null;
   keys: FleetKeys | null;
+  /** The same filter over the narrow table `s` (device_seen) joined to `d` where it reads more (the sort by last seen). */
+  narrow: { where: string; args: Param[]; fixed: string[]; joined: boolean };
 }
+
+/**
+ * The columns device_seen copies from devices (migrations: PostgreSQL 18, SQLite 23), read from `s` in the sort by
+ * last seen so that its indexes serve the filters; devices is joined only for what it alone holds.
+ */
+const COPIED = /\bd\.(device_id|product_type_id|firmware_key|firmware_id|app|os)\b/g;
+const onNarrow = (sql: string) => sql.replace(COPIED, "s.$1");
+const readsDevices = (sql: string) => /\bd\./.test(sql);
 
 /** The WHERE clause of a filter (always something: the engine's true for none). */
 function* whereOf(filter: DeviceFilter, product: string): Q<ViewWhere> {
   const d = yield* dialect();
   const fixed: string[] = [];
-  const parts: string[] = [];
-  const args: Param[] = [];
+  // Each part with its parameters; the seen filter has a form of its own on the narrow table.
+  const parts: { sql: string; args: Param[]; narrow?: { sql: string; args: Param[] } }[] = [];
+  let args: Param[] = [];
   const p = (v: string | number) => {
     args.push(v);
     return "?";
   };
+  const part = (sql: string) => {
+    parts.push({ sql, args });
+    args = [];
+  };
   const q = filter.q?.trim();
   if (q) {
-    parts.push(likeAscii(d, "d.device_id"));
     args.push(likePattern(q));
+    part(likeAscii(d, "d.device_id"));
   }
   if (filter.productTypeId !== undefined) {
     const pt = productTypeCondition(filter.productTypeId);
-    parts.push(pt === null ? "d.product_type_id IS NULL" : `d.product_type_id = ${p(pt)}`);
+    part(pt === null ? "d.product_type_id IS NULL" : `d.product_type_id = ${p(pt)}`);
     fixed.push("d.product_type_id");
   }
   let firmware: FirmwareMode | null = null;
@@ -85,12 +101,12 @@ function* whereOf(filter: DeviceFilter, product: string): Q<ViewWhere> {
     if (keys.current) {
       firmware = "kept";
       const kept = keptFirmwareSql(fw, p);
-      parts.push(kept.sql);
+      part(kept.sql);
       if (kept.fixed) fixed.push(kept.fixed);
     } else if (fw.kind !== "custom" && keys.rollouts.length) {
       // Rollouts hold devices and the kept keys lag behind: the firmware in effect as config resolution decides it.
       firmware = "hashed";
-      parts.push(
+      part(
         firmwareInEffectSql(
           fw.kind === "default" ? "default" : { id: (fw as { id: string }).id },
           keys.rollouts,
@@ -102,34 +118,50 @@ function* whereOf(filter: DeviceFilter, product: string): Q<ViewWhere> {
       if (fw.kind === "default") fixed.push("d.firmware_id");
     } else {
       firmware = "plain";
-      if (fw.kind === "custom") parts.push("d.firmware_id IS NOT NULL");
-      else if (fw.kind === "default") parts.push("d.firmware_id IS NULL");
+      if (fw.kind === "custom") part("d.firmware_id IS NOT NULL");
+      else if (fw.kind === "default") part("d.firmware_id IS NULL");
       else {
-        parts.push(fw.orNoCustom ? "(d.firmware_id = ? OR d.firmware_id IS NULL)" : "d.firmware_id = ?");
         args.push(fw.id);
+        part(fw.orNoCustom ? "(d.firmware_id = ? OR d.firmware_id IS NULL)" : "d.firmware_id = ?");
       }
       if (fw.kind === "default" || (fw.kind === "firmware" && !fw.orNoCustom)) fixed.push("d.firmware_id");
     }
   }
-  if (filter.app !== undefined) parts.push(`${APP} = ${p(filter.app)}`);
-  if (filter.os !== undefined) parts.push(`${OS} = ${p(filter.os)}`);
+  if (filter.app !== undefined) part(`${APP} = ${p(filter.app)}`);
+  if (filter.os !== undefined) part(`${OS} = ${p(filter.os)}`);
   if (filter.seen !== undefined) {
-    parts.push(seenSql(filter.seen, p));
-    if (filter.seen === "never") fixed.push("d.last_logged_in");
+    const at = new Date();
+    const exact = seenExactSql(filter.seen, p, at);
+    const exactArgs = args;
+    args = [];
+    part(seenSql(filter.seen, p, at));
+    parts[parts.length - 1].narrow = { sql: exact, args: exactArgs };
+    if (filter.seen === "never") fixed.push("d.seen_hour");
   }
   if (filter.admission !== undefined) {
-    parts.push(`d.admission = ${p(filter.admission)}`);
+    part(`d.admission = ${p(filter.admission)}`);
     fixed.push("d.admission");
   }
   if (filter.update !== undefined) {
     // The state of the latest update report, as the expression index devices_update_state has it.
-    parts.push(
-      filter.update === "none"
-        ? "d.update_status IS NULL"
-        : `(${jsonField(d, "d.update_status", "state")}) = ${p(filter.update)}`,
-    );
+    if (filter.update === "none") part("d.update_status IS NULL");
+    else part(`(${jsonField(d, "d.update_status", "state")}) = ${p(filter.update)}`);
   }
-  return { where: parts.length ? parts.join(" AND ") : noFilter(d), args, fixed, firmware, keys };
+  const narrowParts = parts.map((x) => x.narrow ?? { sql: onNarrow(x.sql), args: x.args });
+  const narrowWhere = narrowParts.length ? narrowParts.map((x) => x.sql).join(" AND ") : noFilter(d);
+  return {
+    where: parts.length ? parts.map((x) => x.sql).join(" AND ") : noFilter(d),
+    args: parts.flatMap((x) => x.args),
+    fixed,
+    firmware,
+    keys,
+    narrow: {
+      where: narrowWhere,
+      args: narrowParts.flatMap((x) => x.args),
+      fixed: fixed.map((c) => c === "d.seen_hour" ? "s.last_logged_in" : onNarrow(c)),
+      joined: readsDevices(narrowWhere),
+    },
+  };
 }
 
 const noFilter = (d: Dialect) => d.engine === "sqlite" ? "1" : "true";
@@ -142,11 +174,9 @@ const noFilter = (d: Dialect) => d.engine === "sqlite" ? "1" : "true";
  */
 function leadingColumn(d: Dialect, fixed: readonly string[], sort: DeviceView["sort"], dir: string): string {
   if (d.engine === "sqlite") return "";
-  const col = fixed.find((c) =>
-    sort === "deviceId" || c === "d.product_type_id" || c === "d.firmware_id" || c === "d.firmware_key"
-  );
+  const col = fixed.find((c) => sort === "deviceId" || /^[ds]\.(product_type_id|firmware_id|firmware_key)$/.test(c));
   if (col === undefined) return "";
-  const nulls = col === "d.last_logged_in" ? (dir === "ASC" ? " NULLS FIRST" : " NULLS LAST") : "";
+  const nulls = col === "d.seen_hour" ? (dir === "ASC" ? " NULLS FIRST" : " NULLS LAST") : "";
   return `${col} ${dir}${nulls}, `;
 }
 
@@ -156,7 +186,7 @@ const nullsAsSqlite = (d: Dialect, dir: string) =>
 
 /** The time sorts' indexes, which carry the app and OS versions. */
 const TIME_SORT_INDEX: Partial<Record<DeviceView["sort"], string>> = {
-  lastLoggedIn: "devices_last_logged_in",
+  lastLoggedIn: "device_seen_last_logged_in",
   updatedAt: "devices_updated",
   createdAt: "devices_created",
 };
@@ -172,6 +202,20 @@ function indexedBy(d: Dialect, view: DeviceView): string {
   const index = TIME_SORT_INDEX[view.sort];
   const versions = f.app !== undefined || f.os !== undefined;
   return index && versions && f.productTypeId === undefined && f.firmware === undefined ? ` INDEXED BY ${index}` : "";
+}
+
+/**
+ * The rows a view walks, as `FROM …` and the condition that joins them: devices `d`, or for the sort by last seen the
+ * narrow table `s` (device_seen: the exact time, its indexes and copies of the columns its filters read), joined to
+ * devices only when the filter reads more (CROSS JOIN: SQLite walks `s` first, in the sort's order).
+ */
+function viewFrom(d: Dialect, view: DeviceView, f: ViewWhere): { from: string; where: string; args: Param[] } {
+  if (view.sort !== "lastLoggedIn") return { from: `devices d${indexedBy(d, view)}`, where: f.where, args: f.args };
+  const n = f.narrow;
+  const narrow = `device_seen s${indexedBy(d, view)}`;
+  return n.joined
+    ? { from: `${narrow} CROSS JOIN devices d`, where: `d.device_id = s.device_id AND ${n.where}`, args: n.args }
+    : { from: narrow, where: n.where, args: n.args };
 }
 
 /**
@@ -195,15 +239,18 @@ export function* viewIds(
   if (view.sort === "productType") return yield* productTypePage(counts, view, filter, offset, perPage, count);
   const column = SORT_COLUMN[view.sort];
   const nulls = view.sort === "lastLoggedIn" || view.sort === "app" ? nullsAsSqlite(d, dir) : "";
-  const tie = view.sort === "deviceId" ? "" : `, d.device_id ${dir}`;
+  const seenSort = view.sort === "lastLoggedIn";
+  const tie = view.sort === "deviceId" ? "" : `, ${seenSort ? "s" : "d"}.device_id ${dir}`;
+  const walk = viewFrom(d, view, filter);
   // A filter without an exact count reads on past the page (the same index walk) to count up to VIEW_COUNT_LIMIT more.
   // A firmware filter decided device by device (rollouts hold devices, the kept keys lag) is counted as a combination is.
   const exact = count && firmware !== "hashed" ? exactCountOf(view.filter) : null;
   const capped = count && exact === null;
+  const lead = leadingColumn(d, seenSort ? filter.narrow.fixed : fixed, view.sort, dir);
   const rows = yield* all<{ device_id: string }>(
-    `SELECT d.device_id FROM devices d${indexedBy(d, view)} WHERE ${where}
-     ORDER BY ${leadingColumn(d, fixed, view.sort, dir)}${column} ${dir}${nulls}${tie} LIMIT ? OFFSET ?`,
-    ...args,
+    `SELECT ${seenSort ? "s" : "d"}.device_id FROM ${walk.from} WHERE ${walk.where}
+     ORDER BY ${lead}${column} ${dir}${nulls}${tie} LIMIT ? OFFSET ?`,
+    ...walk.args,
     capped ? perPage + VIEW_COUNT_LIMIT : perPage,
     offset,
   );
@@ -265,10 +312,10 @@ function* productTypePage(
   const types = yield* all<{ id: string; name: string }>("SELECT id, name FROM product_types");
   const order = productTypeOrder(types, view.order);
   const dir = view.order === "desc" ? "DESC" : "ASC";
-  // SQLite: a check-in range (seen 24h or 7d) finds the group's matches in (product_type_id, last_logged_in,
+  // SQLite: a check-in range (seen 24h or 7d) finds the group's matches in (product_type_id, seen_hour,
   // device_id), covering, and sorts them (`+` keeps SQLite from walking (product_type_id, device_id) for the order
   // instead and visiting each device's row to test its check-in: 15 ms for a page at offset 975 of "no product type",
-  // 0.4 ms so). With an app filter, (product_type_id, app, device_id, last_logged_in) gives both.
+  // 0.4 ms so). With an app filter, (product_type_id, app, device_id, seen_hour) gives both.
   const f = view.filter;
   const sortMatches = f.seen !== undefined && f.seen !== "never" && f.app === undefined ? "+" : "";
   function* read(slices: { key: string | null; offset: number; limit: number }[]): Q<string[]> {
@@ -329,28 +376,32 @@ export function* viewBatch(
   product: string,
 ): Q<{ ids: string[]; next: ViewCursor | null }> {
   const d = yield* dialect();
-  const { where, args: filterArgs, fixed } = yield* whereOf(view.filter, product);
+  const filter = yield* whereOf(view.filter, product);
+  const walk = viewFrom(d, view, filter);
+  const seenSort = view.sort === "lastLoggedIn";
+  // The sort by last seen reads device_seen: its device_id and copied columns from `s`.
+  const onWalk = seenSort ? onNarrow : (sql: string) => sql;
   const dir = view.order === "desc" ? "DESC" : "ASC";
   const op = view.order === "desc" ? "<" : ">";
   const ids: string[] = [];
   let next: ViewCursor | null = null;
   function* batch(cond: string[], order: string, rest: number, key: string | null = null) {
-    const args = [...filterArgs];
+    const args = [...walk.args];
     const values: Record<string, () => Param> = {
       id: () => after!.deviceId,
       value: () => after!.value,
       key: () => key,
     };
     const bound = cond.map((c) =>
-      c.replace(/\$(value|id|key)\b/g, (_, k: string) => {
+      onWalk(c).replace(/\$(value|id|key)\b/g, (_, k: string) => {
         args.push(values[k]());
         return "?";
       })
     );
     return yield* all<{ device_id: string; v: string | null }>(
-      `SELECT d.device_id, ${SORT_COLUMN[view.sort]} AS v FROM devices d${indexedBy(d, view)} WHERE ${where}${
+      `SELECT ${seenSort ? "s" : "d"}.device_id, ${SORT_COLUMN[view.sort]} AS v FROM ${walk.from} WHERE ${walk.where}${
         bound.map((c) => ` AND ${c}`).join("")
-      } ORDER BY ${order} LIMIT ?`,
+      } ORDER BY ${onWalk(order)} LIMIT ?`,
       ...args,
       rest,
     );
@@ -372,7 +423,7 @@ export function* viewBatch(
     }
     return { ids, next: ids.length < limit ? null : next };
   }
-  const lead = leadingColumn(d, fixed, view.sort, dir);
+  const lead = leadingColumn(d, seenSort ? filter.narrow.fixed : filter.fixed, view.sort, dir);
   const step = { sort: view.sort, column: SORT_COLUMN[view.sort], dir, op, nulls: nullsAsSqlite(d, dir) } as const;
   const parts = keysetParts(view.sort, view.order);
   const start = cursorPart(view.sort, after);

@@ -63,7 +63,8 @@ interface DeviceRow {
 function* selectDevice(): Q<string> {
   const d = yield* dialect();
   return `
-  SELECT d.device_id, d.product_type_id, d.firmware_id, d.created_at, d.updated_at, d.last_logged_in, d.version_info,
+  SELECT d.device_id, d.product_type_id, d.firmware_id, d.created_at, d.updated_at,
+    (SELECT s.last_logged_in FROM device_seen s WHERE s.device_id = d.device_id) AS last_logged_in, d.version_info,
     d.update_status, d.revision, d.admission, d.credentials_issued_at, d.attributes,
     ${idListSql(d, "m.module_id", "device_modules m WHERE m.device_id = d.device_id", "m.position")} AS module_ids,
     ${idListSql(d, "t.treatment_id", "device_treatments t WHERE t.device_id = d.device_id", "t.position")}
