@@ -94,8 +94,9 @@ const pending = new Set<Promise<void>>();
 await new Promise((r) => setTimeout(r, Math.max(0, config.startAt - Date.now())));
 while (true) {
   const now = Date.now();
-  if (now >= endAt) break;
-  // Every request due by now, as far as the in-flight cap allows; the rest wait for the next turn.
+  // Every request due by now, as far as the in-flight cap allows; the rest wait for the next turn. After the window's
+  // end one last pass sends those due before it (else the requests due within the last timer tick would count as not
+  // sent: the generator's own tick, not the servers).
   while (inFlight < config.maxInFlight) {
     const due = config.startAt + next * interval;
     if (due > now || due >= endAt) break;
@@ -106,6 +107,7 @@ while (true) {
     });
     pending.add(p);
   }
+  if (now >= endAt) break;
   await new Promise((r) => setTimeout(r, 1));
 }
 // Due by the window's end but never sent: the generator (or the servers behind it) could not keep up.
