@@ -1,5 +1,3 @@
-import type { Context } from "hono";
-
 const HOST = /^[A-Za-z0-9.-]+(:\d{1,5})?$|^\[[0-9A-Fa-f:.]+\](:\d{1,5})?$/;
 
 /** The last non-empty entry of a comma-separated forwarding header (the one the trusted proxy wrote). */
@@ -11,11 +9,6 @@ const lastEntry = (value: string | undefined) =>
  * or with `trustProxy` (TRUST_PROXY=1) the proxy's X-Forwarded-Proto and X-Forwarded-Host. A host that is not a host
  * name or address is ignored.
  */
-export function requestOrigin(c: Context, trustProxy: boolean): string {
-  return originOf(c.req.raw, trustProxy);
-}
-
-/** requestOrigin of a request. */
 export function originOf(req: Request, trustProxy: boolean): string {
   const url = new URL(req.url);
   let proto = url.protocol.slice(0, -1);

@@ -8,7 +8,7 @@ import { signatureMetadata, sleepText } from "../db/rules/ddi.ts";
 import type { AppContext } from "../context.ts";
 import { notFound } from "../errors.ts";
 import { firmwareDownload } from "../lib/firmware_download.ts";
-import { originOf, requestOrigin } from "../lib/request_origin.ts";
+import { originOf } from "../lib/request_origin.ts";
 import { type Api, mount, mountHead } from "../mount.ts";
 import { ddiService } from "../services/ddi.ts";
 
@@ -31,8 +31,8 @@ export function ddiApiRoutes(api: Api, ctx: AppContext) {
     actor: { type: "device" as const, id, name: id },
     ip: clientAddress(c, ctx.config.trustProxy),
   });
-  const baseOf = (c: Parameters<typeof requestOrigin>[0], tenant: string, id: string) =>
-    `${requestOrigin(c, ctx.config.trustProxy)}/${encodeURIComponent(tenant)}/controller/v1/${encodeURIComponent(id)}`;
+  const baseOf = (req: Request, tenant: string, id: string) =>
+    `${originOf(req, ctx.config.trustProxy)}/${encodeURIComponent(tenant)}/controller/v1/${encodeURIComponent(id)}`;
   const noAction = (id: string, actionId: number) => notFound(`Device ${id} has no action ${actionId}.`);
 
   const poll = async (
@@ -45,9 +45,7 @@ export function ddiApiRoutes(api: Api, ctx: AppContext) {
     const actor = { actor: { type: "device" as const, id, name: id }, ip };
     const polled = await runAs(actor, () => deviceApi.ddiPoll(id, product, register, row));
     metrics.checkins.inc();
-    const base = `${originOf(req, ctx.config.trustProxy)}/${encodeURIComponent(tenant)}/controller/v1/${
-      encodeURIComponent(id)
-    }`;
+    const base = baseOf(req, tenant, id);
     const links: DdiPoll["_links"] = {};
     if (polled.cancelAction !== null) links.cancelAction = { href: `${base}/cancelAction/${polled.cancelAction}` };
     else if (polled.deploymentBase !== null) {
@@ -74,7 +72,9 @@ export function ddiApiRoutes(api: Api, ctx: AppContext) {
     const action = await ddi.action(id, actionId);
     if (!action) throw noAction(id, actionId);
     const { firmware } = action;
-    const href = `${baseOf(c, tenant, id)}/softwaremodules/${action.id}/artifacts/${encodeURIComponent(firmware.name)}`;
+    const href = `${baseOf(c.req.raw, tenant, id)}/softwaremodules/${action.id}/artifacts/${
+      encodeURIComponent(firmware.name)
+    }`;
     return c.json(
       {
         id: String(action.id),
