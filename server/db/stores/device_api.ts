@@ -45,6 +45,7 @@ import { forNoKeyUpdate, same } from "./dialect_sql.ts";
 import { ddiMethods } from "./ddi.ts";
 import { type SeenBatch, seenBatch } from "../last_seen.ts";
 import { AnswerCache } from "../answer_cache.ts";
+import { CoalescedReads } from "../coalesced_reads.ts";
 import type { StatusBody } from "../../../shared/schemas/rollout.ts";
 
 /**
@@ -269,12 +270,16 @@ export function* quietOrLoud<T>(
   product: string,
   deviceId: string,
   versionInfo: VersionInfo | null,
-  polled: PolledDevice | undefined,
+  polled: PolledDevice | null | undefined,
   quiet: (device: QuietDevice) => Q<T | null>,
   loud: () => Q<T>,
 ): Q<T> {
   const at = now();
-  const device = polled === undefined ? yield* quietDevice(deviceId, versionInfo) : quietOf(polled, versionInfo);
+  const device = polled === undefined
+    ? yield* quietDevice(deviceId, versionInfo)
+    : polled === null
+    ? null
+    : quietOf(polled, versionInfo);
   if (device === null) return yield* loud();
   // Answered from memory while nothing it reads changed (answer_cache.ts): no further statement.
   const { slot, key } = answerSlot(answers, product, device);
@@ -377,14 +382,30 @@ export function* quietDevice(deviceId: string, versionInfo: VersionInfo | null):
  * one configuration"); null for an unknown device.
  */
 export function* polledDevice(deviceId: string): Q<PolledDevice | null> {
-  const row = yield* one<PolledDevice>(
-    `SELECT ${QUIET_COLUMNS}, d.admission, d.token_hash, d.version_info,
-       d.seen_hour IS NOT NULL AND NOT EXISTS (SELECT 1 FROM rollouts r WHERE ${ROLLOUT_TO_JOIN}) AS quiet
-     FROM devices d WHERE d.device_id = ?`,
-    deviceId,
-  );
+  const row = yield* one<PolledDevice>(`SELECT ${POLLED_COLUMNS} FROM devices d WHERE d.device_id = ?`, deviceId);
   return row ?? null;
 }
+
+const POLLED_COLUMNS = `${QUIET_COLUMNS}, d.admission, d.token_hash, d.version_info,
+  d.seen_hour IS NOT NULL AND NOT EXISTS (SELECT 1 FROM rollouts r WHERE ${ROLLOUT_TO_JOIN}) AS quiet`;
+
+/** polledDevice's rows of several devices in one statement (the coalesced polls on PostgreSQL), by device id. */
+export function* polledDevices(deviceIds: readonly string[]): Q<Map<string, PolledDevice>> {
+  const d = yield* dialect();
+  const rows = yield* all<PolledDevice>(
+    `SELECT ${POLLED_COLUMNS} FROM devices d WHERE ${d.inList("d.device_id")}`,
+    d.list(deviceIds),
+  );
+  return new Map(rows.map((row) => [row.device_id, row]));
+}
+
+/**
+ * Polls in flight at once on PostgreSQL, each one statement for all the polls that arrived while the others were out
+ * (CoalescedReads), and the most devices one statement reads (docs/DECISIONS.md, "The PostgreSQL quiet poll: its
+ * statements coalesced").
+ */
+const POLL_READS_IN_FLIGHT = 2;
+const POLL_READS_MAX_KEYS = 500;
 
 /** quietDevice's answer from the guard's row: the version info compared as the statement compares it (the text). */
 function quietOf(polled: PolledDevice, versionInfo: VersionInfo | null): QuietDevice | null {
@@ -524,7 +545,7 @@ export function deviceApiStore(engine: Engine): DeviceApiStore & { closeSeen(): 
     deviceId: string,
     versionInfo: VersionInfo,
     product: string,
-    polled: PolledDevice | undefined,
+    polled: PolledDevice | null | undefined,
     loud: () => Q<DeviceConfig>,
   ) =>
     quietOrLoud(
@@ -537,13 +558,21 @@ export function deviceApiStore(engine: Engine): DeviceApiStore & { closeSeen(): 
       (d) => deviceConfig(deviceId, product, d),
       () => checkin(deviceId, loud),
     );
+  /** DEVICE_AUTH=shared's check-in; `polled`: the device's row read already (null: none), else read here. */
+  const sharedCheckin = (
+    deviceId: string,
+    versionInfo: VersionInfo,
+    product: string,
+    polled: PolledDevice | null | undefined,
+  ) =>
+    checkinOf(deviceId, versionInfo, product, polled, function* () {
+      const config = (yield* deviceConfig(deviceId, product)) ?? (yield* newDeviceConfig(deviceId, product));
+      yield* recordCheckin(deviceId, versionInfo);
+      return config;
+    });
+  const ddi = ddiMethods(seen);
   const store = storeOf<Omit<DeviceApiStore, "flushSeen">>(engine, {
-    checkin: (deviceId, versionInfo, product) =>
-      checkinOf(deviceId, versionInfo, product, undefined, function* () {
-        const config = (yield* deviceConfig(deviceId, product)) ?? (yield* newDeviceConfig(deviceId, product));
-        yield* recordCheckin(deviceId, versionInfo);
-        return config;
-      }),
+    checkin: (deviceId, versionInfo, product) => sharedCheckin(deviceId, versionInfo, product, undefined),
     // Token mode: the row must be there (its token was just checked); an update of its own row.
     checkinKnown: (deviceId, versionInfo, product, polled) =>
       checkinOf(deviceId, versionInfo, product, polled, function* () {
@@ -586,9 +615,28 @@ export function deviceApiStore(engine: Engine): DeviceApiStore & { closeSeen(): 
         }
         yield* recordStatus(deviceId, rolloutId, report);
       }),
-    ...ddiMethods(seen),
+    ...ddi,
   });
-  return { ...store, flushSeen: () => seen.flush(), closeSeen: () => seen.close() };
+  const done = { ...store, flushSeen: () => seen.flush(), closeSeen: () => seen.close() };
+  if (engine.dialect.engine === "sqlite") return done;
+  // PostgreSQL: a poll's one statement (its row, its credential with it) coalesced with the others in flight, then
+  // handed to the poll as the token guard's row is (quietOf): a round trip and a statement per batch, not per poll.
+  const rows = new CoalescedReads<PolledDevice>(
+    (ids) => engine.run(polledDevices(ids)),
+    POLL_READS_IN_FLIGHT,
+    POLL_READS_MAX_KEYS,
+  );
+  return {
+    ...done,
+    polledDevice: async (deviceId) => (await rows.get(deviceId)) ?? null,
+    checkin: async (deviceId, versionInfo, product) =>
+      await engine.run(sharedCheckin(deviceId, versionInfo, product, (await rows.get(deviceId)) ?? null)),
+    // Without the guard's row (not given in token mode's tests of the store alone), read as a poll reads it.
+    checkinKnown: async (deviceId, versionInfo, product, polled) =>
+      await store.checkinKnown(deviceId, versionInfo, product, polled ?? (await rows.get(deviceId))),
+    ddiPoll: async (deviceId, product, register, polled) =>
+      await engine.run(ddi.ddiPoll(deviceId, product, register, polled ?? (await rows.get(deviceId)))),
+  };
 }
 
 /**
