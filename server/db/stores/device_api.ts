@@ -262,7 +262,8 @@ export function* checkin<T>(deviceId: string, write: () => Q<T>): Q<T> {
  * (quietDevice, or the guard's `polled` when it read the same row with the device's token: polledDevice; a first
  * check-in, a version change or a rollout to join goes straight to `loud`, the full check-in), then `quiet` answers in
  * a read-only transaction, or null when the poll must write after all (DDI: an action to open or withdraw; then
- * `loud`). A quiet answer notes the device's last-seen time in `seen`, written in the next batch.
+ * `loud`). A quiet answer notes the device's last-seen time in `seen`, written in the next batch. `polled` null: the
+ * row was read already and there is none (loud).
  */
 export function* quietOrLoud<T>(
   seen: SeenBatch,
