@@ -18,7 +18,7 @@ import { acceptsGzip, COMPRESS_THRESHOLD_BYTES, gzipStream } from "./lib/compres
 import type { RequestLine } from "./lib/logger.ts";
 import { requestIdFrom, withRequest } from "./lib/request_context.ts";
 import * as metrics from "./metrics.ts";
-import type { LeanServe } from "./mount.ts";
+import { JsonText, type LeanServe } from "./mount.ts";
 
 /** Hono's fetch, as Deno.serve and app.request() call it. */
 export type Fetch = (req: Request, info?: unknown, ...rest: unknown[]) => Response | Promise<Response>;
@@ -62,7 +62,7 @@ export function leanFetch(fetch: Fetch, lean: ReadonlyMap<Route, LeanServe>, opt
   const security = Object.entries(opts.headers);
 
   const answer = (e: Entry, req: Request, requestId: string, status: number, value: unknown): Response => {
-    const text = JSON.stringify(value);
+    const text = value instanceof JsonText ? value.text : JSON.stringify(value);
     const headers: [string, string][] = [...security, ["X-Request-Id", requestId]];
     if (e.api) headers.push(["Vary", "Accept-Encoding"]);
     headers.push(["Content-Type", "application/json"]);
