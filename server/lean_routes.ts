@@ -1,9 +1,10 @@
 /**
- * The hottest routes of a fleet (a quiet §6 check-in, a hawkBit DDI poll) answered below Hono's context: the app's
- * fetch looks at the method and path first, and a route mounted with a lean form (server/mount.ts: its guard's lean
- * form, its path parameters and JSON body by the route table's schemas, its handler's lean form) is answered here when
- * everything before its handler admits the request. Here is what app.ts's middleware does for every request, for
- * these answers: the security headers and X-Request-Id (the request's id in every line logged meanwhile),
+ * The hottest routes (a quiet §6 check-in, a hawkBit DDI poll, the operators' GET devices) answered below Hono's
+ * context: the app's fetch looks at the method and path first, and a route mounted with a lean form (server/mount.ts:
+ * its guard's lean form, its path parameters, query and JSON body by the route table's schemas, its handler's lean
+ * form) is answered here when everything before its handler admits the request. Here is what app.ts's middleware does
+ * for every request, for these answers: the security headers and X-Request-Id (the request's id in every line logged
+ * meanwhile),
  * `Vary: Accept-Encoding` and gzip as the API's compression does, console_http_* by the route's pattern, the request's
  * log line, the §17 rule on the URL (a URL holding a `%` or a NUL goes to Hono), errors the handler throws answered as
  * app.onError answers them. Anything else — another method (HEAD), a refusal, a body that fails, a throttled
