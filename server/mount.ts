@@ -182,8 +182,8 @@ const LEAN_MAX_BODY = 65_536;
 
 /**
  * The lean form of a route: its guard's lean form, then its path parameters, query and JSON body by the entry's
- * schemas (in the order the Hono route checks them; any failure passes the request to the Hono route, which answers it), then
- * the handler's lean form.
+ * schemas (in the order the Hono route checks them; any failure passes the request to the Hono route, which answers
+ * it), then the handler's lean form, run as the guard admitted it (`run`: the audit context).
  */
 function leanServe<R extends Route>(api: Api, route: R, handler: LeanHandler<R>): LeanServe {
   if (route.headers?.["If-Match"] !== undefined) {

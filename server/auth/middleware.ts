@@ -135,8 +135,8 @@ export function requireOperator(
  * The lean form of the operator guard (server/mount.ts; GET devices is answered below Hono): admits exactly what
  * requireOperator and the route's role check admit without a side effect — a known (already verified, unexpired)
  * operator token whose operator is enabled with the token's password version, or a well-formed API token that is
- * found, unexpired, its owner enabled and its lastUsedAt recent (a stale one is written by requireOperator) — and whose
- * role (and the token's scopes) allow the route. Anything else is null: the Hono route answers it (verifies, refuses,
+ * found, unexpired, its owner enabled and its lastUsedAt recent (a stale one is written by requireOperator) — and
+ * whose role (and the token's scopes) allow the route. Anything else is null: the Hono route answers it (verifies, refuses,
  * counts a bad API token against the address, touches lastUsedAt, answers 403), reading the credential again.
  * The admission runs the handler as this operator or token in the audit context, as requireOperator does.
  */
