@@ -8,7 +8,7 @@ import { apiDocsRoutes } from "./routes/api_docs.ts";
 import { bearerMatches } from "./auth/bearer_match.ts";
 import { FilesUnavailableError } from "./files/firmware_files.ts";
 import { Hono } from "hono";
-import { requireOperator } from "./auth/middleware.ts";
+import { operatorLeanGuard, requireOperator } from "./auth/middleware.ts";
 import { roleCheck } from "./auth/roles.ts";
 import { deviceGuard, deviceLeanGuard } from "./auth/device_auth.ts";
 import { ddiGuard, ddiLeanGuard } from "./auth/ddi_auth.ts";
@@ -89,6 +89,7 @@ export function createApp(ctx: AppContext, opts: { lean?: boolean } = {}) {
   const leanGuards: LeanGuards = {
     device: deviceLeanGuard(ctx, deviceThrottle),
     ddi: ddiLeanGuard(ctx, deviceThrottle),
+    operator: operatorLeanGuard(ctx),
   };
   const api = apiApp(guards, new Hono<AppEnv>().use("*", compressJson()), leanGuards);
   authRoutes(api, ctx);

@@ -1,13 +1,14 @@
 /**
- * The hottest routes of a fleet (a quiet §6 check-in, a hawkBit DDI poll) answered below Hono's context: the app's
- * fetch looks at the method and path first, and a route mounted with a lean form (server/mount.ts: its guard's lean
- * form, its path parameters and JSON body by the route table's schemas, its handler's lean form) is answered here when
- * everything before its handler admits the request. Here is what app.ts's middleware does for every request, for
- * these answers: the security headers and X-Request-Id (the request's id in every line logged meanwhile),
- * `Vary: Accept-Encoding` and gzip as the API's compression does, console_http_* by the route's pattern, the request's
- * log line, the §17 rule on the URL (a URL holding a `%` or a NUL goes to Hono), errors the handler throws answered as
- * app.onError answers them. Anything else — another method (HEAD), a refusal, a body that fails, a throttled
- * credential, a path Hono would give another route — is passed to Hono, which answers it from the start.
+ * The hottest routes (a quiet §6 check-in, a hawkBit DDI poll, the operators' GET devices) answered below Hono's
+ * context: the app's fetch looks at the method and path first, and a route mounted with a lean form (server/mount.ts:
+ * its guard's lean form, its path parameters, query and JSON body by the route table's schemas, its handler's lean
+ * form) is answered here when everything before its handler admits the request. Here is what app.ts's middleware does
+ * for every request, for these answers: the security headers and X-Request-Id (the request's id in every line logged
+ * meanwhile), `Vary: Accept-Encoding` and gzip as the API's compression does, console_http_* by the route's pattern,
+ * the request's log line, the §17 rule on the URL (a URL holding a `%` or a NUL goes to Hono), errors the handler
+ * throws answered as app.onError answers them. Anything else — another method (HEAD), a refusal, a body or query
+ * that fails, a throttled credential, a path Hono would give another route — is passed to Hono, which answers it from
+ * the start.
  *
  * Why: Hono's context, its middleware frames and router, and the objects and promises they make cost a quiet poll more
  * CPU than its one statement (docs/DECISIONS.md, "Quiet polls: the fixed work below the route").
@@ -18,7 +19,7 @@ import { acceptsGzip, COMPRESS_THRESHOLD_BYTES, gzipStream } from "./lib/compres
 import type { RequestLine } from "./lib/logger.ts";
 import { requestIdFrom, withRequest } from "./lib/request_context.ts";
 import * as metrics from "./metrics.ts";
-import type { LeanServe } from "./mount.ts";
+import { JsonText, type LeanServe } from "./mount.ts";
 
 /** Hono's fetch, as Deno.serve and app.request() call it. */
 export type Fetch = (req: Request, info?: unknown, ...rest: unknown[]) => Response | Promise<Response>;
@@ -62,7 +63,7 @@ export function leanFetch(fetch: Fetch, lean: ReadonlyMap<Route, LeanServe>, opt
   const security = Object.entries(opts.headers);
 
   const answer = (e: Entry, req: Request, requestId: string, status: number, value: unknown): Response => {
-    const text = JSON.stringify(value);
+    const text = value instanceof JsonText ? value.text : JSON.stringify(value);
     const headers: [string, string][] = [...security, ["X-Request-Id", requestId]];
     if (e.api) headers.push(["Vary", "Accept-Encoding"]);
     headers.push(["Content-Type", "application/json"]);

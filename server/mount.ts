@@ -6,6 +6,7 @@
  * (checkMounted refuses to start an app holding one).
  */
 import { type Context, type Handler as HonoHandler, Hono, type MiddlewareHandler } from "hono";
+import { getQueryParam } from "hono/utils/url";
 import type * as z from "zod";
 import type { Auth, Route } from "../shared/routes/mod.ts";
 import type { AppEnv } from "./context.ts";
@@ -47,10 +48,22 @@ export interface LeanRequest {
 export type LeanGuard = (req: LeanRequest) => Promise<LeanAdmission | null>;
 export interface LeanAdmission {
   polled?: PolledDevice;
+  /** The devices' change counter, read with the operator (GET devices' page cache; as the context's devicesVersion). */
+  devicesVersion?: number;
+  /** Runs the handler as the admitted operator or API token (the audit context), as the Hono guard runs the route. */
+  run?: <T>(fn: () => Promise<T>) => Promise<T>;
+}
+
+/** A lean handler's answer that is JSON text already (sent as it is, not stringified again). */
+export class JsonText {
+  constructor(readonly text: string) {}
 }
 export type LeanGuards = Partial<Record<Exclude<Auth, "public">, (route: Route) => LeanGuard | undefined>>;
 
-/** A handler's lean form: the JSON value of its 200 answer (errors it throws are answered as app.onError answers). */
+/**
+ * A handler's lean form: the JSON value of its 200 answer, or its JSON text as a JsonText (errors it throws are
+ * answered as app.onError answers).
+ */
 export type LeanHandler<R extends Route> = (req: LeanRequest, input: Input<R>, admission: LeanAdmission) => Promise<
   unknown
 >;
@@ -168,13 +181,13 @@ function inputReader<R extends Route>(
 const LEAN_MAX_BODY = 65_536;
 
 /**
- * The lean form of a route: its guard's lean form, then its path parameters and its JSON body by the entry's schemas
- * (in the order the Hono route checks them; any failure passes the request to the Hono route, which answers it), then
- * the handler's lean form.
+ * The lean form of a route: its guard's lean form, then its path parameters, query and JSON body by the entry's
+ * schemas (in the order the Hono route checks them; any failure passes the request to the Hono route, which answers
+ * it), then the handler's lean form, run as the guard admitted it (`run`: the audit context).
  */
 function leanServe<R extends Route>(api: Api, route: R, handler: LeanHandler<R>): LeanServe {
-  if (route.query !== undefined || route.headers?.["If-Match"] !== undefined) {
-    throw new Error(`${route.name}: a lean route reads its path parameters and JSON body only.`);
+  if (route.headers?.["If-Match"] !== undefined) {
+    throw new Error(`${route.name}: a lean route reads its path parameters, query and JSON body only.`);
   }
   if (route.body.kind !== "none" && route.body.kind !== "json") throw new Error(`${route.name}: not a JSON body.`);
   const guard: LeanGuard | undefined = route.auth === "public"
@@ -182,11 +195,17 @@ function leanServe<R extends Route>(api: Api, route: R, handler: LeanHandler<R>)
     : api.leanGuards[route.auth]?.(route);
   if (!guard) throw new Error(`${route.name}: its guard (${route.auth}) has no lean form.`);
   const schema = route.body.kind === "json" ? route.body.schema : null;
+  const readQuery = route.query && leanQuery(route.query);
   return async (req) => {
     const admission = await guard(req);
     if (admission === null) return { pass: req.raw };
     const params = route.params?.safeParse(req.params);
     if (params && !params.success) return { pass: req.raw };
+    let query: { data: unknown } | undefined;
+    if (readQuery !== undefined) {
+      query = readQuery(req.raw.url);
+      if (query === undefined) return { pass: req.raw };
+    }
     let body: unknown = undefined;
     if (schema !== null) {
       const raw = req.raw;
@@ -203,8 +222,38 @@ function leanServe<R extends Route>(api: Api, route: R, handler: LeanHandler<R>)
       if (!parsed.ok) return { pass: new Request(raw, { body: bytes }) };
       body = parsed.value;
     }
-    const input = { params: params?.data, query: undefined, ifMatch: undefined, body } as Input<R>;
-    return { answer: await handler(req, input, admission) };
+    const input = { params: params?.data, query: query?.data, ifMatch: undefined, body } as Input<R>;
+    const run = admission.run;
+    return { answer: await (run ? run(() => handler(req, input, admission)) : handler(req, input, admission)) };
+  };
+}
+
+/** Query strings whose parsed form is kept, per lean route, and the longest one kept. */
+const QUERIES_KEPT = 256;
+const QUERY_KEPT_CHARS = 512;
+
+/**
+ * The query of a URL as Hono's c.req.query() reads it (the first of repeated names), parsed by `schema`: its output, or
+ * undefined when it fails (the Hono route answers the 400). A client sends the same few query strings again and again
+ * (the console's page, the CLI's, the bench's), and parsing one was a twentieth of a cached GET devices' CPU: the last
+ * ones parsed are kept by their query string (the parse depends on nothing else), and each request gets a copy of
+ * its own; an output holding an object (an array, a nested value the handler could change) is never kept.
+ */
+function leanQuery(schema: z.ZodType): (url: string) => { data: unknown } | undefined {
+  const kept = new Map<string, Record<string, unknown>>();
+  return (url) => {
+    const q = url.indexOf("?");
+    const raw = q < 0 ? "" : url.slice(q);
+    const known = kept.get(raw);
+    if (known !== undefined) return { data: { ...known } };
+    const parsed = schema.safeParse(getQueryParam(url));
+    if (!parsed.success) return undefined;
+    const data = parsed.data as Record<string, unknown>;
+    if (raw.length <= QUERY_KEPT_CHARS && Object.values(data).every((v) => v === null || typeof v !== "object")) {
+      if (kept.size >= QUERIES_KEPT) kept.clear();
+      kept.set(raw, { ...data });
+    }
+    return { data };
   };
 }
 

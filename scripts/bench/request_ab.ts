@@ -9,8 +9,9 @@
  *   each, as `deno task bench --polls` sends them (scripts/bench/device_polls.ts);
  * - `poll`: quiet hawkBit DDI polls by the same 200 devices (GatewayToken), one connection each.
  *   deno run -A scripts/bench/request_ab.ts <rounds> <seconds> <what> <CONNECTION_GUARD 1|0> <tree|bare> <tree>...
- * A tree is a checkout (e.g. `git archive <commit> | tar -x -C /tmp/before`). `bare` (checkin and poll only): bare Hono
- * answering the first tree's bytes (scripts/bench/bare_device_server.ts), loaded in the same rounds.
+ * A tree is a checkout (e.g. `git archive <commit> | tar -x -C /tmp/before`). `bare` (not for 404): bare Hono answering
+ * the first tree's bytes (scripts/bench/bare_server.ts: its page; bare_device_server.ts: its check-in and poll), loaded
+ * in the same rounds.
  * With AB_ENGINE=postgres (checkin and poll only) each tree's server has a database of its own on one throwaway
  * cluster, and each build's line also gives PostgreSQL's CPU per request: its backends' (the processes of that
  * database, from /proc) plus the cluster's shared processes' share (WAL writer, checkpointer, …: split by requests).
@@ -28,8 +29,8 @@ if (!trees.length || !KINDS.includes(what) || !["0", "1"].includes(guard)) {
   Deno.exit(2);
 }
 const devicePolls = what === "checkin" || what === "poll";
-if (trees.includes("bare") && (!devicePolls || trees[0] === "bare")) {
-  console.error("bare: for checkin and poll only, after a tree (its answers are the bare route's bytes).");
+if (trees.includes("bare") && (what === "404" || trees[0] === "bare")) {
+  console.error("bare: for page, checkin and poll, after a tree (its answers are the bare route's bytes).");
   Deno.exit(2);
 }
 const onPostgres = Deno.env.get("AB_ENGINE") === "postgres";
@@ -89,12 +90,17 @@ function clusterCpu(pg: TestPostgres, databases: string[]): { of: Map<string, nu
 
 const servers: Under[] = [];
 let answers: { checkin: string; poll: string } | undefined;
+/** The first tree's GET devices page (what bare Hono sends for `page`). */
+let pageBody: string | undefined;
 const pg = onPostgres ? await startPostgres() : undefined;
 try {
   for (const tree of trees) {
     const dataDir = await Deno.makeTempDir({ prefix: "request-ab-" });
     const s: Under = { tree, dataDir, srv: undefined!, run: undefined!, cpu: [], rps: [], p99: [], dbCpu: [] };
-    if (tree === "bare") {
+    if (tree === "bare" && !devicePolls) {
+      await Deno.writeTextFile(`${dataDir}/page.json`, pageBody!);
+      s.srv = await spawnServer("scripts/bench/bare_server.ts", { BODY_FILE: `${dataDir}/page.json` }, ROOT);
+    } else if (tree === "bare") {
       await Deno.writeTextFile(`${dataDir}/checkin.json`, answers!.checkin);
       await Deno.writeTextFile(`${dataDir}/poll.json`, answers!.poll);
       s.srv = await spawnServer("scripts/bench/bare_device_server.ts", {
@@ -123,10 +129,17 @@ try {
         }
       }
       s.run = (sec) => what === "checkin" ? checkins(base, sec, DEVICES, DEVICES) : polls(base, sec, DEVICES, DEVICES);
+    } else if (tree === "bare") {
+      s.run = (sec) => load(`${base}${page}`, sec, 10, {});
     } else {
       const { token } = await new ApiClient({ baseUrl: base }).login(ADMIN.email, ADMIN.password);
       const url = what === "404" ? `${base}/api/v1/no-such-route` : `${base}${page}`;
       const headers: Record<string, string> = what === "404" ? {} : { Authorization: `Bearer ${token}` };
+      if (what === "page") {
+        const body = await (await fetch(url, { headers })).text();
+        pageBody ??= body;
+        if (body !== pageBody) console.warn(`${tree} answers another page than ${trees[0]}`);
+      }
       s.run = (sec) => load(url, sec, 10, headers);
     }
     await s.run(1); // warm-up

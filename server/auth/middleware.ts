@@ -1,11 +1,14 @@
 import type { Context, Next } from "hono";
 import type { AppContext, AppEnv } from "../context.ts";
+import type { LeanGuard } from "../mount.ts";
+import { requiredRole, requiredScope, type Route, scopesAllow } from "../../shared/routes/route.ts";
+import { roleAllows } from "../../shared/schemas/operator.ts";
 import type { ApiTokenAuth, Operator } from "../db/stores.ts";
 import { ApiHttpError, unauthorized } from "../errors.ts";
 import type { TokenClaims } from "../../shared/schemas/auth.ts";
 import { isApiTokenSecret } from "../../shared/schemas/api_token.ts";
 import { secretHash, wellFormedSecret } from "./api_tokens.ts";
-import { clientAddress } from "./client_address.ts";
+import { clientAddress, requestAddress } from "./client_address.ts";
 import { retryAfterSeconds, waitText } from "./throttle.ts";
 import { knownToken, readToken } from "./tokens.ts";
 import { runAs } from "../db/audit_context.ts";
@@ -125,5 +128,63 @@ export function requireOperator(
         return ip ??= clientAddress(c, trustProxy);
       },
     }, next);
+  };
+}
+
+/**
+ * The lean form of the operator guard (server/mount.ts; GET devices is answered below Hono): admits exactly what
+ * requireOperator and the route's role check admit without a side effect — a known (already verified, unexpired)
+ * operator token whose operator is enabled with the token's password version, or a well-formed API token that is
+ * found, unexpired, its owner enabled and its lastUsedAt recent (a stale one is written by requireOperator) — and
+ * whose role (and the token's scopes) allow the route. Anything else is null: the Hono route answers it (verifies, refuses,
+ * counts a bad API token against the address, touches lastUsedAt, answers 403), reading the credential again.
+ * The admission runs the handler as this operator or token in the audit context, as requireOperator does.
+ */
+export function operatorLeanGuard(ctx: AppContext): (route: Route) => LeanGuard {
+  const { operators, apiTokens } = ctx.stores;
+  const trustProxy = ctx.config.trustProxy;
+  return (route) => {
+    const need = requiredRole(route);
+    const scope = requiredScope(route);
+    return async ({ raw, info }) => {
+      const token = bearer(raw.headers.get("authorization") ?? undefined);
+      if (token === null) return null;
+      let actor: AuditActor;
+      let devicesVersion: number;
+      if (isApiTokenSecret(token)) {
+        if (!wellFormedSecret(token)) return null;
+        const read = await apiTokens.currentWithDevicesVersion(secretHash(token));
+        const found = read.found;
+        if (found === null || found.owner.disabled || !roleAllows(found.owner.role, need)) return null;
+        if (!scopesAllow(found.token.scopes, scope)) return null;
+        const at = Date.now();
+        if (found.token.expiresAt !== null && Date.parse(found.token.expiresAt) <= at) return null;
+        const last = found.token.lastUsedAt;
+        if (last === null || at - Date.parse(last) >= LAST_USED_EVERY_MS) return null;
+        actor = apiTokenActor(found.token);
+        devicesVersion = read.devicesVersion;
+      } else {
+        const claims = knownToken(ctx.secret, token);
+        if (!claims) return null;
+        const read = await operators.currentWithDevicesVersion(claims.sub);
+        const operator = read.operator;
+        if (!operator || operator.disabled || (claims.pwv ?? 0) !== operator.passwordVersion) return null;
+        if (!roleAllows(operator.role, need)) return null;
+        actor = operatorActor(operator);
+        devicesVersion = read.devicesVersion;
+      }
+      return {
+        devicesVersion,
+        run: (fn) => {
+          let ip: string | undefined;
+          return runAs({
+            actor,
+            get ip() {
+              return ip ??= requestAddress(raw, info, trustProxy);
+            },
+          }, fn);
+        },
+      };
+    };
   };
 }

@@ -35,7 +35,14 @@ const levelOf = (line: string) => line.startsWith("ERROR") ? "error" : line.star
 
 export function createLogger(level: "info" | "quiet", format: "text" | "json" = "text"): Logger {
   const encoder = new TextEncoder();
-  const time = () => new Date().toISOString();
+  // A busy server writes several lines within a millisecond: each millisecond's text is made once.
+  let lastMs = -1;
+  let lastTime = "";
+  const time = () => {
+    const ms = Date.now();
+    if (ms !== lastMs) lastTime = new Date(lastMs = ms).toISOString();
+    return lastTime;
+  };
   let pending = "";
   let timer: ReturnType<typeof setTimeout> | undefined;
 

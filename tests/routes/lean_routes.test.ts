@@ -12,7 +12,8 @@ import { metricsText } from "../../server/metrics.ts";
 import { StoreUnavailableError } from "../../server/db/errors.ts";
 import { fileSource } from "../../testing/files.ts";
 import { makeImportDb } from "../../testing/import_db.ts";
-import { DEVICE_KEY, testApp } from "./app.ts";
+import { issueToken } from "../../server/auth/tokens.ts";
+import { ADMIN, DEVICE_KEY, testApp } from "./app.ts";
 
 const VERSION = { app: "2.4.1", os: "5.10.0", channels: ["1.2"] };
 const CHECKIN = "/api/v1/device/:deviceId/checkin";
@@ -59,7 +60,10 @@ async function compare(
     const before = leanAnswers();
     lines.length = 0;
     const res = await apps[which](call.path, init());
-    const body = await res.text();
+    // A gzipped answer is compared as the text it holds (and by its headers, Content-Encoding among them).
+    const body = res.headers.get("content-encoding") === "gzip"
+      ? await new Response(res.body!.pipeThrough(new DecompressionStream("gzip"))).text()
+      : await res.text();
     assert.equal(leanAnswers() - before, which === "lean" && call.lean ? 1 : 0, `${call.name}: answered by ${which}`);
     const line = lines.find((l) => l.requestId === id);
     answers.push({
@@ -271,6 +275,7 @@ Deno.test("lean routes: a store's failure is answered as app.onError answers it"
         checkin: () => Promise.reject(failure),
         ddiPoll: () => Promise.reject(failure),
       },
+      devices: { ...ctx.stores.devices, view: () => Promise.reject(failure) },
     },
   }));
   const hono = createApp(built.ctx, { lean: false });
@@ -279,8 +284,18 @@ Deno.test("lean routes: a store's failure is answered as app.onError answers it"
     hono: (path: string, init: RequestInit) => Promise.resolve(hono.request(path, init)),
   };
   const lines: RequestLine[] = [];
+  const session = { headers: { Authorization: `Bearer ${await built.login()}` } };
+  // Its first use verifies the session (Hono's path).
+  await compare(apps, lines, { name: "GET devices, first use", path: "/api/v1/devices", init: session, lean: false });
   for (const [error, status] of [[new StoreUnavailableError("down"), 503], [new Error("a bug"), 500]] as const) {
     failure = error;
+    const page = await compare(apps, lines, {
+      name: `GET devices, ${error.message}`,
+      path: "/api/v1/devices?rowsPerPage=7",
+      init: session,
+      lean: true,
+    });
+    assert.equal(page.status, status);
     const checkin = await compare(apps, lines, {
       name: `check-in, ${error.message}`,
       path: "/api/v1/device/known-1/checkin",
@@ -297,6 +312,7 @@ Deno.test("lean routes: a store's failure is answered as app.onError answers it"
   }
   // The bug is logged with its stack, once per answer, by either path.
   assert.equal(logged.filter((l) => l.startsWith("ERROR POST /api/v1/device/known-1/checkin: Error: a bug")).length, 2);
+  assert.equal(logged.filter((l) => l.startsWith("ERROR GET /api/v1/devices: Error: a bug")).length, 2);
 });
 
 Deno.test("lean routes: a check-in answer of 1 KB or more is gzipped for a client that takes it, as Hono's is", async () => {
@@ -349,4 +365,256 @@ Deno.test("lean routes: a check-in answer of 1 KB or more is gzipped for a clien
   assert.equal(answers[0].headers.find(([k]) => k === "content-encoding")?.[1], "gzip");
   assert.deepEqual(answers.map((a) => a.lean), [1, 0]);
   assert.deepEqual({ ...answers[0], lean: 0 }, { ...answers[1], lean: 0 });
+});
+
+Deno.test("lean routes: GET devices answers as Hono's, for every role, token and query", async () => {
+  const lines: RequestLine[] = [];
+  // TRUST_PROXY: each refused API token below comes from its own address, so the throttle of bad tokens (shared by
+  // both apps: one database) counts no case past its free attempts.
+  await using built = await testApp((ctx) => ({
+    ...ctx,
+    config: { ...ctx.config, DEVICE_AUTH: "shared", trustProxy: true },
+    logRequest: (line) => lines.push(line),
+  }));
+  const hono = createApp(built.ctx, { lean: false });
+  const apps = {
+    lean: (path: string, init: RequestInit) => Promise.resolve(built.app.request(path, init)),
+    hono: (path: string, init: RequestInit) => Promise.resolve(hono.request(path, init)),
+  };
+  const admin = await built.api();
+  for (let i = 1; i <= 12; i++) {
+    const version = { app: i % 2 ? "2.4.1" : "3.0.0", os: i % 3 ? "5.10.0" : "6.1.0", channels: ["1.2"] };
+    const res = await apps.hono(
+      `/api/v1/device/dev-${String(i).padStart(2, "0")}/checkin`,
+      json({ versionInfo: version }, { Authorization: `Bearer ${DEVICE_KEY}` }),
+    );
+    assert.equal(res.status, 200);
+  }
+  const pt = await admin.createProductType("Lean type");
+  await admin.patchDevice({ deviceId: "dev-03", productTypeId: pt._id });
+
+  // Sessions (operator tokens) and API tokens of every role.
+  const sessions: Record<string, string> = { admin: admin.token };
+  const accounts: Record<string, string> = {};
+  for (const role of ["operator", "viewer"] as const) {
+    const email = `${role}@example.com`;
+    const password = `${role}-password-1`;
+    accounts[role] = (await admin.createOperator({ email, role, password }))._id;
+    const res = await apps.hono("/api/v1/login", json({ email, password }, {}));
+    assert.equal(res.status, 200);
+    sessions[role] = (await res.json()).token;
+  }
+  const newToken = async (session: string, name: string, scopes: string[], expiresAt?: string) => {
+    const res = await apps.hono(
+      "/api/v1/api_tokens",
+      json({ name, scopes, expiresAt }, { Authorization: `Bearer ${session}` }),
+    );
+    const created = await res.json();
+    assert.equal(res.status, 201, JSON.stringify(created));
+    return created as { _id: string; token: string };
+  };
+  const tokenExpiry = Date.now() + 3000;
+  const tokens = {
+    adminRead: await newToken(admin.token, "admin read", ["read"]),
+    adminWrite: await newToken(admin.token, "admin devices write", ["devices:write"]),
+    operatorRead: await newToken(sessions.operator, "operator read", ["read", "firmware:write"]),
+    viewerRead: await newToken(sessions.viewer, "viewer read", ["read"]),
+    revoked: await newToken(admin.token, "revoked", ["read"]),
+    expiring: await newToken(admin.token, "expiring", ["read"], new Date(tokenExpiry).toISOString()),
+    ofDisabled: await newToken(sessions.viewer, "of a disabled owner", ["read"]),
+  };
+  const auth = (credential: string, more: Record<string, string> = {}): RequestInit => ({
+    headers: { Authorization: `Bearer ${credential}`, ...more },
+  });
+  // A session that expires soon, used (so verified: one the lean guard knows) while valid.
+  const pwv = (await built.stores.operators.currentWithDevicesVersion(ADMIN.email)).operator!.passwordVersion;
+  const shortSession = await issueToken(built.ctx.secret, ADMIN.email, pwv, 3);
+  const shortExpiry = (Math.floor(Date.now() / 1000) + 3) * 1000;
+  // The first use of a session verifies its signature (the others signed in and made tokens above), of an API token
+  // writes its lastUsedAt: both Hono's.
+  for (const credential of [shortSession, ...Object.values(tokens).map((t) => t.token)]) {
+    const first = await compare(apps, lines, {
+      name: "first use",
+      path: "/api/v1/devices",
+      init: auth(credential),
+      lean: false,
+    });
+    assert.equal(first.status, 200, first.body);
+  }
+  const list = "/api/v1/devices";
+  const calls: Call[] = [];
+  for (const [role, session] of Object.entries(sessions)) {
+    calls.push({ name: `session of ${role}`, path: list, init: auth(session), lean: true });
+  }
+  for (const [name, { token }] of Object.entries(tokens).slice(0, 4)) {
+    calls.push({ name: `API token ${name}`, path: list, init: auth(token), lean: true });
+  }
+  const admin1 = auth(admin.token);
+  const queries: [string, boolean][] = [
+    ["page=0&rowsPerPage=5", true],
+    ["page=1&rowsPerPage=5", true],
+    ["page=99", true],
+    ["rowsPerPage=100", true],
+    ["sort=lastLoggedIn&order=desc", true],
+    ["sort=productType", true],
+    ["sort=app&order=asc", true],
+    ["sort=updatedAt", true],
+    ["sort=createdAt&order=desc", true],
+    ["q=dev-0", true],
+    ["q=+dev+", true],
+    ["q=", true],
+    ["q", true],
+    [`productTypeId=${pt._id}`, true],
+    ["firmware=custom", true],
+    ["firmware=default", true],
+    ["app=2.4.1&os=6.1.0", true],
+    ["seen=24h", true],
+    ["seen=never", true],
+    ["admission=accepted", true],
+    ["admission=pending", true],
+    ["update=none", true],
+    ["update=failed", true],
+    ["page=1&page=0&rowsPerPage=3", true],
+    ["unknown=1", true],
+    ["page=-1", false],
+    ["page=x", false],
+    ["rowsPerPage=0", false],
+    ["rowsPerPage=101", false],
+    ["sort=bogus", false],
+    ["order=up", false],
+    ["seen=later", false],
+    ["admission=maybe", false],
+    ["productTypeId=unknown-id", true],
+    [`productTypeId=${"x".repeat(129)}`, false],
+    ["app=", false],
+    ["q=dev%2D0", false],
+    ["q=%00", false],
+    ["q=%FF", false],
+  ];
+  // Each twice: the second is answered with the parse the lean route kept.
+  for (const [query, lean] of [...queries, ...queries]) {
+    calls.push({ name: `?${query.slice(0, 40)}`, path: `${list}?${query}`, init: admin1, lean });
+  }
+  calls.push(
+    {
+      name: "a client that takes gzip",
+      path: list,
+      init: auth(admin.token, { "Accept-Encoding": "gzip, br" }),
+      lean: true,
+    },
+    {
+      name: "gzip, a small page",
+      path: `${list}?rowsPerPage=1`,
+      init: auth(admin.token, { "Accept-Encoding": "gzip" }),
+      lean: true,
+    },
+    { name: "gzip refused", path: list, init: auth(admin.token, { "Accept-Encoding": "gzip;q=0" }), lean: true },
+    { name: "If-None-Match", path: list, init: auth(admin.token, { "If-None-Match": '"1"' }), lean: true },
+    { name: "HEAD", path: list, init: { ...admin1, method: "HEAD" }, lean: false },
+    { name: "trailing slash", path: `${list}/`, init: admin1, lean: false },
+    { name: "upper case", path: "/api/v1/Devices", init: admin1, lean: false },
+    { name: "no credential", path: list, init: {}, lean: false },
+    { name: "Basic scheme", path: list, init: { headers: { Authorization: "Basic YTpi" } }, lean: false },
+    { name: "forged session", path: list, init: auth(`${admin.token.slice(0, -2)}xx`), lean: false },
+    {
+      name: "a session never seen",
+      path: list,
+      init: auth(await issueToken(built.ctx.secret, ADMIN.email, pwv, 60)),
+      lean: false,
+    },
+    {
+      name: "a session of nobody",
+      path: list,
+      init: auth(await issueToken(built.ctx.secret, "nobody@example.com", pwv, 60)),
+      lean: false,
+    },
+    {
+      name: "malformed API token",
+      path: list,
+      init: auth("tdc_short", { "X-Forwarded-For": "10.0.0.1" }),
+      lean: false,
+    },
+    {
+      name: "unknown API token",
+      path: list,
+      init: auth(`tdc_${"A".repeat(43)}`, { "X-Forwarded-For": "10.0.0.2" }),
+      lean: false,
+    },
+  );
+  for (const call of calls) {
+    const answer = await compare(apps, lines, call);
+    if (call.name === "a client that takes gzip") {
+      assert.ok(answer.headers.some(([k, v]) => k === "content-encoding" && v === "gzip"), "the page is gzipped");
+    }
+  }
+
+  // Refused since their first use: a revoked token, a disabled owner's, an expired token and session, a session
+  // after a password change, after its operator is disabled.
+  assert.equal(
+    (await apps.hono(`/api/v1/api_tokens/${tokens.revoked._id}`, { method: "DELETE", ...admin1 })).status,
+    204,
+  );
+  await admin.patchOperator(accounts.viewer, { disabled: true });
+  await admin.resetOperatorPassword(accounts.operator, "operator-password-2");
+  const expired = Math.max(shortExpiry, tokenExpiry) + 100;
+  await new Promise((resolve) => setTimeout(resolve, Math.max(0, expired - Date.now())));
+  const refused: Call[] = [
+    {
+      name: "revoked API token",
+      path: list,
+      init: auth(tokens.revoked.token, { "X-Forwarded-For": "10.0.0.3" }),
+      lean: false,
+    },
+    {
+      name: "expired API token",
+      path: list,
+      init: auth(tokens.expiring.token, { "X-Forwarded-For": "10.0.0.4" }),
+      lean: false,
+    },
+    {
+      name: "API token of a disabled owner",
+      path: list,
+      init: auth(tokens.ofDisabled.token, { "X-Forwarded-For": "10.0.0.5" }),
+      lean: false,
+    },
+    {
+      name: "a viewer's token, owner disabled",
+      path: list,
+      init: auth(tokens.viewerRead.token, { "X-Forwarded-For": "10.0.0.6" }),
+      lean: false,
+    },
+    { name: "expired session", path: list, init: auth(shortSession), lean: false },
+    { name: "session after a password change", path: list, init: auth(sessions.operator), lean: false },
+    { name: "session of a disabled operator", path: list, init: auth(sessions.viewer), lean: false },
+    {
+      name: "the operator's token after the password change",
+      path: list,
+      init: auth(tokens.operatorRead.token),
+      lean: true,
+    },
+  ];
+  for (const call of refused) {
+    const answer = await compare(apps, lines, call);
+    assert.equal(answer.status, call.lean ? 200 : 401, `${call.name}: ${answer.body}`);
+  }
+
+  // A token last used over a minute ago: Hono's guard writes its lastUsedAt (the lean guard passes it on), then lean.
+  const stale = new Date(Date.now() - 120_000).toISOString();
+  await built.stores.apiTokens.touch(tokens.adminRead._id, stale, new Date(Date.now() + 60_000).toISOString());
+  await compare(apps, lines, { name: "stale lastUsedAt", path: list, init: auth(tokens.adminRead.token), lean: false });
+  const used = (await admin.listApiTokens()).find((t) => t._id === tokens.adminRead._id)!;
+  assert.ok(Date.parse(used.lastUsedAt!) > Date.parse(stale) + 60_000, used.lastUsedAt!);
+  await compare(apps, lines, {
+    name: "lastUsedAt written",
+    path: list,
+    init: auth(tokens.adminRead.token),
+    lean: true,
+  });
+
+  // The same console_http_* series, whichever path answered.
+  for (const which of ["lean", "hono"] as const) {
+    const before = await served(list, "GET", 200);
+    assert.equal((await apps[which](list, admin1)).status, 200);
+    assert.equal(await served(list, "GET", 200), before + 1, which);
+  }
 });

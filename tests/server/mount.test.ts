@@ -149,7 +149,7 @@ Deno.test("mount: no route file imports another; services/ speak no HTTP", async
   assert.deepEqual(problems, []);
 });
 
-Deno.test("mount: a lean form needs its guard's lean form and an entry of path parameters and a JSON body only", () => {
+Deno.test("mount: a lean form needs its guard's lean form and an entry of path parameters, query and JSON body only", () => {
   const guards = {
     operator: () => (_c: unknown, next: () => Promise<void>) => next(),
     device: () => (_c: unknown, next: () => Promise<void>) => next(),
@@ -164,13 +164,18 @@ Deno.test("mount: a lean form needs its guard's lean form and an entry of path p
   const api = apiApp(guards, undefined, { device: () => () => Promise.resolve({}), operator: () => undefined });
   mount(api, routes.deviceCheckin, (c) => c.json({}), { lean });
   assert.deepEqual([...api.lean.keys()], [routes.deviceCheckin]);
-  // A query, an If-Match or a multipart body is Hono's alone.
+  // The operator guard here has no lean form either.
   assert.throws(
     () => mount(api, routes.listDevices, (c) => c.json({}), { lean }),
-    /path parameters and JSON body only/,
+    /its guard \(operator\) has no lean form/,
   );
+  // An If-Match is Hono's alone.
   assert.throws(
     () => mount(api, routes.patchDevice, (c) => c.json({}), { lean }),
-    /path parameters and JSON body only/,
+    /path parameters, query and JSON body only/,
   );
+  // A query is read by the lean form (by the entry's schema, as Hono's validator reads it).
+  const withQuery = apiApp(guards, undefined, { operator: () => () => Promise.resolve({}) });
+  mount(withQuery, routes.listDevices, (c) => c.json({}), { lean });
+  assert.deepEqual([...withQuery.lean.keys()], [routes.listDevices]);
 });
