@@ -14,6 +14,7 @@ import { requireReleasable } from "./firmwares.ts";
 import {
   cappedTotal,
   type DeviceView,
+  type ExactCount,
   exactCountOf,
   productTypeCondition,
   seenExactSql,
@@ -49,7 +50,7 @@ const SORT_COLUMN = {
 } as const;
 
 /** A filter as SQL over alias d. */
-interface ViewWhere {
+export interface ViewWhere {
   where: string;
   args: Param[];
   /** The indexed columns the filter holds at one value (`= x` or `IS NULL`), best first (PostgreSQL's ORDER BY). */
@@ -218,6 +219,52 @@ function viewFrom(d: Dialect, view: DeviceView, f: ViewWhere): { from: string; w
     : { from: narrow, where: n.where, args: n.args };
 }
 
+/** The statement of a page of a view sorted by anything but productType (viewIds), and how to read its rows. */
+export interface PagePlan {
+  filter: ViewWhere;
+  /** `SELECT device_id ...`: the page's ids in order, and when `capped` up to VIEW_COUNT_LIMIT more. */
+  sql: string;
+  args: Param[];
+  offset: number;
+  capped: boolean;
+  /** The filter's exact count when the page does not show the end (null: capped, or not counted). */
+  exact: ExactCount | null;
+}
+
+/** The one index walk of a page sorted by anything but productType: `ORDER BY <column>, device_id`. */
+export function* pagePlan(
+  view: DeviceView,
+  page: number,
+  perPage: number,
+  product: string,
+  count: boolean,
+): Q<PagePlan> {
+  const d = yield* dialect();
+  const filter = yield* whereOf(view.filter, product);
+  const { fixed, firmware } = filter;
+  const dir = view.order === "desc" ? "DESC" : "ASC";
+  const offset = page * perPage;
+  const column = SORT_COLUMN[view.sort];
+  const nulls = view.sort === "lastLoggedIn" || view.sort === "app" ? nullsAsSqlite(d, dir) : "";
+  const seenSort = view.sort === "lastLoggedIn";
+  const tie = view.sort === "deviceId" ? "" : `, ${seenSort ? "s" : "d"}.device_id ${dir}`;
+  const walk = viewFrom(d, view, filter);
+  // A filter without an exact count reads on past the page (the same index walk) to count up to VIEW_COUNT_LIMIT more.
+  // A firmware filter decided device by device (rollouts hold devices, the kept keys lag) is counted as a combination is.
+  const exact = count && firmware !== "hashed" ? exactCountOf(view.filter) : null;
+  const capped = count && exact === null;
+  const lead = leadingColumn(d, seenSort ? filter.narrow.fixed : fixed, view.sort, dir);
+  return {
+    filter,
+    sql: `SELECT ${seenSort ? "s" : "d"}.device_id FROM ${walk.from} WHERE ${walk.where}
+     ORDER BY ${lead}${column} ${dir}${nulls}${tie} LIMIT ? OFFSET ?`,
+    args: [...walk.args, capped ? perPage + VIEW_COUNT_LIMIT : perPage, offset],
+    offset,
+    capped,
+    exact,
+  };
+}
+
 /**
  * The device ids of one page of a view, in order, and the total (-1 when not counted). Every sort but productType is
  * one index walk `ORDER BY <column>, device_id`; productType walks the product types in name order, counting the
@@ -231,29 +278,13 @@ export function* viewIds(
   product: string,
   count = true,
 ): Q<{ ids: string[]; total: number; exact: boolean }> {
-  const d = yield* dialect();
-  const filter = yield* whereOf(view.filter, product);
-  const { where, args, fixed, firmware, keys } = filter;
-  const dir = view.order === "desc" ? "DESC" : "ASC";
-  const offset = page * perPage;
-  if (view.sort === "productType") return yield* productTypePage(counts, view, filter, offset, perPage, count);
-  const column = SORT_COLUMN[view.sort];
-  const nulls = view.sort === "lastLoggedIn" || view.sort === "app" ? nullsAsSqlite(d, dir) : "";
-  const seenSort = view.sort === "lastLoggedIn";
-  const tie = view.sort === "deviceId" ? "" : `, ${seenSort ? "s" : "d"}.device_id ${dir}`;
-  const walk = viewFrom(d, view, filter);
-  // A filter without an exact count reads on past the page (the same index walk) to count up to VIEW_COUNT_LIMIT more.
-  // A firmware filter decided device by device (rollouts hold devices, the kept keys lag) is counted as a combination is.
-  const exact = count && firmware !== "hashed" ? exactCountOf(view.filter) : null;
-  const capped = count && exact === null;
-  const lead = leadingColumn(d, seenSort ? filter.narrow.fixed : fixed, view.sort, dir);
-  const rows = yield* all<{ device_id: string }>(
-    `SELECT ${seenSort ? "s" : "d"}.device_id FROM ${walk.from} WHERE ${walk.where}
-     ORDER BY ${lead}${column} ${dir}${nulls}${tie} LIMIT ? OFFSET ?`,
-    ...walk.args,
-    capped ? perPage + VIEW_COUNT_LIMIT : perPage,
-    offset,
-  );
+  if (view.sort === "productType") {
+    const filter = yield* whereOf(view.filter, product);
+    return yield* productTypePage(counts, view, filter, page * perPage, perPage, count);
+  }
+  const plan = yield* pagePlan(view, page, perPage, product, count);
+  const { filter: { where, args, keys }, offset, capped, exact } = plan;
+  const rows = yield* all<{ device_id: string }>(plan.sql, ...plan.args);
   const ids = rows.slice(0, perPage).map((r) => r.device_id);
   if (!count) return { ids, total: -1, exact: true };
   if (ids.length === 0 && offset > 0) {
