@@ -3,12 +3,14 @@
  * round trip"): the page's ids (and the capped count past it), the kept total and the devices' rows, read from the one
  * snapshot a statement reads. A firmware filter's SQL is built from the keys state read before it (its own statement):
  * the page's statement reads that state again, and when it moved in between the page is not used (the caller reads it
- * in a transaction as before). So are the pages this does not cover (sorted by product type, beyond the end).
+ * in a transaction as before; so is a page sorted by product type when the product types changed in between (their
+ * order is built from them). The pages this does not cover are read so too: beyond the end, and sorted by product type
+ * unfiltered or by one product type alone (from the kept counts).
  */
-import { cappedTotal, type DeviceView } from "../rules/device_view.ts";
-import { all, type Q, type Row } from "../runner.ts";
+import { cappedTotal, type DeviceView, type ExactCount } from "../rules/device_view.ts";
+import { all, type Param, type Q, type Row } from "../runner.ts";
 import { deviceTypeName } from "../../../shared/schemas/device_type.ts";
-import { pagePlan } from "./device_views.ts";
+import { groupWalkPlan, pagePlan, TYPES_SQL, type ViewWhere } from "./device_views.ts";
 import { KEYS_STATE_SQL } from "./firmware_keys.ts";
 import type { FleetCounts } from "./fleet_counts.ts";
 
@@ -33,36 +35,66 @@ export function* onePage(
   count: boolean,
   select: string,
 ): Q<OnePage | null> {
-  if (view.sort === "productType" || counts.exactTotalSql === undefined) return null;
-  const plan = yield* pagePlan(view, page, perPage, product, count);
-  const keys = plan.filter.keys;
+  if (counts.exactTotalSql === undefined) return null;
+  const offset = page * perPage;
+  // The view's ids as one ordered array `w.a` (ARRAY(subquery) keeps its ORDER BY), from `first` (1-based) on.
+  let statement: { filter: ViewWhere; with: string; args: Param[]; first: number; exact: ExactCount | null };
+  let totalOf: (got: number, ids: string[]) => { total: number; exact: boolean } | null;
+  let types: string | null = null;
+  if (view.sort === "productType") {
+    const walk = yield* groupWalkPlan(view, page, perPage, product, count);
+    if (walk === null) return null;
+    types = walk.types;
+    statement = { ...walk, first: offset + 1 };
+    // As GroupWalk.result(): exact when the walk ended below its need, else the filter's exact count if it has one.
+    totalOf = (got) => got < walk.need ? { total: got, exact: true } : walk.exact ? null : { total: got, exact: false };
+  } else {
+    const plan = yield* pagePlan(view, page, perPage, product, count);
+    statement = {
+      filter: plan.filter,
+      with: `w AS (SELECT ARRAY(${plan.sql}) AS a)`,
+      args: plan.args,
+      first: 1,
+      exact: plan.exact,
+    };
+    totalOf = (got, ids) =>
+      ids.length === 0 && offset > 0
+        ? { total: -2, exact: true } // beyond the end: counted in the transaction (viewIds)
+        : plan.capped
+        ? cappedTotal(offset, perPage, got)
+        : ids.length < perPage
+        ? { total: offset + ids.length, exact: true }
+        : null;
+  }
+  const keys = statement.filter.keys;
   if (keys !== null && keys.text === undefined) return null;
-  const total = plan.exact === null ? null : counts.exactTotalSql(plan.exact, keys);
-  // The ids as one ordered array (ARRAY(subquery) keeps its ORDER BY); the rows of the page's part of it.
-  const rows = yield* all<Row & { view_got: number; view_ids: string[]; view_total: unknown; view_keys: string }>(
-    `WITH w AS (SELECT ARRAY(${plan.sql}) AS a)
-     SELECT cardinality(w.a) AS view_got, w.a[1:?] AS view_ids, ${total?.sql ?? "NULL"} AS view_total,
-       ${keys === null ? "NULL" : KEYS_STATE_SQL} AS view_keys, r.*
-     FROM w LEFT JOIN LATERAL (${select} WHERE d.device_id = ANY(w.a[1:?])) r ON true`,
-    ...plan.args,
-    perPage,
+  const total = statement.exact === null ? null : counts.exactTotalSql(statement.exact, keys);
+  const rows = yield* all<
+    Row & { view_got: number; view_ids: string[]; view_total: unknown; view_keys: string; view_types: string }
+  >(
+    `WITH ${statement.with}
+     SELECT cardinality(w.a) AS view_got, w.a[?:?] AS view_ids, ${total?.sql ?? "NULL"} AS view_total,
+       ${keys === null ? "NULL" : KEYS_STATE_SQL} AS view_keys, ${
+      types === null ? "NULL" : TYPES_SQL
+    } AS view_types, r.*
+     FROM w LEFT JOIN LATERAL (${select} WHERE d.device_id = ANY(w.a[?:?])) r ON true`,
+    ...statement.args,
+    statement.first,
+    statement.first + perPage - 1,
     ...total?.args ?? [],
     ...keys === null ? [] : [deviceTypeName(product)],
-    perPage,
+    statement.first,
+    statement.first + perPage - 1,
   );
   const first = rows[0];
+  // What the statement was built from moved since it was read: the page is read in a transaction instead.
   if (keys !== null && first.view_keys !== keys.text) return null;
+  if (types !== null && first.view_types !== types) return null;
   const ids = first.view_ids;
-  const got = Number(first.view_got);
   const devices = ids.length ? rows : [];
   if (!count) return { ids, total: -1, exact: true, rows: devices };
-  if (ids.length === 0 && plan.offset > 0) return null;
-  if (plan.capped) return { ids, ...cappedTotal(plan.offset, perPage, got), rows: devices };
-  const ends = ids.length < perPage;
-  return {
-    ids,
-    total: ends ? plan.offset + ids.length : total!.read(first.view_total),
-    exact: true,
-    rows: devices,
-  };
+  const counted = totalOf(Number(first.view_got), ids);
+  if (counted?.total === -2) return null;
+  if (counted !== null) return { ids, ...counted, rows: devices };
+  return { ids, total: total!.read(first.view_total), exact: true, rows: devices };
 }

@@ -326,6 +326,60 @@ function inGroup(
 }
 
 /**
+ * PostgreSQL, sort=productType under a filter other than one product type alone (productTypePage's GroupWalk) as one
+ * statement's CTEs: each group in productTypeOrder read in order by (product_type_id, device_id) up to what the walk
+ * still needs (`need` less the groups before; a group after the need is met is not read: CASE evaluates its subquery
+ * only then), their ids concatenated into `w.a`, the view's first `need` ids. `types`: the product types' text the order
+ * was built from (TYPES_SQL), for the statement to read again. Null for the views productTypePage answers from the kept
+ * counts.
+ */
+export function* groupWalkPlan(
+  view: DeviceView,
+  page: number,
+  perPage: number,
+  product: string,
+  count: boolean,
+): Q<{ filter: ViewWhere; with: string; args: Param[]; need: number; exact: ExactCount | null; types: string } | null> {
+  const d = yield* dialect();
+  const filter = yield* whereOf(view.filter, product);
+  const single = exactCountOf(view.filter);
+  if (filter.where === noFilter(d) || single?.kind === "productType") return null;
+  const { types } = (yield* one<{ types: string }>(`SELECT ${TYPES_SQL} AS types`))!;
+  const order = productTypeOrder(
+    (JSON.parse(types) as [string, string][] | null ?? []).map(([id, name]) => ({ id, name })),
+    view.order,
+  );
+  const dir = view.order === "desc" ? "DESC" : "ASC";
+  const need = new GroupWalk(order, page * perPage, perPage, count).need;
+  const args: Param[] = [];
+  const ctes = order.map((key, i) => {
+    const g = inGroup(d, filter, key, dir, "");
+    const read = (limit: string) =>
+      `ARRAY(SELECT d.device_id FROM devices d WHERE ${g.cond} ORDER BY ${g.order} LIMIT ${limit})`;
+    if (i === 0) {
+      args.push(...g.args, need);
+      return `g0 AS (SELECT ${read("?")} AS a)`;
+    }
+    const before = `g${i - 1}.a`;
+    args.push(need, ...g.args, need);
+    return `g${i} AS (SELECT ${before} || CASE WHEN cardinality(${before}) >= ? THEN '{}'::text[]
+      ELSE ${read(`? - cardinality(${before})`)} END AS a FROM g${i - 1})`;
+  });
+  return {
+    filter,
+    with: `${ctes.join(",\n")}, w AS (SELECT a FROM g${order.length - 1})`,
+    args,
+    need,
+    // The walk stopped early: a filter with an exact count still answers it (not one decided device by device).
+    exact: count && filter.firmware !== "hashed" ? single : null,
+    types,
+  };
+}
+
+/** The product types as one text (id, name), read again by the statement built from them (groupWalkPlan). */
+export const TYPES_SQL = "(SELECT json_agg(json_build_array(id, name) ORDER BY id)::text FROM product_types)";
+
+/**
  * sort=productType: the product types in name order (productTypeOrder), each group read by the index
  * (product_type_id, device_id). Unfiltered or filtered by one product type alone, the groups' sizes are the kept
  * counts; any other filter walks the groups counting each only as far as the page and VIEW_COUNT_LIMIT need
