@@ -358,11 +358,11 @@ export function* groupWalkPlan(
       `ARRAY(SELECT d.device_id FROM devices d WHERE ${g.cond} ORDER BY ${g.order} LIMIT ${limit})`;
     if (i === 0) {
       args.push(...g.args, need);
-      return `g0 AS (SELECT ${read("?")} AS a)`;
+      return `g0 AS MATERIALIZED (SELECT ${read("?")} AS a)`;
     }
     const before = `g${i - 1}.a`;
     args.push(need, ...g.args, need);
-    return `g${i} AS (SELECT ${before} || CASE WHEN cardinality(${before}) >= ? THEN '{}'::text[]
+    return `g${i} AS MATERIALIZED (SELECT ${before} || CASE WHEN cardinality(${before}) >= ? THEN '{}'::text[]
       ELSE ${read(`? - cardinality(${before})`)} END AS a FROM g${i - 1})`;
   });
   return {
