@@ -1,11 +1,10 @@
 /**
- * A page of a fleet view in one statement, without a transaction (PostgreSQL; docs/DECISIONS.md, "Fleet views in one
- * round trip"): the page's ids (and the capped count past it), the kept total and the devices' rows, read from the one
- * snapshot a statement reads. A firmware filter's SQL is built from the keys state read before it (its own statement):
- * the page's statement reads that state again, and when it moved in between the page is not used (the caller reads it
- * in a transaction as before; so is a page sorted by product type when the product types changed in between (their
- * order is built from them). The pages this does not cover are read so too: beyond the end, and sorted by product type
- * unfiltered or by one product type alone (from the kept counts).
+ * A page of a fleet view in one statement, without a transaction (PostgreSQL; docs/DECISIONS.md, "Fleet views: a
+ * page in one statement on PostgreSQL"): the page's ids (and the capped count past it), the kept total and the devices'
+ * rows, read from the one snapshot a statement reads. What the statement is built from and read before it in a
+ * statement of its own (a firmware filter's keys state, the product types a sort by product type orders by) is read
+ * again in it: when it moved in between, the page is read in a transaction as before. So are the pages this does not
+ * cover: beyond the end, and sorted by product type unfiltered or by one product type alone (from the kept counts).
  */
 import { cappedTotal, type DeviceView, type ExactCount } from "../rules/device_view.ts";
 import { all, type Param, type Q, type Row } from "../runner.ts";
@@ -37,7 +36,8 @@ export function* onePage(
 ): Q<OnePage | null> {
   if (counts.exactTotalSql === undefined) return null;
   const offset = page * perPage;
-  // The view's ids as one ordered array `w.a` (ARRAY(subquery) keeps its ORDER BY), from `first` (1-based) on.
+  // The view's ids as one ordered array `w.a` (ARRAY(subquery) keeps its ORDER BY), from `first` (1-based) on;
+  // MATERIALIZED, or PostgreSQL inlines it into each of its three uses and walks the index three times.
   let statement: { filter: ViewWhere; with: string; args: Param[]; first: number; exact: ExactCount | null };
   let totalOf: (got: number, ids: string[]) => { total: number; exact: boolean } | null;
   let types: string | null = null;
@@ -52,7 +52,7 @@ export function* onePage(
     const plan = yield* pagePlan(view, page, perPage, product, count);
     statement = {
       filter: plan.filter,
-      with: `w AS (SELECT ARRAY(${plan.sql}) AS a)`,
+      with: `w AS MATERIALIZED (SELECT ARRAY(${plan.sql}) AS a)`,
       args: plan.args,
       first: 1,
       exact: plan.exact,

@@ -367,7 +367,7 @@ export function* groupWalkPlan(
   });
   return {
     filter,
-    with: `${ctes.join(",\n")}, w AS (SELECT a FROM g${order.length - 1})`,
+    with: `${ctes.join(",\n")}, w AS MATERIALIZED (SELECT a FROM g${order.length - 1})`,
     args,
     need,
     // The walk stopped early: a filter with an exact count still answers it (not one decided device by device).
