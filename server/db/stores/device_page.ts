@@ -36,16 +36,17 @@ export function* onePage(
 ): Q<OnePage | null> {
   if (counts.exactTotalSql === undefined) return null;
   const offset = page * perPage;
-  // The view's ids as one ordered array `w.a` (ARRAY(subquery) keeps its ORDER BY), from `first` (1-based) on;
+  // The view's ids from the page's first as one ordered array `w.a` (ARRAY(subquery) keeps its ORDER BY), `got`: how
+  // many the walk read;
   // MATERIALIZED, or PostgreSQL inlines it into each of its three uses and walks the index three times.
-  let statement: { filter: ViewWhere; with: string; args: Param[]; first: number; exact: ExactCount | null };
+  let statement: { filter: ViewWhere; with: string; args: Param[]; got: string; exact: ExactCount | null };
   let totalOf: (got: number, ids: string[]) => { total: number; exact: boolean } | null;
   let types: string | null = null;
   if (view.sort === "productType") {
     const walk = yield* groupWalkPlan(view, page, perPage, product, count);
     if (walk === null) return null;
     types = walk.types;
-    statement = { ...walk, first: offset + 1 };
+    statement = { ...walk, got: "w.got" };
     // As GroupWalk.result(): exact when the walk ended below its need, else the filter's exact count if it has one.
     totalOf = (got) => got < walk.need ? { total: got, exact: true } : walk.exact ? null : { total: got, exact: false };
   } else {
@@ -54,7 +55,7 @@ export function* onePage(
       filter: plan.filter,
       with: `w AS MATERIALIZED (SELECT ARRAY(${plan.sql}) AS a)`,
       args: plan.args,
-      first: 1,
+      got: "cardinality(w.a)",
       exact: plan.exact,
     };
     totalOf = (got, ids) =>
@@ -73,18 +74,16 @@ export function* onePage(
     Row & { view_got: number; view_ids: string[]; view_total: unknown; view_keys: string; view_types: string }
   >(
     `WITH ${statement.with}
-     SELECT cardinality(w.a) AS view_got, w.a[?:?] AS view_ids, ${total?.sql ?? "NULL"} AS view_total,
+     SELECT ${statement.got} AS view_got, w.a[1:?] AS view_ids, ${total?.sql ?? "NULL"} AS view_total,
        ${keys === null ? "NULL" : KEYS_STATE_SQL} AS view_keys, ${
       types === null ? "NULL" : TYPES_SQL
     } AS view_types, r.*
-     FROM w LEFT JOIN LATERAL (${select} WHERE d.device_id = ANY(w.a[?:?])) r ON true`,
+     FROM w LEFT JOIN LATERAL (${select} WHERE d.device_id = ANY(w.a[1:?])) r ON true`,
     ...statement.args,
-    statement.first,
-    statement.first + perPage - 1,
+    perPage,
     ...total?.args ?? [],
     ...keys === null ? [] : [deviceTypeName(product)],
-    statement.first,
-    statement.first + perPage - 1,
+    perPage,
   );
   const first = rows[0];
   // What the statement was built from moved since it was read: the page is read in a transaction instead.

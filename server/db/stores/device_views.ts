@@ -350,24 +350,39 @@ export function* groupWalkPlan(
     view.order,
   );
   const dir = view.order === "desc" ? "DESC" : "ASC";
-  const need = new GroupWalk(order, page * perPage, perPage, count).need;
+  const offset = page * perPage;
+  const need = new GroupWalk(order, offset, perPage, count).need;
   const args: Param[] = [];
-  const ctes = order.map((key, i) => {
-    const g = inGroup(d, filter, key, dir, "");
-    const read = (limit: string) =>
-      `ARRAY(SELECT d.device_id FROM devices d WHERE ${g.cond} ORDER BY ${g.order} LIMIT ${limit})`;
-    if (i === 0) {
-      args.push(...g.args, need);
-      return `g0 AS MATERIALIZED (SELECT ${read("?")} AS a)`;
-    }
-    const before = `g${i - 1}.a`;
-    args.push(need, ...g.args, need);
-    return `g${i} AS MATERIALIZED (SELECT ${before} || CASE WHEN cardinality(${before}) >= ? THEN '{}'::text[]
-      ELSE ${read(`? - cardinality(${before})`)} END AS a FROM g${i - 1})`;
+  const p = (...v: Param[]) => (args.push(...v), "?");
+  const groups = order.map((key) => inGroup(d, filter, key, dir, ""));
+  // c<i>.n: the matches of the groups up to i counted, each group only as far as `need` less those before (its
+  // count a LIMIT-ed index range in any order, as GroupWalk's).
+  const ctes = groups.map((g, i) => {
+    const counted = (limit: string) =>
+      `(SELECT count(*) FROM (SELECT 1 FROM devices d WHERE ${g.cond} LIMIT ${limit}) x)`;
+    if (i === 0) return `c0 AS MATERIALIZED (SELECT ${counted((args.push(...g.args), p(need)))} AS n)`;
+    const before = `c${i - 1}.n`;
+    const stop = p(need);
+    args.push(...g.args);
+    return `c${i} AS MATERIALIZED (SELECT ${before} + CASE WHEN ${before} >= ${stop} THEN 0
+      ELSE ${counted(`${p(need)} - ${before}`)} END AS n FROM c${i - 1})`;
+  });
+  // The page's slice of each group it covers (groupSlices), read in the group's order; the text built left to right,
+  // as its `?`s bind.
+  const slices = groups.map((g, i) => {
+    const before = i === 0 ? "0" : `c${i - 1}.n`;
+    const upTo = () => `least(${p(offset + perPage)}::bigint, c${i}.n)`;
+    const start = () => `greatest(${p(offset)}::bigint, ${before})`;
+    let text = `CASE WHEN ${upTo()} > ${start()} THEN `;
+    args.push(...g.args);
+    text += `ARRAY(SELECT d.device_id FROM devices d WHERE ${g.cond} ORDER BY ${g.order} LIMIT ${upTo()} - ${start()}`;
+    text += ` OFFSET ${start()} - ${before}) ELSE '{}'::text[] END`;
+    return text;
   });
   return {
     filter,
-    with: `${ctes.join(",\n")}, w AS MATERIALIZED (SELECT a FROM g${order.length - 1})`,
+    with: `${ctes.join(",\n")}, w AS MATERIALIZED (SELECT ${slices.join(" || ")} AS a, c${groups.length - 1}.n AS got
+      FROM ${groups.map((_, i) => `c${i}`).join(", ")})`,
     args,
     need,
     // The walk stopped early: a filter with an exact count still answers it (not one decided device by device).
