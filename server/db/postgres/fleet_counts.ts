@@ -5,8 +5,8 @@
  */
 import type { DeviceSeen, Overview } from "../../../shared/schemas/device.ts";
 import { deviceTypeName } from "../../../shared/schemas/device_type.ts";
-import { nextHour, seenHourKey, seenPruneBefore, seenSince } from "../rules/device_view.ts";
-import { firmwareCondition, holdingRollouts } from "../rules/firmware_in_effect.ts";
+import { type ExactCount, nextHour, seenHourKey, seenPruneBefore, seenSince } from "../rules/device_view.ts";
+import { firmwareCondition, holdingRollouts, keptFirmwareTotal } from "../rules/firmware_in_effect.ts";
 import {
   firmwareDistribution,
   groupCounts,
@@ -16,7 +16,13 @@ import {
   overviewProductTypes,
 } from "../rules/fleet_overview.ts";
 import { all, one, type Q, run, unlocked } from "../runner.ts";
-import { type FleetCounts, installedOfCancelled, keptFirmwareCount } from "../stores/fleet_counts.ts";
+import {
+  type FleetCounts,
+  type FleetKeys,
+  installedOfCancelled,
+  keptFirmwareCount,
+  type TotalSql,
+} from "../stores/fleet_counts.ts";
 import { type KeysState, keysStateOf, kickWhenBehind } from "../stores/firmware_keys.ts";
 
 function* keptCount(dim: string, key: string): Q<number> {
@@ -131,6 +137,68 @@ function* heldDistribution(
   return firmwareDistribution(custom, keys.defaultFirmware, held);
 }
 
+const asNumber = (v: unknown) => Number(v);
+const kept = (dim: string, key: string): TotalSql => ({
+  sql: "coalesce((SELECT n FROM device_group_counts WHERE dim = ? AND key = ?), 0)",
+  args: [dim, key],
+  read: asNumber,
+});
+const DEVICE_COUNT = "(SELECT value FROM change_counters WHERE name = 'device_count')";
+
+/** exactTotal's counts as one value (FleetCounts.exactTotalSql): the same kept counts, read by the page's statement. */
+function exactTotalSql(exact: ExactCount, keys: FleetKeys | null): TotalSql {
+  switch (exact.kind) {
+    case "all":
+      return { sql: DEVICE_COUNT, args: [], read: asNumber };
+    case "productType":
+      return kept("productType", exact.id === null ? "none" : `v:${exact.id}`);
+    case "app":
+      return kept("app", `v:${exact.version}`);
+    case "seen": {
+      if (exact.seen === "never") return kept("seen", "none");
+      if (exact.seen === "stale") {
+        const never = kept("seen", "none");
+        return {
+          sql: `${DEVICE_COUNT} - (${SEEN_SINCE}) - ${never.sql}`,
+          args: [...seenArgs(seenSince("7d")!), ...never.args],
+          read: asNumber,
+        };
+      }
+      return { sql: `(${SEEN_SINCE})`, args: seenArgs(seenSince(exact.seen)!), read: asNumber };
+    }
+    case "firmware": {
+      const fw = firmwareCondition(exact.filter, keys!.defaultFirmware);
+      if (keys!.current) {
+        // The kept group counts as rows; keptFirmwareCount's arithmetic on them.
+        return {
+          sql: `(SELECT json_agg(json_build_array(dim, key, n)) FROM device_group_counts
+            WHERE dim IN ('firmware', 'effective'))`,
+          args: [],
+          read: (v) => {
+            const groups = groupCounts(
+              ((v ?? []) as [string, string, number][]).map(([dim, key, n]) => ({ dim, key, n })),
+            );
+            return keptFirmwareTotal(fw, keys!.defaultFirmware, {
+              custom: groups.firmware,
+              effective: groups.effective,
+            });
+          },
+        };
+      }
+      const sum = "(SELECT coalesce(sum(n), 0) FROM device_group_counts WHERE dim = 'firmware'";
+      return fw.kind === "custom"
+        ? { sql: `${sum} AND key <> 'none')`, args: [], read: asNumber }
+        : fw.kind === "default"
+        ? { sql: `${sum} AND key = 'none')`, args: [], read: asNumber }
+        : {
+          sql: `${sum} AND (key = ? OR (? = 1 AND key = 'none')))`,
+          args: [`v:${fw.id}`, fw.orNoCustom ? 1 : 0],
+          read: asNumber,
+        };
+    }
+  }
+}
+
 export function postgresFleetCounts(): FleetCounts {
   return {
     /** From the kept counts. */
@@ -161,6 +229,7 @@ export function postgresFleetCounts(): FleetCounts {
         }
       }
     },
+    exactTotalSql,
     overview: overviewOf,
     // One statement, no write lock: it checks nothing before it deletes; a row a trigger upserts at the same moment is
     // either not deleted (its n changed) or made again by the upsert. The empty hours of check-ins older than

@@ -14,6 +14,7 @@ import { requireReleasable } from "./firmwares.ts";
 import {
   cappedTotal,
   type DeviceView,
+  type ExactCount,
   exactCountOf,
   productTypeCondition,
   seenExactSql,
@@ -49,7 +50,7 @@ const SORT_COLUMN = {
 } as const;
 
 /** A filter as SQL over alias d. */
-interface ViewWhere {
+export interface ViewWhere {
   where: string;
   args: Param[];
   /** The indexed columns the filter holds at one value (`= x` or `IS NULL`), best first (PostgreSQL's ORDER BY). */
@@ -218,6 +219,52 @@ function viewFrom(d: Dialect, view: DeviceView, f: ViewWhere): { from: string; w
     : { from: narrow, where: n.where, args: n.args };
 }
 
+/** The statement of a page of a view sorted by anything but productType (viewIds), and how to read its rows. */
+export interface PagePlan {
+  filter: ViewWhere;
+  /** `SELECT device_id ...`: the page's ids in order, and when `capped` up to VIEW_COUNT_LIMIT more. */
+  sql: string;
+  args: Param[];
+  offset: number;
+  capped: boolean;
+  /** The filter's exact count when the page does not show the end (null: capped, or not counted). */
+  exact: ExactCount | null;
+}
+
+/** The one index walk of a page sorted by anything but productType: `ORDER BY <column>, device_id`. */
+export function* pagePlan(
+  view: DeviceView,
+  page: number,
+  perPage: number,
+  product: string,
+  count: boolean,
+): Q<PagePlan> {
+  const d = yield* dialect();
+  const filter = yield* whereOf(view.filter, product);
+  const { fixed, firmware } = filter;
+  const dir = view.order === "desc" ? "DESC" : "ASC";
+  const offset = page * perPage;
+  const column = SORT_COLUMN[view.sort];
+  const nulls = view.sort === "lastLoggedIn" || view.sort === "app" ? nullsAsSqlite(d, dir) : "";
+  const seenSort = view.sort === "lastLoggedIn";
+  const tie = view.sort === "deviceId" ? "" : `, ${seenSort ? "s" : "d"}.device_id ${dir}`;
+  const walk = viewFrom(d, view, filter);
+  // A filter without an exact count reads on past the page (the same index walk) to count up to VIEW_COUNT_LIMIT more.
+  // A firmware filter decided device by device (rollouts hold devices, the kept keys lag) is counted as a combination is.
+  const exact = count && firmware !== "hashed" ? exactCountOf(view.filter) : null;
+  const capped = count && exact === null;
+  const lead = leadingColumn(d, seenSort ? filter.narrow.fixed : fixed, view.sort, dir);
+  return {
+    filter,
+    sql: `SELECT ${seenSort ? "s" : "d"}.device_id FROM ${walk.from} WHERE ${walk.where}
+     ORDER BY ${lead}${column} ${dir}${nulls}${tie} LIMIT ? OFFSET ?`,
+    args: [...walk.args, capped ? perPage + VIEW_COUNT_LIMIT : perPage, offset],
+    offset,
+    capped,
+    exact,
+  };
+}
+
 /**
  * The device ids of one page of a view, in order, and the total (-1 when not counted). Every sort but productType is
  * one index walk `ORDER BY <column>, device_id`; productType walks the product types in name order, counting the
@@ -231,29 +278,13 @@ export function* viewIds(
   product: string,
   count = true,
 ): Q<{ ids: string[]; total: number; exact: boolean }> {
-  const d = yield* dialect();
-  const filter = yield* whereOf(view.filter, product);
-  const { where, args, fixed, firmware, keys } = filter;
-  const dir = view.order === "desc" ? "DESC" : "ASC";
-  const offset = page * perPage;
-  if (view.sort === "productType") return yield* productTypePage(counts, view, filter, offset, perPage, count);
-  const column = SORT_COLUMN[view.sort];
-  const nulls = view.sort === "lastLoggedIn" || view.sort === "app" ? nullsAsSqlite(d, dir) : "";
-  const seenSort = view.sort === "lastLoggedIn";
-  const tie = view.sort === "deviceId" ? "" : `, ${seenSort ? "s" : "d"}.device_id ${dir}`;
-  const walk = viewFrom(d, view, filter);
-  // A filter without an exact count reads on past the page (the same index walk) to count up to VIEW_COUNT_LIMIT more.
-  // A firmware filter decided device by device (rollouts hold devices, the kept keys lag) is counted as a combination is.
-  const exact = count && firmware !== "hashed" ? exactCountOf(view.filter) : null;
-  const capped = count && exact === null;
-  const lead = leadingColumn(d, seenSort ? filter.narrow.fixed : fixed, view.sort, dir);
-  const rows = yield* all<{ device_id: string }>(
-    `SELECT ${seenSort ? "s" : "d"}.device_id FROM ${walk.from} WHERE ${walk.where}
-     ORDER BY ${lead}${column} ${dir}${nulls}${tie} LIMIT ? OFFSET ?`,
-    ...walk.args,
-    capped ? perPage + VIEW_COUNT_LIMIT : perPage,
-    offset,
-  );
+  if (view.sort === "productType") {
+    const filter = yield* whereOf(view.filter, product);
+    return yield* productTypePage(counts, view, filter, page * perPage, perPage, count);
+  }
+  const plan = yield* pagePlan(view, page, perPage, product, count);
+  const { filter: { where, args, keys }, offset, capped, exact } = plan;
+  const rows = yield* all<{ device_id: string }>(plan.sql, ...plan.args);
   const ids = rows.slice(0, perPage).map((r) => r.device_id);
   if (!count) return { ids, total: -1, exact: true };
   if (ids.length === 0 && offset > 0) {
@@ -293,6 +324,75 @@ function inGroup(
     order: `d.product_type_id ${dir}, d.device_id ${dir}`,
   };
 }
+
+/**
+ * PostgreSQL, sort=productType under a filter other than one product type alone (productTypePage's GroupWalk) as one
+ * statement's CTEs: each group in productTypeOrder read in order by (product_type_id, device_id) up to what the walk
+ * still needs (`need` less the groups before; a group after the need is met is not read: CASE evaluates its subquery
+ * only then), their ids concatenated into `w.a`, the view's first `need` ids. `types`: the product types' text the order
+ * was built from (TYPES_SQL), for the statement to read again. Null for the views productTypePage answers from the kept
+ * counts.
+ */
+export function* groupWalkPlan(
+  view: DeviceView,
+  page: number,
+  perPage: number,
+  product: string,
+  count: boolean,
+): Q<{ filter: ViewWhere; with: string; args: Param[]; need: number; exact: ExactCount | null; types: string } | null> {
+  const d = yield* dialect();
+  const filter = yield* whereOf(view.filter, product);
+  const single = exactCountOf(view.filter);
+  if (filter.where === noFilter(d) || single?.kind === "productType") return null;
+  const { types } = (yield* one<{ types: string }>(`SELECT ${TYPES_SQL} AS types`))!;
+  const order = productTypeOrder(
+    (JSON.parse(types) as [string, string][] | null ?? []).map(([id, name]) => ({ id, name })),
+    view.order,
+  );
+  const dir = view.order === "desc" ? "DESC" : "ASC";
+  const offset = page * perPage;
+  const need = new GroupWalk(order, offset, perPage, count).need;
+  const args: Param[] = [];
+  const p = (...v: Param[]) => (args.push(...v), "?");
+  const groups = order.map((key) => inGroup(d, filter, key, dir, ""));
+  // c<i>.n: the matches of the groups up to i counted, each group only as far as `need` less those before (its
+  // count a LIMIT-ed index range in any order, as GroupWalk's).
+  const ctes = groups.map((g, i) => {
+    const counted = (limit: string) =>
+      `(SELECT count(*) FROM (SELECT 1 FROM devices d WHERE ${g.cond} LIMIT ${limit}) x)`;
+    if (i === 0) return `c0 AS MATERIALIZED (SELECT ${counted((args.push(...g.args), p(need)))} AS n)`;
+    const before = `c${i - 1}.n`;
+    const stop = p(need);
+    args.push(...g.args);
+    return `c${i} AS MATERIALIZED (SELECT ${before} + CASE WHEN ${before} >= ${stop} THEN 0
+      ELSE ${counted(`${p(need)} - ${before}`)} END AS n FROM c${i - 1})`;
+  });
+  // The page's slice of each group it covers (groupSlices), read in the group's order; the text built left to right,
+  // as its `?`s bind.
+  const slices = groups.map((g, i) => {
+    const before = i === 0 ? "0" : `c${i - 1}.n`;
+    const upTo = () => `least(${p(offset + perPage)}::bigint, c${i}.n)`;
+    const start = () => `greatest(${p(offset)}::bigint, ${before})`;
+    let text = `CASE WHEN ${upTo()} > ${start()} THEN `;
+    args.push(...g.args);
+    text += `ARRAY(SELECT d.device_id FROM devices d WHERE ${g.cond} ORDER BY ${g.order} LIMIT ${upTo()} - ${start()}`;
+    text += ` OFFSET ${start()} - ${before}) ELSE '{}'::text[] END`;
+    return text;
+  });
+  return {
+    filter,
+    with: `${ctes.join(",\n")}, w AS MATERIALIZED (SELECT ${slices.join(" || ")} AS a, c${groups.length - 1}.n AS got
+      FROM ${groups.map((_, i) => `c${i}`).join(", ")})`,
+    args,
+    need,
+    // The walk stopped early: a filter with an exact count still answers it (not one decided device by device).
+    exact: count && filter.firmware !== "hashed" ? single : null,
+    types,
+  };
+}
+
+/** The product types as one text (id, name), read again by the statement built from them (groupWalkPlan). */
+export const TYPES_SQL = "(SELECT json_agg(json_build_array(id, name) ORDER BY id)::text FROM product_types)";
 
 /**
  * sort=productType: the product types in name order (productTypeOrder), each group read by the index

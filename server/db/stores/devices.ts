@@ -41,6 +41,7 @@ import { requireReleasable } from "./firmwares.ts";
 import { idList, idListSql, indexedBy, likeAscii, positioned, same } from "./dialect_sql.ts";
 import type { FleetCounts } from "./fleet_counts.ts";
 import { bulkDevices, namesOf, viewBatch, viewIds } from "./device_views.ts";
+import { onePage } from "./device_page.ts";
 
 interface DeviceRow {
   device_id: string;
@@ -174,6 +175,11 @@ function* devicesInOrder(ids: string[]): Q<Device[]> {
   if (ids.length === 0) return [];
   const d = yield* dialect();
   const rows = yield* all<DeviceRow>(`${yield* selectDevice()} WHERE ${d.inList("d.device_id")}`, d.list(ids));
+  return inOrder(ids, rows);
+}
+
+/** The devices of `rows` in the order of `ids` (an id without its row left out). */
+function inOrder(ids: string[], rows: DeviceRow[]): Device[] {
   const byId = new Map(rows.map((r) => [r.device_id, r]));
   return ids.flatMap((id) => {
     const row = byId.get(id);
@@ -350,12 +356,20 @@ export function deviceStore(engine: Engine, counts: FleetCounts): DeviceStore {
   const store = storeOf<Omit<DeviceStore, "syncFirmwareKeys">>(engine, {
     get: (deviceId) => getDevice(deviceId),
     list: (page, perPage, q, filter) => read(() => listDevices(page, perPage, q, filter)),
-    view: (view, page, perPage, product, opts) =>
-      read(function* () {
+    view: function* (view, page, perPage, product, opts) {
+      if ((yield* dialect()).engine === "postgres" && !(isPlainView(view) && opts?.count !== false)) {
+        // One statement where it can be (device_page.ts), else the reads below in one transaction.
+        const at = yield* onePage(counts, view, page, perPage, product, opts?.count !== false, yield* selectDevice());
+        if (at !== null) {
+          return { data: inOrder(at.ids, at.rows as unknown as DeviceRow[]), total: at.total, exact: at.exact };
+        }
+      }
+      return yield* read(function* () {
         if (isPlainView(view) && opts?.count !== false) return yield* listDevices(page, perPage, view.filter.q?.trim());
         const { ids, total, exact } = yield* viewIds(counts, view, page, perPage, product, opts?.count !== false);
         return { data: yield* devicesInOrder(ids), total, exact };
-      }),
+      });
+    },
     batch: (view, after, limit, product) =>
       read(function* () {
         const { ids, next } = yield* viewBatch(view, after, limit, product);

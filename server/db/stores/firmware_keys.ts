@@ -33,6 +33,8 @@ export interface KeysState {
   signature: string;
   /** The kept columns are of this state: the filters may read them. */
   current: boolean;
+  /** PostgreSQL: KEYS_STATE_SQL's text it was read from. */
+  text?: string;
 }
 
 /** The state from its parts (PostgreSQL's overview reads them in its own round trip). */
@@ -71,15 +73,48 @@ export function kickWhenBehind(state: KeysState, product: string): void {
   if (!state.current) { for (const k of keepers) k.kick(product); }
 }
 
-/** The state in force, in the caller's transaction. */
+/**
+ * PostgreSQL's keys state as one value (one round trip): the firmware_keys row, the default firmware and the holding
+ * rollouts as JSON text. Its text is the same as long as the state is: a statement that reads it again beside other
+ * reads tells whether those were built from the state in force (stores/device_page.ts).
+ */
+export const KEYS_STATE_SQL = `(SELECT json_build_array(k.generation, k.kept,
+    (SELECT default_firmware FROM device_types WHERE name = ?),
+    (SELECT json_agg(json_build_array(r.id, r.firmware_id, r.product_type_id, r.state, r.stages, r.stage)
+         ORDER BY r.seq DESC)
+       FROM rollouts r JOIN firmwares f ON f.id = r.firmware_id
+       WHERE r.state IN ('running', 'paused', 'finished') OR (r.state = 'cancelled' AND r.installed > 0)))::text
+  FROM firmware_keys k)`;
+
+/** KEYS_STATE_SQL's text as the state. */
+export function keysStateOfText(text: string): KeysState {
+  const [generation, kept, defaultFirmware, rows] = JSON.parse(text) as [
+    number,
+    string | null,
+    string | null,
+    [string, string, string | null, string, string, number][] | null,
+  ];
+  const holding = holdingRollouts(
+    (rows ?? []).map(([id, firmware_id, product_type_id, state, stages, stage]) => (
+      { id, firmware_id, product_type_id, state, stages, stage }
+    )),
+  );
+  return { ...keysStateOf(Number(generation), kept ?? null, defaultFirmware ?? null, holding), text };
+}
+
+/** The state in force, in the caller's transaction (PostgreSQL: one statement, KEYS_STATE_SQL). */
 export function* keysState(product: string): Q<KeysState> {
+  const d = yield* dialect();
+  if (d.engine === "postgres") {
+    const row = (yield* one<{ keys: string }>(`SELECT ${KEYS_STATE_SQL} AS keys`, deviceTypeName(product)))!;
+    return keysStateOfText(row.keys);
+  }
   const row = (yield* one<{ generation: number; kept: string | null; default_firmware: string | null }>(
     `SELECT k.generation, k.kept,
        (SELECT default_firmware FROM device_types WHERE name = ?) AS default_firmware
      FROM firmware_keys k`,
     deviceTypeName(product),
   ))!;
-  const d = yield* dialect();
   const holding = holdingRollouts((yield* all(holdingRolloutsSql(d.tieBreak("rollouts")))) as never);
   return keysStateOf(row.generation, row.kept ?? null, row.default_firmware ?? null, holding);
 }

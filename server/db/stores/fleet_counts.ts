@@ -15,11 +15,25 @@ export interface FleetKeys {
   defaultFirmware: string | null;
   rollouts: HoldingRollout[];
   current: boolean;
+  /** PostgreSQL: the text of the state it was read as (firmware_keys.ts KEYS_STATE_SQL). */
+  text?: string;
+}
+
+/** A total as an SQL expression (a scalar subquery) and how its value is read. */
+export interface TotalSql {
+  sql: string;
+  args: Param[];
+  read(value: unknown): number;
 }
 
 export interface FleetCounts {
   /** The exact total of a filter exactCountOf() names (`where`/`args`: the filter over alias d). */
   exactTotal(exact: ExactCount, where: string, args: readonly Param[], keys: FleetKeys | null): Q<number>;
+  /**
+   * exactTotal as one SQL value beside a page's own (stores/device_page.ts): the expression, its parameters and how its
+   * value is read. Absent where the engine reads a page in a transaction of several statements (SQLite).
+   */
+  exactTotalSql?(exact: ExactCount, keys: FleetKeys | null): TotalSql;
   /** GET overview. */
   overview(product: string): Q<Overview>;
   /** DeviceStore.pruneCounts (a transaction of its own where there is anything to prune). */
