@@ -9,7 +9,7 @@ import { startPostgres } from "../../testing/postgres.ts";
 import { SERVER_V8_FLAGS } from "../../server/v8_flags.ts";
 import { serverEnv } from "./steps.ts";
 import { checkins, polls, registerDevices } from "./device_polls.ts";
-import { DENO, freePort } from "./util.ts";
+import { DENO, freePort, waitUntilUp } from "./util.ts";
 
 const [tree, kind, seconds] = Deno.args;
 if (!tree || !["checkin", "poll"].includes(kind) || !(Number(seconds) > 0)) {
@@ -40,14 +40,7 @@ const child = new Deno.Command(DENO, {
   stderr: "inherit",
 }).spawn();
 const url = `http://127.0.0.1:${port}`;
-for (let i = 0; i < 600; i++) {
-  try {
-    await (await fetch(`${url}/healthz`)).body?.cancel();
-    break;
-  } catch {
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
+await waitUntilUp(url);
 await registerDevices(url, DEVICES);
 const loadOf = (s: number) => kind === "checkin" ? checkins(url, s, DEVICES, DEVICES) : polls(url, s, DEVICES, DEVICES);
 await loadOf(2);

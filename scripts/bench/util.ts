@@ -33,6 +33,19 @@ export interface Proc {
   stop(): Promise<void>;
 }
 
+/** Waits (up to a minute) until the server at `url` answers. */
+export async function waitUntilUp(url: string): Promise<void> {
+  for (let i = 0; i < 600; i++) {
+    try {
+      const r = await fetch(`${url}/healthz`).catch(() => fetch(`${url}/api/v1/devices`));
+      await r.body?.cancel();
+      return;
+    } catch {
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  }
+}
+
 /** Spawns a Deno script (of the tree at `root`) that prints "Listening on http://host:port/", output discarded after that. */
 export async function spawnServer(script: string, env: Record<string, string>, root = ROOT): Promise<Proc> {
   const port = freePort();
@@ -44,15 +57,7 @@ export async function spawnServer(script: string, env: Record<string, string>, r
     stderr: "inherit",
   }).spawn();
   const url = `http://127.0.0.1:${port}`;
-  for (let i = 0; i < 600; i++) {
-    try {
-      const r = await fetch(`${url}/healthz`).catch(() => fetch(`${url}/api/v1/devices`));
-      await r.body?.cancel();
-      break;
-    } catch {
-      await new Promise((r) => setTimeout(r, 100));
-    }
-  }
+  await waitUntilUp(url);
   return {
     url,
     pid: child.pid,
