@@ -183,8 +183,14 @@ e2eTest(
     await assertOnlyTheError(page);
     await screenshot("safety-net-04-server-down");
 
-    // Retry while it is still down: the same state again.
+    // Retry while it is still down: the same state again. The list's query retries once after a failure; both of its
+    // requests must have failed before the server comes back, or that retry (not Retry) would bring the page.
+    const listFailed = { predicate: (r: { url(): string }) => new URL(r.url()).pathname === "/api/v1/devices" };
+    const bothFailed = page.waitForEvent("requestfailed", listFailed).then(() =>
+      page.waitForEvent("requestfailed", listFailed)
+    );
     await alert.getByRole("button", { name: "Retry" }).click();
+    await bothFailed;
     await page.waitForFunction(() => !document.querySelector("[aria-label=Loading]"));
     await alert.getByText(/The server cannot be reached\./).waitFor();
     await assertOnlyTheError(page);
