@@ -147,6 +147,24 @@ Deno.test("tls: sslrootcert, sslcert and sslkey as libpq reads them: the certifi
       }
     },
   );
+  await t.step(
+    "verify-full refuses a certificate that does not name the host (verify-ca takes it): the name is checked",
+    async () => {
+      // The certificate names IP 127.0.0.1 only; "localhost" reaches the same server under a name it does not hold.
+      const byName = (params: Record<string, string>) => {
+        const u = new URL(withParams(url, params));
+        u.hostname = "localhost";
+        return u.href;
+      };
+      const ca = await firstCall(byName({ sslmode: "verify-ca", sslrootcert: files.caFile }));
+      assert.equal(ca.err, null, `verify-ca by name: ${ca.err}`);
+      assert.deepEqual(ca.rows, [{ who: "postgres", ssl: true }]);
+      const full = await firstCall(byName({ sslmode: "verify-full", sslrootcert: files.caFile }));
+      console.log(`verify-full by a name the certificate lacks: ${full.err?.message} after ${full.ms.toFixed(0)} ms`);
+      assert.ok(full.err && isUnavailable(full.err), String(full.err));
+      assert.match(full.err.message, /localhost|altnames|host/i);
+    },
+  );
   await t.step("a role that signs in by certificate: admitted with sslcert and sslkey, refused without", async () => {
     const base = { sslmode: "verify-full", sslrootcert: files.caFile };
     const signed = await firstCall(
