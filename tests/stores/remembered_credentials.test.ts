@@ -94,9 +94,13 @@ Deno.test("SQLite: the operator's statement is answered from memory until anythi
     }, () => {});
 
     // Another connection of this process: its own writes, and a bare connection without any of this.
-    await changed("another connection's password change", () => other.operators.setPassword(EMAIL, passwordHash), (pwv) => {
-      assert.equal(session.operator!.passwordVersion, pwv + 1);
-    });
+    await changed(
+      "another connection's password change",
+      () => other.operators.setPassword(EMAIL, passwordHash),
+      (pwv) => {
+        assert.equal(session.operator!.passwordVersion, pwv + 1);
+      },
+    );
     before = version();
     await changed(
       "a bare connection's write to the counter",

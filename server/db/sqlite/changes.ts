@@ -42,8 +42,10 @@ export function watchChanges(db: Db, file: string): Changes | null {
   });
   for (const table of WATCHED) {
     for (const event of ["INSERT", "UPDATE", "DELETE"]) {
-      db.exec(`CREATE TEMP TRIGGER IF NOT EXISTS ${table}_${event.toLowerCase()}_remembered AFTER ${event} ON main.${table}
-               BEGIN SELECT console_credentials_changed(); END`);
+      db.exec(
+        `CREATE TEMP TRIGGER IF NOT EXISTS ${table}_${event.toLowerCase()}_remembered AFTER ${event} ON main.${table}
+               BEGIN SELECT console_credentials_changed(); END`,
+      );
     }
   }
   for (const event of ["INSERT", "UPDATE", "DELETE"]) {
@@ -91,4 +93,5 @@ export function watchChanges(db: Db, file: string): Changes | null {
   };
 }
 
-const readDataVersion = (db: Db) => Number((sql(db, "PRAGMA data_version").get() as { data_version: number }).data_version);
+const readDataVersion = (db: Db) =>
+  Number((sql(db, "PRAGMA data_version").get() as { data_version: number }).data_version);
