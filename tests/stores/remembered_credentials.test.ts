@@ -7,6 +7,7 @@
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
+import { DatabaseSync } from "node:sqlite";
 import { openStores } from "../../server/db/mod.ts";
 import { hashPassword } from "../../server/auth/password.ts";
 import { runSql } from "../../testing/sqlite_file.ts";
@@ -135,4 +136,52 @@ Deno.test("SQLite: the operator's statement is answered from memory until anythi
     await stores.close();
     await Deno.remove(dir, { recursive: true });
   }
+});
+
+/** This process's descriptors open on `path` (Linux). */
+const descriptors = (path: string) =>
+  [...Deno.readDirSync("/proc/self/fd")].filter((e) => {
+    try {
+      return Deno.readLinkSync(`/proc/self/fd/${e.name}`).startsWith(path);
+    } catch {
+      return false;
+    }
+  }).length;
+
+Deno.test({
+  name: "SQLite: the -shm descriptor is shared by the stores of one file and closed after the last (never before)",
+  ignore: Deno.build.os !== "linux",
+  fn: async () => {
+    const dir = await Deno.makeTempDir({ prefix: "remembered-" });
+    const file = join(dir, "console.sqlite3");
+    try {
+      for (const order of [[0, 1], [1, 0]]) {
+        const both = [await openStores({ engine: "sqlite", file }), await openStores({ engine: "sqlite", file })];
+        // SQLite's own descriptor of the -shm (one per process) and the watch's (one per file).
+        assert.equal(descriptors(`${file}-shm`), 2);
+        await both[order[0]].close();
+        // The other store's connection still holds SQLite's locks on the -shm: nothing of it is closed.
+        assert.equal(descriptors(`${file}-shm`), 2);
+        await both[order[1]].operators.count();
+        await both[order[1]].close();
+        assert.equal(descriptors(`${file}-shm`), 0, "closed once SQLite removed the file");
+      }
+      // A connection that is no store's (a stream's reader, say) still open when the store closes: the watch's
+      // descriptor stays (closing it would drop that connection's locks), until a later watch ends after SQLite removed it.
+      const stores = await openStores({ engine: "sqlite", file });
+      const bare = new DatabaseSync(file, { readOnly: true });
+      bare.prepare("SELECT count(*) FROM operators").get();
+      await stores.close();
+      assert.equal(descriptors(`${file}-shm`), 2);
+      bare.close();
+      // A read-only connection leaves the file; the watch's descriptor is closed once it is gone.
+      assert.equal(descriptors(`${file}-shm`), 1);
+      await Deno.remove(`${file}-shm`);
+      const later = join(dir, "later.sqlite3");
+      await (await openStores({ engine: "sqlite", file: later })).close();
+      assert.equal(descriptors(`${file}-shm`), 0);
+    } finally {
+      await Deno.remove(dir, { recursive: true });
+    }
+  },
 });

@@ -11,7 +11,7 @@
  *   connections' commits) tells another connection's commit, which bumps the generation, from this connection's own.
  * `null` when the header cannot be read as SQLite writes it: the caller then reads the database.
  */
-import { closeSync, openSync, readSync } from "node:fs";
+import { closeSync, fstatSync, openSync, readSync, statSync } from "node:fs";
 import { type Db, sql } from "./open.ts";
 
 const WATCHED = ["operators", "api_tokens"];
@@ -29,12 +29,13 @@ export interface Changes {
 /** Installs the triggers on `db`'s connection and watches `file`'s -shm; null where no -shm file is kept. */
 export function watchChanges(db: Db, file: string): Changes | null {
   if (file === ":memory:" || Deno.build.os === "windows") return null;
-  let fd: number;
+  let held: Held;
   try {
-    fd = openSync(`${file}-shm`, "r");
+    held = holdShm(`${file}-shm`);
   } catch {
     return null;
   }
+  const fd = held.fd;
   let generation = 0;
   db.function("console_credentials_changed", () => {
     generation++;
@@ -89,8 +90,56 @@ export function watchChanges(db: Db, file: string): Changes | null {
         return null;
       }
     },
-    close: () => closeSync(fd),
+    close: () => letGo(held),
   };
+}
+
+/**
+ * The -shm files' descriptors, one per file (device and inode) for the whole process. Closing a descriptor drops every
+ * POSIX lock the process holds on that file — SQLite's on the -shm for every connection of this process still open on
+ * it (a stream's reader, a second store) — so one is closed only once nothing uses it here and SQLite has removed the
+ * file (its last connection closed), checked whenever a watch ends.
+ */
+interface Held {
+  readonly key: string;
+  readonly path: string;
+  readonly fd: number;
+  users: number;
+}
+const shmFiles = new Map<string, Held>();
+
+const keyOf = (s: { dev: number; ino: number }) => `${s.dev}:${s.ino}`;
+
+function holdShm(path: string): Held {
+  let h = shmFiles.get(keyOf(statSync(path)));
+  if (h === undefined) {
+    const fd = openSync(path, "r");
+    const key = keyOf(fstatSync(fd));
+    h = shmFiles.get(key) ?? { key, path, fd, users: 0 };
+    shmFiles.set(key, h);
+  }
+  h.users++;
+  return h;
+}
+
+function letGo(h: Held): void {
+  h.users--;
+  for (const other of shmFiles.values()) {
+    if (other.users > 0) continue;
+    let current: string | null = null;
+    try {
+      current = keyOf(statSync(other.path));
+    } catch {
+      // removed
+    }
+    if (current === other.key) continue;
+    shmFiles.delete(other.key);
+    try {
+      closeSync(other.fd);
+    } catch {
+      // closed already
+    }
+  }
 }
 
 const readDataVersion = (db: Db) =>
