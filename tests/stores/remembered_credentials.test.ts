@@ -7,10 +7,9 @@
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { DatabaseSync } from "node:sqlite";
 import { openStores } from "../../server/db/mod.ts";
 import { hashPassword } from "../../server/auth/password.ts";
-import { runSql } from "../../testing/sqlite_file.ts";
+import { openReader, runSql } from "../../testing/sqlite_file.ts";
 
 const EMAIL = "kept@example.com";
 const HASH = "b".repeat(64);
@@ -169,8 +168,7 @@ Deno.test({
       // A connection that is no store's (a stream's reader, say) still open when the store closes: the watch's
       // descriptor stays (closing it would drop that connection's locks), until a later watch ends after SQLite removed it.
       const stores = await openStores({ engine: "sqlite", file });
-      const bare = new DatabaseSync(file, { readOnly: true });
-      bare.prepare("SELECT count(*) FROM operators").get();
+      const bare = openReader(file);
       await stores.close();
       assert.equal(descriptors(`${file}-shm`), 2);
       bare.close();
