@@ -62,3 +62,10 @@ export function queryValue(path: string, sql: string, ...params: SQLInputValue[]
     db.close();
   }
 }
+
+/** A read-only connection of the file kept open (after one read) until closed: another connection than a store's. */
+export function openReader(path: string): { close(): void } {
+  const db = new DatabaseSync(path, { readOnly: true, timeout: 5000 });
+  db.prepare("SELECT count(*) FROM sqlite_master").get();
+  return db;
+}

@@ -42,7 +42,8 @@ export const LAST_USED_EVERY_MS = 60_000;
  * operator is looked up on every request (operators.currentWithDevicesVersion(): cheap, and it sees a password change
  * made by any process at once), so a change ends every earlier token immediately; an API token and its owner are
  * looked up the same way (apiTokens.currentWithDevicesVersion()), so a revocation or the owner's disabling ends it at
- * once, on every replica.
+ * once, on every replica. On SQLite both answers come from memory while nothing they read has changed, which the
+ * database itself tells (server/db/sqlite/remembered_credentials.ts): the same next-request rule.
  */
 export function requireOperator(
   ctx: AppContext,

@@ -618,3 +618,132 @@ Deno.test("lean routes: GET devices answers as Hono's, for every role, token and
     assert.equal(await served(list, "GET", 200), before + 1, which);
   }
 });
+
+Deno.test("lean routes: a credential answered many times is refused at the very next request after its change", async () => {
+  await using built = await testApp((ctx) => ({
+    ...ctx,
+    config: { ...ctx.config, DEVICE_AUTH: "shared", trustProxy: true },
+  }));
+  const hono = createApp(built.ctx, { lean: false });
+  const admin = await built.api();
+  const list = "/api/v1/devices";
+  let address = 0;
+  /** The status of one request to each app, and whether the lean path answered the first. */
+  const both = async (credential: string, path = list, init: RequestInit = {}) => {
+    const statuses = [];
+    let lean = 0;
+    for (const app of [built.app, hono]) {
+      const before = leanAnswers();
+      const res = await app.request(path, {
+        ...init,
+        // Each request from an address of its own: the bad-token throttle never answers 429 here.
+        headers: {
+          Authorization: `Bearer ${credential}`,
+          "X-Forwarded-For": `10.1.${address >> 8 & 255}.${address++ & 255}`,
+        },
+      });
+      await res.body?.cancel();
+      if (app === built.app) lean = leanAnswers() - before;
+      statuses.push(res.status);
+    }
+    return { statuses, lean };
+  };
+  const login = async (email: string, password: string) => {
+    const res = await hono.request("/api/v1/login", json({ email, password }, {}));
+    assert.equal(res.status, 200);
+    return (await res.json()).token as string;
+  };
+  const newToken = async (session: string, name: string, scopes: string[]) => {
+    const res = await hono.request(
+      "/api/v1/api_tokens",
+      json({ name, scopes }, { Authorization: `Bearer ${session}` }),
+    );
+    assert.equal(res.status, 201);
+    return (await res.json()) as { _id: string; token: string };
+  };
+  const pt = await admin.createProductType("Kept type");
+  await admin.preauthorizeDevice("kept-1");
+  const people = ["password", "disabled", "demoted", "revoked", "elsewhere"];
+  const ids: Record<string, string> = {};
+  const sessions: Record<string, string> = {};
+  const tokens: Record<string, { _id: string; token: string }> = {};
+  for (const who of people) {
+    const email = `${who}@example.com`;
+    ids[who] = (await admin.createOperator({ email, role: "operator", password: `${who}-password-1` }))._id;
+    sessions[who] = await login(email, `${who}-password-1`);
+    tokens[who] = await newToken(sessions[who], who, ["read", "devices:write"]);
+  }
+  const patch = { method: "PATCH", body: JSON.stringify({ deviceId: "kept-1", productTypeId: pt._id }) };
+  const patchInit = { ...patch, headers: { "Content-Type": "application/json" } };
+  // Answered many times by both paths (GET devices lean after each credential's first use), and a write by the token.
+  for (const who of people) {
+    for (let i = 0; i < 10; i++) {
+      for (const credential of [sessions[who], tokens[who].token]) {
+        const { statuses, lean } = await both(credential);
+        assert.deepEqual(statuses, [200, 200], who);
+        if (i > 0) assert.equal(lean, 1, `${who}: lean`);
+      }
+    }
+    const res = await built.app.request("/api/v1/devices/kept-1", {
+      ...patchInit,
+      headers: { ...patchInit.headers, Authorization: `Bearer ${tokens[who].token}` },
+    });
+    assert.equal(res.status, 200, `${who}: ${await res.text()}`);
+  }
+
+  await admin.resetOperatorPassword(ids.password, "password-password-2");
+  assert.deepEqual((await both(sessions.password)).statuses, [401, 401], "session after a password change");
+  assert.deepEqual((await both(tokens.password.token)).statuses, [200, 200], "the token stays");
+
+  await admin.patchOperator(ids.disabled, { disabled: true });
+  assert.deepEqual((await both(sessions.disabled)).statuses, [401, 401], "session of a disabled operator");
+  assert.deepEqual((await both(tokens.disabled.token)).statuses, [401, 401], "token of a disabled owner");
+
+  // Demoted to viewer: the token's write is refused at once; it may still read.
+  await admin.patchOperator(ids.demoted, { role: "viewer" });
+  const write = async (token: string) => {
+    const res = await both(token, "/api/v1/devices/kept-1", patchInit);
+    return res.statuses;
+  };
+  assert.deepEqual(await write(tokens.demoted.token), [403, 403], "a demoted owner's token writing");
+  assert.deepEqual((await both(tokens.demoted.token)).statuses, [200, 200], "a demoted owner's token reading");
+  assert.deepEqual((await both(sessions.demoted)).statuses, [401, 401], "a demoted operator's session");
+
+  await admin.revokeApiToken(tokens.revoked._id);
+  assert.deepEqual((await both(tokens.revoked.token)).statuses, [401, 401], "revoked token");
+
+  // A change made through another connection (SQLite) or pool (PostgreSQL) to the same database.
+  const other = await built.another();
+  await other.operators.setPassword("elsewhere@example.com", "x".repeat(60));
+  assert.deepEqual((await both(sessions.elsewhere)).statuses, [401, 401], "session after a change elsewhere");
+  await other.apiTokens.revoke(tokens.elsewhere._id, { operatorId: ids.elsewhere, admin: false });
+  assert.deepEqual((await both(tokens.elsewhere.token)).statuses, [401, 401], "token revoked elsewhere");
+
+  // The page follows every write to the devices, whoever makes it: the list asked lean after each.
+  const page = async () => {
+    const before = leanAnswers();
+    const res = await built.app.request(`${list}?rowsPerPage=100`, {
+      headers: { Authorization: `Bearer ${admin.token}` },
+    });
+    assert.equal(res.status, 200);
+    assert.equal(leanAnswers() - before, 1);
+    return (await res.json()) as { total: number; data: { deviceId: string; lastLoggedIn: string | null }[] };
+  };
+  const seen = async (id: string) => (await page()).data.find((d) => d.deviceId === id)?.lastLoggedIn ?? null;
+  await page();
+  await page();
+  const device = built.device("kept-2");
+  await device.checkin({ versionInfo: VERSION });
+  const first = await seen("kept-2");
+  assert.ok(first !== null, "a new device is listed at once");
+  await new Promise((r) => setTimeout(r, 5));
+  await device.checkin({ versionInfo: VERSION }); // changes nothing but its time, which waits for the last-seen flush
+  await built.stores.deviceApi.flushSeen();
+  const flushed = await seen("kept-2");
+  assert.ok(flushed !== null && flushed > first, `the last-seen flush is listed: ${first} → ${flushed}`);
+  const total = (await page()).total;
+  assert.deepEqual((await admin.preauthorizeDevices(["kept-3", "kept-4"])).created, ["kept-3", "kept-4"]);
+  assert.equal((await page()).total, total + 2, "a bulk preauthorization is listed");
+  await other.devices.preauthorizeMany(["kept-5"]);
+  assert.equal((await page()).total, total + 3, "a device added elsewhere is listed");
+});

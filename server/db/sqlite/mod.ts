@@ -8,6 +8,8 @@ import { storesOn } from "../stores/registry.ts";
 import { mapSqliteError, sqliteEngine } from "./runner.ts";
 import { sqliteFleetCounts } from "./fleet_counts.ts";
 import { openDatabase } from "./open.ts";
+import { watchChanges } from "./changes.ts";
+import { rememberCredentials } from "./remembered_credentials.ts";
 
 /** Opens the database file (creating and migrating it as needed); NewerSchemaError leaves it untouched. */
 export function openSqliteStores(file: string): OpenStores {
@@ -18,7 +20,7 @@ export function openSqliteStores(file: string): OpenStores {
     throw mapSqliteError(err);
   }
   const engine = sqliteEngine(db);
-  return storesOn(engine, {
+  const stores = storesOn(engine, {
     fleetCounts: sqliteFleetCounts(),
     system: {
       ping: () => Promise.resolve(),
@@ -31,4 +33,7 @@ export function openSqliteStores(file: string): OpenStores {
       return Promise.resolve();
     },
   });
+  // Every operator request's statement from memory while nothing it reads changed (remembered_credentials.ts).
+  const changes = watchChanges(db, file);
+  return changes ? rememberCredentials(stores, changes) : stores;
 }

@@ -106,7 +106,8 @@ export function operatorStore(engine: Engine): OperatorStore {
     // One indexed row read per request, with the devices' counter (on PostgreSQL from the primary): a password change
     // made through any process or replica is seen by the next request (docs/DECISIONS.md, "PostgreSQL": chosen over a
     // LISTEN/NOTIFY-invalidated cache, which would save this round trip at the price of a window while the listener
-    // reconnects).
+    // reconnects). On SQLite the answer is kept per credential while nothing it reads changed
+    // (sqlite/remembered_credentials.ts: one process owns the file; a commit by any other connection is seen as well).
     currentWithDevicesVersion: findWithDevicesVersion,
     count: countOperators,
     add: (email, passwordHash, role) => write(() => insertOperator(email, passwordHash, role)),
