@@ -146,13 +146,18 @@ try {
       onListen: ({ hostname, port }: Deno.NetAddr) => console.log(`Listening on http://${hostname}:${port}/`),
     };
     server = config.CONNECTION_GUARD !== "0"
-      ? serveFront({
-        ...listen,
-        headerTimeoutMs: config.HEADER_TIMEOUT_SECONDS * 1000,
-        idleTimeoutMs: config.IDLE_CONNECTION_SECONDS * 1000,
-        maxHalfOpen: config.MAX_HALF_OPEN_CONNECTIONS,
-        onDrop: (reason) => connectionsDropped.labels({ reason }).inc(),
-      }, shutdown.wrap(app.fetch), config.CONNECTION_GUARD === "relay" ? "relay" : "direct", log)
+      ? serveFront(
+        {
+          ...listen,
+          headerTimeoutMs: config.HEADER_TIMEOUT_SECONDS * 1000,
+          idleTimeoutMs: config.IDLE_CONNECTION_SECONDS * 1000,
+          maxHalfOpen: config.MAX_HALF_OPEN_CONNECTIONS,
+          onDrop: (reason) => connectionsDropped.labels({ reason }).inc(),
+        },
+        shutdown.wrap(app.fetch),
+        config.CONNECTION_GUARD === "relay" ? "relay" : "direct",
+        log,
+      )
       : Deno.serve(listen, shutdown.wrap(app.fetch));
   } catch (err) {
     if (err instanceof Deno.errors.AddrInUse) fail(cannotListen(err, config.HOST, config.PORT));
