@@ -246,7 +246,8 @@ export function serveDirect(opts: GuardOptions, handler: Handler, serveOn: Serve
       }
       all.add(c);
       wait(c, "header", Date.now() + opts.headerTimeoutMs);
-      c.server.finished.catch(() => {}).finally(() => forget(c));
+      const gone = () => forget(c);
+      c.server.finished.then(gone, gone);
     }
   })();
 
