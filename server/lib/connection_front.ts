@@ -11,9 +11,9 @@ export function serveFront(
   handler: Handler,
   form: "direct" | "relay",
   warn: (line: string) => void,
+  serveOn = serveOnConnection(),
 ): GuardedServer {
   if (form === "relay") return serveGuarded(opts, handler);
-  const serveOn = serveOnConnection();
   if (serveOn) return serveDirect(opts, handler, serveOn);
   warn(
     `WARNING: this Deno (${Deno.version.deno}) has no serveHttpOnConnection: slow clients are dropped by the relay ` +

@@ -2,11 +2,13 @@
  * What the front without a relay (server/lib/direct_serve.ts) must do without seeing the bytes: a download whose client
  * stopped reading is closed once it has not moved for the idle time (one read slowly is not); a header cut off halfway
  * is closed by force at its deadline; at shutdown a request in flight is answered, a connection waiting for its header
- * is closed, and new connections are refused.
+ * is closed, and new connections are refused. And the choice of form: this Deno has the internal API; without it, the
+ * relay and one warning.
  */
 import assert from "node:assert/strict";
 import type { DropReason, GuardOptions } from "../../server/lib/guarded_serve.ts";
 import { serveDirect, serveOnConnection } from "../../server/lib/direct_serve.ts";
+import { serveFront } from "../../server/lib/connection_front.ts";
 
 const te = new TextEncoder();
 const DOWNLOAD = 32 * 1024 * 1024;
@@ -126,4 +128,33 @@ Deno.test("direct front: shutdown answers the request in flight, closes a waitin
   assert.match(text, /^HTTP\/1\.1 200 [\s\S]*\r\n\r\ndone$/);
   await stopped;
   await server.finished;
+});
+
+Deno.test("the front's form: direct on this Deno, the relay with one warning without the API, relay when asked", async () => {
+  const opts: GuardOptions = {
+    hostname: "127.0.0.1",
+    port: 0,
+    headerTimeoutMs: 1000,
+    idleTimeoutMs: 1000,
+    maxHalfOpen: 5,
+  };
+  const handler = () => new Response("ok");
+  const warnings: string[] = [];
+  const warn = (line: string) => warnings.push(line);
+  for (
+    const [server, form] of [
+      [serveFront(opts, handler, "direct", warn), "direct"],
+      [serveFront(opts, handler, "direct", warn, null), "relay"],
+      [serveFront(opts, handler, "relay", warn), "relay"],
+    ] as const
+  ) {
+    try {
+      assert.equal(server.form, form);
+      assert.equal(await (await fetch(`http://127.0.0.1:${server.addr.port}/`)).text(), "ok");
+    } finally {
+      await server.shutdown();
+    }
+  }
+  assert.equal(warnings.length, 1);
+  assert.match(warnings[0], /^WARNING: this Deno \(.+\) has no serveHttpOnConnection/);
 });
