@@ -46,10 +46,11 @@ export const ConfigSchema = z.object({
   /** An upload or import whose body sends nothing for this long is aborted and its partial file removed. */
   BODY_IDLE_SECONDS: int(1, 3600).default(60),
   /**
-   * 1 (default): the public port is the in-process front that drops slow clients (server/lib/guarded_serve.ts); 0:
-   * Deno.serve alone, for a server reachable only through a proxy that does it (deploy/nginx.conf).
+   * 1 (default): the public port is the in-process front that drops slow clients (server/lib/connection_front.ts);
+   * relay: the same rules by the older relay front (server/lib/guarded_serve.ts); 0: Deno.serve alone, for a server
+   * reachable only through a proxy that does it (deploy/nginx.conf).
    */
-  CONNECTION_GUARD: z.enum(["0", "1"], { message: "must be 1 or 0" }).default("1"),
+  CONNECTION_GUARD: z.enum(["0", "1", "relay"], { message: "must be 1, relay or 0" }).default("1"),
   /** A request's header must arrive within this long, or its connection is closed (server/lib/guarded_serve.ts). */
   HEADER_TIMEOUT_SECONDS: int(1, 3600).default(30),
   /** A kept-alive connection that sends and receives nothing this long after an answer is closed. */

@@ -25,7 +25,7 @@ import { requireXz, XzMissingError } from "./files/xz_check.ts";
 import { openFirmwareFiles } from "./files/mod.ts";
 import { isNoSpace } from "./storage_state.ts";
 import { startAuditCheckpoints } from "./audit_checkpoints.ts";
-import { serveGuarded } from "./lib/guarded_serve.ts";
+import { serveFront } from "./lib/connection_front.ts";
 import { connectionsDropped } from "./metrics.ts";
 
 function fail(message: string): never {
@@ -145,14 +145,19 @@ try {
       hostname: config.HOST,
       onListen: ({ hostname, port }: Deno.NetAddr) => console.log(`Listening on http://${hostname}:${port}/`),
     };
-    server = config.CONNECTION_GUARD === "1"
-      ? serveGuarded({
-        ...listen,
-        headerTimeoutMs: config.HEADER_TIMEOUT_SECONDS * 1000,
-        idleTimeoutMs: config.IDLE_CONNECTION_SECONDS * 1000,
-        maxHalfOpen: config.MAX_HALF_OPEN_CONNECTIONS,
-        onDrop: (reason) => connectionsDropped.labels({ reason }).inc(),
-      }, shutdown.wrap(app.fetch))
+    server = config.CONNECTION_GUARD !== "0"
+      ? serveFront(
+        {
+          ...listen,
+          headerTimeoutMs: config.HEADER_TIMEOUT_SECONDS * 1000,
+          idleTimeoutMs: config.IDLE_CONNECTION_SECONDS * 1000,
+          maxHalfOpen: config.MAX_HALF_OPEN_CONNECTIONS,
+          onDrop: (reason) => connectionsDropped.labels({ reason }).inc(),
+        },
+        shutdown.wrap(app.fetch),
+        config.CONNECTION_GUARD === "relay" ? "relay" : "direct",
+        log,
+      )
       : Deno.serve(listen, shutdown.wrap(app.fetch));
   } catch (err) {
     if (err instanceof Deno.errors.AddrInUse) fail(cannotListen(err, config.HOST, config.PORT));

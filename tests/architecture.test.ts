@@ -311,6 +311,8 @@ const OWN_RESPONSES: Record<string, string> = {
   "server/files/xz_check.ts": "reads a child's stderr",
   "server/user.ts": "reads stdin",
   "server/shutdown.ts": "the stopping server's 503, before the app",
+  "server/lib/direct_serve.ts":
+    "the connection front's 431 and 500 before the app; a watched download with its headers",
 };
 
 Deno.test("architecture: answers are made through Hono's context (so they carry the security headers)", async () => {

@@ -1,6 +1,6 @@
 /**
  * `deno run -A scripts/bench/guard.ts [rounds]`: what the in-process front that drops slow clients costs
- * (CONNECTION_GUARD=1, server/lib/guarded_serve.ts) against Deno.serve alone (CONNECTION_GUARD=0), on the same
+ * (CONNECTION_GUARD=1, server/lib/connection_front.ts) against Deno.serve alone (CONNECTION_GUARD=0), on the same
  * machine, alternating the two for a few rounds so a busy machine weighs on both alike. Per mode: GET /healthz (the
  * smallest answer: the front's cost shows most), device check-ins (20 devices), and a 64 MiB firmware upload and
  * download. Prints one table (docs/PERFORMANCE.md, "Results of the other commands").

@@ -32,7 +32,7 @@ export interface GuardOptions {
   onDrop?: (reason: DropReason) => void;
 }
 
-type Handler = (req: Request, info: Deno.ServeHandlerInfo<Deno.NetAddr>) => Response | Promise<Response>;
+export type Handler = (req: Request, info: Deno.ServeHandlerInfo<Deno.NetAddr>) => Response | Promise<Response>;
 
 const HEADER_READ_BYTES = 4096;
 /** Pump reads start small and double while they come back full, up to this; an idle connection holds a small one. */
@@ -66,6 +66,8 @@ export type DropReason = "header_timeout" | "idle" | "evicted" | "header_too_lar
 export interface GuardedServer extends Deno.HttpServer<Deno.NetAddr> {
   /** Connections waiting for a request now. */
   halfOpen(): number;
+  /** Which front: Deno's server per connection (./direct_serve.ts), or this relay. */
+  form: "direct" | "relay";
 }
 
 /** Where `bytes` completes "\r\n\r\n" given `matched` bytes of it already seen: the index after it, or -1 (and the new match). */
@@ -310,11 +312,12 @@ export function serveGuarded(opts: GuardOptions, handler: Handler): GuardedServe
     unref: () => inner.unref(),
     [Symbol.asyncDispose]: shutdown,
     halfOpen: () => halfOpen.size,
+    form: "relay",
   };
 }
 
-const tooLargeBody = JSON.stringify({ error: "invalid_request", msg: "The request header is too large." });
+export const TOO_LARGE_BODY = JSON.stringify({ error: "invalid_request", msg: "The request header is too large." });
 const tooLarge = new TextEncoder().encode(
   "HTTP/1.1 431 Request Header Fields Too Large\r\nContent-Type: application/json\r\nConnection: close\r\n" +
-    `Content-Length: ${tooLargeBody.length}\r\n\r\n${tooLargeBody}`,
+    `Content-Length: ${TOO_LARGE_BODY.length}\r\n\r\n${TOO_LARGE_BODY}`,
 );

@@ -2,7 +2,9 @@
  * Slow clients dropped in process (docs/REQUIREMENTS.md §19), against the real server with no proxy in front: 1,000 half-open
  * (slowloris) connections beside a client that gets its answers in well under a second, with the server's memory
  * growth measured; and, with short timeouts, a stalled header closed, the cap on half-open connections closing the
- * one waiting longest, a kept-alive connection's next header timed out alike, and idle kept-alive connections closed.
+ * one waiting longest, a kept-alive connection's next header timed out, and idle kept-alive connections closed. The
+ * short tests run on both forms of the front (CONNECTION_GUARD=1: Deno's server per connection; relay: the relay,
+ * this Deno's fallback); a Deno whose internals changed fails the first form's (server/lib/direct_serve.ts).
  */
 import assert from "node:assert/strict";
 import net from "node:net";
@@ -67,6 +69,7 @@ Deno.test("1,000 half-open connections: other clients answered within 1 s, memor
     `ulimit -n is ${openFiles}: raise it (.ci/run does)`,
   );
   await using srv = await startServer({ env: { LOG_LEVEL: "quiet", HEADER_TIMEOUT_SECONDS: String(headerTimeout) } });
+  assertForm(srv, "1");
   const api = await srv.login();
   const port = portOf(srv);
   for (let i = 0; i < 5; i++) await timed(srv, "/healthz");
@@ -122,83 +125,99 @@ Deno.test("1,000 half-open connections: other clients answered within 1 s, memor
   for (const c of conns) c.close();
 });
 
-Deno.test("stalled headers time out, the half-open cap closes the oldest, idle kept-alive connections close", async () => {
-  await using srv = await startServer({
-    env: {
-      HEADER_TIMEOUT_SECONDS: "1",
-      IDLE_CONNECTION_SECONDS: "2",
-      MAX_HALF_OPEN_CONNECTIONS: "5",
-      METRICS_TOKEN: "slow-clients-metrics-token",
-    },
-  });
-  const port = portOf(srv);
+/** The front's forms: Deno's server per connection with the deadlines beside it, and the relay (the fallback). */
+const FORMS = [["1", "direct"], ["relay", "relay"]] as const;
 
-  // A header that never completes: closed after HEADER_TIMEOUT_SECONDS (within the sweep's second).
-  const stalled = await halfOpen(port);
-  const started = Date.now();
-  assert.equal(await closedWithin(stalled, 5000), "closed");
-  const waited = Date.now() - started;
-  assert.ok(waited >= 900, `closed after ${waited} ms`);
-  stalled.close();
+/** Fails when CONNECTION_GUARD=1 fell back to the relay (this Deno's internals changed: server/lib/direct_serve.ts). */
+function assertForm(srv: TestServer, guard: string) {
+  if (guard === "1") assert.doesNotMatch(srv.output(), /no serveHttpOnConnection/);
+}
 
-  // Over the cap: each new connection closes the one waiting longest; a client still gets its answers.
-  const six = [];
-  for (let i = 0; i < 6; i++) six.push(await halfOpen(port));
-  assert.equal(await closedWithin(six[0], 500), "closed", "the oldest half-open connection is closed");
-  assert.equal((await timed(srv, "/healthz")).status, 200);
-  for (const c of six) c.close();
-
-  // A kept-alive connection: its next request's header is held to the same deadline.
-  const kept = await Deno.connect({ hostname: "127.0.0.1", port });
-  assert.equal(await exchange(kept), 200);
-  assert.equal(await exchange(kept), 200, "kept alive");
-  await kept.write(te.encode("GET /healthz HTTP/1.1\r\nHost: x\r\n"));
-  assert.equal(await closedWithin(kept, 5000), "closed");
-  kept.close();
-
-  // Idle after an answer: closed after IDLE_CONNECTION_SECONDS, not before.
-  const idle = await Deno.connect({ hostname: "127.0.0.1", port });
-  assert.equal(await exchange(idle), 200);
-  assert.equal(await closedWithin(idle, 900), "open");
-  assert.equal(await closedWithin(idle, 5000), "closed");
-  idle.close();
-
-  // An oversized header is refused with 431.
-  const big = await Deno.connect({ hostname: "127.0.0.1", port });
-  await big.write(te.encode(`GET /healthz HTTP/1.1\r\nHost: x\r\nX-Big: ${"a".repeat(40_000)}\r\n\r\n`)).catch(() => 0);
-  const buf = new Uint8Array(4096);
-  const n = await big.read(buf).catch(() => null);
-  assert.match(new TextDecoder().decode(buf.subarray(0, n ?? 0)), /^HTTP\/1\.1 431 /);
-  big.close();
-
-  // Each drop is counted by its reason.
-  const metrics = await (await srv.fetch("/metrics", { token: "slow-clients-metrics-token" })).text();
-  const count = (reason: string) =>
-    Number(new RegExp(`^console_connections_dropped_total\\{reason="${reason}"\\} (\\d+)$`, "m").exec(metrics)?.[1]);
-  assert.ok(count("header_timeout") >= 2, metrics);
-  assert.ok(count("evicted") >= 1);
-  assert.ok(count("idle") >= 1);
-  assert.equal(count("header_too_large"), 1);
-});
-
-Deno.test("behind the front, the app sees the client's own address (audit trail, throttles)", async () => {
-  await using srv = await startServer();
-  // A wrong password from 127.0.0.9 (a loopback address of its own), over a raw connection.
-  const body = JSON.stringify({ email: "admin@example.com", password: "not-the-password" });
-  const answer = await new Promise<string>((resolve, reject) => {
-    let text = "";
-    const socket = net.connect({ host: "127.0.0.1", port: portOf(srv), localAddress: "127.0.0.9" }, () => {
-      socket.write(
-        `POST /api/v1/login HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n` +
-          `Content-Length: ${body.length}\r\nConnection: close\r\n\r\n${body}`,
-      );
+for (const [guard, form] of FORMS) {
+  Deno.test(`${form} front: stalled headers time out, the half-open cap closes the oldest, idle kept-alive connections close`, async () => {
+    await using srv = await startServer({
+      env: {
+        CONNECTION_GUARD: guard,
+        HEADER_TIMEOUT_SECONDS: "1",
+        IDLE_CONNECTION_SECONDS: "2",
+        MAX_HALF_OPEN_CONNECTIONS: "5",
+        METRICS_TOKEN: "slow-clients-metrics-token",
+      },
     });
-    socket.on("data", (d) => text += d);
-    socket.on("end", () => resolve(text));
-    socket.on("error", reject);
+    const port = portOf(srv);
+
+    // A header that never completes: closed after HEADER_TIMEOUT_SECONDS (within the sweep's second).
+    const stalled = await halfOpen(port);
+    const started = Date.now();
+    assert.equal(await closedWithin(stalled, 5000), "closed");
+    const waited = Date.now() - started;
+    assert.ok(waited >= 900, `closed after ${waited} ms`);
+    stalled.close();
+
+    // Over the cap: each new connection closes the one waiting longest; a client still gets its answers.
+    const six = [];
+    for (let i = 0; i < 6; i++) six.push(await halfOpen(port));
+    assert.equal(await closedWithin(six[0], 500), "closed", "the oldest half-open connection is closed");
+    assert.equal((await timed(srv, "/healthz")).status, 200);
+    for (const c of six) c.close();
+
+    assertForm(srv, guard);
+    // A kept-alive connection: its next request's header is held to a deadline (the relay: HEADER_TIMEOUT_SECONDS from
+    // its first byte; Deno's server per connection: IDLE_CONNECTION_SECONDS from the last answer, counted as idle).
+    const kept = await Deno.connect({ hostname: "127.0.0.1", port });
+    assert.equal(await exchange(kept), 200);
+    assert.equal(await exchange(kept), 200, "kept alive");
+    await kept.write(te.encode("GET /healthz HTTP/1.1\r\nHost: x\r\n"));
+    assert.equal(await closedWithin(kept, 5000), "closed");
+    kept.close();
+
+    // Idle after an answer: closed after IDLE_CONNECTION_SECONDS, not before.
+    const idle = await Deno.connect({ hostname: "127.0.0.1", port });
+    assert.equal(await exchange(idle), 200);
+    assert.equal(await closedWithin(idle, 900), "open");
+    assert.equal(await closedWithin(idle, 5000), "closed");
+    idle.close();
+
+    // An oversized header is refused with 431.
+    const big = await Deno.connect({ hostname: "127.0.0.1", port });
+    await big.write(te.encode(`GET /healthz HTTP/1.1\r\nHost: x\r\nX-Big: ${"a".repeat(40_000)}\r\n\r\n`)).catch(() =>
+      0
+    );
+    const buf = new Uint8Array(4096);
+    const n = await big.read(buf).catch(() => null);
+    assert.match(new TextDecoder().decode(buf.subarray(0, n ?? 0)), /^HTTP\/1\.1 431 /);
+    big.close();
+
+    // Each drop is counted by its reason.
+    const metrics = await (await srv.fetch("/metrics", { token: "slow-clients-metrics-token" })).text();
+    const count = (reason: string) =>
+      Number(new RegExp(`^console_connections_dropped_total\\{reason="${reason}"\\} (\\d+)$`, "m").exec(metrics)?.[1]);
+    assert.ok(count("header_timeout") >= (form === "relay" ? 2 : 1), metrics);
+    assert.ok(count("evicted") >= 1);
+    assert.ok(count("idle") >= (form === "relay" ? 1 : 2), metrics);
+    assert.equal(count("header_too_large"), 1);
   });
-  assert.match(answer, /^HTTP\/1\.1 401 /);
-  const api = await srv.login();
-  const entries = (await api.listAudit({ action: "auth.sign_in_failed" })).data;
-  assert.deepEqual(entries.map((e) => e.ip), ["127.0.0.9"]);
-});
+
+  Deno.test(`${form} front: the app sees the client's own address (audit trail, throttles)`, async () => {
+    await using srv = await startServer({ env: { CONNECTION_GUARD: guard } });
+    assertForm(srv, guard);
+    // A wrong password from 127.0.0.9 (a loopback address of its own), over a raw connection.
+    const body = JSON.stringify({ email: "admin@example.com", password: "not-the-password" });
+    const answer = await new Promise<string>((resolve, reject) => {
+      let text = "";
+      const socket = net.connect({ host: "127.0.0.1", port: portOf(srv), localAddress: "127.0.0.9" }, () => {
+        socket.write(
+          `POST /api/v1/login HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n` +
+            `Content-Length: ${body.length}\r\nConnection: close\r\n\r\n${body}`,
+        );
+      });
+      socket.on("data", (d) => text += d);
+      socket.on("end", () => resolve(text));
+      socket.on("error", reject);
+    });
+    assert.match(answer, /^HTTP\/1\.1 401 /);
+    const api = await srv.login();
+    const entries = (await api.listAudit({ action: "auth.sign_in_failed" })).data;
+    assert.deepEqual(entries.map((e) => e.ip), ["127.0.0.9"]);
+  });
+}
