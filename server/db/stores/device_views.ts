@@ -351,7 +351,10 @@ export function* groupWalkPlan(
   );
   const dir = view.order === "desc" ? "DESC" : "ASC";
   const offset = page * perPage;
-  const need = new GroupWalk(order, offset, perPage, count).need;
+  // A filter with an exact count (not one decided device by device) takes its total from it: the walk counts only up to
+  // the page's end, not VIEW_COUNT_LIMIT past it.
+  const exact = count && filter.firmware !== "hashed" ? single : null;
+  const need = new GroupWalk(order, offset, perPage, count && exact === null).need;
   const args: Param[] = [];
   const p = (...v: Param[]) => (args.push(...v), "?");
   const groups = order.map((key) => inGroup(d, filter, key, dir, ""));
@@ -385,8 +388,7 @@ export function* groupWalkPlan(
       FROM ${groups.map((_, i) => `c${i}`).join(", ")})`,
     args,
     need,
-    // The walk stopped early: a filter with an exact count still answers it (not one decided device by device).
-    exact: count && filter.firmware !== "hashed" ? single : null,
+    exact,
     types,
   };
 }
@@ -442,7 +444,10 @@ function* productTypePage(
     const { groups, total } = keptGroups(order, kept, single);
     return { ids: yield* read(groupSlices(groups, offset, perPage)), total, exact: true };
   }
-  const walk = new GroupWalk(order, offset, perPage, count);
+  // A filter with an exact count (one of firmware, app, seen; not a firmware filter decided device by device: rollouts
+  // hold devices, the kept keys lag) answers the total from it: the walk counts only up to the page's end.
+  const exactKind = count && filter.firmware !== "hashed" ? single : null;
+  const walk = new GroupWalk(order, offset, perPage, count && exactKind === null);
   for (let step = walk.next(); step !== null; step = walk.next()) {
     const g = inGroup(d, filter, step.key, dir, sortMatches);
     const { n } = (yield* one<{ n: number }>(
@@ -456,9 +461,6 @@ function* productTypePage(
   const ids = yield* read(slices);
   if (!count) return { ids, total: -1, exact: true };
   if (exact) return { ids, total, exact };
-  // The walk stopped early: a filter with an exact count (one of firmware, app, seen) still answers it.
-  // A firmware filter decided device by device (rollouts hold devices, the kept keys lag) has none.
-  const exactKind = filter.firmware === "hashed" ? null : single;
   return exactKind
     ? { ids, total: yield* counts.exactTotal(exactKind, filter.where, filter.args, filter.keys), exact: true }
     : { ids, total, exact: false };
