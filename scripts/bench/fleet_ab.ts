@@ -7,7 +7,7 @@
  * of AB_RUNS random pages 0-39 of 25 per build, the builds alternating block by block (the order reversed every other
  * block) on the same pages, so that the machine's load falls on each alike. Prints p50 / p99 per view and build, and
  * the 1-minute load. AB_ROLLOUT=1: the rollout's views instead (a rollout of fw-b to all devices started, 10 %).
- * AB_SQL=<statements>: run on the database after the seed. AB_EXPLAIN=<ms>: auto_explain (ANALYZE, BUFFERS) of every statement over <ms> in the measured runs, printed after.
+ * AB_PAGES=1: the median by page (tens) and the slowest runs' pages, on stderr. AB_SQL=<statements>: run on the database after the seed. AB_EXPLAIN=<ms>: auto_explain (ANALYZE, BUFFERS) of every statement over <ms> in the measured runs, printed after.
  */
 import type { OpenStores as Stores } from "../../server/db/mod.ts";
 import type { DeviceView } from "../../server/db/rules/device_view.ts";
@@ -129,6 +129,7 @@ console.log(`| view (${n} devices, PostgreSQL), p50 / p99 ms | ${trees.join(" | 
 console.log(`|---|${trees.map(() => "---").join("|")}|---|`);
 for (const [what, view] of views) {
   const ms: number[][] = trees.map(() => []);
+  const byPage: [number, number][][] = trees.map(() => []);
   const loads = new Set<string>([await load()]);
   for (let i = 0; i < 5; i++) for (const [k, s] of stores.entries()) await s.devices.view(view[k], i, 25, PRODUCT);
   for (let b = 0; b < blocks; b++) {
@@ -140,6 +141,7 @@ for (const [what, view] of views) {
         const t = performance.now();
         await stores[i].devices.view(view[i], page, 25, PRODUCT);
         ms[i].push(performance.now() - t);
+        byPage[i].push([page, ms[i].at(-1)!]);
       }
     }
     loads.add(await load());
@@ -148,6 +150,19 @@ for (const [what, view] of views) {
     m.sort((a, b) => a - b);
     return `${percentile(m, 0.5).toFixed(2)} / ${percentile(m, 0.99).toFixed(2)}`;
   });
+  if (Deno.env.get("AB_PAGES") === "1") {
+    // Where the time goes by page (OFFSET): the median of pages 0-9, 10-19, 20-29, 30-39, and the slowest runs' pages.
+    for (const [i, runsOf] of byPage.entries()) {
+      const median = (k: number) => {
+        const m = runsOf.filter(([p]) => Math.floor(p / 10) === k).map(([, t]) => t).sort((a, b) => a - b);
+        return percentile(m, 0.5).toFixed(2);
+      };
+      const slow = runsOf.toSorted((a, b) => b[1] - a[1]).slice(0, 12).map(([p, t]) => `${p}:${t.toFixed(1)}`);
+      console.error(
+        `${trees[i]} ${what}: p50 by pages 0-9…30-39 ${[0, 1, 2, 3].map(median).join(" ")}; slowest ${slow}`,
+      );
+    }
+  }
   const l = [...loads].map(Number);
   console.log(`| ${what} | ${cells.join(" | ")} | ${Math.min(...l).toFixed(1)}–${Math.max(...l).toFixed(1)} |`);
 }

@@ -9,8 +9,8 @@
 import { cappedTotal, type DeviceView, type ExactCount } from "../rules/device_view.ts";
 import { all, type Param, type Q, type Row } from "../runner.ts";
 import { deviceTypeName } from "../../../shared/schemas/device_type.ts";
-import { groupWalkPlan, pagePlan, TYPES_SQL, type ViewWhere } from "./device_views.ts";
-import { KEYS_STATE_SQL } from "./firmware_keys.ts";
+import { groupWalkPlan, type KnownTexts, pagePlan, TYPES_SQL, type ViewWhere } from "./device_views.ts";
+import { KEYS_STATE_SQL, keysStateOfText, kickWhenBehind } from "./firmware_keys.ts";
 import type { FleetCounts } from "./fleet_counts.ts";
 
 /** The page's ids in order, its total, and the rows of `select` (over alias d) for those ids, in no order. */
@@ -21,9 +21,14 @@ export interface OnePage {
   rows: Row[];
 }
 
+/** Per store (its counts), the texts its pages' statements were last built from: the keys state by product, the types. */
+const lastTexts = new WeakMap<FleetCounts, { keys: Map<string, string>; types?: string }>();
+
 /**
  * The page in one statement, or null where it must be read in a transaction. `select`: the device columns `FROM
- * devices d` (no parameters).
+ * devices d` (no parameters). The statement is built from the keys state and product types as the last page read them
+ * (one round trip; the statement reads them again): when they moved since, it is built again from the texts it read,
+ * once, and the keys keepers are kicked only for a state the statement read.
  */
 export function* onePage(
   counts: FleetCounts,
@@ -35,6 +40,40 @@ export function* onePage(
   select: string,
 ): Q<OnePage | null> {
   if (counts.exactTotalSql === undefined) return null;
+  let last = lastTexts.get(counts);
+  if (last === undefined) lastTexts.set(counts, last = { keys: new Map() });
+  let known: KnownTexts = { keys: last.keys.get(product), types: last.types };
+  for (let attempt = 0; attempt < 2; attempt++) {
+    const at = yield* pageOf(counts, view, page, perPage, product, count, select, known);
+    if (at.read.keys !== undefined) last.keys.set(product, at.read.keys);
+    if (at.read.types !== undefined) last.types = at.read.types;
+    if (at.page !== undefined) {
+      // A state not read first (keysInForce kicked for that one).
+      if (at.read.keys !== undefined && known.keys !== undefined) {
+        kickWhenBehind(keysStateOfText(at.read.keys), product);
+      }
+      return at.page;
+    }
+    // Built from texts that moved: again from the texts the statement read (its keys state or types, else read first).
+    known = at.read;
+  }
+  return null;
+}
+
+/**
+ * One statement of a page built from `known` (the texts not given are read first). `page` undefined: a text it was
+ * built from differs from the one the statement read (`read`: the texts it read).
+ */
+function* pageOf(
+  counts: FleetCounts,
+  view: DeviceView,
+  page: number,
+  perPage: number,
+  product: string,
+  count: boolean,
+  select: string,
+  known: KnownTexts,
+): Q<{ page?: OnePage | null; read: KnownTexts }> {
   const offset = page * perPage;
   // The view's ids from the page's first as one ordered array `w.a` (ARRAY(subquery) keeps its ORDER BY), `got`: how
   // many the walk read;
@@ -43,14 +82,14 @@ export function* onePage(
   let totalOf: (got: number, ids: string[]) => { total: number; exact: boolean } | null;
   let types: string | null = null;
   if (view.sort === "productType") {
-    const walk = yield* groupWalkPlan(view, page, perPage, product, count);
-    if (walk === null) return null;
+    const walk = yield* groupWalkPlan(view, page, perPage, product, count, known);
+    if (walk === null) return { page: null, read: {} };
     types = walk.types;
     statement = { ...walk, got: "w.got" };
     // As GroupWalk.result(): exact when the walk ended below its need, else the filter's exact count if it has one.
     totalOf = (got) => got < walk.need ? { total: got, exact: true } : walk.exact ? null : { total: got, exact: false };
   } else {
-    const plan = yield* pagePlan(view, page, perPage, product, count);
+    const plan = yield* pagePlan(view, page, perPage, product, count, known);
     statement = {
       filter: plan.filter,
       with: `w AS MATERIALIZED (SELECT ARRAY(${plan.sql}) AS a)`,
@@ -68,8 +107,8 @@ export function* onePage(
         : null;
   }
   const keys = statement.filter.keys;
-  if (keys !== null && keys.text === undefined) return null;
-  const total = statement.exact === null ? null : counts.exactTotalSql(statement.exact, keys);
+  if (keys !== null && keys.text === undefined) return { page: null, read: {} };
+  const total = statement.exact === null ? null : counts.exactTotalSql!(statement.exact, keys);
   const rows = yield* all<
     Row & { view_got: number; view_ids: string[]; view_total: unknown; view_keys: string; view_types: string }
   >(
@@ -86,14 +125,19 @@ export function* onePage(
     perPage,
   );
   const first = rows[0];
-  // What the statement was built from moved since it was read: the page is read in a transaction instead.
-  if (keys !== null && first.view_keys !== keys.text) return null;
-  if (types !== null && first.view_types !== types) return null;
+  const read: KnownTexts = {
+    ...keys === null ? {} : { keys: first.view_keys },
+    ...types === null ? {} : { types: first.view_types },
+  };
+  // What the statement was built from moved since it was read.
+  if ((keys !== null && first.view_keys !== keys.text) || (types !== null && first.view_types !== types)) {
+    return { read };
+  }
   const ids = first.view_ids;
   const devices = ids.length ? rows : [];
-  if (!count) return { ids, total: -1, exact: true, rows: devices };
+  if (!count) return { page: { ids, total: -1, exact: true, rows: devices }, read };
   const counted = totalOf(Number(first.view_got), ids);
-  if (counted?.total === -2) return null;
-  if (counted !== null) return { ids, ...counted, rows: devices };
-  return { ids, total: total!.read(first.view_total), exact: true, rows: devices };
+  if (counted?.total === -2) return { page: null, read };
+  if (counted !== null) return { page: { ids, ...counted, rows: devices }, read };
+  return { page: { ids, total: total!.read(first.view_total), exact: true, rows: devices }, read };
 }

@@ -32,7 +32,7 @@ import { groupSlices, GroupWalk, keptGroups, productTypeOrder } from "../rules/p
 import { likePattern } from "../rules/like.ts";
 import { all, type Dialect, dialect, firstMissingId, nextRevision, one, type Param, type Q, run } from "../runner.ts";
 import { appendAuditMany } from "./audit.ts";
-import { refreshDeviceKeys } from "./firmware_keys.ts";
+import { keysStateOfText, refreshDeviceKeys } from "./firmware_keys.ts";
 import { jsonField, likeAscii, listRows, positioned, same } from "./dialect_sql.ts";
 import { type FleetCounts, type FleetKeys, keysInForce } from "./fleet_counts.ts";
 
@@ -70,7 +70,16 @@ const onNarrow = (sql: string) => sql.replace(COPIED, "s.$1");
 const readsDevices = (sql: string) => /\bd\./.test(sql);
 
 /** The WHERE clause of a filter (always something: the engine's true for none). */
-function* whereOf(filter: DeviceFilter, product: string): Q<ViewWhere> {
+/**
+ * PostgreSQL: the texts a page's statement is built from (the keys state, KEYS_STATE_SQL; the product types, TYPES_SQL)
+ * as last read, given instead of reading them first (stores/device_page.ts: the statement reads them again).
+ */
+export interface KnownTexts {
+  keys?: string;
+  types?: string;
+}
+
+function* whereOf(filter: DeviceFilter, product: string, known?: KnownTexts): Q<ViewWhere> {
   const d = yield* dialect();
   const fixed: string[] = [];
   // Each part with its parameters; the seen filter has a form of its own on the narrow table.
@@ -97,7 +106,7 @@ function* whereOf(filter: DeviceFilter, product: string): Q<ViewWhere> {
   let firmware: FirmwareMode | null = null;
   let keys: FleetKeys | null = null;
   if (filter.firmware !== undefined) {
-    keys = yield* keysInForce(product);
+    keys = known?.keys !== undefined ? keysStateOfText(known.keys) : yield* keysInForce(product);
     const fw = firmwareCondition(filter.firmware, keys.defaultFirmware);
     if (keys.current) {
       firmware = "kept";
@@ -238,9 +247,10 @@ export function* pagePlan(
   perPage: number,
   product: string,
   count: boolean,
+  known?: KnownTexts,
 ): Q<PagePlan> {
   const d = yield* dialect();
-  const filter = yield* whereOf(view.filter, product);
+  const filter = yield* whereOf(view.filter, product, known);
   const { fixed, firmware } = filter;
   const dir = view.order === "desc" ? "DESC" : "ASC";
   const offset = page * perPage;
@@ -339,12 +349,13 @@ export function* groupWalkPlan(
   perPage: number,
   product: string,
   count: boolean,
+  known?: KnownTexts,
 ): Q<{ filter: ViewWhere; with: string; args: Param[]; need: number; exact: ExactCount | null; types: string } | null> {
   const d = yield* dialect();
-  const filter = yield* whereOf(view.filter, product);
+  const filter = yield* whereOf(view.filter, product, known);
   const single = exactCountOf(view.filter);
   if (filter.where === noFilter(d) || single?.kind === "productType") return null;
-  const { types } = (yield* one<{ types: string }>(`SELECT ${TYPES_SQL} AS types`))!;
+  const types = known?.types ?? (yield* one<{ types: string }>(`SELECT ${TYPES_SQL} AS types`))!.types;
   const order = productTypeOrder(
     (JSON.parse(types) as [string, string][] | null ?? []).map(([id, name]) => ({ id, name })),
     view.order,
