@@ -9,7 +9,7 @@ import { type DeviceView } from "../../server/db/rules/device_view.ts";
 import { type ViewCursor } from "../../server/db/rules/view_cursor.ts";
 import { xzBytes } from "../../testing/xz_fixtures.ts";
 import { startPostgres } from "../../testing/postgres.ts";
-import { type FleetRefs, seedFleetPostgres, seedFleetSqlite } from "../../testing/fleet_bench.ts";
+import { type FleetRefs, seedFleetPostgres, seedFleetSqlite, type SqliteStats } from "../../testing/fleet_bench.ts";
 
 const PRODUCT = "bench";
 
@@ -222,7 +222,13 @@ export async function benchFleet(tmp: string, n: number, runs: number, say: (s: 
     let opened = await openStores({ engine: "sqlite", file });
     const refs = await refsOf(opened);
     await opened.close();
-    seedFleetSqlite(file, n, refs);
+    // FLEET_SQLITE_STATS=none|analyze|optimize: the planner statistics of the seeded database (default none: as a
+    // console runs, docs/DECISIONS.md "Fleet views: the tail on PostgreSQL, statistics on SQLite").
+    const stats = Deno.env.get("FLEET_SQLITE_STATS") ?? "none";
+    if (!["none", "analyze", "optimize"].includes(stats)) {
+      throw new Error("FLEET_SQLITE_STATS: none, analyze or optimize");
+    }
+    seedFleetSqlite(file, n, refs, stats as SqliteStats);
     opened = await openStores({ engine: "sqlite", file });
     try {
       rows.push(...await benchStores("SQLite", opened, refs, n, runs));
