@@ -167,6 +167,9 @@ for (const [what, view] of views) {
   console.log(`| ${what} | ${cells.join(" | ")} | ${Math.min(...l).toFixed(1)}–${Math.max(...l).toFixed(1)} |`);
 }
 for (const s of stores) await s.close();
+// AB_LOG=<file>: the cluster's log (e.g. with AB_SQL="ALTER ROLE postgres SET log_planner_stats = on").
+const logTo = Deno.env.get("AB_LOG");
+if (logTo) await Deno.copyFile(log, logTo);
 if (explainMs !== undefined) {
   const plans = (await Deno.readTextFile(log)).slice(logFrom).split(/\n(?=\S)/).filter((p) => p.includes("duration"));
   console.log(`\n### statements over ${explainMs} ms (auto_explain): ${plans.length}\n${plans.join("\n")}`);

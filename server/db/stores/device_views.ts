@@ -340,8 +340,9 @@ function inGroup(
  * statement's CTEs: each group in productTypeOrder read in order by (product_type_id, device_id) up to what the walk
  * still needs (`need` less the groups before; a group after the need is met is not read: CASE evaluates its subquery
  * only then), their ids concatenated into `w.a`, the view's first `need` ids. `types`: the product types' text the order
- * was built from (TYPES_SQL), for the statement to read again. Null for the views productTypePage answers from the kept
- * counts.
+ * was built from (TYPES_SQL), for the statement to read again. `groupsAtMost`: only the first groups (a statement of
+ * fewer parts plans faster; its answer is the walk's when those groups fill the need). Null for the views
+ * productTypePage answers from the kept counts.
  */
 export function* groupWalkPlan(
   view: DeviceView,
@@ -350,7 +351,8 @@ export function* groupWalkPlan(
   product: string,
   count: boolean,
   known?: KnownTexts,
-): Q<{ filter: ViewWhere; with: string; args: Param[]; need: number; exact: ExactCount | null; types: string } | null> {
+  groupsAtMost?: number,
+): Q<GroupWalkPlan | null> {
   const d = yield* dialect();
   const filter = yield* whereOf(view.filter, product, known);
   const single = exactCountOf(view.filter);
@@ -368,7 +370,8 @@ export function* groupWalkPlan(
   const need = new GroupWalk(order, offset, perPage, count && exact === null).need;
   const args: Param[] = [];
   const p = (...v: Param[]) => (args.push(...v), "?");
-  const groups = order.map((key) => inGroup(d, filter, key, dir, ""));
+  const walked = groupsAtMost === undefined ? order : order.slice(0, groupsAtMost);
+  const groups = walked.map((key) => inGroup(d, filter, key, dir, ""));
   // c<i>.n: the matches of the groups up to i counted, each group only as far as `need` less those before (its
   // count a LIMIT-ed index range in any order, as GroupWalk's).
   const ctes = groups.map((g, i) => {
@@ -395,13 +398,28 @@ export function* groupWalkPlan(
   });
   return {
     filter,
-    with: `${ctes.join(",\n")}, w AS MATERIALIZED (SELECT ${slices.join(" || ")} AS a, c${groups.length - 1}.n AS got
+    with: `${ctes.join(",\n")}, w AS MATERIALIZED (SELECT ${slices.join(" || ")} AS a, c${groups.length - 1}.n AS got,
+      ARRAY[${groups.map((_, i) => `c${i}.n`).join(", ")}]::bigint[] AS ns
       FROM ${groups.map((_, i) => `c${i}`).join(", ")})`,
     args,
     need,
     exact,
     types,
+    complete: walked.length === order.length,
   };
+}
+
+/** groupWalkPlan's statement parts. */
+export interface GroupWalkPlan {
+  filter: ViewWhere;
+  /** The CTEs; `w.a` the ids, `w.got` the matches counted, `w.ns` the count after each group walked (cumulative). */
+  with: string;
+  args: Param[];
+  need: number;
+  exact: ExactCount | null;
+  types: string;
+  /** Every group walked: false when groupsAtMost left some out (the walk is the page's only if `w.got` ≥ need). */
+  complete: boolean;
 }
 
 /** The product types as one text (id, name), read again by the statement built from them (groupWalkPlan). */
