@@ -38,7 +38,7 @@ for (const tree of trees) {
 
 await using pg = await startPostgres();
 // AB_DB=each: a database per tree, each seeded alike (for builds whose migrations differ; each its own ids of product
-// types and firmwares, so the answers are not compared), else one for all.
+// types and firmwares, so only the answers' sizes are compared), else one for all.
 const each = Deno.env.get("AB_DB") === "each";
 const urls: string[] = [];
 const refs: FleetRefs[] = [];
@@ -97,15 +97,15 @@ views = views.filter(([what]) => !only || what.includes(only));
 for (const [what, view] of views) {
   for (let page = 0; page < 42; page++) {
     const answers = await Promise.all(stores.map((s, i) => s.devices.view(view[i], page, 25, PRODUCT)));
-    const a = JSON.stringify(each ? { ...answers[0], data: answers[0].data.length } : answers[0]);
+    const a = JSON.stringify(each ? answers[0].data.length : answers[0]);
     answers.forEach((b, i) => {
-      if (JSON.stringify(each ? { ...b, data: b.data.length } : b) !== a) {
+      if (JSON.stringify(each ? b.data.length : b) !== a) {
         throw new Error(`${what}, page ${page}: ${trees[i]} answers otherwise`);
       }
     });
   }
 }
-say(`answers equal on pages 0-41 of ${views.length} views${each ? " (their sizes and totals)" : ""}`);
+say(`answers equal on pages 0-41 of ${views.length} views${each ? " (their sizes)" : ""}`);
 
 const db = new URL(url).pathname.slice(1);
 const log = `${pg.dataDir}/../log`;
