@@ -45,7 +45,8 @@ function postgresRow(i: number, t0: number, refs: FleetRefs) {
  */
 export type SqliteStats = "none" | "analyze" | "optimize";
 
-export function seedFleetSqlite(file: string, n: number, refs: FleetRefs, stats: SqliteStats = "none"): void {
+/** Returns how many rows sqlite_stat1 holds after it. */
+export function seedFleetSqlite(file: string, n: number, refs: FleetRefs, stats: SqliteStats = "none"): number {
   const db = new DatabaseSync(file);
   const insert = db.prepare(
     `INSERT INTO devices (device_id, product_type_id, firmware_id, created_at, updated_at, seen_hour, version_info)
@@ -63,7 +64,11 @@ export function seedFleetSqlite(file: string, n: number, refs: FleetRefs, stats:
   db.exec("COMMIT");
   if (stats === "analyze") db.exec("ANALYZE");
   if (stats === "optimize") db.exec("PRAGMA optimize=0x10002");
+  const kept = db.prepare("SELECT count(*) AS n FROM sqlite_schema WHERE name = 'sqlite_stat1'").get()!.n
+    ? Number(db.prepare("SELECT count(*) AS n FROM sqlite_stat1").get()!.n)
+    : 0;
   db.close();
+  return kept;
 }
 
 export async function seedFleetPostgres(url: string, n: number, refs: FleetRefs): Promise<void> {

@@ -7,7 +7,6 @@
  * random pages 0-39 of 25 per mode, the modes alternating block by block (the order reversed every other block) on
  * the same pages. Prints p50 / p99 per view and mode, the 1-minute load, and what sqlite_stat1 holds in each.
  */
-import { DatabaseSync } from "node:sqlite";
 import { type OpenStores, openStores } from "../../server/db/mod.ts";
 import type { DeviceView } from "../../server/db/rules/device_view.ts";
 import { type FleetRefs, seedFleetSqlite, type SqliteStats } from "../../testing/fleet_bench.ts";
@@ -28,12 +27,7 @@ try {
     const first = await openStores({ engine: "sqlite", file });
     refs.push(await refsOf(first));
     await first.close();
-    seedFleetSqlite(file, n, refs.at(-1)!, mode);
-    const db = new DatabaseSync(file);
-    const stat = db.prepare("SELECT count(*) AS n FROM sqlite_schema WHERE name = 'sqlite_stat1'").get()!.n
-      ? db.prepare("SELECT count(*) AS n FROM sqlite_stat1").get()!.n
-      : 0;
-    db.close();
+    const stat = seedFleetSqlite(file, n, refs.at(-1)!, mode);
     console.error(`[stats] ${mode}: sqlite_stat1 rows ${stat}`);
     stores.push(await openStores({ engine: "sqlite", file }));
     if (!await stores.at(-1)!.devices.syncFirmwareKeys(PRODUCT)) throw new Error("the keys sync did not finish");
