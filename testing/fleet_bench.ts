@@ -39,7 +39,14 @@ function postgresRow(i: number, t0: number, refs: FleetRefs) {
   };
 }
 
-export function seedFleetSqlite(file: string, n: number, refs: FleetRefs): void {
+/**
+ * The statistics a seeded SQLite fleet gets: none (as a console runs: it never runs ANALYZE), a full ANALYZE, or
+ * SQLite's own `PRAGMA optimize=0x10002` (what SQLite recommends a long-lived connection run at open).
+ */
+export type SqliteStats = "none" | "analyze" | "optimize";
+
+/** Returns how many rows sqlite_stat1 holds after it. */
+export function seedFleetSqlite(file: string, n: number, refs: FleetRefs, stats: SqliteStats = "none"): number {
   const db = new DatabaseSync(file);
   const insert = db.prepare(
     `INSERT INTO devices (device_id, product_type_id, firmware_id, created_at, updated_at, seen_hour, version_info)
@@ -55,10 +62,13 @@ export function seedFleetSqlite(file: string, n: number, refs: FleetRefs): void 
     seenAt.run(seen, id);
   }
   db.exec("COMMIT");
-  // FLEET_SQLITE_STATS=0: no statistics, as a console plans (it never runs ANALYZE; docs/DECISIONS.md, "Fleet views at
-  // 100,000 devices: p99 ≤ 10 ms on both engines").
-  if (Deno.env.get("FLEET_SQLITE_STATS") !== "0") db.exec("ANALYZE");
+  if (stats === "analyze") db.exec("ANALYZE");
+  if (stats === "optimize") db.exec("PRAGMA optimize=0x10002");
+  const kept = db.prepare("SELECT count(*) AS n FROM sqlite_schema WHERE name = 'sqlite_stat1'").get()!.n
+    ? Number(db.prepare("SELECT count(*) AS n FROM sqlite_stat1").get()!.n)
+    : 0;
   db.close();
+  return kept;
 }
 
 export async function seedFleetPostgres(url: string, n: number, refs: FleetRefs): Promise<void> {

@@ -9,7 +9,7 @@ import { type DeviceView } from "../../server/db/rules/device_view.ts";
 import { type ViewCursor } from "../../server/db/rules/view_cursor.ts";
 import { xzBytes } from "../../testing/xz_fixtures.ts";
 import { startPostgres } from "../../testing/postgres.ts";
-import { type FleetRefs, seedFleetPostgres, seedFleetSqlite } from "../../testing/fleet_bench.ts";
+import { type FleetRefs, seedFleetPostgres, seedFleetSqlite, type SqliteStats } from "../../testing/fleet_bench.ts";
 
 const PRODUCT = "bench";
 
@@ -63,9 +63,9 @@ export async function measure(
   return { p50: percentile(ms, 0.5), p99: percentile(ms, 0.99) };
 }
 
-async function benchStores(engine: string, stores: Stores, refs: FleetRefs, n: number, runs: number) {
-  const rows: FleetRow[] = [];
-  const views: [string, DeviceView][] = [
+/** The fleet views measured (scripts/bench/fleet_ab.ts compares builds on the same list). */
+export function fleetViews(refs: FleetRefs): [string, DeviceView][] {
+  return [
     ["product type, sorted by last check-in desc", {
       filter: { productTypeId: refs.productTypeIds[1] },
       sort: "lastLoggedIn",
@@ -96,6 +96,27 @@ async function benchStores(engine: string, stores: Stores, refs: FleetRefs, n: n
       order: "desc",
     }],
   ];
+}
+
+/** The views measured with a rollout of `firmware` at 10 %. */
+export function fleetRolloutViews(firmware: string): [string, DeviceView][] {
+  return [
+    ["with a rollout at 10 %: firmware in effect = the rollout's, sorted by last check-in desc", {
+      filter: { firmware },
+      sort: "lastLoggedIn",
+      order: "desc",
+    }],
+    ["with a rollout at 10 %: firmware in effect = the default, sorted by device id", {
+      filter: { firmware: "default" },
+      sort: "deviceId",
+      order: "asc",
+    }],
+  ];
+}
+
+async function benchStores(engine: string, stores: Stores, refs: FleetRefs, n: number, runs: number) {
+  const rows: FleetRow[] = [];
+  const views = fleetViews(refs);
   // FLEET_ONLY=<text>: only the views whose name holds it (and none of the other measurements).
   const only = Deno.env.get("FLEET_ONLY");
   let seed = 1;
@@ -161,18 +182,7 @@ async function benchStores(engine: string, stores: Stores, refs: FleetRefs, n: n
   );
   await stores.rollouts.act(rollout._id, "start", { email: "bench@example.com" }, PRODUCT);
   await sync("after a rollout to all devices started (10 %)");
-  const rolloutViews: [string, DeviceView][] = [
-    ["with a rollout at 10 %: firmware in effect = the rollout's, sorted by last check-in desc", {
-      filter: { firmware: rolloutFirmware },
-      sort: "lastLoggedIn",
-      order: "desc",
-    }],
-    ["with a rollout at 10 %: firmware in effect = the default, sorted by device id", {
-      filter: { firmware: "default" },
-      sort: "deviceId",
-      order: "asc",
-    }],
-  ];
+  const rolloutViews = fleetRolloutViews(rolloutFirmware);
   // As many runs as the other views: of 100 the p99 was the slowest one (the machine's worst moment, not the view's).
   for (const [what, view] of rolloutViews) {
     const r = await measure(runs, () => stores.devices.view(view, Math.floor(rand() * 40), 25, PRODUCT));
@@ -212,7 +222,13 @@ export async function benchFleet(tmp: string, n: number, runs: number, say: (s: 
     let opened = await openStores({ engine: "sqlite", file });
     const refs = await refsOf(opened);
     await opened.close();
-    seedFleetSqlite(file, n, refs);
+    // FLEET_SQLITE_STATS=none|analyze|optimize: the planner statistics of the seeded database (default none: as a
+    // console runs, docs/DECISIONS.md "Fleet views: the tail on PostgreSQL, statistics on SQLite").
+    const stats = Deno.env.get("FLEET_SQLITE_STATS") ?? "none";
+    if (!["none", "analyze", "optimize"].includes(stats)) {
+      throw new Error("FLEET_SQLITE_STATS: none, analyze or optimize");
+    }
+    seedFleetSqlite(file, n, refs, stats as SqliteStats);
     opened = await openStores({ engine: "sqlite", file });
     try {
       rows.push(...await benchStores("SQLite", opened, refs, n, runs));

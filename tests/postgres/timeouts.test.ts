@@ -47,6 +47,8 @@ Deno.test("postgres timeouts: every pooled connection carries the limits; a call
       assert.equal(await show("statement_timeout"), `${TIMEOUTS.statementMs / 1000}s`);
       assert.equal(await show("lock_timeout"), `${TIMEOUTS.lockMs / 1000}s`);
       assert.equal(await show("idle_in_transaction_session_timeout"), `${TIMEOUTS.idleInTransactionMs / 1000}s`);
+      // Not a limit, set the same way: no JIT compile in any statement (server default on).
+      assert.equal(await show("jit"), "off");
     } finally {
       await sql.end();
     }

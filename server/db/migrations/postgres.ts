@@ -767,4 +767,12 @@ export const MIGRATIONS: readonly string[] = [
   DROP INDEX devices_product_type_app;
   CREATE INDEX devices_product_type_app ON devices(product_type_id, app NULLS FIRST, device_id, seen_hour, os);
   `,
+  // 20: the check-in hour trails (product_type_id, device_id) (docs/DECISIONS.md, "Fleet views: the tail on
+  // PostgreSQL, statistics on SQLite"): a check-in filter sorted by product type reads a group's page in order and
+  // tests the hour in the index (an index condition), visiting only the matching devices rows, where it read and
+  // sorted every match of the group. seen_hour changes are non-HOT already; the same number of indexes.
+  `
+  DROP INDEX devices_product_type;
+  CREATE INDEX devices_product_type ON devices(product_type_id, device_id, seen_hour NULLS FIRST);
+  `,
 ];

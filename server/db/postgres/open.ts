@@ -111,6 +111,10 @@ export function connect(options: PostgresOptions, pool: PoolOptions = {}): Sql {
       ...STARTUP_PAD,
       application_name: "console",
       random_page_cost: "1.1",
+      // No JIT: the console's statements are short reads and writes; a compile (~10 ms and more) costs more than any of
+      // them runs, and a fleet view's plan crosses jit_above_cost as the fleet grows (docs/DECISIONS.md, "Fleet
+      // views: the tail on PostgreSQL").
+      jit: "off",
       statement_timeout: TIMEOUTS.statementMs,
       lock_timeout: TIMEOUTS.lockMs,
       // 0 (no limit) is the server's default: the driver leaves a 0 out of the start-up message.

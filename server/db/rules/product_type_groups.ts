@@ -62,7 +62,7 @@ export function groupSlices(
 /**
  * `sort=productType` under a filter (other than one product type alone): the product-type groups are walked in
  * productTypeOrder, each counted only as far as the view still needs — up to `need` = the page's end plus
- * VIEW_COUNT_LIMIT (the page's end alone when the total is not wanted) — and the walk stops once that many are
+ * VIEW_COUNT_LIMIT (the page's end alone when the total is not wanted, or the filter's exact count gives it) — and the walk stops once that many are
  * counted, as the other sorts read on past the page. The engine counts each group it is given (`next()`: its key and
  * the most to count, one LIMIT-ed index range of (product_type_id, device_id)) and reports the count (`counted()`);
  * `result()` gives the slices of groups the page covers (groupSlices) and the total: exact when every group was

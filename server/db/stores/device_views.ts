@@ -32,7 +32,7 @@ import { groupSlices, GroupWalk, keptGroups, productTypeOrder } from "../rules/p
 import { likePattern } from "../rules/like.ts";
 import { all, type Dialect, dialect, firstMissingId, nextRevision, one, type Param, type Q, run } from "../runner.ts";
 import { appendAuditMany } from "./audit.ts";
-import { refreshDeviceKeys } from "./firmware_keys.ts";
+import { keysStateOfText, refreshDeviceKeys } from "./firmware_keys.ts";
 import { jsonField, likeAscii, listRows, positioned, same } from "./dialect_sql.ts";
 import { type FleetCounts, type FleetKeys, keysInForce } from "./fleet_counts.ts";
 
@@ -70,7 +70,16 @@ const onNarrow = (sql: string) => sql.replace(COPIED, "s.$1");
 const readsDevices = (sql: string) => /\bd\./.test(sql);
 
 /** The WHERE clause of a filter (always something: the engine's true for none). */
-function* whereOf(filter: DeviceFilter, product: string): Q<ViewWhere> {
+/**
+ * PostgreSQL: the texts a page's statement is built from (the keys state, KEYS_STATE_SQL; the product types, TYPES_SQL)
+ * as last read, given instead of reading them first (stores/device_page.ts: the statement reads them again).
+ */
+export interface KnownTexts {
+  keys?: string;
+  types?: string;
+}
+
+function* whereOf(filter: DeviceFilter, product: string, known?: KnownTexts): Q<ViewWhere> {
   const d = yield* dialect();
   const fixed: string[] = [];
   // Each part with its parameters; the seen filter has a form of its own on the narrow table.
@@ -97,7 +106,7 @@ function* whereOf(filter: DeviceFilter, product: string): Q<ViewWhere> {
   let firmware: FirmwareMode | null = null;
   let keys: FleetKeys | null = null;
   if (filter.firmware !== undefined) {
-    keys = yield* keysInForce(product);
+    keys = known?.keys !== undefined ? keysStateOfText(known.keys) : yield* keysInForce(product);
     const fw = firmwareCondition(filter.firmware, keys.defaultFirmware);
     if (keys.current) {
       firmware = "kept";
@@ -238,9 +247,10 @@ export function* pagePlan(
   perPage: number,
   product: string,
   count: boolean,
+  known?: KnownTexts,
 ): Q<PagePlan> {
   const d = yield* dialect();
-  const filter = yield* whereOf(view.filter, product);
+  const filter = yield* whereOf(view.filter, product, known);
   const { fixed, firmware } = filter;
   const dir = view.order === "desc" ? "DESC" : "ASC";
   const offset = page * perPage;
@@ -330,8 +340,9 @@ function inGroup(
  * statement's CTEs: each group in productTypeOrder read in order by (product_type_id, device_id) up to what the walk
  * still needs (`need` less the groups before; a group after the need is met is not read: CASE evaluates its subquery
  * only then), their ids concatenated into `w.a`, the view's first `need` ids. `types`: the product types' text the order
- * was built from (TYPES_SQL), for the statement to read again. Null for the views productTypePage answers from the kept
- * counts.
+ * was built from (TYPES_SQL), for the statement to read again. `groupsAtMost`: only the first groups (a statement of
+ * fewer parts plans faster; its answer is the walk's when those groups fill the need). Null for the views
+ * productTypePage answers from the kept counts.
  */
 export function* groupWalkPlan(
   view: DeviceView,
@@ -339,22 +350,28 @@ export function* groupWalkPlan(
   perPage: number,
   product: string,
   count: boolean,
-): Q<{ filter: ViewWhere; with: string; args: Param[]; need: number; exact: ExactCount | null; types: string } | null> {
+  known?: KnownTexts,
+  groupsAtMost?: number,
+): Q<GroupWalkPlan | null> {
   const d = yield* dialect();
-  const filter = yield* whereOf(view.filter, product);
+  const filter = yield* whereOf(view.filter, product, known);
   const single = exactCountOf(view.filter);
   if (filter.where === noFilter(d) || single?.kind === "productType") return null;
-  const { types } = (yield* one<{ types: string }>(`SELECT ${TYPES_SQL} AS types`))!;
+  const types = known?.types ?? (yield* one<{ types: string }>(`SELECT ${TYPES_SQL} AS types`))!.types;
   const order = productTypeOrder(
     (JSON.parse(types) as [string, string][] | null ?? []).map(([id, name]) => ({ id, name })),
     view.order,
   );
   const dir = view.order === "desc" ? "DESC" : "ASC";
   const offset = page * perPage;
-  const need = new GroupWalk(order, offset, perPage, count).need;
+  // A filter with an exact count (not one decided device by device) takes its total from it: the walk counts only up to
+  // the page's end, not VIEW_COUNT_LIMIT past it.
+  const exact = count && filter.firmware !== "hashed" ? single : null;
+  const need = new GroupWalk(order, offset, perPage, count && exact === null).need;
   const args: Param[] = [];
   const p = (...v: Param[]) => (args.push(...v), "?");
-  const groups = order.map((key) => inGroup(d, filter, key, dir, ""));
+  const walked = groupsAtMost === undefined ? order : order.slice(0, groupsAtMost);
+  const groups = walked.map((key) => inGroup(d, filter, key, dir, ""));
   // c<i>.n: the matches of the groups up to i counted, each group only as far as `need` less those before (its
   // count a LIMIT-ed index range in any order, as GroupWalk's).
   const ctes = groups.map((g, i) => {
@@ -381,14 +398,28 @@ export function* groupWalkPlan(
   });
   return {
     filter,
-    with: `${ctes.join(",\n")}, w AS MATERIALIZED (SELECT ${slices.join(" || ")} AS a, c${groups.length - 1}.n AS got
+    with: `${ctes.join(",\n")}, w AS MATERIALIZED (SELECT ${slices.join(" || ")} AS a, c${groups.length - 1}.n AS got,
+      ARRAY[${groups.map((_, i) => `c${i}.n`).join(", ")}]::bigint[] AS ns
       FROM ${groups.map((_, i) => `c${i}`).join(", ")})`,
     args,
     need,
-    // The walk stopped early: a filter with an exact count still answers it (not one decided device by device).
-    exact: count && filter.firmware !== "hashed" ? single : null,
+    exact,
     types,
+    complete: walked.length === order.length,
   };
+}
+
+/** groupWalkPlan's statement parts. */
+export interface GroupWalkPlan {
+  filter: ViewWhere;
+  /** The CTEs; `w.a` the ids, `w.got` the matches counted, `w.ns` the count after each group walked (cumulative). */
+  with: string;
+  args: Param[];
+  need: number;
+  exact: ExactCount | null;
+  types: string;
+  /** Every group walked: false when groupsAtMost left some out (the walk is the page's only if `w.got` ≥ need). */
+  complete: boolean;
 }
 
 /** The product types as one text (id, name), read again by the statement built from them (groupWalkPlan). */
@@ -442,7 +473,10 @@ function* productTypePage(
     const { groups, total } = keptGroups(order, kept, single);
     return { ids: yield* read(groupSlices(groups, offset, perPage)), total, exact: true };
   }
-  const walk = new GroupWalk(order, offset, perPage, count);
+  // A filter with an exact count (one of firmware, app, seen; not a firmware filter decided device by device: rollouts
+  // hold devices, the kept keys lag) answers the total from it: the walk counts only up to the page's end.
+  const exactKind = count && filter.firmware !== "hashed" ? single : null;
+  const walk = new GroupWalk(order, offset, perPage, count && exactKind === null);
   for (let step = walk.next(); step !== null; step = walk.next()) {
     const g = inGroup(d, filter, step.key, dir, sortMatches);
     const { n } = (yield* one<{ n: number }>(
@@ -456,9 +490,6 @@ function* productTypePage(
   const ids = yield* read(slices);
   if (!count) return { ids, total: -1, exact: true };
   if (exact) return { ids, total, exact };
-  // The walk stopped early: a filter with an exact count (one of firmware, app, seen) still answers it.
-  // A firmware filter decided device by device (rollouts hold devices, the kept keys lag) has none.
-  const exactKind = filter.firmware === "hashed" ? null : single;
   return exactKind
     ? { ids, total: yield* counts.exactTotal(exactKind, filter.where, filter.args, filter.keys), exact: true }
     : { ids, total, exact: false };
