@@ -54,7 +54,7 @@ export const ConfigSchema = z.object({
   /** A request's header must arrive within this long, or its connection is closed (server/lib/guarded_serve.ts). */
   HEADER_TIMEOUT_SECONDS: int(1, 3600).default(30),
   /** A kept-alive connection that sends and receives nothing this long after an answer is closed. */
-  IDLE_CONNECTION_SECONDS: int(1, 86_400).default(75),
+  IDLE_CONNECTION_SECONDS: int(1, 86_400).default(30),
   /** At most this many connections wait for a request at once; one more closes the one waiting longest. */
   MAX_HALF_OPEN_CONNECTIONS: int(1, 1_000_000).default(1000),
   TRUST_PROXY: z.enum(["0", "1", ""], { message: "must be 1 or 0" }).optional(),

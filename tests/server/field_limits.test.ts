@@ -14,6 +14,8 @@ Deno.test("§19 defaults: headers within 30 s, an idle upload body 60 s, 1,000 h
   const c = parseConfig({});
   assert.equal(c.CONNECTION_GUARD, "1");
   assert.equal(c.HEADER_TIMEOUT_SECONDS, 30);
+  // The front sees no bytes: a kept-alive connection's next header is held to the idle time from the last answer.
+  assert.ok(c.IDLE_CONNECTION_SECONDS <= c.HEADER_TIMEOUT_SECONDS, "every header, first or next, within 30 s");
   assert.equal(c.BODY_IDLE_SECONDS, 60);
   assert.equal(c.MAX_HALF_OPEN_CONNECTIONS, 1000);
   assert.equal(c.DEVICE_AUTH_MAX_FAILURES, 30);
