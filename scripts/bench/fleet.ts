@@ -98,6 +98,17 @@ export function fleetViews(refs: FleetRefs): [string, DeviceView][] {
   ];
 }
 
+/** The bench's rollout of `firmwareId` to every device (stages 10, 50, 100 %), started. */
+export async function startBenchRollout(stores: Pick<Stores, "rollouts">, firmwareId: string) {
+  const who = { email: "bench@example.com" };
+  const rollout = await stores.rollouts.create(
+    { name: "bench", firmwareId, productTypeId: null, stages: [10, 50, 100], autoAdvance: false },
+    who,
+  );
+  await stores.rollouts.act(rollout._id, "start", who, PRODUCT);
+  return rollout;
+}
+
 /** The views measured with a rollout of `firmware` at 10 %. */
 export function fleetRolloutViews(firmware: string): [string, DeviceView][] {
   return [
@@ -176,11 +187,7 @@ async function benchStores(engine: string, stores: Stores, refs: FleetRefs, n: n
   // A rollout holding devices (docs/REQUIREMENTS.md §13): the firmware filters read the kept firmware keys once synced (the sync's
   // time is a context row), the overview their kept counts.
   const rolloutFirmware = refs.firmwareIds[1];
-  const rollout = await stores.rollouts.create(
-    { name: "bench", firmwareId: rolloutFirmware, productTypeId: null, stages: [10, 50, 100], autoAdvance: false },
-    { email: "bench@example.com" },
-  );
-  await stores.rollouts.act(rollout._id, "start", { email: "bench@example.com" }, PRODUCT);
+  const rollout = await startBenchRollout(stores, rolloutFirmware);
   await sync("after a rollout to all devices started (10 %)");
   const rolloutViews = fleetRolloutViews(rolloutFirmware);
   // As many runs as the other views: of 100 the p99 was the slowest one (the machine's worst moment, not the view's).

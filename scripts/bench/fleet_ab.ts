@@ -13,7 +13,7 @@ import type { OpenStores as Stores } from "../../server/db/mod.ts";
 import type { DeviceView } from "../../server/db/rules/device_view.ts";
 import { pgQuery, startPostgres } from "../../testing/postgres.ts";
 import { type FleetRefs, seedFleetPostgres } from "../../testing/fleet_bench.ts";
-import { fleetRolloutViews, fleetViews, refsOf } from "./fleet.ts";
+import { fleetRolloutViews, fleetViews, refsOf, startBenchRollout } from "./fleet.ts";
 
 const PRODUCT = "bench";
 const trees = Deno.args;
@@ -70,20 +70,9 @@ let views: [string, DeviceView[]][] = fleetViews(refs[0]).map(([what], k) => [
   stores.map((_, i) => fleetViews(refs[own(i)])[k][1]),
 ]);
 if (Deno.env.get("AB_ROLLOUT") === "1") {
-  const who = { email: "bench@example.com" };
   for (const [i, s] of stores.entries()) {
     if (i !== own(i)) continue;
-    const rollout = await s.rollouts.create(
-      {
-        name: "bench",
-        firmwareId: refs[i].firmwareIds[1],
-        productTypeId: null,
-        stages: [10, 50, 100],
-        autoAdvance: false,
-      },
-      who,
-    );
-    await s.rollouts.act(rollout._id, "start", who, PRODUCT);
+    await startBenchRollout(s, refs[i].firmwareIds[1]);
     if (!await s.devices.syncFirmwareKeys(PRODUCT)) throw new Error("the keys sync did not finish");
   }
   views = fleetRolloutViews(refs[0].firmwareIds[1]).map(([what], k) => [

@@ -10,7 +10,7 @@
 import { type OpenStores, openStores } from "../../server/db/mod.ts";
 import type { DeviceView } from "../../server/db/rules/device_view.ts";
 import { type FleetRefs, seedFleetSqlite, type SqliteStats } from "../../testing/fleet_bench.ts";
-import { fleetRolloutViews, fleetViews, refsOf } from "./fleet.ts";
+import { fleetRolloutViews, fleetViews, refsOf, startBenchRollout } from "./fleet.ts";
 
 const PRODUCT = "bench";
 const modes = (Deno.args[0] ?? "none,analyze,optimize").split(",") as SqliteStats[];
@@ -67,19 +67,8 @@ try {
   const base = (i: number) => fleetViews(refs[i]);
   for (const [k, [what]] of base(0).entries()) await measure(what, page(base, k));
   await measure("GET overview (every count)", (s) => s.devices.overview(PRODUCT));
-  const who = { email: "bench@example.com" };
   for (const [i, s] of stores.entries()) {
-    const rollout = await s.rollouts.create(
-      {
-        name: "bench",
-        firmwareId: refs[i].firmwareIds[1],
-        productTypeId: null,
-        stages: [10, 50, 100],
-        autoAdvance: false,
-      },
-      who,
-    );
-    await s.rollouts.act(rollout._id, "start", who, PRODUCT);
+    await startBenchRollout(s, refs[i].firmwareIds[1]);
     if (!await s.devices.syncFirmwareKeys(PRODUCT)) throw new Error("the keys sync did not finish");
   }
   const rollout = (i: number) => fleetRolloutViews(refs[i].firmwareIds[1]);

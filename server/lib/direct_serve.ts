@@ -20,6 +20,7 @@
  * Overdue connections are closed by force (Deno's own forced close of that connection: mid-header, mid-answer alike).
  */
 import {
+  acceptEach,
   type DropReason,
   type GuardedServer,
   type GuardOptions,
@@ -207,49 +208,35 @@ export function serveDirect(opts: GuardOptions, handler: Handler, serveOn: Serve
     return res instanceof Promise ? res.then((r) => watch(c, r)) : watch(c, res);
   };
 
-  const accepting = (async () => {
-    for (;;) {
-      let conn: Deno.TcpConn;
+  const accepting = acceptEach(listener, () => stopping, (conn) => {
+    if (stopping) return conn.close();
+    const c: Conn = {
+      state: "header",
+      deadline: 0,
+      served: 0,
+      active: 0,
+      streaming: 0,
+      stallDeadline: 0,
+      closed: false,
+    };
+    const signal = {
+      addEventListener: (type: string, listener: () => void) => {
+        if (type === "abort") c.cancel = listener;
+      },
+    };
+    try {
+      c.server = serveOn(conn, signal, serveConnection(c), internalError, () => {});
+    } catch {
       try {
-        conn = await listener.accept() as Deno.TcpConn;
-      } catch (err) {
-        if (stopping || err instanceof Deno.errors.BadResource) return;
-        // Out of file descriptors and the like: wait a moment rather than spin.
-        await new Promise((r) => setTimeout(r, 100));
-        continue;
-      }
-      if (stopping) {
         conn.close();
-        continue;
-      }
-      const c: Conn = {
-        state: "header",
-        deadline: 0,
-        served: 0,
-        active: 0,
-        streaming: 0,
-        stallDeadline: 0,
-        closed: false,
-      };
-      const signal = {
-        addEventListener: (type: string, listener: () => void) => {
-          if (type === "abort") c.cancel = listener;
-        },
-      };
-      try {
-        c.server = serveOn(conn, signal, serveConnection(c), internalError, () => {});
-      } catch {
-        try {
-          conn.close();
-        } catch { /* closed already */ }
-        continue;
-      }
-      all.add(c);
-      wait(c, "header", Date.now() + opts.headerTimeoutMs);
-      const gone = () => forget(c);
-      c.server.finished.then(gone, gone);
+      } catch { /* closed already */ }
+      return;
     }
-  })();
+    all.add(c);
+    wait(c, "header", Date.now() + opts.headerTimeoutMs);
+    const gone = () => forget(c);
+    c.server.finished.then(gone, gone);
+  });
 
   const addr = listener.addr as Deno.NetAddr;
   opts.onListen?.(addr);

@@ -120,6 +120,26 @@ async function writeAll(conn: Deno.Conn, bytes: Uint8Array): Promise<void> {
   while (written < bytes.length) written += await conn.write(bytes.subarray(written));
 }
 
+/** Accepts connections until the listener closes, handing each to `take`; the fronts' accept loop. */
+export async function acceptEach(
+  listener: Deno.Listener,
+  stopping: () => boolean,
+  take: (conn: Deno.TcpConn) => void,
+): Promise<void> {
+  for (;;) {
+    let conn: Deno.TcpConn;
+    try {
+      conn = await listener.accept() as Deno.TcpConn;
+    } catch (err) {
+      if (stopping() || err instanceof Deno.errors.BadResource) return;
+      // Out of file descriptors and the like: wait a moment rather than spin.
+      await new Promise((r) => setTimeout(r, 100));
+      continue;
+    }
+    take(conn);
+  }
+}
+
 export function serveGuarded(opts: GuardOptions, handler: Handler): GuardedServer {
   const maxHeaderBytes = opts.maxHeaderBytes ?? 32 * 1024;
   const listener = Deno.listen({ hostname: opts.hostname, port: opts.port, transport: "tcp" });
@@ -265,24 +285,13 @@ export function serveGuarded(opts: GuardOptions, handler: Handler): GuardedServe
     }
   };
 
-  const accepting = (async () => {
-    for (;;) {
-      let outer: Deno.TcpConn;
-      try {
-        outer = await listener.accept() as Deno.TcpConn;
-      } catch (err) {
-        if (stopping || err instanceof Deno.errors.BadResource) return;
-        // Out of file descriptors and the like: wait a moment rather than spin.
-        await new Promise((r) => setTimeout(r, 100));
-        continue;
-      }
-      const g: Guarded = { outer, remote: outer.remoteAddr, state: "header", deadline: 0, matched: 0, closed: false };
-      all.add(g);
-      waitForHeader(g);
-      const carried: Promise<void> = carry(g).catch(() => close(g)).finally(() => carrying.delete(carried));
-      carrying.add(carried);
-    }
-  })();
+  const accepting = acceptEach(listener, () => stopping, (outer) => {
+    const g: Guarded = { outer, remote: outer.remoteAddr, state: "header", deadline: 0, matched: 0, closed: false };
+    all.add(g);
+    waitForHeader(g);
+    const carried: Promise<void> = carry(g).catch(() => close(g)).finally(() => carrying.delete(carried));
+    carrying.add(carried);
+  });
 
   const addr = listener.addr as Deno.NetAddr;
   opts.onListen?.(addr);
