@@ -17,6 +17,7 @@ import { API_PREFIX, type Route } from "../shared/routes/mod.ts";
 import { errorAnswer } from "./error_answer.ts";
 import { acceptsGzip, COMPRESS_THRESHOLD_BYTES, gzipStream } from "./lib/compress.ts";
 import type { RequestLine } from "./lib/logger.ts";
+import { markUnwatched } from "./lib/unwatched_answers.ts";
 import { requestIdFrom, withRequest } from "./lib/request_context.ts";
 import * as metrics from "./metrics.ts";
 import { JsonText, type LeanServe } from "./mount.ts";
@@ -71,10 +72,10 @@ export function leanFetch(fetch: Fetch, lean: ReadonlyMap<Route, LeanServe>, opt
       const bytes = encoder.encode(text);
       if (bytes.byteLength >= COMPRESS_THRESHOLD_BYTES) {
         headers.push(["Content-Encoding", "gzip"]);
-        return new Response(gzipStream(bytes), { status, headers });
+        return markUnwatched(new Response(gzipStream(bytes), { status, headers }));
       }
     }
-    return new Response(text, { status, headers });
+    return markUnwatched(new Response(text, { status, headers }));
   };
 
   const serve = async (e: Entry, req: Request, info: unknown, path: string, m: RegExpExecArray) => {

@@ -27,6 +27,7 @@ import {
   type Handler,
   TOO_LARGE_BODY,
 } from "./guarded_serve.ts";
+import { isUnwatched } from "./unwatched_answers.ts";
 
 /** The per-connection server Deno returns. */
 interface ConnectionServer {
@@ -184,6 +185,7 @@ export function serveDirect(opts: GuardOptions, handler: Handler, serveOn: Serve
   };
 
   const watch = (c: Conn, res: Response): Response => {
+    if (isUnwatched(res)) return res;
     const length = res.headers.get("content-length");
     return length !== null && Number(length) >= WATCH_BYTES && res.body ? watched(c, res) : res;
   };
