@@ -32,20 +32,23 @@ export async function commandCpu(command: string): Promise<number> {
 }
 
 /**
- * CPU seconds per thread name (threads of one name summed), and the reaped children's as "children". `seen` keeps each
+ * CPU seconds per thread name (threads of one name summed; "<name> (system)" the kernel part of it), and the reaped children's as "children". `seen` keeps each
  * thread's last figure across calls, so that a thread that ended (the upload's write worker) still counts.
  */
-export function threadCpu(pid: number, seen = new Map<string, [string, number]>()): Record<string, number> {
+export function threadCpu(pid: number, seen = new Map<string, [string, number, number]>()): Record<string, number> {
   const out: Record<string, number> = {};
   for (const t of Deno.readDirSync(`/proc/${pid}/task`)) {
     try {
       const stat = Deno.readTextFileSync(`/proc/${pid}/task/${t.name}/stat`);
       const name = stat.slice(stat.indexOf("(") + 1, stat.lastIndexOf(")"));
       const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-      seen.set(t.name, [name, (Number(f[11]) + Number(f[12])) / TICK]);
+      seen.set(t.name, [name, (Number(f[11]) + Number(f[12])) / TICK, Number(f[12]) / TICK]);
     } catch { /* ended */ }
   }
-  for (const [name, s] of seen.values()) out[name] = (out[name] ?? 0) + s;
+  for (const [name, s, sys] of seen.values()) {
+    out[name] = (out[name] ?? 0) + s;
+    out[`${name} (system)`] = (out[`${name} (system)`] ?? 0) + sys;
+  }
   const stat = Deno.readTextFileSync(`/proc/${pid}/stat`);
   const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
   out.children = (Number(f[13]) + Number(f[14])) / TICK;
@@ -100,7 +103,7 @@ export async function measureUploadCpu(
     const idleRss = Number(/VmRSS:\s+(\d+) kB/.exec(Deno.readTextFileSync(`/proc/${server.pid}/status`))![1]) * 1024;
     const before = processCpu(server.pid);
     const threadsBefore = threadCpu(server.pid);
-    const seen = new Map<string, [string, number]>();
+    const seen = new Map<string, [string, number, number]>();
     const switchesBefore = threadSwitches(server.pid);
     let switches: Record<string, number> = {};
     const sampler = Deno.env.get("UPLOAD_CPU_THREADS")

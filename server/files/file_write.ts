@@ -137,7 +137,7 @@ export function startFileWrite(path: string): FileWrite {
     feed(checkInput) {
       input = checkInput;
       input.handOver();
-      send({ feed: input.path });
+      send({ feed: input.path, pipeBytes: input.pipeBytes });
     },
     close,
   };

@@ -33,6 +33,8 @@ export interface StreamCheck {
 export interface CheckInput {
   /** What the writer opens for writing (the helper's standard input). */
   readonly path: string;
+  /** The capacity of that pipe, likely: the writer hands it this many bytes per write. */
+  readonly pipeBytes: number;
   /** From now on write() only looks at the bytes; the writer passes them on. */
   handOver(): void;
   /** The writer holds the input open: the check lets go of its own end. */

@@ -4,13 +4,14 @@
  * Given a check's input (`feed`: the stdin of `xz --test`, stream_check.ts CheckInput), it writes each batch there
  * too, by blocking writes, before the file: the check's pace is then the window's.
  */
+import { createFileOut, type FileOut } from "./direct_file.ts";
 import { fileHashes } from "./file_hashes.ts";
 import type { StoredBytes } from "./firmware_files.ts";
 
 export type WriteRequest =
   | { open: string }
-  /** The path of a check's input to write every batch to as well (before any chunk). */
-  | { feed: string }
+  /** The path of a check's input to write every batch to as well (before any chunk), and its pipe's capacity. */
+  | { feed: string; pipeBytes: number }
   | { chunk: Uint8Array }
   | { finish: true }
   | { close: true };
@@ -32,14 +33,14 @@ const scope = self as unknown as {
   close(): void;
 };
 
-let file: Deno.FsFile | null = null;
+let file: FileOut | null = null;
 let feed: Deno.FsFile | null = null;
 let size = 0;
 let failed = false;
 const hashes = fileHashes();
 
-/** A Linux pipe's default capacity (16 pages). */
-const PIPE_BYTES = 64 * 1024;
+/** The capacity of the check's pipe: each batch goes to it and to the hashes this many bytes at a time. */
+let pipeBytes = 64 * 1024;
 
 const NO_SPACE = /ENOSPC|EDQUOT|No space left|quota exceeded/i;
 
@@ -74,8 +75,9 @@ scope.onmessage = ({ data }) => {
   if (failed) return;
   try {
     if ("open" in data) {
-      file = Deno.openSync(data.open, { write: true, createNew: true, mode: 0o600 });
+      file = createFileOut(data.open);
     } else if ("feed" in data) {
+      pipeBytes = data.pipeBytes;
       try {
         feed = Deno.openSync(data.feed, { write: true });
       } catch (err) {
@@ -87,18 +89,18 @@ scope.onmessage = ({ data }) => {
       // The check's input and the hashes take the batch a pipe's worth at a time: xz reads one piece while the next is
       // hashed, so a write finds the pipe empty instead of blocking on it 16 times per batch (half the thread's
       // context switches; docs/DECISIONS.md, "Uploads to disk near the hashing floor").
-      for (let at = 0; at < chunk.length; at += PIPE_BYTES) {
-        const piece = chunk.subarray(at, at + PIPE_BYTES);
+      for (let at = 0; at < chunk.length; at += pipeBytes) {
+        const piece = chunk.subarray(at, at + pipeBytes);
         if (feed) feedBatch(piece);
         hashes.update(piece);
       }
-      for (let off = 0; off < chunk.length;) off += file!.writeSync(chunk.subarray(off));
+      file!.write(chunk);
       size += chunk.length;
       scope.postMessage({ written: chunk.length, buffer: chunk.buffer as ArrayBuffer }, [chunk.buffer]);
     } else if ("finish" in data) {
       closeFeed(); // the check reads the end while the file is flushed
       // Flushed before it can be committed: a committed row never points at a file a power loss truncated.
-      file!.syncDataSync();
+      file!.finish();
       file!.close();
       file = null;
       scope.postMessage({ finished: { size, ...hashes.digest() } });

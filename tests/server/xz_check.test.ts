@@ -127,3 +127,34 @@ Deno.test("xz check fed by the write worker: same verdicts, an early refusal, ab
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+Deno.test("xz check: its stdin pipe is widened to 1 MiB where perl is at hand, and the process is xz itself", async () => {
+  await requireXz();
+  const check = startXzCheck();
+  try {
+    assert.ok(check.input, "this Linux lets a writer open xz's stdin");
+    // The pipe's capacity, asked of the same pipe (F_GETPIPE_SZ) by another reader that reads nothing.
+    const asked = await new Deno.Command("perl", {
+      args: ["-e", "print fcntl(STDIN, 1032, 0)"],
+      stdin: "null",
+      stdout: "piped",
+    }).spawn().output().catch(() => null);
+    if (asked === null) {
+      assert.equal(check.input.pipeBytes, 64 * 1024, "without perl the pipe keeps Linux's default");
+      return;
+    }
+    const size = await new Deno.Command("bash", {
+      args: ["-c", `perl -e 'print fcntl(STDIN, 1032, 0)' < /proc/${check.pid}/fd/0`],
+      stdout: "piped",
+    }).output();
+    assert.equal(new TextDecoder().decode(size.stdout), String(1 << 20));
+    assert.equal(check.input.pipeBytes, 1 << 20);
+    for (let i = 0; i < 50 && Deno.readTextFileSync(`/proc/${check.pid}/comm`).trim() !== "xz"; i++) {
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    assert.equal(Deno.readTextFileSync(`/proc/${check.pid}/comm`).trim(), "xz", "perl became xz (exec)");
+  } finally {
+    check.abort();
+    await check.finish().catch(() => {});
+  }
+});
