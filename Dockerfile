@@ -37,8 +37,9 @@ COPY scripts/backup.ts scripts/backup_files.ts scripts/restore.ts scripts/audit_
 COPY --from=deps /app/node_modules ./node_modules
 COPY --from=build /src/web/dist ./web/dist
 # xz-utils: every firmware upload is tested with `xz --test` while it streams (the server does not start without it).
+# openssl: for its libcrypto, which hashes uploads with less CPU than node:crypto (server/files/file_hashes.ts).
 RUN apt-get update \
- && apt-get install -y --no-install-recommends xz-utils \
+ && apt-get install -y --no-install-recommends xz-utils openssl \
  && rm -rf /var/lib/apt/lists/*
 # The bundle is newer than every source file, so ensureWebBundle never rebuilds it at run time.
 RUN touch web/dist/index.html \

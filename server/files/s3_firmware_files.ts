@@ -70,10 +70,14 @@ export function s3FirmwareFiles(settings: S3Settings): FirmwareFiles {
     },
   });
   // A part's upload takes as long as its bytes take on the link: not bounded by time, but watched (watched()).
+  // No `Expect: 100-continue` on its bodies (the SDK's default above 2 MB): with it, the SDK's Node handler sends each
+  // part on a connection of its own (keep-alive off), so every 5 MiB part paid a new TCP (and TLS) connection and its
+  // slow start (docs/DECISIONS.md, "Bucket uploads near the hashing floor").
   const uploads = new S3Client({
     ...common,
     maxAttempts: 2,
     requestHandler: { connectionTimeout: S3_TIMEOUTS.connectMs },
+    expectContinueHeader: false,
   });
   unsignedParts(uploads);
   const Bucket = settings.bucket;

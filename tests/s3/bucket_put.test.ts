@@ -2,12 +2,14 @@
  * A put to the bucket sends its parts itself (server/files/bucket_put.ts): the part size for the configured limit, the
  * chunks copied into parts whatever their sizes (a chunk that spans two parts, one larger than a part), the object
  * assembled from those parts with the digests of the bytes sent, each part's payload unsigned with a CRC32, and
- * nothing left after an abort mid-stream or after finish.
+ * nothing left after an abort mid-stream or after finish; the server's parts go without `Expect: 100-continue`, on
+ * kept-alive connections.
  */
 import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
 import { S3Client } from "@aws-sdk/client-s3";
 import { bucketPut, partSizeFor, unsignedParts } from "../../server/files/bucket_put.ts";
+import { s3FirmwareFiles } from "../../server/files/s3_firmware_files.ts";
 import { bucketFirmwareFiles, startBucket, TEST_BUCKET } from "../../testing/s3.ts";
 
 const MiB = 1 << 20;
@@ -113,4 +115,71 @@ Deno.test("bucket parts: aborted mid-stream, after a part or once finished: noth
   assert.equal((await bucket.keys()).length, 1);
   await finished.abort();
   assert.deepEqual(await bucket.keys(), []);
+});
+
+/** A TCP relay to `target` that counts its connections and the requests asking `Expect: 100-continue`. */
+function countingRelay(target: string) {
+  const { hostname, port } = new URL(target);
+  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const open = new Set<Deno.Conn>();
+  const relays: Promise<unknown>[] = [];
+  const latin1 = new TextDecoder("latin1");
+  const seen = { connections: 0, expects: 0 };
+  const accepting = (async () => {
+    for await (const conn of listener) {
+      seen.connections++;
+      const upstream = await Deno.connect({ hostname, port: Number(port) });
+      open.add(conn).add(upstream);
+      const scan = new TransformStream<Uint8Array, Uint8Array>({
+        transform(chunk, out) {
+          seen.expects += latin1.decode(chunk).match(/\r\nexpect:\s*100-continue\r\n/gi)?.length ?? 0;
+          out.enqueue(chunk);
+        },
+      });
+      relays.push(
+        conn.readable.pipeThrough(scan).pipeTo(upstream.writable).catch(() => {}),
+        upstream.readable.pipeTo(conn.writable).catch(() => {}),
+      );
+    }
+  })();
+  return {
+    endpoint: `http://127.0.0.1:${(listener.addr as Deno.NetAddr).port}`,
+    seen,
+    async close() {
+      listener.close();
+      await accepting.catch(() => {});
+      for (const conn of open) {
+        try {
+          conn.close();
+        } catch { /* closed by its relay */ }
+      }
+      await Promise.all(relays);
+    },
+  };
+}
+
+Deno.test("bucket parts: sent without Expect: 100-continue, on kept-alive connections (not one per part)", async () => {
+  await using bucket = await startBucket();
+  bucketFirmwareFiles(bucket); // the bucket's credentials into the environment
+  const relay = countingRelay(bucket.endpoint);
+  try {
+    const files = s3FirmwareFiles({
+      bucket: TEST_BUCKET,
+      endpoint: relay.endpoint,
+      prefix: "",
+      forcePathStyle: true,
+      region: "us-east-1",
+    });
+    const bytes = Uint8Array.from({ length: 23 * MiB }, (_, i) => (i * 31) >> 3);
+    const put = files.put("kept-alive");
+    for (let at = 0; at < bytes.length; at += MiB) await put.write(bytes.subarray(at, at + MiB));
+    assert.equal((await put.finish()).sha256, hex("sha256", bytes));
+    await put.commit();
+    console.log(`  ${relay.seen.connections} connections for 5 parts and the requests around them`);
+    assert.equal(relay.seen.expects, 0, "no request waits for 100 Continue");
+    assert.ok(relay.seen.connections <= 3, `${relay.seen.connections} connections for 5 parts`);
+    await files.remove("kept-alive");
+  } finally {
+    await relay.close();
+  }
 });
