@@ -1,20 +1,21 @@
 /**
  * A multipart upload's parts sent without the S3 SDK's request pipeline: each UploadPart is signed by the SDK's own
- * SigV4 signer (@smithy/signature-v4, with the uploads client's credentials, region and clock offset) and sent by
- * node:http on kept-alive connections; its answer read here. The SDK's middleware cost ~1.5 ms per request, ~0.3 s of
- * CPU per GiB in 5 MiB parts (docs/DECISIONS.md, "Bucket parts without the SDK's pipeline"). Every other request of a
- * put (create, complete, abort, a small file's PutObject) still goes through the SDK.
+ * SigV4 signer (@smithy/signature-v4, with the uploads client's credentials, region and clock offset) and sent on
+ * Deno's own kept-alive connections (part_connections.ts); its answer read here. The SDK's middleware and node:http
+ * cost ~0.45 s of CPU per GiB more in 5 MiB parts (docs/DECISIONS.md, "Bucket parts without the SDK's pipeline").
+ * Every other request of a put (create, complete, abort, a small file's PutObject) still goes through the SDK.
  *
  * The request is what the SDK sends for UploadPartCommand with `ChecksumAlgorithm: "CRC32"` and an unsigned payload
  * (bucket_put.ts unsignedParts): `x-amz-content-sha256: UNSIGNED-PAYLOAD`, the part's CRC32 in `x-amz-checksum-crc32`
  * (signed, verified by the store). Its URL is the object's, as the SDK resolved it for the upload's
- * CreateMultipartUpload (path or virtual-host style, any endpoint), with `partNumber` and `uploadId`.
+ * CreateMultipartUpload (path or virtual-host style, any endpoint), with `partNumber` and `uploadId`. As the SDK does,
+ * a failure of the network or the store (5xx, 429, SlowDown) is tried once more, and a RequestTimeTooSkewed answer
+ * corrects the clock offset from the answer's Date and is tried again.
  */
-import http from "node:http";
-import https from "node:https";
 import { crc32 } from "node:zlib";
 import { type CompletedPart, type S3Client, S3ServiceException } from "@aws-sdk/client-s3";
 import { SignatureV4 } from "@smithy/signature-v4";
+import { type Answer, ConnectionError, partConnections } from "./part_connections.ts";
 
 /** Where the object is, as the SDK sent its CreateMultipartUpload (its request after endpoint resolution). */
 export interface ObjectUrl {
@@ -50,12 +51,6 @@ const base64Crc32 = (bytes: Uint8Array) => {
   return btoa(String.fromCharCode(value >>> 24, (value >>> 16) & 0xff, (value >>> 8) & 0xff, value & 0xff));
 };
 
-interface Answer {
-  status: number;
-  headers: http.IncomingHttpHeaders;
-  body: string;
-}
-
 /** S3's answer as the SDK would throw it: its error code as the name (asUnavailable says both). */
 function answerError(answer: Answer): S3ServiceException {
   const tag = (name: string) => new RegExp(`<${name}>([^<]*)</${name}>`).exec(answer.body)?.[1];
@@ -75,10 +70,7 @@ const retriable = (answer: Answer) => answer.status >= 500 || answer.status === 
  * connection as the SDK's handler does. Connections are kept alive and shared by every put of the server.
  */
 export function bucketParts(uploads: S3Client, connectMs: number): PartSender {
-  const agents: Record<string, http.Agent> = {
-    "http:": new http.Agent({ keepAlive: true }),
-    "https:": new https.Agent({ keepAlive: true }),
-  };
+  const connections = partConnections(connectMs, ERROR_BODY_BYTES);
   const config = uploads.config as unknown as {
     region: () => Promise<string>;
     credentials: ConstructorParameters<typeof SignatureV4>[0]["credentials"];
@@ -120,53 +112,29 @@ export function bucketParts(uploads: S3Client, connectMs: number): PartSender {
         "x-amz-sdk-checksum-algorithm": "CRC32",
       },
     }, { signingDate: new Date(Date.now() + clockOffset) });
-    signal.throwIfAborted();
-    return await new Promise<Answer>((resolve, reject) => {
-      const req = (url.protocol === "https:" ? https : http).request({
-        protocol: url.protocol,
-        hostname: url.hostname,
-        port: url.port,
-        path: `${url.path}?partNumber=${PartNumber}&uploadId=${escape(UploadId)}`,
-        method: "PUT",
-        headers: signed.headers,
-        agent: agents[url.protocol],
-      }, (res) => {
-        const status = res.statusCode ?? 0;
-        const chunks: Buffer[] = [];
-        let length = 0;
-        res.on("data", (chunk: Buffer) => {
-          if (status < 300 || length >= ERROR_BODY_BYTES) return;
-          chunks.push(chunk);
-          length += chunk.length;
-        });
-        res.on("end", () => resolve({ status, headers: res.headers, body: Buffer.concat(chunks).toString("utf8") }));
-        res.on("error", reject);
-      });
-      const onAbort = () => req.destroy(signal.reason instanceof Error ? signal.reason : new Error("aborted"));
-      signal.addEventListener("abort", onAbort, { once: true });
-      req.on("close", () => signal.removeEventListener("abort", onAbort));
-      req.on("error", reject);
-      req.on("socket", (socket) => {
-        if (!socket.connecting) return;
-        const timer = setTimeout(
-          () => req.destroy(new Error(`no connection to the bucket within ${connectMs} ms`)),
-          connectMs,
-        );
-        socket.once("connect", () => clearTimeout(timer));
-        socket.once("close", () => clearTimeout(timer));
-      });
-      req.end(Body);
-    });
+    const head = [
+      `PUT ${url.path}?partNumber=${PartNumber}&uploadId=${escape(UploadId)} HTTP/1.1`,
+      ...Object.entries(signed.headers).map(([name, value]) => `${name}: ${value}`),
+    ].join("\r\n");
+    return await connections.request(url, head, Body, signal);
   };
 
   return async (part, signal) => {
     const checksum = base64Crc32(part.Body);
+    let stale = false;
     for (let n = 1;; n++) {
       let answer: Answer;
       try {
         answer = await attempt(part, checksum, signal);
       } catch (err) {
-        if (signal.aborted || n >= ATTEMPTS) throw err;
+        if (signal.aborted) throw err;
+        // A kept-alive connection the store had closed meanwhile: sent again on a new one, not counted as an attempt.
+        if (err instanceof ConnectionError && err.reused && !stale) {
+          stale = true;
+          n--;
+          continue;
+        }
+        if (n >= ATTEMPTS) throw err;
         await new Promise((r) => setTimeout(r, RETRY_DELAY_MS));
         continue;
       }

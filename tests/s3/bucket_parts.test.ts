@@ -8,7 +8,9 @@ import assert from "node:assert/strict";
 import { S3Client, S3ServiceException } from "@aws-sdk/client-s3";
 import { bucketParts } from "../../server/files/bucket_parts.ts";
 
-type Reply = string | "close" | "silent";
+/** An answer; "close": the connection closed without one; "silent": no answer, the body left unread; `early`: an
+ * answer right after the head, the body unread, then the connection closed; `thenClose`: an answer, then closed. */
+type Reply = string | "close" | "silent" | { early: string } | { thenClose: string };
 
 /** A store that reads each request whole (head and body) and gives the next scripted reply. */
 function scriptedStore(replies: Reply[]) {
@@ -16,7 +18,9 @@ function scriptedStore(replies: Reply[]) {
   const heads: string[] = [];
   const conns = new Set<Deno.Conn>();
   const latin1 = new TextDecoder("latin1");
+  let connections = 0;
   const serve = async (conn: Deno.Conn) => {
+    connections++;
     conns.add(conn);
     const buf = new Uint8Array(1 << 16);
     let pending = "";
@@ -34,6 +38,10 @@ function scriptedStore(replies: Reply[]) {
         const length = Number(/\r\ncontent-length: (\d+)/i.exec(head)?.[1] ?? 0);
         const reply = replies.shift() ?? "close";
         if (reply === "silent") return await new Promise(() => {}); // holds the request, reads nothing more
+        if (typeof reply === "object" && "early" in reply) {
+          await conn.write(new TextEncoder().encode(reply.early));
+          return conn.close();
+        }
         while (body < length) {
           const n = await conn.read(buf);
           if (n === null) return;
@@ -41,6 +49,10 @@ function scriptedStore(replies: Reply[]) {
         }
         pending = "";
         if (reply === "close") return conn.close();
+        if (typeof reply === "object") {
+          await conn.write(new TextEncoder().encode(reply.thenClose));
+          return conn.close();
+        }
         await conn.write(new TextEncoder().encode(reply));
       }
     } catch { /* closed */ } finally {
@@ -53,6 +65,7 @@ function scriptedStore(replies: Reply[]) {
   const { port } = listener.addr as Deno.NetAddr;
   return {
     heads,
+    connections: () => connections,
     url: { protocol: "http:", hostname: "127.0.0.1", port, path: "/bucket/firmwares/a.xz" },
     close() {
       listener.close();
@@ -178,6 +191,39 @@ Deno.test("bucket parts: an answer without an ETag fails; an abort ends a reques
     await assert.rejects(sending, /the bucket froze/);
     assert.ok(performance.now() - t0 < 1000, "ended at once");
     assert.equal(store.heads.length, 2, "an aborted part is not sent again");
+  } finally {
+    store.close();
+  }
+});
+
+Deno.test("bucket parts: a refusal before the body is read, a chunked error, a kept-alive connection the store closed", async () => {
+  const forbidden = s3Error("403 Forbidden", "AccessDenied", "no", { connection: "close" });
+  const chunks = ["<Error><Code>InvalidPart</Co", "de><Message>bad</Message></", "Error>"];
+  const chunkedError = "HTTP/1.1 400 Bad Request\r\ntransfer-encoding: chunked\r\n\r\n" +
+    chunks.map((c) => `${c.length.toString(16)}\r\n${c}\r\n`).join("") + "0\r\n\r\n";
+  const store = scriptedStore([
+    { early: forbidden },
+    chunkedError,
+    { thenClose: ok("first") },
+    s3Error("500 Internal Server Error", "InternalError", "once"),
+    ok("second"),
+  ]);
+  try {
+    const send = bucketParts(uploads(), 800);
+    const big = { ...part(store.url), Body: new Uint8Array(8 << 20) }; // more than the socket buffers take at once
+    await assert.rejects(send(big, new AbortController().signal), (e: Error) => e.name === "AccessDenied");
+    await assert.rejects(
+      send(part(store.url), new AbortController().signal),
+      (e: Error) => e.name === "InvalidPart" && e.message === "bad",
+    );
+    assert.equal((await send(part(store.url), new AbortController().signal)).ETag, '"first"');
+    // The next part finds its kept-alive connection closed: sent again on a new one without using up its retry,
+    // which the 500 then takes.
+    assert.equal((await send(part(store.url), new AbortController().signal)).ETag, '"second"');
+    // Five heads on three connections: the refused one (closed), the one kept alive for the chunked error and the
+    // first part, which the store then closed, and the new one for the 500 and its retry.
+    assert.equal(store.heads.length, 5);
+    assert.equal(store.connections(), 3);
   } finally {
     store.close();
   }
