@@ -63,7 +63,8 @@ function answerError(answer: Answer): S3ServiceException {
   });
 }
 
-const retriable = (answer: Answer) => answer.status >= 500 || answer.status === 429 || /<Code>SlowDown</.test(answer.body);
+const retriable = (answer: Answer) =>
+  answer.status >= 500 || answer.status === 429 || /<Code>SlowDown</.test(answer.body);
 
 /**
  * The part sender of one bucket client (`uploads`: its credentials, region and clock offset); `connectMs` bounds a new

@@ -1,9 +1,10 @@
 /**
- * One firmware file streamed into the bucket as a multipart upload, sent part by part with @aws-sdk/client-s3: the
- * chunks are hashed and copied into a part buffer; a full part is sent while the next one fills the other buffer, and
- * the two buffers are reused for the whole upload, so its memory is two parts whatever the file's size (docs/DECISIONS.md,
- * "Bucket uploads without lib-storage"). A file smaller than one part is one PutObject. Nothing is visible under the key
- * until finish() resolves; abort() drops the parts (or the object, once finished).
+ * One firmware file streamed into the bucket as a multipart upload: the chunks are hashed and copied into a part
+ * buffer; a full part is sent (bucket_parts.ts: signed by the SDK's signer, sent on Deno's own connections) while the
+ * next one fills the other buffer, and the two buffers are reused for the whole upload, so its memory is two parts
+ * whatever the file's size (docs/DECISIONS.md, "Bucket uploads without lib-storage"). Creating, completing and
+ * aborting the upload, and a file smaller than one part (one PutObject), go through the SDK. Nothing is visible under
+ * the key until finish() resolves; abort() drops the parts (or the object, once finished).
  */
 import {
   AbortMultipartUploadCommand,

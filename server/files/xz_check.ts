@@ -47,15 +47,18 @@ const PERL_ENV = { PERL5OPT: "", PERL5LIB: "", PERLLIB: "" };
 const CONNECT_THEN_XZ = `use Socket; my $s; socket($s, PF_UNIX, SOCK_STREAM, 0) and ` +
   `connect($s, pack_sockaddr_un($ENV{XZ_INPUT})) and open(STDIN, "<&", $s) or exit 126; close $s; ` +
   `exec { "xz" } "xz", @ARGV; exit 127`;
-/** The server's own directory (0700) for the checks' sockets, where the probe found the socket input to work. */
-let socketDir: string | null = null;
+/** Whether the probe found the socket input to work (requireXz). */
+let socketInput = false;
 
-/** Whether perl connects xz's stdin to a Unix socket in a private directory (the probe runs `xz --version` that way). */
-async function probeSocketInput(): Promise<string | null> {
+/** A directory of its own (0700: no other user may connect) for one check's socket, removed once it connected. */
+const socketDirFor = () => Deno.makeTempDirSync({ prefix: "xz-input-" });
+
+/** Whether perl connects xz's stdin to a Unix socket (the probe runs `xz --version` that way). */
+async function probeSocketInput(): Promise<boolean> {
   let dir: string | null = null;
   try {
-    dir = await Deno.makeTempDir({ prefix: "xz-input-" });
-    const path = `${dir}/probe.sock`;
+    dir = socketDirFor();
+    const path = `${dir}/in.sock`;
     const listener = Deno.listen({ transport: "unix", path });
     const child = new Deno.Command("perl", {
       args: ["-e", CONNECT_THEN_XZ, "--", "--version"],
@@ -67,22 +70,14 @@ async function probeSocketInput(): Promise<string | null> {
     const conn = await Promise.race([listener.accept(), child.status.then(() => null)]);
     listener.close();
     conn?.close();
-    await Deno.remove(path).catch(() => {}); // (Deno may have removed it with the listener)
     const out = await child.output();
-    if (conn && out.success && new TextDecoder().decode(out.stdout).includes("xz (XZ Utils)")) {
-      const kept = dir;
-      globalThis.addEventListener("unload", () => Deno.removeSync(kept, { recursive: true }));
-      return dir;
-    }
+    return conn !== null && out.success && new TextDecoder().decode(out.stdout).includes("xz (XZ Utils)");
   } catch {
-    // no perl, no Socket module, no Unix sockets: the pipe
+    return false; // no perl, no Socket module, no Unix sockets: the pipe
+  } finally {
+    if (dir) await Deno.remove(dir, { recursive: true }).catch(() => {});
   }
-  if (dir) await Deno.remove(dir, { recursive: true }).catch(() => {});
-  return null;
 }
-
-/** The directory of the checks' input sockets, once probed (tests). */
-export const xzInputDir = () => socketDir;
 
 /** The program and arguments of one xz check: through perl where probed to work (requireXz), else xz itself. */
 let xzCommand = (args: string[]): [string, string[]] => ["xz", args];
@@ -149,7 +144,7 @@ export async function requireXz(): Promise<string> {
     );
   }
   reopenableStdin = await probeReopenableStdin();
-  socketDir ??= await probeSocketInput();
+  socketInput = await probeSocketInput();
   if (await probeWidePipe()) {
     xzCommand = (args) => ["perl", ["-e", WIDEN_THEN_XZ, "--", ...args]];
     pipeBytes = WIDE_PIPE_BYTES;
@@ -200,8 +195,11 @@ const couldNotStart = () => new CheckInterruptedError("the xz check could not be
  * The check, and the pid of its xz process (tests). `fedByWriter` false: the event loop writes every byte (no writer
  * on another thread will take the input over), so they go through a Unix socket where it was probed to work.
  */
-export function startXzCheck(how: { fedByWriter?: boolean } = {}): StreamCheck & { pid: number } {
-  const socketPath = how.fedByWriter === false && socketDir ? `${socketDir}/${crypto.randomUUID()}.sock` : null;
+export function startXzCheck(
+  how: { fedByWriter?: boolean } = {},
+): StreamCheck & { pid: number; socketDir: string | null } {
+  const socketDir = how.fedByWriter === false && socketInput ? socketDirFor() : null;
+  const socketPath = socketDir && `${socketDir}/in.sock`;
   const listener = socketPath ? Deno.listen({ transport: "unix", path: socketPath }) : null;
   // detached: xz runs in a session (and process group) of its own, so a signal an operator, systemd or `timeout`
   // sends to the server's process group (Ctrl-C) reaches the server alone; the server decides what becomes of the
@@ -216,7 +214,7 @@ export function startXzCheck(how: { fedByWriter?: boolean } = {}): StreamCheck &
     stderr: "piped",
     detached: true,
   }).spawn();
-  const writer = listener ? socketWriter(listener, socketPath!, child.status) : child.stdin.getWriter();
+  const writer = listener ? socketWriter(listener, socketDir!, child.status) : child.stdin.getWriter();
   const stderr = new Response(child.stderr).text().catch(() => "");
   const head = new Uint8Array(HEAD);
   let headBytes = 0;
@@ -286,6 +284,7 @@ export function startXzCheck(how: { fedByWriter?: boolean } = {}): StreamCheck &
 
   return {
     pid: child.pid,
+    socketDir,
     refused,
     input: reopenableStdin && !listener ? input : undefined,
     copies: true,
@@ -345,12 +344,12 @@ interface InputWriter {
 
 /**
  * The one connection of xz's wrapper to `listener` as the check's input: the bytes written in order (each write whole
- * before the next), closed after the last. The socket's path is removed once the wrapper connected or exited.
+ * before the next), closed after the last. The socket's directory is removed once the wrapper connected or exited.
  */
-function socketWriter(listener: Deno.Listener, path: string, exited: Promise<unknown>): InputWriter {
+function socketWriter(listener: Deno.Listener, dir: string, exited: Promise<unknown>): InputWriter {
   const accepted = Promise.race([listener.accept(), exited.then(() => null)]).catch(() => null).finally(() => {
     listener.close();
-    Deno.remove(path).catch(() => {});
+    Deno.remove(dir, { recursive: true }).catch(() => {});
   });
   let conn: Deno.Conn | null = null;
   let closed = false;
@@ -366,6 +365,7 @@ function socketWriter(listener: Deno.Listener, path: string, exited: Promise<unk
     if (!c) throw new Error("xz's input did not connect");
     if (closed) c.close();
   });
+  tail.catch(() => {}); // a check aborted before xz connected: its verdict says so, not this
   const next = (step: () => Promise<void> | void) => tail = tail.then(step);
   return {
     write: (bytes) =>

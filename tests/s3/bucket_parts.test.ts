@@ -55,7 +55,9 @@ function scriptedStore(replies: Reply[]) {
         }
         await conn.write(new TextEncoder().encode(reply));
       }
-    } catch { /* closed */ } finally {
+    } catch {
+      /* closed */
+    } finally {
       conns.delete(conn);
     }
   };
@@ -80,8 +82,12 @@ const answer = (status: string, headers: Record<string, string>, body = "") =>
   }\r\n${body}`;
 const ok = (etag: string) => answer("200 OK", { etag: `"${etag}"`, "x-amz-checksum-crc32": "AAAAAA==" });
 const s3Error = (status: string, code: string, message: string, headers: Record<string, string> = {}) =>
-  answer(status, { "content-type": "application/xml", ...headers }, `<?xml version="1.0" encoding="UTF-8"?>
-<Error><Code>${code}</Code><Message>${message}</Message><RequestId>r1</RequestId></Error>`);
+  answer(
+    status,
+    { "content-type": "application/xml", ...headers },
+    `<?xml version="1.0" encoding="UTF-8"?>
+<Error><Code>${code}</Code><Message>${message}</Message><RequestId>r1</RequestId></Error>`,
+  );
 
 const uploads = () =>
   new S3Client({ region: "eu-west-1", credentials: { accessKeyId: "AKID", secretAccessKey: "secret" } });
@@ -168,7 +174,9 @@ Deno.test("bucket parts: a skewed clock is corrected from the store's Date and t
     assert.equal(sent.ETag, '"skewed"');
     const dateOf = (head: string) => {
       const [, d, t] = /\r\nx-amz-date: (\d{8})T(\d{6})Z/i.exec(head)!;
-      return Date.parse(`${d.slice(0, 4)}-${d.slice(4, 6)}-${d.slice(6)}T${t.slice(0, 2)}:${t.slice(2, 4)}:${t.slice(4)}Z`);
+      return Date.parse(
+        `${d.slice(0, 4)}-${d.slice(4, 6)}-${d.slice(6)}T${t.slice(0, 2)}:${t.slice(2, 4)}:${t.slice(4)}Z`,
+      );
     };
     assert.ok(Math.abs(dateOf(store.heads[1]) - storeTime.getTime()) < 60_000, "signed at the store's time");
   } finally {

@@ -1,9 +1,18 @@
 /** The xz check on its own: verdicts in words, backpressure, an early refusal, abort. */
 import assert from "node:assert/strict";
-import { requireXz, startXzCheck, xzInputDir, xzProblem } from "../../server/files/xz_check.ts";
+import { requireXz, startXzCheck, xzProblem } from "../../server/files/xz_check.ts";
 import { startFileWrite } from "../../server/files/file_write.ts";
 import { CheckInterruptedError } from "../../server/files/stream_check.ts";
 import { brokenXz, concat, filler, xzBytes, xzStreamOfSize } from "../../testing/xz_fixtures.ts";
+
+const exists = (path: string) => {
+  try {
+    Deno.statSync(path);
+    return true;
+  } catch {
+    return false;
+  }
+};
 
 async function verdict(bytes: Uint8Array, chunk = 4096): Promise<string | null> {
   const check = startXzCheck();
@@ -205,10 +214,13 @@ Deno.test("xz check fed by the event loop: through a Unix socket, same verdicts,
   aborted.abort();
   assert.notEqual(await aborted.finish(), null);
 
-  // Every check's socket is gone from the server's directory (which stays, for the next).
-  const dir = xzInputDir();
-  assert.ok(dir, "the socket input was probed to work here");
-  for (let i = 0; i < 50 && [...Deno.readDirSync(dir)].length; i++) await new Promise((r) => setTimeout(r, 20));
-  assert.deepEqual([...Deno.readDirSync(dir)].map((e) => e.name), []);
-  assert.equal((Deno.statSync(dir).mode! & 0o777).toString(8), "700", "no other user may connect");
+  // Each check's socket had a directory of its own, no other user's to enter, removed once xz connected.
+  const dirs = [big.socketDir, early.socketDir, aborted.socketDir];
+  assert.ok(dirs.every((d) => d?.includes("xz-input-")), "the socket input was probed to work here");
+  for (let i = 0; i < 50 && dirs.some((d) => exists(d!)); i++) await new Promise((r) => setTimeout(r, 20));
+  assert.deepEqual(dirs.filter((d) => exists(d!)), []);
+  const probe = startXzCheck({ fedByWriter: false });
+  assert.equal((Deno.statSync(probe.socketDir!).mode! & 0o777).toString(8), "700");
+  probe.abort();
+  await probe.finish().catch(() => {});
 });
