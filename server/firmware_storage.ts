@@ -37,7 +37,7 @@ export const FIRMWARE_CHECKS: Record<
   FirmwareFormat,
   {
     magicError: (name: string) => ApiHttpError;
-    start: () => StreamCheck;
+    start: (how: { fedByWriter: boolean }) => StreamCheck;
     error: (name: string, p: string) => ApiHttpError;
   }
 > = {
@@ -139,7 +139,7 @@ export async function addFirmware(
   const rules = firmwareContentRules(name);
   if (await rows.nameTaken(name)) throw duplicateName(name);
   if (rules.magic.some((b, i) => bytes[i] !== b)) throw rules.magicError(name);
-  const check = rules.verify.start();
+  const check = rules.verify.start({ fedByWriter: false });
   await check.write(bytes);
   const problem = await check.finish();
   if (problem !== null) throw rules.verify.error(name, problem);

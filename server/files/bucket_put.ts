@@ -1,9 +1,10 @@
 /**
- * One firmware file streamed into the bucket as a multipart upload, sent part by part with @aws-sdk/client-s3: the
- * chunks are hashed and copied into a part buffer; a full part is sent while the next one fills the other buffer, and
- * the two buffers are reused for the whole upload, so its memory is two parts whatever the file's size (docs/DECISIONS.md,
- * "Bucket uploads without lib-storage"). A file smaller than one part is one PutObject. Nothing is visible under the key
- * until finish() resolves; abort() drops the parts (or the object, once finished).
+ * One firmware file streamed into the bucket as a multipart upload: the chunks are hashed and copied into a part
+ * buffer; a full part is sent (bucket_parts.ts: signed by the SDK's signer, sent on Deno's own connections) while the
+ * next one fills the other buffer, and the two buffers are reused for the whole upload, so its memory is two parts
+ * whatever the file's size (docs/DECISIONS.md, "Bucket uploads without lib-storage"). Creating, completing and
+ * aborting the upload, and a file smaller than one part (one PutObject), go through the SDK. Nothing is visible under
+ * the key until finish() resolves; abort() drops the parts (or the object, once finished).
  */
 import {
   AbortMultipartUploadCommand,
@@ -13,8 +14,8 @@ import {
   DeleteObjectCommand,
   PutObjectCommand,
   type S3Client,
-  UploadPartCommand,
 } from "@aws-sdk/client-s3";
+import type { ObjectUrl, PartSender } from "./bucket_parts.ts";
 import { assemblyAllowanceMs, asUnavailable, unavailable, watched } from "./bucket_watch.ts";
 import type { FirmwarePut } from "./firmware_files.ts";
 import { fileHashes } from "./file_hashes.ts";
@@ -53,6 +54,8 @@ export interface PutTarget {
   client: S3Client;
   /** Requests that carry bytes, wait for the object's assembly or clean up in the background: not bounded in time. */
   uploads: S3Client;
+  /** Sends a part (bucket_parts.ts: signed by the SDK's signer, without its pipeline; not bounded in time). */
+  parts: PartSender;
   /** Whether the bucket answers (bucket_watch.ts watched()). */
   alive: () => Promise<boolean>;
   Bucket: string;
@@ -61,7 +64,7 @@ export interface PutTarget {
 }
 
 export function bucketPut(target: PutTarget, id: string): FirmwarePut {
-  const { client, uploads, alive, Bucket, Key, partSize } = target;
+  const { client, uploads, parts: sendPart, alive, Bucket, Key, partSize } = target;
   const hashes = fileHashes();
   /** Ends every request of this put (a bucket that stopped answering, an abort). */
   const cancel = new AbortController();
@@ -71,8 +74,8 @@ export function bucketPut(target: PutTarget, id: string): FirmwarePut {
   let part = new Uint8Array(partSize);
   let filled = 0;
   let free: Uint8Array<ArrayBuffer> | null = null;
-  /** The multipart upload's id, once the first part is full (undefined when its creation failed). */
-  let created: Promise<string | undefined> | null = null;
+  /** The multipart upload's id and the object's URL, once the first part is full (undefined when its creation failed). */
+  let created: Promise<{ UploadId: string; url: ObjectUrl } | undefined> | null = null;
   const parts: CompletedPart[] = [];
   let partCount = 0;
   /** The part in flight; never rejects (a failure is kept in `failure`). */
@@ -93,32 +96,34 @@ export function bucketPut(target: PutTarget, id: string): FirmwarePut {
     return value;
   };
 
+  /** CreateMultipartUpload through the SDK, which also gives the object's URL for the parts (its resolved request). */
+  const createUpload = () => {
+    const command = new CreateMultipartUploadCommand({ Bucket, Key, ChecksumAlgorithm });
+    let url: ObjectUrl | undefined;
+    command.middlewareStack.add((next) => (args) => {
+      const { protocol, hostname, port, path } = args.request as ObjectUrl;
+      url = { protocol: protocol.endsWith(":") ? protocol : `${protocol}:`, hostname, port, path };
+      return next(args);
+    }, { step: "finalizeRequest", name: "objectUrl" });
+    return client.send(command, sendOptions).then((r) => {
+      if (!r.UploadId || !url) throw new Error("the bucket answered CreateMultipartUpload without an UploadId");
+      return { UploadId: r.UploadId, url };
+    }).catch((err) => void fail(err));
+  };
+
   /** Sends the filled part (nothing in flight); the other buffer becomes the one filled. */
   const flush = () => {
     const body = filled === partSize ? part : part.subarray(0, filled);
     const PartNumber = ++partCount;
-    created ??= client.send(new CreateMultipartUploadCommand({ Bucket, Key, ChecksumAlgorithm }), sendOptions)
-      .then((r) => r.UploadId, (err) => void fail(err));
+    created ??= createUpload();
     const buffer = part;
     part = free ?? new Uint8Array(partSize);
     free = null;
     filled = 0;
-    sending = created.then((UploadId) => {
-      if (UploadId === undefined || failure) return;
-      return uploads.send(
-        new UploadPartCommand({
-          Bucket,
-          Key,
-          UploadId,
-          PartNumber,
-          Body: body,
-          ContentLength: body.length,
-          ChecksumAlgorithm,
-        }),
-        sendOptions,
-      ).then((r) => {
-        if (!r.ETag) throw new Error(`the bucket answered part ${PartNumber} without an ETag`);
-        parts.push({ PartNumber, ETag: r.ETag, ...(r.ChecksumCRC32 && { ChecksumCRC32: r.ChecksumCRC32 }) });
+    sending = created.then((upload) => {
+      if (upload === undefined || failure) return;
+      return sendPart({ ...upload, PartNumber, Body: body }, cancel.signal).then((part) => {
+        parts.push(part);
         free = buffer;
       });
     }).catch(fail).finally(() => sending = null);
@@ -153,7 +158,7 @@ export function bucketPut(target: PutTarget, id: string): FirmwarePut {
     const completing = objectAsked;
     void (async () => {
       await sending;
-      const UploadId = await created;
+      const UploadId = (await created)?.UploadId;
       // Through `uploads` (no time limit): a frozen bucket gets these once it answers again.
       if (UploadId) await uploads.send(new AbortMultipartUploadCommand({ Bucket, Key, UploadId })).catch(() => {});
       if (completing) await uploads.send(new DeleteObjectCommand({ Bucket, Key })).catch(() => {});
@@ -185,7 +190,7 @@ export function bucketPut(target: PutTarget, id: string): FirmwarePut {
       } else {
         if (filled > 0) flush();
         if (sending) await waitFor(sending);
-        const UploadId = await created;
+        const UploadId = (await created)?.UploadId;
         if (failure || UploadId === undefined) unavailable(failure);
         objectAsked = true;
         assemblingUntil = performance.now() + assemblyAllowanceMs(size);

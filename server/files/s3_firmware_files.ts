@@ -17,6 +17,7 @@ import {
 import { getSignedUrl } from "@aws-sdk/s3-request-presigner";
 import { newId } from "../../shared/ids.ts";
 import { attachmentDisposition } from "./attachment.ts";
+import { bucketParts } from "./bucket_parts.ts";
 import { bucketPut, partSizeFor, unsignedParts } from "./bucket_put.ts";
 import { S3_TIMEOUTS, unavailable, watched } from "./bucket_watch.ts";
 import type { FirmwareFiles } from "./firmware_files.ts";
@@ -80,6 +81,7 @@ export function s3FirmwareFiles(settings: S3Settings): FirmwareFiles {
     expectContinueHeader: false,
   });
   unsignedParts(uploads);
+  const parts = bucketParts(uploads, S3_TIMEOUTS.connectMs);
   const Bucket = settings.bucket;
   /** Whether the bucket answers a HeadBucket within S3_TIMEOUTS.probeMs. */
   const alive = () =>
@@ -105,7 +107,7 @@ export function s3FirmwareFiles(settings: S3Settings): FirmwareFiles {
   const removeKey = (Key: string) => client.send(new DeleteObjectCommand({ Bucket, Key })).then(() => {}, unavailable);
 
   return {
-    put: (id = newId()) => bucketPut({ client, uploads, alive, Bucket, Key: keyOf(id), partSize }, id),
+    put: (id = newId()) => bucketPut({ client, uploads, parts, alive, Bucket, Key: keyOf(id), partSize }, id),
 
     async open(id, range) {
       try {

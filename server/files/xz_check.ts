@@ -38,6 +38,47 @@ const WIDEN_THEN_XZ = `fcntl(STDIN, 1031, ${WIDE_PIPE_BYTES}) and print "wide\\n
 /** No perl options from the environment. */
 const PERL_ENV = { PERL5OPT: "", PERL5LIB: "", PERLLIB: "" };
 
+/**
+ * Connects to a Unix socket (XZ_INPUT), makes it the standard input, then becomes xz: the input of a check that the
+ * event loop feeds (a bucket upload) comes through a socket rather than a pipe. A pipe takes each 4 KiB page of its
+ * data as a new page, which on the VMs measured cost 1.2-2.1 s of CPU per GiB to write; a socket 0.4-1.3
+ * (docs/DECISIONS.md, "Bucket parts without the SDK's pipeline"). Exit 126 when it cannot connect.
+ */
+const CONNECT_THEN_XZ = `use Socket; my $s; socket($s, PF_UNIX, SOCK_STREAM, 0) and ` +
+  `connect($s, pack_sockaddr_un($ENV{XZ_INPUT})) and open(STDIN, "<&", $s) or exit 126; close $s; ` +
+  `exec { "xz" } "xz", @ARGV; exit 127`;
+/** Whether the probe found the socket input to work (requireXz). */
+let socketInput = false;
+
+/** A directory of its own (0700: no other user may connect) for one check's socket, removed once it connected. */
+const socketDirFor = () => Deno.makeTempDirSync({ prefix: "xz-input-" });
+
+/** Whether perl connects xz's stdin to a Unix socket (the probe runs `xz --version` that way). */
+async function probeSocketInput(): Promise<boolean> {
+  let dir: string | null = null;
+  try {
+    dir = socketDirFor();
+    const path = `${dir}/in.sock`;
+    const listener = Deno.listen({ transport: "unix", path });
+    const child = new Deno.Command("perl", {
+      args: ["-e", CONNECT_THEN_XZ, "--", "--version"],
+      env: { ...XZ_ENV, ...PERL_ENV, XZ_INPUT: path },
+      stdin: "null",
+      stdout: "piped",
+      stderr: "null",
+    }).spawn();
+    const conn = await Promise.race([listener.accept(), child.status.then(() => null)]);
+    listener.close();
+    conn?.close();
+    const out = await child.output();
+    return conn !== null && out.success && new TextDecoder().decode(out.stdout).includes("xz (XZ Utils)");
+  } catch {
+    return false; // no perl, no Socket module, no Unix sockets: the pipe
+  } finally {
+    if (dir) await Deno.remove(dir, { recursive: true }).catch(() => {});
+  }
+}
+
 /** The program and arguments of one xz check: through perl where probed to work (requireXz), else xz itself. */
 let xzCommand = (args: string[]): [string, string[]] => ["xz", args];
 /** The capacity of a check's stdin pipe, as probed. */
@@ -103,6 +144,7 @@ export async function requireXz(): Promise<string> {
     );
   }
   reopenableStdin = await probeReopenableStdin();
+  socketInput = await probeSocketInput();
   if (await probeWidePipe()) {
     xzCommand = (args) => ["perl", ["-e", WIDEN_THEN_XZ, "--", ...args]];
     pipeBytes = WIDE_PIPE_BYTES;
@@ -146,22 +188,33 @@ function headProblem(head: Uint8Array): string | null {
 const interrupted = (signal: string) =>
   new CheckInterruptedError(`the xz check was stopped by ${signal} before it could judge the file`);
 
-/** The check, and the pid of its xz process (tests). */
-export function startXzCheck(): StreamCheck & { pid: number } {
+/** The wrapper could not connect xz's input, or could not run xz (126, 127: never xz's own exit codes). */
+const couldNotStart = () => new CheckInterruptedError("the xz check could not be started");
+
+/**
+ * The check, and the pid of its xz process (tests). `fedByWriter` false: the event loop writes every byte (no writer
+ * on another thread will take the input over), so they go through a Unix socket where it was probed to work.
+ */
+export function startXzCheck(
+  how: { fedByWriter?: boolean } = {},
+): StreamCheck & { pid: number; socketDir: string | null } {
+  const socketDir = how.fedByWriter === false && socketInput ? socketDirFor() : null;
+  const socketPath = socketDir && `${socketDir}/in.sock`;
+  const listener = socketPath ? Deno.listen({ transport: "unix", path: socketPath }) : null;
   // detached: xz runs in a session (and process group) of its own, so a signal an operator, systemd or `timeout`
   // sends to the server's process group (Ctrl-C) reaches the server alone; the server decides what becomes of the
   // uploads in flight (they finish within the grace period). Its stdin is the server's pipe: if the server dies, xz
   // reads the end of its input and exits.
-  const [program, args] = xzCommand(XZ_ARGS);
+  const [program, args] = socketPath ? ["perl", ["-e", CONNECT_THEN_XZ, "--", ...XZ_ARGS]] : xzCommand(XZ_ARGS);
   const child = new Deno.Command(program, {
     args,
-    env: { ...XZ_ENV, ...PERL_ENV },
-    stdin: "piped",
+    env: { ...XZ_ENV, ...PERL_ENV, ...(socketPath && { XZ_INPUT: socketPath }) },
+    stdin: listener ? "null" : "piped",
     stdout: "null",
     stderr: "piped",
     detached: true,
   }).spawn();
-  const writer = child.stdin.getWriter();
+  const writer = listener ? socketWriter(listener, socketDir!, child.status) : child.stdin.getWriter();
   const stderr = new Response(child.stderr).text().catch(() => "");
   const head = new Uint8Array(HEAD);
   let headBytes = 0;
@@ -174,6 +227,7 @@ export function startXzCheck(): StreamCheck & { pid: number } {
   const verdict = Promise.all([child.status, stderr]).then(([status, text]) => {
     exited = true;
     if (status.signal !== null && !aborted) throw interrupted(status.signal);
+    if ((status.code === 126 || status.code === 127) && !aborted) throw couldNotStart();
     return status.success ? null : xzProblem(text);
   });
   verdict.catch(() => {}); // handled by refused or finish(), whichever is awaited
@@ -230,8 +284,9 @@ export function startXzCheck(): StreamCheck & { pid: number } {
 
   return {
     pid: child.pid,
+    socketDir,
     refused,
-    input: reopenableStdin ? input : undefined,
+    input: reopenableStdin && !listener ? input : undefined,
     copies: true,
     write(chunk) {
       if (headBytes < HEAD) {
@@ -276,6 +331,51 @@ export function startXzCheck(): StreamCheck & { pid: number } {
           // already gone
         }
       }
+    },
+  };
+}
+
+/** What the check writes to (a pipe's writer, or this): write, close and abort in the order called. */
+interface InputWriter {
+  write(bytes: Uint8Array): Promise<void>;
+  close(): Promise<void>;
+  abort(): Promise<void>;
+}
+
+/**
+ * The one connection of xz's wrapper to `listener` as the check's input: the bytes written in order (each write whole
+ * before the next), closed after the last. The socket's directory is removed once the wrapper connected or exited.
+ */
+function socketWriter(listener: Deno.Listener, dir: string, exited: Promise<unknown>): InputWriter {
+  const accepted = Promise.race([listener.accept(), exited.then(() => null)]).catch(() => null).finally(() => {
+    listener.close();
+    Deno.remove(dir, { recursive: true }).catch(() => {});
+  });
+  let conn: Deno.Conn | null = null;
+  let closed = false;
+  const close = () => {
+    if (closed) return;
+    closed = true;
+    try {
+      conn?.close();
+    } catch { /* closed */ }
+  };
+  let tail: Promise<void> = accepted.then((c) => {
+    conn = c;
+    if (!c) throw new Error("xz's input did not connect");
+    if (closed) c.close();
+  });
+  tail.catch(() => {}); // a check aborted before xz connected: its verdict says so, not this
+  const next = (step: () => Promise<void> | void) => tail = tail.then(step);
+  return {
+    write: (bytes) =>
+      next(async () => {
+        for (let off = 0; off < bytes.length;) off += await conn!.write(bytes.subarray(off));
+      }),
+    close: () => tail = tail.then(close, close), // after the last write, or once a write failed (xz has gone)
+    abort: () => {
+      close();
+      return Promise.resolve();
     },
   };
 }

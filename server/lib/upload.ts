@@ -75,7 +75,11 @@ export interface ReceiveOptions<S extends UploadSink> {
    * A check of the content while it streams: fed every chunk written (its backpressure slows the upload), its
    * verdict awaited before the file is handed over; a refusal (at the end or as soon as it is known) is `error`.
    */
-  verify?: { start: () => StreamCheck; error: (name: string, problem: string) => ApiHttpError };
+  verify?: {
+    /** `fedByWriter`: the sink can feed the check's input from its own thread (UploadSink.feed). */
+    start: (how: { fedByWriter: boolean }) => StreamCheck;
+    error: (name: string, problem: string) => ApiHttpError;
+  };
   /** The content rules that depend on the file's name (its format), chosen once the name has passed checkName. */
   forName?: (name: string) => ContentRules;
 }
@@ -422,7 +426,7 @@ function openIntake<S extends UploadSink>(
   };
   const sink = opts.sink();
   const verify = rules.verify;
-  const check = verify ? verify.start() : null;
+  const check = verify ? verify.start({ fedByWriter: Boolean(sink.feed) }) : null;
   if (verify) check!.refused.then((problem) => halt(verify.error(clientName, problem)), halt);
   // The sink's thread feeds the check: the bytes never cross the event loop twice (docs/DECISIONS.md, "Uploads near
   // the hashing floor").

@@ -7,7 +7,9 @@
  */
 import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
+import { crc32 } from "node:zlib";
 import { S3Client } from "@aws-sdk/client-s3";
+import { bucketParts, type PartSender } from "../../server/files/bucket_parts.ts";
 import { bucketPut, partSizeFor, unsignedParts } from "../../server/files/bucket_put.ts";
 import { s3FirmwareFiles } from "../../server/files/s3_firmware_files.ts";
 import { bucketFirmwareFiles, startBucket, TEST_BUCKET } from "../../testing/s3.ts";
@@ -46,6 +48,11 @@ Deno.test("bucket parts: chunks of any size become whole parts; the object is th
   };
   const [client, uploads] = [spied(), spied()];
   unsignedParts(uploads);
+  const send = bucketParts(uploads, 800);
+  const parts: PartSender = (part, signal) => {
+    sent.push({ command: "UploadPart", part: part.PartNumber, bytes: part.Body.length });
+    return send(part, signal);
+  };
   try {
     const bytes = Uint8Array.from({ length: 12 * MiB + 12_345 }, (_, i) => (i * 7919) >> 5);
     // Odd chunks, one spanning the first part's end, one larger than a part (11 MiB from 1 MiB on).
@@ -53,7 +60,7 @@ Deno.test("bucket parts: chunks of any size become whole parts; the object is th
     for (const partSize of [5 * MiB, 7 * MiB]) {
       sent.length = 0;
       const id = `parts-${partSize}`;
-      const target = { client, uploads, alive: () => Promise.resolve(true), Bucket: TEST_BUCKET, partSize };
+      const target = { client, uploads, parts, alive: () => Promise.resolve(true), Bucket: TEST_BUCKET, partSize };
       const put = bucketPut({ ...target, Key: `firmwares/${id}.xz` }, id);
       for (let i = 1; i < cuts.length; i++) await put.write(bytes.slice(cuts[i - 1], cuts[i]));
       assert.equal(await files.open(id), null, "nothing visible before finish");
@@ -66,16 +73,15 @@ Deno.test("bucket parts: chunks of any size become whole parts; the object is th
       await put.commit();
       const stored = new Uint8Array(await new Response(await files.open(id)).arrayBuffer());
       assert.ok(stored.length === bytes.length && stored.every((b, i) => b === bytes[i]), "the bytes read back");
-      const parts = sent.filter((s) => s.command === "UploadPartCommand");
-      const sizes = parts.map((p) => p.bytes);
+      const partsSent = sent.filter((s) => s.command === "UploadPart");
+      const sizes = partsSent.map((p) => p.bytes);
       assert.deepEqual(
         sizes,
         partSize === 5 * MiB ? [5 * MiB, 5 * MiB, 2 * MiB + 12_345] : [7 * MiB, 5 * MiB + 12_345],
       );
-      assert.deepEqual(parts.map((p) => p.part), sizes.map((_, i) => i + 1));
-      assert.ok(parts.every((p) => p.payload === "UNSIGNED-PAYLOAD" && p.crc32), "unsigned, with a CRC32");
+      assert.deepEqual(partsSent.map((p) => p.part), sizes.map((_, i) => i + 1));
       assert.deepEqual(
-        sent.map((s) => s.command).filter((c) => c !== "UploadPartCommand"),
+        sent.map((s) => s.command).filter((c) => c !== "UploadPart"),
         ["CreateMultipartUploadCommand", "CompleteMultipartUploadCommand"],
       );
       await files.remove(id);
@@ -85,6 +91,7 @@ Deno.test("bucket parts: chunks of any size become whole parts; the object is th
     const small = bucketPut({
       client,
       uploads,
+      parts,
       alive: () => Promise.resolve(true),
       Bucket: TEST_BUCKET,
       Key: "s",
@@ -117,6 +124,8 @@ Deno.test("bucket parts: aborted mid-stream, after a part or once finished: noth
   assert.deepEqual(await bucket.keys(), []);
 });
 
+const PART_HEAD = /PUT [^ ]*[?&]partNumber=(\d+)[^\r]* HTTP\/1\.1\r\n[^]*?\r\n\r\n/g;
+
 /** A TCP relay to `target` that counts its connections and the requests asking `Expect: 100-continue`. */
 function countingRelay(target: string) {
   const { hostname, port } = new URL(target);
@@ -125,14 +134,21 @@ function countingRelay(target: string) {
   const relays: Promise<unknown>[] = [];
   const latin1 = new TextDecoder("latin1");
   const seen = { connections: 0, expects: 0 };
+  /** The head of each part's request (by part number), as it went on the wire. */
+  const partHeads = new Map<number, string>();
   const accepting = (async () => {
     for await (const conn of listener) {
       seen.connections++;
       const upstream = await Deno.connect({ hostname, port: Number(port) });
       open.add(conn).add(upstream);
+      let recent = ""; // a head split across two reads is found whole in the next
       const scan = new TransformStream<Uint8Array, Uint8Array>({
         transform(chunk, out) {
-          seen.expects += latin1.decode(chunk).match(/\r\nexpect:\s*100-continue\r\n/gi)?.length ?? 0;
+          const text = latin1.decode(chunk);
+          seen.expects += text.match(/\r\nexpect:\s*100-continue\r\n/gi)?.length ?? 0;
+          // A head is at most a few KiB: looked for where it may start, the end of the last read, and this one's start.
+          for (const m of (recent + text.slice(0, 8192)).matchAll(PART_HEAD)) partHeads.set(Number(m[1]), m[0]);
+          recent = (recent + text).slice(-8192);
           out.enqueue(chunk);
         },
       });
@@ -145,6 +161,7 @@ function countingRelay(target: string) {
   return {
     endpoint: `http://127.0.0.1:${(listener.addr as Deno.NetAddr).port}`,
     seen,
+    partHeads,
     async close() {
       listener.close();
       await accepting.catch(() => {});
@@ -170,7 +187,7 @@ Deno.test("bucket parts: sent without Expect: 100-continue, on kept-alive connec
       forcePathStyle: true,
       region: "us-east-1",
     });
-    const bytes = Uint8Array.from({ length: 23 * MiB }, (_, i) => (i * 31) >> 3);
+    const bytes = Uint8Array.from({ length: 23 * MiB }, (_, i) => (i * 31) ^ (i >> 16));
     const put = files.put("kept-alive");
     for (let at = 0; at < bytes.length; at += MiB) await put.write(bytes.subarray(at, at + MiB));
     assert.equal((await put.finish()).sha256, hex("sha256", bytes));
@@ -178,6 +195,19 @@ Deno.test("bucket parts: sent without Expect: 100-continue, on kept-alive connec
     console.log(`  ${relay.seen.connections} connections for 5 parts and the requests around them`);
     assert.equal(relay.seen.expects, 0, "no request waits for 100 Continue");
     assert.ok(relay.seen.connections <= 3, `${relay.seen.connections} connections for 5 parts`);
+    // Each part as the SDK would send it: payload unsigned, its CRC32 in a signed header (s3rver checked the signature).
+    assert.deepEqual([...relay.partHeads.keys()].sort(), [1, 2, 3, 4, 5]);
+    for (const [n, head] of relay.partHeads) {
+      const part = bytes.subarray((n - 1) * 5 * MiB, n * 5 * MiB);
+      const crc = crc32(part) >>> 0;
+      const b64 = btoa(String.fromCharCode(crc >>> 24, (crc >>> 16) & 255, (crc >>> 8) & 255, crc & 255));
+      const header = (name: string) => new RegExp(`\r\n${name}: ([^\r]*)`, "i").exec(head)?.[1];
+      assert.equal(header("x-amz-content-sha256"), "UNSIGNED-PAYLOAD", `part ${n}`);
+      assert.equal(header("x-amz-checksum-crc32"), b64, `part ${n}'s CRC32`);
+      assert.equal(header("content-length"), String(part.length));
+      assert.match(header("authorization") ?? "", /SignedHeaders=[^,]*x-amz-checksum-crc32/);
+      assert.equal(header("expect"), undefined);
+    }
     await files.remove("kept-alive");
   } finally {
     await relay.close();

@@ -5,6 +5,15 @@ import { startFileWrite } from "../../server/files/file_write.ts";
 import { CheckInterruptedError } from "../../server/files/stream_check.ts";
 import { brokenXz, concat, filler, xzBytes, xzStreamOfSize } from "../../testing/xz_fixtures.ts";
 
+const exists = (path: string) => {
+  try {
+    Deno.statSync(path);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
 async function verdict(bytes: Uint8Array, chunk = 4096): Promise<string | null> {
   const check = startXzCheck();
   for (let off = 0; off < bytes.length; off += chunk) await check.write(bytes.subarray(off, off + chunk));
@@ -157,4 +166,61 @@ Deno.test("xz check: its stdin pipe is widened to 1 MiB where perl is at hand, a
     check.abort();
     await check.finish().catch(() => {});
   }
+});
+
+Deno.test("xz check fed by the event loop: through a Unix socket, same verdicts, early refusal, abort, nothing left", async () => {
+  await requireXz(); // probes the socket input
+  /** The socket's directory: where xz's input sockets are made. */
+  const socketOf = (pid: number) => Deno.readLinkSync(`/proc/${pid}/fd/0`);
+  const verdictBySocket = async (bytes: Uint8Array, chunk = 65_536) => {
+    const check = startXzCheck({ fedByWriter: false });
+    assert.equal(check.input, undefined, "no writer may take a socket over");
+    for (let off = 0; off < bytes.length; off += chunk) await check.write(bytes.subarray(off, off + chunk));
+    return await check.finish();
+  };
+  const valid = xzBytes(concat([...filler(3_000_000)]));
+  const big = startXzCheck({ fedByWriter: false });
+  let waited = 0;
+  for await (const part of xzStreamOfSize(48 << 20)) {
+    const wait = big.write(part);
+    if (wait) {
+      waited++;
+      await wait;
+    }
+    if (waited === 1) {
+      for (let i = 0; i < 50 && Deno.readTextFileSync(`/proc/${big.pid}/comm`).trim() !== "xz"; i++) {
+        await new Promise((r) => setTimeout(r, 20));
+      }
+      assert.match(socketOf(big.pid), /^socket:/, "xz reads a socket");
+    }
+  }
+  assert.equal(await big.finish(), null);
+  assert.ok(waited > 0, "backpressure");
+  assert.equal(await verdictBySocket(valid, 7_001), null);
+  assert.equal(await verdictBySocket(xzBytes("tiny"), 1), null);
+  assert.match((await verdictBySocket(brokenXz.flippedMidBlock(valid)))!, /integrity check|corrupt/);
+  assert.match((await verdictBySocket(brokenXz.truncated(valid)))!, /ends before its xz stream does/);
+  assert.match((await verdictBySocket(brokenXz.badFooter(valid)))!, /footer/);
+  assert.match((await verdictBySocket(xzBytes("no check", "none")))!, /no integrity check/);
+
+  const early = startXzCheck({ fedByWriter: false });
+  void early.write(brokenXz.magicThenRandom(100_000));
+  assert.match(await early.refused, /corrupt/);
+  for (let i = 0; i < 8; i++) await early.write(new Uint8Array(1 << 20)); // xz has gone: the writes are dropped
+  assert.match((await early.finish())!, /corrupt/);
+
+  const aborted = startXzCheck({ fedByWriter: false });
+  await aborted.write(valid.subarray(0, 1 << 20));
+  aborted.abort();
+  assert.notEqual(await aborted.finish(), null);
+
+  // Each check's socket had a directory of its own, no other user's to enter, removed once xz connected.
+  const dirs = [big.socketDir, early.socketDir, aborted.socketDir];
+  assert.ok(dirs.every((d) => d?.includes("xz-input-")), "the socket input was probed to work here");
+  for (let i = 0; i < 50 && dirs.some((d) => exists(d!)); i++) await new Promise((r) => setTimeout(r, 20));
+  assert.deepEqual(dirs.filter((d) => exists(d!)), []);
+  const probe = startXzCheck({ fedByWriter: false });
+  assert.equal((Deno.statSync(probe.socketDir!).mode! & 0o777).toString(8), "700");
+  probe.abort();
+  await probe.finish().catch(() => {});
 });
