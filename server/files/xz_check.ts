@@ -53,6 +53,18 @@ let socketInput = false;
 /** A directory of its own (0700: no other user may connect) for one check's socket, removed once it connected. */
 const socketDirFor = () => Deno.makeTempDirSync({ prefix: "xz-input-" });
 
+/** A check's socket, listening; none (the pipe, then) when TMPDIR takes no directory or socket now (full, gone). */
+function socketListener(): { socketDir: string | null; listener: Deno.Listener | null } {
+  let dir: string | null = null;
+  try {
+    dir = socketDirFor();
+    return { socketDir: dir, listener: Deno.listen({ transport: "unix", path: `${dir}/in.sock` }) };
+  } catch {
+    if (dir) Deno.remove(dir, { recursive: true }).catch(() => {});
+    return { socketDir: null, listener: null };
+  }
+}
+
 /** Whether perl connects xz's stdin to a Unix socket (the probe runs `xz --version` that way). */
 async function probeSocketInput(): Promise<boolean> {
   let dir: string | null = null;
@@ -198,9 +210,10 @@ const couldNotStart = () => new CheckInterruptedError("the xz check could not be
 export function startXzCheck(
   how: { fedByWriter?: boolean } = {},
 ): StreamCheck & { pid: number; socketDir: string | null } {
-  const socketDir = how.fedByWriter === false && socketInput ? socketDirFor() : null;
+  const { socketDir, listener } = how.fedByWriter === false && socketInput
+    ? socketListener()
+    : { socketDir: null, listener: null };
   const socketPath = socketDir && `${socketDir}/in.sock`;
-  const listener = socketPath ? Deno.listen({ transport: "unix", path: socketPath }) : null;
   // detached: xz runs in a session (and process group) of its own, so a signal an operator, systemd or `timeout`
   // sends to the server's process group (Ctrl-C) reaches the server alone; the server decides what becomes of the
   // uploads in flight (they finish within the grace period). Its stdin is the server's pipe: if the server dies, xz

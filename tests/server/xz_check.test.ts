@@ -223,4 +223,17 @@ Deno.test("xz check fed by the event loop: through a Unix socket, same verdicts,
   assert.equal((Deno.statSync(probe.socketDir!).mode! & 0o777).toString(8), "700");
   probe.abort();
   await probe.finish().catch(() => {});
+
+  // A TMPDIR that takes no directory now: the check goes through the pipe, same verdict.
+  const tmp = Deno.env.get("TMPDIR");
+  Deno.env.set("TMPDIR", "/nonexistent/dir");
+  try {
+    const piped = startXzCheck({ fedByWriter: false });
+    assert.equal(piped.socketDir, null);
+    await piped.write(valid);
+    assert.equal(await piped.finish(), null);
+  } finally {
+    if (tmp === undefined) Deno.env.delete("TMPDIR");
+    else Deno.env.set("TMPDIR", tmp);
+  }
 });
