@@ -7,6 +7,8 @@
  * requests do.
  */
 
+import { Buffer } from "node:buffer";
+
 export interface Origin {
   protocol: string;
   hostname: string;
@@ -103,11 +105,18 @@ export function partConnections(connectMs: number, maxBodyBytes = 64 * 1024): Co
         })();
         writing.catch(() => {}); // a refusal's connection may close under the write: the answer tells
         const reader = new ConnReader(conn);
-        const first = await reader.head().catch((err) => {
-          throw signal.aborted ? err : new ConnectionError(`the bucket's connection failed: ${err.message}`, !!pooled);
-        });
+        const nextHead = () =>
+          reader.head().catch((err) => {
+            throw signal.aborted
+              ? err
+              : new ConnectionError(`the bucket's connection failed: ${err.message}`, !!pooled);
+          });
+        let answer = parseHead(await nextHead());
+        // An interim answer (100 Continue, which a proxy may send unasked, 102, 103) is followed by the final one.
+        while (answer.status >= 100 && answer.status < 200 && answer.status !== 101) {
+          answer = parseHead(await nextHead());
+        }
         answered = true;
-        const answer = parseHead(first);
         const length = answer.headers["content-length"];
         const chunked = /\bchunked\b/i.test(answer.headers["transfer-encoding"] ?? "");
         let bytes: Uint8Array;
@@ -214,7 +223,7 @@ class ConnReader {
       this.#start += take;
       n -= take;
     }
-    return concat(out);
+    return Buffer.concat(out);
   }
 
   async #line(): Promise<string> {
@@ -237,7 +246,7 @@ class ConnReader {
       if (!Number.isSafeInteger(size) || size < 0) throw new Error("a bad chunk size");
       if (size === 0) {
         while (await this.#line() !== ""); // trailers
-        return concat(out);
+        return Buffer.concat(out);
       }
       const chunk = await this.exactly(size, Math.max(0, keep - out.reduce((n, c) => n + c.length, 0)));
       if (chunk.length) out.push(chunk);
@@ -255,18 +264,7 @@ class ConnReader {
         kept += out[out.length - 1].length;
       }
       this.#start = this.#end;
-      if (!await this.#fill()) return concat(out);
+      if (!await this.#fill()) return Buffer.concat(out);
     }
   }
-}
-
-function concat(parts: Uint8Array[]): Uint8Array {
-  if (parts.length === 1) return parts[0];
-  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
-  let at = 0;
-  for (const p of parts) {
-    out.set(p, at);
-    at += p.length;
-  }
-  return out;
 }

@@ -204,14 +204,14 @@ Deno.test("bucket parts: an answer without an ETag fails; an abort ends a reques
   }
 });
 
-Deno.test("bucket parts: a refusal before the body is read, a chunked error, a kept-alive connection the store closed", async () => {
+Deno.test("bucket parts: a refusal before the body is read, an interim 100 then a chunked error, a kept-alive connection the store closed", async () => {
   const forbidden = s3Error("403 Forbidden", "AccessDenied", "no", { connection: "close" });
   const chunks = ["<Error><Code>InvalidPart</Co", "de><Message>bad</Message></", "Error>"];
   const chunkedError = "HTTP/1.1 400 Bad Request\r\ntransfer-encoding: chunked\r\n\r\n" +
     chunks.map((c) => `${c.length.toString(16)}\r\n${c}\r\n`).join("") + "0\r\n\r\n";
   const store = scriptedStore([
     { early: forbidden },
-    chunkedError,
+    "HTTP/1.1 100 Continue\r\n\r\n" + chunkedError, // an interim answer before the final one
     { thenClose: ok("first") },
     s3Error("500 Internal Server Error", "InternalError", "once"),
     ok("second"),
