@@ -45,8 +45,6 @@ interface Idle {
 export interface Connections {
   /** Sends `head` (request line and headers, without the blank line) and `body`; the answer, whole. */
   request(origin: Origin, head: string, body: Uint8Array, signal: AbortSignal): Promise<Answer>;
-  /** Closes the idle connections (those in use close when their request ends). */
-  close(): void;
 }
 
 export function partConnections(connectMs: number, maxBodyBytes = 64 * 1024): Connections {
@@ -144,10 +142,6 @@ export function partConnections(connectMs: number, maxBodyBytes = 64 * 1024): Co
           } catch { /* closed */ }
         }
       }
-    },
-    close() {
-      for (const list of idle.values()) for (const { conn } of list) conn.close();
-      idle.clear();
     },
   };
 }
