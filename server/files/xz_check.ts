@@ -11,8 +11,12 @@ import { type CheckInput, CheckInterruptedError, type StreamCheck } from "./stre
 
 /** Decoding memory allowed: `xz -9` needs 65 MiB; a header asking for more than this is refused, not obeyed. */
 export const XZ_MEMLIMIT = "1GiB";
-/** Bytes handed to xz and not yet taken by it before write() makes the upload wait. */
-const WINDOW = 4 << 20;
+/**
+ * Bytes handed to xz and not yet taken by it before write() makes the upload wait: one batch. xz takes a batch in
+ * about a millisecond; each batch in flight is a buffer kept for the upload's length, and a window of 4 MiB let six
+ * be allocated while xz's wrapper was still connecting (a bucket upload's peak RSS ~4 MiB higher).
+ */
+const WINDOW = 1 << 20;
 /**
  * Bytes gathered before one write to xz's pipe: the body arrives in chunks of a few KiB, and each write of a stream is
  * a round of promises and an op on the main thread; 1 MiB writes cost a fraction of that (docs/PERFORMANCE.md).
