@@ -77,6 +77,19 @@ export interface UploadCpu {
   /** VmRSS just before the upload. */
   idleRss: number;
   ms: number;
+  /** Of several runs (medianUploadCpu): every run's ratio to its floor, in the order run. */
+  ratios?: number[];
+}
+
+/**
+ * The run whose ratio to its floor is the median of `runs`, with every run's ratio and the highest peak RSS of them
+ * all: the same upload's ratio moves ±0.08 from run to run on a shared 2-core VM, so one run alone is not a reading.
+ */
+export function medianUploadCpu(runs: UploadCpu[]): UploadCpu {
+  const ratios = runs.map((r) => r.serverCpu / floorOf(r));
+  const order = runs.map((_, i) => i).sort((a, b) => ratios[a] - ratios[b]);
+  const median = runs[order[Math.floor((runs.length - 1) / 2)]];
+  return { ...median, ratios, peakRss: Math.max(...runs.map((r) => r.peakRss)) };
 }
 
 /** One upload of `file` by curl to a fresh server; `put` sends the raw body instead of the multipart form. */
@@ -174,11 +187,15 @@ export function uploadCpuRows(
   const row = (label: string, u: UploadCpu, goal: boolean): [string, string, string, string] => {
     const gib = u.bytes / GiB;
     const ratio = u.serverCpu / floorOf(u);
+    const several = (u.ratios?.length ?? 0) > 1;
     return [
       `Firmware upload ${(u.bytes / 2 ** 20).toFixed(0)} MiB, ${label}: server CPU per GiB vs the floor ` +
       "(openssl sha256 + sha1 + md5 and xz -t of the file); peak RSS",
-      `${(u.serverCpu / gib).toFixed(2)} s / ${(floorOf(u) / gib).toFixed(2)} s = ${ratio.toFixed(2)}; ` +
-      `${(u.peakRss / 2 ** 20).toFixed(1)} MiB (idle ${(u.idleRss / 2 ** 20).toFixed(1)} MiB)`,
+      `${(u.serverCpu / gib).toFixed(2)} s / ${(floorOf(u) / gib).toFixed(2)} s = ${ratio.toFixed(2)}` +
+      (several ? ` (median of ${u.ratios!.map((x) => x.toFixed(2)).join(", ")})` : "") +
+      `; ${(u.peakRss / 2 ** 20).toFixed(1)} MiB (${several ? `the highest of ${u.ratios!.length}; ` : ""}idle ${
+        (u.idleRss / 2 ** 20).toFixed(1)
+      } MiB)`,
       goal ? "≤ 1.3×; ≤ 150 MiB" : "measured; ≤ 150 MiB",
       goal ? met(ratio <= 1.3 && u.peakRss <= 150 * 2 ** 20) : met(u.peakRss <= 150 * 2 ** 20),
     ];
