@@ -221,9 +221,9 @@ try {
     say(`7. firmware of ${mib(size.firmware)} MiB in a bucket (s3rver): upload, download proxied and redirected`);
     const bucket = await benchBucket(tmp, size.firmware);
     say(`7b. server CPU per GiB of a ${mib(size.firmware)} MiB upload vs the hashing floor (form and raw PUT)`);
-    // Three rounds (one with --quick), each upload once per round: a row is the median run of its three.
+    // Three rounds, each upload once per round: a row is the median run of its three.
     const runs = { form: [] as UploadCpu[], put: [] as UploadCpu[], bucketPut: [] as UploadCpu[] };
-    for (let round = 0; round < (quick ? 1 : 3); round++) {
+    for (let round = 0; round < 3; round++) {
       runs.form.push(await measureUploadCpu(tmp, size.firmware));
       runs.put.push(await measureUploadCpu(tmp, size.firmware, { put: true }));
       runs.bucketPut.push(await measureUploadCpu(tmp, size.firmware, { put: true, bucket: true }));

@@ -60,6 +60,16 @@ Deno.test("deno task bench --quick measures every figure", async () => {
     assert.doesNotMatch(row, /NaN/, row);
   }
   assert.match(text, /non-2xx answers during load: 0/);
+  // Each upload's CPU row: the median of three runs, every ratio shown, the highest peak RSS of the three.
+  for (const upload of ["raw PUT to disk", "multipart form to disk", "raw PUT to a bucket (s3rver)"]) {
+    const row = text.split("\n").find((line) => line.includes(`MiB, ${upload}: server CPU per GiB vs the floor`));
+    assert.ok(row, `no upload CPU row for ${upload}`);
+    const m = /= (\d+\.\d\d) \(median of (\d+\.\d\d), (\d+\.\d\d), (\d+\.\d\d)\); [\d.]+ MiB \(the highest of 3;/
+      .exec(row);
+    assert.ok(m, row);
+    const sorted = [m[2], m[3], m[4]].map(Number).sort((a, b) => a - b);
+    assert.equal(Number(m[1]), sorted[1], row);
+  }
 });
 
 Deno.test("deno task bench --fleet --quick measures the fleet views on both engines", async () => {
