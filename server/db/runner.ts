@@ -97,6 +97,8 @@ export interface Engine {
   mapError(err: unknown): unknown;
   /** The call's promise, under the engine's watch (PostgreSQL's watchdog; SQLite: as it is). */
   watch<T>(call: Promise<T>): Promise<T>;
+  /** Throws, before a call is made, when it could only wait (PostgreSQL taken for frozen by its watchdog). */
+  refuse?(): void;
   /**
    * The rows of one read (each row its values in column order), in batches, from one snapshot on a connection of the
    * reader's own, read at the reader's pace: the store's connection goes on writing meanwhile, and PostgreSQL's
@@ -177,6 +179,7 @@ export function guarded<S extends object>(engine: Engine, store: S): S {
     out[name] = (...args: unknown[]) => {
       let result: unknown;
       try {
+        engine.refuse?.();
         result = fn.apply(store, args);
       } catch (err) {
         throw engine.mapError(err);

@@ -18,7 +18,7 @@ export async function openPostgresStores(options: PostgresOptions): Promise<Open
   // The requests' pool is kept open whole (no growth under a burst: keepWarm); the watchdog's probe has a connection
   // of its own, so that a busy pool never looks like a frozen server.
   holdDriverFaults();
-  const pool = new Sockets(), streamSockets = new Sockets(), probeSockets = new Sockets();
+  const pool = new Sockets(), streamSockets = new Sockets(false), probeSockets = new Sockets();
   const sql = connect(options, { sockets: pool, idleTimeoutSeconds: 0 });
   const probe = connect({ ...options, poolSize: 1 }, { sockets: probeSockets, idleTimeoutSeconds: 0 });
   const watchdog = new Watchdog(() => probe`SELECT 1`, [pool, streamSockets, probeSockets]);
@@ -30,7 +30,7 @@ export async function openPostgresStores(options: PostgresOptions): Promise<Open
     await endAll();
     throw isUnavailable(err) ? unavailable(err) : err;
   }
-  const warm = keepWarm(pool, options.poolSize, () => sql`SELECT 1`);
+  const warm = keepWarm(pool, options.poolSize, () => sql`SELECT 1`, () => watchdog.frozen);
   // Long streamed reads (the treatment list, read as slowly as the client takes it) hold a connection each for their
   // whole length: they get a pool of their own, so that they can never take every connection from the requests. Its
   // transactions wait on the client, so idle_in_transaction_session_timeout does not apply there.

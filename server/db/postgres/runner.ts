@@ -157,10 +157,15 @@ async function* cursorRows(streams: Sql, text: string, params: Param[]): AsyncGe
  * A stream's batches with "cannot reach the database" as StoreUnavailableError (before the first batch: a 503); each
  * read of the database under the watch (the client's own pace is not).
  */
-async function* watched<T>(rows: AsyncIterable<T>, watch: <R>(call: Promise<R>) => Promise<R>): AsyncGenerator<T> {
+async function* watched<T>(
+  rows: AsyncIterable<T>,
+  watch: <R>(call: Promise<R>) => Promise<R>,
+  refuse: () => void,
+): AsyncGenerator<T> {
   const it = rows[Symbol.asyncIterator]();
   let done = false;
   try {
+    refuse();
     for (;;) {
       const step = await watch(it.next());
       if (step.done) {
@@ -180,9 +185,15 @@ async function* watched<T>(rows: AsyncIterable<T>, watch: <R>(call: Promise<R>) 
 /** The engine on `pool`; its streams read from `streams` (by default the pool itself). */
 export function postgresEngine(pool: Sql, watchdog?: Watchdog, streams: Sql = pool): Engine {
   const watch = <T>(call: Promise<T>): Promise<T> => watchdog ? watchdog.watch(call) : call;
+  const refuse = () => watchdog?.refuse();
   return {
     dialect: POSTGRES,
     run: <T>(q: Q<T>): Promise<T> => {
+      try {
+        refuse();
+      } catch (err) {
+        return Promise.reject(mapPostgresError(err));
+      }
       const at = TRACE ? { step: "start" } : undefined;
       const call = watch(drive(pool, pool, false, q, at));
       if (at) traceSlow(call, at);
@@ -190,7 +201,8 @@ export function postgresEngine(pool: Sql, watchdog?: Watchdog, streams: Sql = po
     },
     mapError: mapPostgresError,
     watch,
-    stream: (text, ...params) => watched(cursorRows(streams, text, params), watch),
+    refuse,
+    stream: (text, ...params) => watched(cursorRows(streams, text, params), watch, refuse),
   };
 }
 

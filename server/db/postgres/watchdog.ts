@@ -40,10 +40,20 @@ interface SocketOptions {
   path?: string | false;
 }
 
-/** The sockets of one pool (the driver's `socket` option), so that they can be ended together. */
+/**
+ * The sockets of one pool (the driver's `socket` option), so that they can be ended together. `witness`: bytes read on
+ * them tell the watchdog the server is alive; not for a pool whose reads are paced by a slow client (the streamed
+ * lists'), where bytes the server sent before it froze may still be read from the socket's buffer long after.
+ */
 export class Sockets {
+  constructor(readonly witness = true) {}
+
   readonly #open = new Set<net.Socket>();
   #next = 0;
+  #heardAt = 0;
+  readonly #heard = () => {
+    this.#heardAt = performance.now();
+  };
 
   /**
    * A connecting socket (the driver writes its start-up message once it connects; a refused or timed-out connect
@@ -56,6 +66,7 @@ export class Sockets {
     // The driver reads these for TLS's server name and its error messages.
     Object.assign(socket, { host: o.host[i], port: o.port[i] ?? o.port[0] });
     this.#open.add(socket);
+    if (this.witness) socket.on("data", this.#heard);
     socket.once("close", () => this.#open.delete(socket));
     return socket;
   };
@@ -64,8 +75,17 @@ export class Sockets {
   readonly adopt = (raw: net.Socket, secure: net.Socket): void => {
     this.#open.delete(raw);
     this.#open.add(secure);
+    if (this.witness) {
+      raw.off("data", this.#heard);
+      secure.on("data", this.#heard);
+    }
     secure.once("close", () => this.#open.delete(secure));
   };
+
+  /** When one of these sockets last received bytes from the server (0: never). */
+  get heardAt(): number {
+    return this.#heardAt;
+  }
 
   /** Sockets open or connecting. */
   get size(): number {
@@ -95,19 +115,32 @@ export class Watchdog {
   #aliveAt = 0;
   #probing = false;
   #closed = false;
+  /** The server is taken for frozen: its connections were ended, and no call is sent until a probe is answered. */
+  #frozen = false;
+  /** The probe sent last, until it settles. */
+  #asking: Promise<unknown> | undefined;
 
   /** `probe` resolves when the server answers a trivial query on a connection of its own. */
   constructor(private readonly probe: () => Promise<unknown>, private readonly pools: readonly Sockets[]) {}
+
+  /** While the server is taken for frozen (its last probe unanswered). */
+  get frozen(): boolean {
+    return this.#frozen;
+  }
+
+  /**
+   * Throws the unavailable error while the server is taken for frozen: the call fails at once, and neither it nor the
+   * connection it would make waits in the frozen server's queue; the probe alone asks until the server answers.
+   */
+  refuse(): void {
+    if (this.#frozen) throw frozenError();
+  }
 
   /** Watches a store call (started just now) until it settles. */
   watch<T>(call: Promise<T>): Promise<T> {
     const id = ++this.#ids;
     this.#pending.set(id, performance.now());
-    if (this.#tick === undefined && !this.#closed) {
-      const tick = setInterval(() => this.#check(), TICK_MS);
-      Deno.unrefTimer(tick);
-      this.#tick = tick;
-    }
+    this.#ticking();
     return call.finally(() => this.#done(id));
   }
 
@@ -117,33 +150,87 @@ export class Watchdog {
     this.#tick = undefined;
   }
 
+  #ticking(): void {
+    if (this.#tick !== undefined || this.#closed) return;
+    const tick = setInterval(() => this.#check(), TICK_MS);
+    Deno.unrefTimer(tick);
+    this.#tick = tick;
+  }
+
   #done(id: number): void {
     this.#pending.delete(id);
-    if (this.#pending.size === 0 && this.#tick !== undefined) {
+    this.#stopIfIdle();
+  }
+
+  /** No call to watch and the server not taken for frozen: no tick. */
+  #stopIfIdle(): void {
+    if (this.#pending.size === 0 && !this.#frozen && this.#tick !== undefined) {
       clearInterval(this.#tick);
       this.#tick = undefined;
     }
   }
 
   #check(): void {
-    if (this.#probing || this.#pending.size === 0) return;
+    if (this.#probing) return;
+    const now = performance.now();
     let oldest = Infinity;
     for (const started of this.#pending.values()) oldest = Math.min(oldest, started);
-    const now = performance.now();
-    if (now - Math.max(oldest, this.#aliveAt) < SUSPECT_MS) return;
+    // Taken for frozen: asked again at once.
+    if (!this.#frozen && (oldest === Infinity || now - Math.max(oldest, this.#aliveAt, this.#heardAt()) < SUSPECT_MS)) {
+      return;
+    }
     this.#probing = true;
-    answeredWithin(this.probe(), PROBE_MS).then((alive) => {
+    answeredWithin(this.#ask(), PROBE_MS).then((answered) => {
       this.#probing = false;
+      // Bytes from the server on any connection since the probe was sent: it is alive (a connection made after a thaw
+      // may answer first, while the probe's own waits its turn), only slow for this call.
+      const alive = answered || this.#heardAt() > now;
       if (TRACE) {
         console.error(
-          `POSTGRES_TRACE ${new Date().toISOString()} probe after ${(now - oldest).toFixed(0)} ms of waiting: ${
-            alive ? "alive" : `no answer: ending ${this.pools.map((p) => p.size).join("+")} sockets`
+          `POSTGRES_TRACE ${new Date().toISOString()} probe${this.#frozen ? " (taken for frozen)" : ""} after ${
+            (now - Math.min(oldest, now)).toFixed(0)
+          } ms of waiting: ${
+            answered
+              ? "alive"
+              : alive
+              ? "no answer, but the server sent bytes since"
+              : `no answer: ending ${this.pools.map((p) => p.size).join("+")} sockets`
           } (${this.#pending.size} calls pending)`,
         );
       }
-      if (alive) this.#aliveAt = now;
-      else if (!this.#closed) { for (const pool of this.pools) pool.endAll(); }
+      if (answered) this.#aliveAt = now;
+      if (alive) {
+        this.#frozen = false;
+        this.#stopIfIdle();
+      } else if (!this.#frozen && !this.#closed) {
+        this.#frozen = true;
+        this.#ticking();
+        for (const pool of this.pools) pool.endAll();
+      }
     });
+  }
+
+  /**
+   * The probe: a new one, or while the server is taken for frozen the one still unanswered. Its connection then waits
+   * in the server's accept queue (connect_timeout bounds it); a connection ended there would still cost the server a
+   * backend's start after a thaw, ahead of the next one's (~80 ms each on the loaded test machine).
+   */
+  #ask(): Promise<unknown> {
+    if (this.#frozen && this.#asking) return this.#asking;
+    const asking = this.probe();
+    const settled = () => {
+      if (this.#asking === asking) this.#asking = undefined;
+    };
+    asking.then(settled, settled);
+    this.#asking = asking;
+    return asking;
+  }
+
+  /** When the server last sent bytes on a connection of any of the pools. */
+  #heardAt(): number {
+    let at = 0;
+    for (const pool of this.pools) at = Math.max(at, pool.heardAt);
+    return at;
   }
 }
 
@@ -175,12 +262,18 @@ const LATE_MS = 150;
 
 /**
  * Keeps `size` connections of a pool open: at start and again whenever fewer are open (after a restart of the
- * database, within KEEP_WARM_MS of its return), so that a burst never waits for connections to be made.
+ * database, within KEEP_WARM_MS of its return), so that a burst never waits for connections to be made; not while
+ * `paused` (the watchdog takes the server for frozen: a connection made then would only wait in its queue).
  */
-export function keepWarm(sockets: Sockets, size: number, open: () => Promise<unknown>): { close(): void } {
+export function keepWarm(
+  sockets: Sockets,
+  size: number,
+  open: () => Promise<unknown>,
+  paused: () => boolean = () => false,
+): { close(): void } {
   let running = false;
   const fill = async () => {
-    if (running || sockets.size >= size) return;
+    if (running || sockets.size >= size || paused()) return;
     running = true;
     try {
       // Concurrent queries: each one that finds no idle connection makes a closed one connect.
