@@ -6,7 +6,7 @@
  * PostgreSQL.
  */
 import assert from "node:assert/strict";
-import { PROBE_MS, Sockets, SUSPECT_MS, Watchdog } from "../../server/db/postgres/watchdog.ts";
+import { PROBE_MS, REASK_MS, Sockets, SUSPECT_MS, Watchdog } from "../../server/db/postgres/watchdog.ts";
 
 /** A server that accepts connections and answers nothing by itself (a frozen one, as TCP sees it), and a pool's socket to it. */
 function silentServer() {
@@ -60,6 +60,10 @@ Deno.test("watchdog: a slow call on a live server goes on; on a silent one the p
     const asked = probes;
     await new Promise((resolve) => setTimeout(resolve, PROBE_MS * 3));
     assert.equal(probes, asked, "while frozen, the one unanswered probe is waited on");
+    assert.equal(dog.frozen, true);
+    // ... for REASK_MS at most: a probe neither answered nor failed is not waited on for ever.
+    await new Promise((resolve) => setTimeout(resolve, REASK_MS - PROBE_MS * 3 + 500));
+    assert.equal(probes, asked + 1, "asked again after REASK_MS");
     assert.equal(dog.frozen, true);
     answers = true;
     wake();

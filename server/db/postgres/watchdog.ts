@@ -18,6 +18,8 @@ export const SUSPECT_MS = 700;
 /** How long the server has to answer that question before its connections are ended. */
 export const PROBE_MS = 800;
 const TICK_MS = 100;
+/** While the server is taken for frozen, how long its one probe is waited on before another is sent. */
+export const REASK_MS = 6_000;
 /**
  * POSTGRES_TRACE=1, a diagnostic off by default (scripts/fault_cycles.ts sets it): the probes' verdicts are printed, and
  * runner.ts prints the store calls slower than 1 s with the step they waited on. Read here, not in config.ts: it is
@@ -117,8 +119,9 @@ export class Watchdog {
   #closed = false;
   /** The server is taken for frozen: its connections were ended, and no call is sent until a probe is answered. */
   #frozen = false;
-  /** The probe sent last, until it settles. */
+  /** The probe sent last, until it settles, and when. */
   #asking: Promise<unknown> | undefined;
+  #askedAt = 0;
 
   /** `probe` resolves when the server answers a trivial query on a connection of its own. */
   constructor(private readonly probe: () => Promise<unknown>, private readonly pools: readonly Sockets[]) {}
@@ -216,7 +219,14 @@ export class Watchdog {
    * backend's start after a thaw, ahead of the next one's (~80 ms each on the loaded test machine).
    */
   #ask(): Promise<unknown> {
-    if (this.#frozen && this.#asking) return this.#asking;
+    const now = performance.now();
+    if (this.#frozen && this.#asking) {
+      if (now - this.#askedAt < REASK_MS) return this.#asking;
+      // Unanswered and unfailed this long (connect_timeout fails a connect sooner): asked again on a fresh connection,
+      // so that no stuck connection can keep the server taken for frozen.
+      for (const pool of this.pools) pool.endAll();
+    }
+    this.#askedAt = now;
     const asking = this.probe();
     const settled = () => {
       if (this.#asking === asking) this.#asking = undefined;
