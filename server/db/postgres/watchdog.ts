@@ -179,15 +179,15 @@ export class Watchdog {
     let oldest = Infinity;
     for (const started of this.#pending.values()) oldest = Math.min(oldest, started);
     // Taken for frozen: asked again at once.
-    if (!this.#frozen && (oldest === Infinity || now - Math.max(oldest, this.#aliveAt, this.#heardAt()) < SUSPECT_MS)) {
-      return;
-    }
+    if (!this.#frozen && (oldest === Infinity || now - Math.max(oldest, this.#aliveAt) < SUSPECT_MS)) return;
     this.#probing = true;
-    answeredWithin(this.#ask(), PROBE_MS).then((answered) => {
+    answeredWithin(this.#ask(), PROBE_MS).then((verdict) => {
+      const answered = verdict === "answered";
       this.#probing = false;
-      // Bytes from the server on any connection since the probe was sent: it is alive (a connection made after a thaw
-      // may answer first, while the probe's own waits its turn), only slow for this call.
-      const alive = answered || this.#heardAt() > now;
+      // No answer yet, but bytes from the server on another connection since the probe was sent: it is alive (after a
+      // thaw a connection queued earlier may be answered first), only slow for this call. Not when the probe failed: a
+      // server shutting down still sends its refusals.
+      const alive = answered || (verdict === "silent" && this.#heardAt() > now);
       if (TRACE) {
         console.error(
           `POSTGRES_TRACE ${new Date().toISOString()} probe${this.#frozen ? " (taken for frozen)" : ""} after ${
@@ -197,7 +197,9 @@ export class Watchdog {
               ? "alive"
               : alive
               ? "no answer, but the server sent bytes since"
-              : `no answer: ending ${this.pools.map((p) => p.size).join("+")} sockets`
+              : `${verdict === "failed" ? "refused" : "no answer"}: ending ${
+                this.pools.map((p) => p.size).join("+")
+              } sockets`
           } (${this.#pending.size} calls pending)`,
         );
       }
@@ -245,14 +247,15 @@ export class Watchdog {
 }
 
 /**
- * Whether `probe` resolves within `ms` of this process's own time: a deadline that finds the process itself stalled
- * (its timer late by more than LATE_MS: a long synchronous task, a descheduled container) waits once more, as long as
- * it was late (at most half of `ms`), and the verdict is taken after pending I/O was read (an answer that came counts).
+ * Whether `probe` settles within `ms` of this process's own time: "answered", "failed" (refused: a server stopping or
+ * stopped) or "silent". A deadline that finds the process itself stalled (its timer late by more than LATE_MS: a long
+ * synchronous task, a descheduled container) waits once more, as long as it was late (at most half of `ms`), and the
+ * verdict is taken after pending I/O was read (an answer that came counts).
  */
-function answeredWithin(probe: Promise<unknown>, ms: number): Promise<boolean> {
+function answeredWithin(probe: Promise<unknown>, ms: number): Promise<"answered" | "failed" | "silent"> {
   return new Promise((resolve) => {
-    let settled: boolean | null = null;
-    probe.then(() => settled = true, () => settled = false).then(() => resolve(settled!));
+    let settled: "answered" | "failed" | null = null;
+    probe.then(() => settled = "answered", () => settled = "failed").then(() => resolve(settled!));
     const wait = (forMs: number, extensions: number) => {
       const due = performance.now() + forMs;
       setTimeout(() =>
@@ -260,7 +263,7 @@ function answeredWithin(probe: Promise<unknown>, ms: number): Promise<boolean> {
           if (settled !== null) return;
           const late = performance.now() - due;
           if (late > LATE_MS && extensions > 0) wait(Math.min(late, ms / 2), extensions - 1);
-          else resolve(false);
+          else resolve("silent");
         }), forMs);
     };
     wait(ms, 1);
