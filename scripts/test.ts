@@ -73,7 +73,7 @@ async function fastFiles(): Promise<string[]> {
  * The fault tests that time a frozen PostgreSQL's 503s and both replicas' recovery against the contract's 2 s (with the
  * margin of docs/DECISIONS.md, "Stores fail fast"): run alone after the first suite, so that their bound measures the
  * servers under the fault, not whichever other file shares the two cores at that moment (docs/DECISIONS.md,
- * Frozen PostgreSQL: one probe while frozen; the fault tests alone").
+ * "Frozen PostgreSQL: one probe while frozen; the fault tests alone").
  */
 const ALONE = ["tests/postgres/fault_replicas.test.ts", "tests/postgres/tls.test.ts"];
 
