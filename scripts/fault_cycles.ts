@@ -12,7 +12,7 @@
 import { parseArgs } from "node:util";
 import { pgQuery, startPostgres } from "../testing/postgres.ts";
 import { startBucket } from "../testing/s3.ts";
-import { faultReplicas, recovery, traffic } from "../testing/fault_traffic.ts";
+import { type Answer, faultReplicas, recovery, traffic } from "../testing/fault_traffic.ts";
 
 const { values: opt } = parseArgs({
   args: Deno.args,
@@ -48,28 +48,35 @@ try {
     for (const kind of kinds) {
       const load = traffic(servers, api.token, fw._id, workers);
       await new Promise((r) => setTimeout(r, 300));
+      const logFrom = servers.map((s) => s.output().length);
+      const faultAt = performance.now(), faultAtIso = new Date().toISOString();
       await (kind === "frozen" ? pg.freeze() : pg.stop());
+      const faultTook = performance.now() - faultAt;
       const faultMs = faultMin + Math.random() * (faultMax - faultMin);
       await new Promise((r) => setTimeout(r, faultMs));
       const queue = kind === "frozen" ? await acceptQueue(pg.port) : "";
       await (kind === "frozen" ? pg.thaw() : pg.start());
       const returned = performance.now(), returnedAt = new Date().toISOString();
-      const logFrom = servers.map((s) => s.output().length);
       const snapshot = diagnose(pg.port, pg.adminUrl, returned + probeAt);
       const ms = await recovery(servers, returned);
       const answers = await load.stop();
       const seen = await snapshot;
       const bad = answers.filter((a) => !(typeof a.status === "number" && (a.status < 300 || a.status === 503)));
       const slow503 = answers.filter((a) => a.status === 503 && a.ms > 2_500);
+      const slowest503 = answers.reduce<Answer | null>((w, a) => a.status === 503 && (!w || a.ms > w.ms) ? a : w, null);
       console.log(
         `${c} ${kind} ${faultMs.toFixed(0)} ms: back ${
           ms.map((m) => m.toFixed(0)).join(" / ")
-        } ms; ${answers.length} answers, ${
-          answers.filter((a) => a.status === 503).length
-        } × 503, accept queue at the return ${queue}, ${slow503.length} 503s > 2.5 s, ${bad.length} other`,
+        } ms; ${answers.length} answers, ${answers.filter((a) => a.status === 503).length} × 503 (slowest ${
+          slowest503
+            ? `${slowest503.ms.toFixed(0)} ms, ${slowest503.what}, sent ${
+              (slowest503.at - slowest503.ms - faultAt).toFixed(0)
+            } ms after the fault began; the fault took ${faultTook.toFixed(0)} ms`
+            : "-"
+        }), accept queue at the return ${queue}, ${slow503.length} 503s > 2.5 s, ${bad.length} other`,
       );
       if (bad.length) console.log("  other:", JSON.stringify(bad.slice(0, 3)));
-      // The replicas' trace since the return: probes and store calls slower than 1 s that ended after it.
+      // The replicas' trace since the fault: probes and store calls slower than 1 s.
       const traced = servers.flatMap((s, i) =>
         s.output().slice(logFrom[i]).split("\n").filter((l) => l.startsWith("POSTGRES_TRACE")).map((l) =>
           `    replica ${i}: ${l}`
@@ -77,7 +84,7 @@ try {
       );
       if (Math.max(...ms) > slowMs) console.log(`  returned at ${returnedAt}\n${seen}`);
       if (traced.length && (Math.max(...ms) > slowMs || traced.some((l) => l.includes("slow store call")))) {
-        console.log(`  returned at ${returnedAt}; trace:\n${traced.join("\n")}`);
+        console.log(`  fault at ${faultAtIso}, returned at ${returnedAt}; trace:\n${traced.join("\n")}`);
       }
       results.push({ kind, ms });
       await new Promise((r) => setTimeout(r, 300));

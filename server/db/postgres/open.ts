@@ -132,28 +132,40 @@ const closeListeners = new WeakMap<Sql, Set<() => void>>();
  * sql.reserve(), asked once more each time a connection of the pool closes while it waits: the driver hands the first
  * waiting call to the closed connection's reconnect, which drops a reservation when it succeeds (npm postgres 3.4.9), so
  * that waiter would wait for ever. The first answer wins; a connection reserved after it goes back to the pool at once.
+ * `signal` (the watchdog's verdict that the server is gone: runner.ts) fails the wait at once: nothing was sent yet, and
+ * a connection the driver hands over later goes back to the pool unused.
  */
-function reserve(sql: Sql): Promise<postgres.ReservedSql<{ bigint: number }>> {
+function reserve(sql: Sql, signal?: AbortSignal): Promise<postgres.ReservedSql<{ bigint: number }>> {
   const closes = closeListeners.get(sql);
-  if (!closes) return sql.reserve();
+  if (!closes && !signal) return sql.reserve();
   return new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(signal.reason);
     let settled = false;
+    const settle = () => {
+      settled = true;
+      closes?.delete(heard);
+      signal?.removeEventListener("abort", aborted);
+    };
     const ask = () => {
       sql.reserve().then((conn) => {
         if (settled) return conn.release();
-        settled = true;
-        closes.delete(heard);
+        settle();
         resolve(conn);
       }, (err) => {
         if (settled) return;
-        settled = true;
-        closes.delete(heard);
+        settle();
         reject(err);
       });
     };
+    const aborted = () => {
+      if (settled) return;
+      settle();
+      reject(signal!.reason);
+    };
+    signal?.addEventListener("abort", aborted);
     // On a later turn: the driver is still handling the close, and would connect that connection twice.
     const heard = () => setTimeout(() => settled || ask(), 0);
-    closes.add(heard);
+    closes?.add(heard);
     ask();
   });
 }
@@ -265,8 +277,8 @@ export interface Transaction {
  * (releasing it would put a closed connection in the pool's idle list), one still open is ended. Nothing is sent on a
  * connection that failed: the driver would keep that statement as pending on the connection it opens in its place.
  */
-export async function begin(sql: Sql, options = ""): Promise<Transaction> {
-  const conn = await reserve(sql);
+export async function begin(sql: Sql, options = "", signal?: AbortSignal): Promise<Transaction> {
+  const conn = await reserve(sql, signal);
   let driver: DriverConnection | undefined;
   let lost: Error | undefined;
   let onLost!: (err: Error) => void;
@@ -327,9 +339,17 @@ export async function begin(sql: Sql, options = ""): Promise<Transaction> {
   return { tx, until, commit, end };
 }
 
-/** Runs `fn` inside one transaction (begin()): committed when it resolves, rolled back when it fails. */
-export async function transaction<T>(sql: Sql, options: string, fn: (tx: TxSql) => Promise<T>): Promise<T> {
-  const t = await begin(sql, options);
+/**
+ * Runs `fn` inside one transaction (begin()): committed when it resolves, rolled back when it fails. `signal` fails the
+ * wait for its connection (reserve()); once BEGIN is sent it has no effect.
+ */
+export async function transaction<T>(
+  sql: Sql,
+  options: string,
+  fn: (tx: TxSql) => Promise<T>,
+  signal?: AbortSignal,
+): Promise<T> {
+  const t = await begin(sql, options, signal);
   let result: T;
   try {
     result = await t.until(fn(t.tx));
@@ -348,11 +368,11 @@ function connectionFailed(err: unknown): boolean {
 }
 
 /** A write transaction: serialized with every other write on the database (see above). */
-export function write<T>(sql: Sql, fn: (tx: TxSql) => Promise<T>): Promise<T> {
+export function write<T>(sql: Sql, fn: (tx: TxSql) => Promise<T>, signal?: AbortSignal): Promise<T> {
   return transaction(sql, "", async (tx) => {
     await tx`SELECT pg_advisory_xact_lock(${WRITE_LOCK})`;
     return await fn(tx);
-  });
+  }, signal);
 }
 
 /**
@@ -360,8 +380,8 @@ export function write<T>(sql: Sql, fn: (tx: TxSql) => Promise<T>): Promise<T> {
  * (40P01) is retried. Device writes hold the kept counters' rows (device_group_counts, taken by statement triggers)
  * while a check-in of a new device may take the same rows in another order: one of them is broken, and run again.
  */
-export function writeRetried<T>(sql: Sql, fn: (tx: TxSql) => Promise<T>): Promise<T> {
-  return retried(() => write(sql, fn), ["40P01"]);
+export function writeRetried<T>(sql: Sql, fn: (tx: TxSql) => Promise<T>, signal?: AbortSignal): Promise<T> {
+  return retried(() => write(sql, fn, signal), ["40P01"]);
 }
 
 /** Runs `attempt` again (at most 5 times in all) while it fails with one of these PostgreSQL error codes. */
@@ -380,21 +400,21 @@ async function retried<T>(attempt: () => Promise<T>, codes: readonly string[]): 
  * upsert of its own row), so that it never waits behind a long write (an import's publish). Row locks order it
  * against the rest; a deadlock PostgreSQL breaks (40P01, e.g. against the demo seed) is retried.
  */
-export function unlocked<T>(sql: Sql, fn: (tx: TxSql) => Promise<T>): Promise<T> {
-  return retried(() => transaction(sql, "", fn), ["40P01", "40001"]);
+export function unlocked<T>(sql: Sql, fn: (tx: TxSql) => Promise<T>, signal?: AbortSignal): Promise<T> {
+  return retried(() => transaction(sql, "", fn, signal), ["40P01", "40001"]);
 }
 
 /** A transaction serialized with the others on the same key (two-int advisory lock namespace 0x6a65). */
-export function keyed<T>(sql: Sql, key: string, fn: (tx: TxSql) => Promise<T>): Promise<T> {
+export function keyed<T>(sql: Sql, key: string, fn: (tx: TxSql) => Promise<T>, signal?: AbortSignal): Promise<T> {
   return transaction(sql, "", async (tx) => {
     await tx`SELECT pg_advisory_xact_lock(${0x6a65}, hashtext(${key}))`;
     return await fn(tx);
-  });
+  }, signal);
 }
 
 /** A read of several statements against one snapshot. */
-export function read<T>(sql: Sql, fn: (tx: TxSql) => Promise<T>): Promise<T> {
-  return transaction(sql, "ISOLATION LEVEL REPEATABLE READ READ ONLY", fn);
+export function read<T>(sql: Sql, fn: (tx: TxSql) => Promise<T>, signal?: AbortSignal): Promise<T> {
+  return transaction(sql, "ISOLATION LEVEL REPEATABLE READ READ ONLY", fn, signal);
 }
 
 /** True for PostgreSQL's unique violation. */

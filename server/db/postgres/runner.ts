@@ -68,12 +68,42 @@ const PREPARED = { prepare: true, simple: false };
 
 const TRANSACTIONS = { write, retried: writeRetried, unlocked, read };
 
-function transact<T>(pool: Sql, kind: TxKind, key: string, body: (tx: TxSql) => Promise<T>): Promise<T> {
-  return kind === "keyed" ? keyed(pool, key, body) : TRANSACTIONS[kind](pool, body);
+function transact<T>(
+  pool: Sql,
+  kind: TxKind,
+  key: string,
+  body: (tx: TxSql) => Promise<T>,
+  signal?: AbortSignal,
+): Promise<T> {
+  return kind === "keyed" ? keyed(pool, key, body, signal) : TRANSACTIONS[kind](pool, body, signal);
 }
 
-/** Runs `q` to its end on `conn` (the pool, or a transaction's connection when `inTx`); `at` names its step. */
-async function drive<T>(pool: Sql, conn: Tx, inTx: boolean, q: Q<T>, at?: { step: string }): Promise<T> {
+/** A plain read (no transaction): answering before it is cannot change anything. */
+const isRead = (sql: string) => /^\s*SELECT\b/i.test(sql);
+
+/** `call`, or the signal's reason as soon as it aborts (`call` itself runs on; its outcome is dropped). */
+function unlessAborted<T>(call: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) return Promise.reject(signal.reason);
+  return new Promise((resolve, reject) => {
+    const aborted = () => reject(signal.reason);
+    signal.addEventListener("abort", aborted, { once: true });
+    call.then(resolve, reject).finally(() => signal.removeEventListener("abort", aborted));
+  });
+}
+
+/**
+ * Runs `q` to its end on `conn` (the pool, or a transaction's connection when `inTx`); `at` names its step. `signal`
+ * (the watchdog's verdict that the server is gone) fails the call at once where it waits without having sent a write:
+ * for a transaction's connection, or on a plain read; and before any statement it would send next.
+ */
+async function drive<T>(
+  pool: Sql,
+  conn: Tx,
+  inTx: boolean,
+  q: Q<T>,
+  at?: { step: string },
+  signal?: AbortSignal,
+): Promise<T> {
   let input: unknown = undefined;
   let failed = false;
   for (;;) {
@@ -81,12 +111,14 @@ async function drive<T>(pool: Sql, conn: Tx, inTx: boolean, q: Q<T>, at?: { step
     if (step.done) return step.value;
     const op: Op = step.value;
     try {
+      if (signal?.aborted && op.kind !== "dialect" && op.kind !== "turn") throw signal.reason;
       switch (op.kind) {
         case "all":
         case "one":
         case "run": {
           if (at) at.step = op.sql.replace(/\s+/g, " ").slice(0, 80);
-          const rows = await conn.unsafe(numbered(op.sql), op.params as never[], PREPARED);
+          const sent = conn.unsafe(numbered(op.sql), op.params as never[], PREPARED);
+          const rows = signal && !inTx && isRead(op.sql) ? await unlessAborted(sent, signal) : await sent;
           input = op.kind === "all" ? rows : op.kind === "one" ? rows[0] : rows.count;
           break;
         }
@@ -94,8 +126,8 @@ async function drive<T>(pool: Sql, conn: Tx, inTx: boolean, q: Q<T>, at?: { step
           const body = op.body;
           if (at && !inTx) at.step = `${op.tx} transaction: its connection and BEGIN`;
           input = inTx
-            ? await drive(pool, conn, true, body(), at)
-            : await transact(pool, op.tx, op.key, (tx) => drive(pool, tx, true, body(), at));
+            ? await drive(pool, conn, true, body(), at, signal)
+            : await transact(pool, op.tx, op.key, (tx) => drive(pool, tx, true, body(), at, signal), signal);
           break;
         }
         case "dialect":
@@ -133,8 +165,13 @@ const CURSOR_ROWS = 200;
  * A read through a cursor on a connection of `streams` (a pool of its own: a stream read as slowly as its client takes
  * it can never take every connection from the requests), inside one REPEATABLE READ READ ONLY transaction.
  */
-async function* cursorRows(streams: Sql, text: string, params: Param[]): AsyncGenerator<unknown[][]> {
-  const t = await begin(streams, "ISOLATION LEVEL REPEATABLE READ READ ONLY");
+async function* cursorRows(
+  streams: Sql,
+  text: string,
+  params: Param[],
+  signal?: AbortSignal,
+): AsyncGenerator<unknown[][]> {
+  const t = await begin(streams, "ISOLATION LEVEL REPEATABLE READ READ ONLY", signal);
   let failure: unknown = undefined;
   try {
     // Read at the client's pace: a slow client is not a stuck transaction (it holds a snapshot, no lock), so the
@@ -186,6 +223,14 @@ async function* watched<T>(
 export function postgresEngine(pool: Sql, watchdog?: Watchdog, streams: Sql = pool): Engine {
   const watch = <T>(call: Promise<T>): Promise<T> => watchdog ? watchdog.watch(call) : call;
   const refuse = () => watchdog?.refuse();
+  /** A call under the watch, and the signal its verdict aborts. */
+  const abortable = () => {
+    const verdict = new AbortController();
+    return {
+      signal: verdict.signal,
+      watch: <T>(call: Promise<T>): Promise<T> => watchdog ? watchdog.watch(call, (err) => verdict.abort(err)) : call,
+    };
+  };
   return {
     dialect: POSTGRES,
     run: <T>(q: Q<T>): Promise<T> => {
@@ -195,14 +240,18 @@ export function postgresEngine(pool: Sql, watchdog?: Watchdog, streams: Sql = po
         return Promise.reject(mapPostgresError(err));
       }
       const at = TRACE ? { step: "start" } : undefined;
-      const call = watch(drive(pool, pool, false, q, at));
+      const { signal, watch } = abortable();
+      const call = watch(drive(pool, pool, false, q, at, signal));
       if (at) traceSlow(call, at);
       return call.catch((err) => Promise.reject(mapPostgresError(err)));
     },
     mapError: mapPostgresError,
     watch,
     refuse,
-    stream: (text, ...params) => watched(cursorRows(streams, text, params), watch, refuse),
+    stream: (text, ...params) => {
+      const { signal, watch } = abortable();
+      return watched(cursorRows(streams, text, params, signal), watch, refuse);
+    },
   };
 }
 

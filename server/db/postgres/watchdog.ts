@@ -110,7 +110,8 @@ export class Sockets {
 }
 
 export class Watchdog {
-  readonly #pending = new Map<number, number>();
+  /** Each call watched: when it started, and what fails it where it waits (watch()). */
+  readonly #pending = new Map<number, { started: number; abort?: (err: Error) => void }>();
   #ids = 0;
   #tick: ReturnType<typeof setInterval> | undefined;
   /** When the server last answered a probe (the probe's start). */
@@ -139,10 +140,14 @@ export class Watchdog {
     if (this.#frozen) throw frozenError();
   }
 
-  /** Watches a store call (started just now) until it settles. */
-  watch<T>(call: Promise<T>): Promise<T> {
+  /**
+   * Watches a store call (started just now) until it settles. `abort` is called on each verdict that the server is
+   * gone (stopped, refusing or frozen): the call fails at once wherever it only waits (runner.ts), rather than when
+   * the driver's turn comes to try a connection for it (one at a time, each after the last one failed).
+   */
+  watch<T>(call: Promise<T>, abort?: (err: Error) => void): Promise<T> {
     const id = ++this.#ids;
-    this.#pending.set(id, performance.now());
+    this.#pending.set(id, { started: performance.now(), abort });
     this.#ticking();
     return call.finally(() => this.#done(id));
   }
@@ -177,7 +182,7 @@ export class Watchdog {
     if (this.#probing) return;
     const now = performance.now();
     let oldest = Infinity;
-    for (const started of this.#pending.values()) oldest = Math.min(oldest, started);
+    for (const { started } of this.#pending.values()) oldest = Math.min(oldest, started);
     // Taken for frozen: asked again at once.
     if (!this.#frozen && (oldest === Infinity || now - Math.max(oldest, this.#aliveAt) < SUSPECT_MS)) return;
     this.#probing = true;
@@ -207,11 +212,14 @@ export class Watchdog {
       if (alive) {
         this.#frozen = false;
         this.#stopIfIdle();
-      } else if (!this.#frozen && !this.#closed) {
+        return;
+      }
+      if (!this.#frozen && !this.#closed) {
         this.#frozen = true;
         this.#ticking();
         for (const pool of this.pools) pool.endAll();
       }
+      for (const { abort } of [...this.#pending.values()]) abort?.(frozenError());
     });
   }
 
