@@ -81,6 +81,8 @@ interface LoadRun {
   p99: number;
   serviceP50: number;
   serviceP99: number;
+  /** Each second of the run (warm-up included), the generators' largest lag (PollLoadResult.lag). */
+  lag: number[];
   cpu: { generator: number; servers: number; postgres: number; machine: number; cores: number };
 }
 
@@ -147,6 +149,10 @@ async function runLoad(
     p99: percentile(latencies, 0.99),
     serviceP50: percentile(service, 0.5),
     serviceP99: percentile(service, 0.99),
+    lag: Array.from(
+      { length: Math.max(...results.map((r) => r.lag.length)) },
+      (_, i) => Math.max(...results.map((r) => r.lag[i] ?? 0)),
+    ),
     cpu: {
       generator: after.generator - before.generator,
       servers: after.servers - before.servers,
@@ -234,6 +240,8 @@ export async function benchFleetPolls(
       } % DDI polls) through ${replicas} replicas`,
     );
     run = await runLoad(servers.map((s) => s.url), servers, postmaster, size, secret);
+    // Where a backlog began (the warm-up is the first seconds): the generators' lag, one figure per second.
+    say(`F. the generators' lag each second, ms: ${run.lag.map((ms) => Math.round(ms)).join(" ")}`);
     if (statementsWanted()) await statementReport(url, say);
     // One answer of each kind, for the bare baseline's bytes.
     const token = `Bearer ${polledDeviceToken(secret, 0)}`;

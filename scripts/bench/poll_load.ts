@@ -41,11 +41,22 @@ export interface PollLoadResult {
   latencies: number[];
   /** The same from when it was sent. */
   serviceLatencies: number[];
+  /** Each second from startAt on: how late the next request to send was then (ms; 0: none waiting). */
+  lag: number[];
 }
 
 const config: PollLoadConfig = JSON.parse(Deno.args[0]);
 const checkinBody = JSON.stringify({ versionInfo: POLLED_VERSION });
-const result: PollLoadResult = { due: 0, sent: 0, notSent: 0, ok: 0, failed: {}, latencies: [], serviceLatencies: [] };
+const result: PollLoadResult = {
+  due: 0,
+  sent: 0,
+  notSent: 0,
+  ok: 0,
+  failed: {},
+  latencies: [],
+  serviceLatencies: [],
+  lag: [],
+};
 const endAt = config.measureAt + config.seconds * 1000;
 const interval = 1000 / config.rate;
 let inFlight = 0;
@@ -106,6 +117,9 @@ while (true) {
       pending.delete(p);
     });
     pending.add(p);
+  }
+  while (now - config.startAt >= result.lag.length * 1000) {
+    result.lag.push(Math.max(0, now - (config.startAt + next * interval)));
   }
   if (now >= endAt) break;
   await new Promise((r) => setTimeout(r, 1));
