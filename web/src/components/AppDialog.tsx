@@ -34,11 +34,18 @@ globalThis.document?.addEventListener("keydown", (e) => {
  * A modal PrimeReact Dialog that keeps keyboard focus inside while open and closes on Escape
  * (unless `closable` is false, e.g. during an upload). Escape closes only the innermost layer: an open dropdown inside
  * the dialog closes by itself and the dialog, with what was entered, stays.
+ *
+ * `closable` hides the close icon and makes Escape do nothing, but PrimeReact's own `closable` stays true: PrimeReact
+ * unbinds its Escape listener when `closable` turns false and binds it again two renders after it turns true (an effect
+ * that sets state, then the effect that binds), so an Escape pressed right after a refused save was lost.
  */
 export function AppDialog(props: DialogProps) {
   const { visible, closable = true, children, ...rest } = props;
   const dialogRef = useRef<Dialog>(null);
   const contentRef = useRef<HTMLElement | null>(null);
+  // Read when the Escape or the icon arrives: the value of the latest render, not of the render that bound the handler.
+  const closableNow = useRef(closable);
+  closableNow.current = closable;
   useFocusTrap(contentRef, !!visible);
   return (
     <Dialog
@@ -46,12 +53,14 @@ export function AppDialog(props: DialogProps) {
       draggable={false}
       resizable={false}
       blockScroll
-      closeOnEscape={closable}
-      closable={closable}
+      closeOnEscape
+      closable
+      showCloseIcon={closable}
       visible={visible}
       ref={dialogRef}
       {...rest}
       onHide={(e?: unknown) => {
+        if (!closableNow.current) return;
         if (e instanceof Event && overlayEscapes.has(e)) return;
         // An Escape pressed in another dialog on top (one that cannot be closed, like the sign-in dialog of an ended
         // session) is that dialog's, not this one's.
