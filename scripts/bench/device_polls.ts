@@ -8,7 +8,7 @@
  */
 import { startPostgres } from "../../testing/postgres.ts";
 import { serverEnv } from "./steps.ts";
-import { fixed, load, type LoadResult, type Proc, spawnServer } from "./util.ts";
+import { fixed, load, type LoadResult, type Proc, sequential, spawnServer } from "./util.ts";
 
 const KEY = serverEnv("").DEVICE_API_KEY;
 const VERSION = { app: "2.4.1", os: "5.10.0", channels: ["1.2", "1.2"] };
@@ -77,19 +77,6 @@ function merged(parts: LoadResult[]): LoadResult {
     p99: Math.max(...parts.map((p) => p.p99)),
     errors: parts.reduce((n, p) => n + p.errors, 0),
     non2xx: parts.reduce((n, p) => n + p.non2xx, 0),
-  };
-}
-
-/** Two runs of the same load one after the other as one (requests summed over both runs' time; the worse p99). */
-function sequential(a: LoadResult, b: LoadResult): LoadResult {
-  const time = a.requests / a.rps + b.requests / b.rps;
-  return {
-    requests: a.requests + b.requests,
-    rps: (a.requests + b.requests) / time,
-    p50: Math.max(a.p50, b.p50),
-    p99: Math.max(a.p99, b.p99),
-    errors: a.errors + b.errors,
-    non2xx: a.non2xx + b.non2xx,
   };
 }
 

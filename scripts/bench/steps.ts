@@ -10,7 +10,7 @@ import { fileSource } from "../../testing/files.ts";
 import { writeXzFile } from "../../testing/xz_fixtures.ts";
 import type { TestPostgres } from "../../testing/postgres.ts";
 import { seedPostgresDevices } from "../../testing/postgres_bench.ts";
-import { gzipSize, load, type LoadResult, ROOT, spawnServer, timed } from "./util.ts";
+import { gzipSize, load, type LoadResult, ROOT, sequential, spawnServer, timed } from "./util.ts";
 
 export { seedDevices };
 
@@ -96,17 +96,20 @@ export async function benchDevices(url: string, token: string, n: number, second
   await Deno.writeTextFile(bodyFile, body);
   const bare = await spawnServer("scripts/bench/bare_server.ts", { BODY_FILE: bodyFile });
   const connections = 10;
-  let baseline: LoadResult, tiny: LoadResult;
+  // The bare page is measured half before and half after the middle page, so the machine's drift falls on both.
+  const half = Math.max(1, Math.round(seconds / 2));
+  let baseline: LoadResult, tiny: LoadResult, middle: LoadResult;
   try {
     await load(`${bare.url}${path}`, 1, connections); // warm-up
-    baseline = await load(`${bare.url}${path}`, seconds, connections);
+    const before = await load(`${bare.url}${path}`, half, connections);
     tiny = await load(`${bare.url}/tiny`, seconds, connections);
+    await load(`${url}${path}`, 1, connections, auth); // warm-up
+    middle = await load(`${url}${path}`, seconds, connections, auth);
+    baseline = sequential(before, await load(`${bare.url}${path}`, half, connections));
   } finally {
     await bare.stop();
     await Deno.remove(bodyFile);
   }
-  await load(`${url}${path}`, 1, connections, auth); // warm-up
-  const middle = await load(`${url}${path}`, seconds, connections, auth);
   const last = await load(`${url}/api/v1/devices?page=${lastPage}&rowsPerPage=25`, seconds, connections, auth);
   const search = await load(`${url}/api/v1/devices?page=0&rowsPerPage=25&q=0042`, seconds, connections, auth);
   return { baseline, tiny, middle, last, search, pageBytes: new TextEncoder().encode(body).length };

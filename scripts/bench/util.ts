@@ -92,6 +92,19 @@ export interface LoadResult {
   non2xx: number;
 }
 
+/** Two runs of the same load one after the other as one (requests summed over both runs' time; the worse p99). */
+export function sequential(a: LoadResult, b: LoadResult): LoadResult {
+  const time = a.requests / a.rps + b.requests / b.rps;
+  return {
+    requests: a.requests + b.requests,
+    rps: (a.requests + b.requests) / time,
+    p50: Math.max(a.p50, b.p50),
+    p99: Math.max(a.p99, b.p99),
+    errors: a.errors + b.errors,
+    non2xx: a.non2xx + b.non2xx,
+  };
+}
+
 /** A load loop's figures: `latencies` in ms (sorted here), since `started` (performance.now()). */
 export function loadResult(latencies: number[], started: number, errors: number, non2xx: number): LoadResult {
   const elapsed = (performance.now() - started) / 1000;
