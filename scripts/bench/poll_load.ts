@@ -3,7 +3,7 @@
  *   deno run -A scripts/bench/poll_load.ts '<PollLoadConfig as JSON>'
  * Request k is due at startAt + k / rate; it goes to a random device of the seeded fleet (its own token), a §6
  * check-in or, for the share `ddiShare`, a hawkBit DDI poll, to the replicas in turn, over keep-alive connections
- * (scripts/bench/http1.ts: ~0.09 ms of CPU per request here, fetch ~0.15). At
+ * (testing/http1.ts: ~0.09 ms of CPU per request here, fetch ~0.15). At
  * most `maxInFlight` requests are open at once: when the servers fall behind, due requests wait here and their latency
  * counts from the time they were due (no coordinated omission); those still waiting at the end are "not sent". What is
  * counted is what happens in the measured window [measureAt, measureAt + seconds): the answers (and failures) that
@@ -11,7 +11,7 @@
  * (PollLoadResult).
  */
 import { POLLED_VERSION, polledDeviceId, polledDeviceToken } from "../../testing/postgres_bench.ts";
-import { Http1Error, Http1Pool } from "./http1.ts";
+import { Http1Error, Http1Pool } from "../../testing/http1.ts";
 
 export interface PollLoadConfig {
   urls: string[];

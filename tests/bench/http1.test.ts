@@ -1,9 +1,9 @@
 /**
- * The fleet generator's HTTP/1.1 client (scripts/bench/http1.ts) against Deno's server and a raw TCP peer: bodies by
+ * The fleet generator's HTTP/1.1 client (testing/http1.ts) against Deno's server and a raw TCP peer: bodies by
  * length and chunked, keep-alive reuse, a kept-alive connection the server closed, a peer that never answers.
  */
 import assert from "node:assert/strict";
-import { Http1Error, Http1Pool } from "../../scripts/bench/http1.ts";
+import { Http1Error, Http1Pool } from "../../testing/http1.ts";
 
 const text = (b: Uint8Array) => new TextDecoder().decode(b);
 
