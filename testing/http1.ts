@@ -96,7 +96,9 @@ class Connection {
     }
     const start = head + CRLF2.length;
     let body: Uint8Array;
-    if (chunked) body = await this.chunks(start);
+    // No body whatever the headers say (RFC 9112 6.3); this client sends no HEAD and no Expect.
+    if (status === 204 || status === 304 || status < 200) body = new Uint8Array(0);
+    else if (chunked) body = await this.chunks(start);
     else if (length >= 0) {
       while (this.len - start < length) {
         if (!(await this.fill())) throw new Http1Error("closed", "connection closed inside an answer's body");
@@ -185,29 +187,38 @@ export class Http1Pool {
   /** Sends `request` (from encode) and reads its answer; rejects with Http1Error after `timeoutMs`. */
   async send(request: Uint8Array, timeoutMs: number): Promise<Http1Answer> {
     let timer: ReturnType<typeof setTimeout> | undefined;
-    let current: Connection | undefined;
+    const state: { current?: Connection; timedOut: boolean } = { timedOut: false };
     const timeout = new Promise<never>((_, reject) => {
       timer = setTimeout(() => {
-        current?.close();
+        state.timedOut = true;
+        state.current?.close();
         reject(new Http1Error("timeout", `no answer within ${timeoutMs} ms`));
       }, timeoutMs);
     });
     try {
-      return await Promise.race([this.attempt(request, (c) => current = c), timeout]);
+      return await Promise.race([this.attempt(request, state), timeout]);
     } finally {
       clearTimeout(timer);
     }
   }
 
-  private async attempt(request: Uint8Array, using: (c: Connection) => void): Promise<Http1Answer> {
+  private async attempt(
+    request: Uint8Array,
+    state: { current?: Connection; timedOut: boolean },
+  ): Promise<Http1Answer> {
     for (let tries = 0;; tries++) {
+      if (state.timedOut) throw new Http1Error("timeout", "no answer in time");
       let reused = this.idle.pop();
       while (reused && performance.now() - reused.idleSince > IDLE_MS) {
         reused.close();
         reused = this.idle.pop();
       }
       const c = reused ?? await this.connect();
-      using(c);
+      state.current = c;
+      if (state.timedOut) {
+        c.close();
+        throw new Http1Error("timeout", "no answer in time");
+      }
       try {
         const answer = await c.exchange(request);
         if (!c.closed) {

@@ -25,6 +25,7 @@ Deno.test("answers by length and chunked, on kept-alive connections", async () =
         }),
       );
     }
+    if (url.pathname === "/empty") return new Response(null, { status: 204 });
     return new Response("missing", { status: 404 });
   });
   const pool = new Http1Pool(`http://127.0.0.1:${server.addr.port}`);
@@ -37,9 +38,11 @@ Deno.test("answers by length and chunked, on kept-alive connections", async () =
     const chunked = await pool.send(pool.encode("GET", "/chunked", []), 5000);
     assert.deepEqual(chunked.status, 200);
     assert.deepEqual(text(chunked.body), "one,two," + "x".repeat(40_000));
+    const empty = await pool.send(pool.encode("GET", "/empty", []), 5000);
+    assert.deepEqual([empty.status, empty.body.length], [204, 0]);
     const missing = await pool.send(pool.encode("GET", "/nothing", []), 5000);
     assert.deepEqual([missing.status, text(missing.body)], [404, "missing"]);
-    assert.deepEqual(connections.size, 1, "the three requests went over one kept-alive connection");
+    assert.deepEqual(connections.size, 1, "the four requests went over one kept-alive connection");
   } finally {
     pool.close();
     await server.shutdown();
