@@ -6,7 +6,6 @@
  * (docs/DECISIONS.md, "The fleet's load generator speaks HTTP/1.1 itself").
  */
 
-const CRLF2 = [13, 10, 13, 10];
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
 
@@ -30,8 +29,9 @@ export class Http1Error extends Error {
 /** Idle connections older than this are closed rather than reused (the server closes idle ones after ~30 s). */
 const IDLE_MS = 10_000;
 
-function indexOfCrlf2(buf: Uint8Array, from: number, to: number): number {
-  for (let i = Math.max(0, from - 3); i + 3 < to; i++) {
+/** Where the head's blank line (CR LF CR LF) begins in buf[0, to), or -1. */
+function headEnd(buf: Uint8Array, to: number): number {
+  for (let i = 0; i + 3 < to; i++) {
     if (buf[i] === 13 && buf[i + 1] === 10 && buf[i + 2] === 13 && buf[i + 3] === 10) return i;
   }
   return -1;
@@ -77,7 +77,7 @@ class Connection {
       throw new Http1Error("closed", e instanceof Error ? e.message : String(e), true);
     }
     let head = -1;
-    while ((head = indexOfCrlf2(this.buf, 0, this.len)) < 0) {
+    while ((head = headEnd(this.buf, this.len)) < 0) {
       if (!(await this.fill())) throw new Http1Error("closed", "connection closed inside an answer's head");
     }
     const lines = decoder.decode(this.buf.subarray(0, head)).split("\r\n");
@@ -94,7 +94,7 @@ class Connection {
       else if (name === "transfer-encoding") chunked = value.includes("chunked");
       else if (name === "connection") keepAlive = value !== "close";
     }
-    const start = head + CRLF2.length;
+    const start = head + 4;
     let body: Uint8Array;
     // No body whatever the headers say (RFC 9112 6.3); this client sends no HEAD and no Expect.
     if (status === 204 || status === 304 || status < 200) body = new Uint8Array(0);
