@@ -18,6 +18,7 @@ import {
 import type { ObjectUrl, PartSender } from "./bucket_parts.ts";
 import { assemblyAllowanceMs, asUnavailable, unavailable, watched } from "./bucket_watch.ts";
 import type { FirmwarePut } from "./firmware_files.ts";
+import type { LentInput } from "./stream_check.ts";
 import { fileHashes } from "./file_hashes.ts";
 
 const MiB = 1 << 20;
@@ -26,6 +27,8 @@ const MIN_PART = 5 * MiB;
 const MAX_PARTS = 10_000;
 /** As lib-storage sent them (the SDK's default): a CRC32 of each part, checked by the store. */
 const ChecksumAlgorithm = "CRC32";
+/** Bytes gathered in the part buffer before they are lent to the content check in one write (xz's batch). */
+const LEND_BYTES = 1 << 20;
 
 /**
  * Every part's size (the last may be smaller): the smallest whole MiB that holds `maxBytes` in S3's 10,000 parts, and
@@ -86,6 +89,11 @@ export function bucketPut(target: PutTarget, id: string): FirmwarePut {
   /** The object was asked for (PutObject or CompleteMultipartUpload): an abort removes what the bucket may have made. */
   let objectAsked = false;
   let state: "open" | "finished" | "committed" | "aborted" = "open";
+  /** The content check that reads the bytes from the part buffers (lendTo), how much of the filling part it was lent,
+   * and its last lend of that part: the buffer is filled again only once that lend settled. */
+  let check: LentInput | null = null;
+  let lentTo = 0;
+  let lending: Promise<void> | null = null;
 
   const fail = (err: unknown) => void (failure ??= err);
   const stop = () => cancel.abort();
@@ -111,8 +119,19 @@ export function bucketPut(target: PutTarget, id: string): FirmwarePut {
     }).catch((err) => void fail(err));
   };
 
+  /** Lends the check the filling part's bytes up to `end` (in order: each byte once). */
+  const lendUpTo = (end: number) => {
+    if (!check || end <= lentTo) return;
+    lending = check.lend(part.subarray(lentTo, end));
+    lentTo = end;
+  };
+
   /** Sends the filled part (nothing in flight); the other buffer becomes the one filled. */
   const flush = () => {
+    lendUpTo(filled);
+    const lent = lending;
+    lending = null;
+    lentTo = 0;
     const body = filled === partSize ? part : part.subarray(0, filled);
     const PartNumber = ++partCount;
     created ??= createUpload();
@@ -122,8 +141,9 @@ export function bucketPut(target: PutTarget, id: string): FirmwarePut {
     filled = 0;
     sending = created.then((upload) => {
       if (upload === undefined || failure) return;
-      return sendPart({ ...upload, PartNumber, Body: body }, cancel.signal).then((part) => {
+      return sendPart({ ...upload, PartNumber, Body: body }, cancel.signal).then(async (part) => {
         parts.push(part);
+        await lent;
         free = buffer;
       });
     }).catch(fail).finally(() => sending = null);
@@ -136,6 +156,8 @@ export function bucketPut(target: PutTarget, id: string): FirmwarePut {
       part.set(chunk.subarray(from, from + n), filled);
       filled += n;
       from += n;
+      // The file's first bytes at once (a file that is not xz is refused without waiting), then 1 MiB at a time.
+      if (check && (filled - lentTo >= LEND_BYTES || (partCount === 0 && lentTo === 0))) lendUpTo(filled);
       if (filled < partSize) return null;
       if (sending) {
         return waitFor(sending).then(() => {
@@ -168,6 +190,10 @@ export function bucketPut(target: PutTarget, id: string): FirmwarePut {
   return {
     id,
     copies: true, // into the part buffer; a wait (a part in flight) resolves once the rest is copied
+    lendTo(input) {
+      check = input;
+      input.handOver();
+    },
     write(chunk) {
       if (failure) return Promise.reject(asUnavailable(failure));
       hashes.update(chunk);
@@ -175,6 +201,7 @@ export function bucketPut(target: PutTarget, id: string): FirmwarePut {
       return take(chunk, 0);
     },
     async finish() {
+      lendUpTo(filled); // the check's last bytes before it is finished (the caller finishes it next)
       if (failure) unavailable(failure);
       if (sending) await waitFor(sending);
       if (created === null) {

@@ -4,7 +4,7 @@
  * the firmware store's (server/db/). A file becomes visible only when committed whole, under the id its row will have.
  */
 import type { ByteRange } from "./byte_range.ts";
-import type { CheckInput } from "./stream_check.ts";
+import type { CheckInput, LentInput } from "./stream_check.ts";
 
 /** What a finished put reports: the size and the digests of the bytes (sha1 and md5 for hawkBit DDI, §18). */
 export interface StoredBytes {
@@ -22,6 +22,8 @@ export interface FirmwarePut {
   write(chunk: Uint8Array): Promise<void> | null;
   /** Where supported, before the first chunk: the put passes every byte to a check's input itself (off the event loop). */
   feed?(input: CheckInput): void;
+  /** Where supported, before the first chunk: the put lends every byte to a check from its own buffers (no copy). */
+  lendTo?(input: LentInput): void;
   /**
    * True when write() is done with the chunk once it returns null or its promise settles (it copies it): the caller,
    * which awaits that promise before reading on, may then read the next chunk into the same buffer.

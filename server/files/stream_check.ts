@@ -19,6 +19,8 @@ export interface StreamCheck {
   abort(): void;
   /** Present when a writer on another thread may pass the bytes to the check's helper process itself (CheckInput). */
   readonly input?: CheckInput;
+  /** Present when the check can take the bytes from the caller's own buffers without copying them (LentInput). */
+  readonly lent?: LentInput;
   /** True when write() keeps no chunk past its return (it copies what it holds): the caller may reuse its buffer. */
   readonly copies?: boolean;
 }
@@ -39,6 +41,19 @@ export interface CheckInput {
   handOver(): void;
   /** The writer holds the input open: the check lets go of its own end. */
   opened(): void;
+}
+
+/**
+ * The input of a check that reads the bytes where its caller keeps them (a bucket put's part buffers) instead of copying
+ * each chunk into a batch of its own: one copy of the file less on the event loop (docs/DECISIONS.md, "xz fed from the
+ * part buffers"). Protocol: handOver() before the first write(); then every byte goes through lend(), in order, and the
+ * caller changes no lent byte before that lend's promise settles.
+ */
+export interface LentInput {
+  /** From now on write() only looks at the bytes; lend() passes them on. */
+  handOver(): void;
+  /** The next bytes; settles (never rejects) once the check is done with them: taken, or the check has ended. */
+  lend(bytes: Uint8Array): Promise<void>;
 }
 
 /**

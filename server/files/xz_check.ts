@@ -7,7 +7,7 @@
  *
  *   const check = startXzCheck(); await check.write(chunk); ...; const problem = await check.finish();
  */
-import { type CheckInput, CheckInterruptedError, type StreamCheck } from "./stream_check.ts";
+import { type CheckInput, CheckInterruptedError, type LentInput, type StreamCheck } from "./stream_check.ts";
 
 /** Decoding memory allowed: `xz -9` needs 65 MiB; a header asking for more than this is refused, not obeyed. */
 export const XZ_MEMLIMIT = "1GiB";
@@ -283,6 +283,8 @@ export function startXzCheck(
   let first = true;
   /** The bytes reach xz from a writer that opened its stdin itself (input): write() only reads the head. */
   let handedOver = false;
+  /** The bytes are lent by the caller (LentInput), through the socket that write() would have used. */
+  let lending = false;
 
   const stop = () => {
     if (closed) return;
@@ -299,11 +301,18 @@ export function startXzCheck(
     opened: () => void writer.close().catch(() => {}),
   };
 
+  // The socket's writer writes each lent range whole before the next, straight from the caller's buffer.
+  const lent: LentInput = {
+    handOver: () => void (handedOver = lending = true),
+    lend: (bytes) => closed || exited ? Promise.resolve() : writer.write(bytes).catch(() => {}),
+  };
+
   return {
     pid: child.pid,
     socketDir,
     refused,
     input: reopenableStdin && !listener ? input : undefined,
+    lent: listener ? lent : undefined,
     copies: true,
     write(chunk) {
       if (headBytes < HEAD) {
@@ -331,8 +340,9 @@ export function startXzCheck(
       if (!closed && !exited && !handedOver) flush();
       if (!closed) {
         closed = true;
-        // Handed over: the writer's end stays open until it has opened its own (opened()), or xz reads the end now.
-        if (!handedOver) await writer.close().catch(() => {});
+        // Handed over to a writer on another thread: our end stays open until it has opened its own (opened()), or xz
+        // reads the end now. Lent: the socket is closed after the last lent range.
+        if (!handedOver || lending) await writer.close().catch(() => {});
       }
       const problem = await verdict;
       if (problem !== null) return problem;

@@ -22,13 +22,15 @@ import { nameProblem } from "../../shared/schemas/common.ts";
 import { escapeText, isCleanText, TEXT_RULE_MSG } from "../../shared/text_rule.ts";
 import { NoSpaceError, startFileWrite } from "../files/file_write.ts";
 import { FilesUnavailableError } from "../files/firmware_files.ts";
-import { type CheckInput, CheckInterruptedError, type StreamCheck } from "../files/stream_check.ts";
+import { type CheckInput, CheckInterruptedError, type LentInput, type StreamCheck } from "../files/stream_check.ts";
 
 /** Where an upload's bytes go: written and hashed as they stream; aborted (nothing left) on failure. */
 export interface UploadSink {
   write(chunk: Uint8Array): Promise<void> | null;
   /** Where supported: passes every byte to a content check's input itself (see CheckInput). */
   feed?(input: CheckInput): void;
+  /** Where supported: lends every byte to a content check from the sink's own buffers (see LentInput). */
+  lendTo?(input: LentInput): void;
   /** True when write() is done with the chunk (copied) once it returns null or its promise settles (FirmwarePut). */
   readonly copies?: boolean;
   /** The size and digests (sha1 and md5 where the sink computes them: firmware files). */
@@ -400,7 +402,7 @@ function idleReader(next: () => Promise<ReadableStreamReadResult<Uint8Array>>, i
 interface Intake<S extends UploadSink> {
   sink: S;
   check: StreamCheck | null;
-  /** The sink's thread feeds the check (CheckInput): the check's write() only looks at the head. */
+  /** The sink feeds the check (CheckInput from its thread, or LentInput): the check's write() only looks at the head. */
   handedOver: boolean;
   /** Null when more can be taken at once; a promise to await otherwise. After a refusal (stop called): null. */
   write(chunk: Uint8Array): Promise<unknown> | null;
@@ -430,8 +432,12 @@ function openIntake<S extends UploadSink>(
   if (verify) check!.refused.then((problem) => halt(verify.error(clientName, problem)), halt);
   // The sink's thread feeds the check: the bytes never cross the event loop twice (docs/DECISIONS.md, "Uploads near
   // the hashing floor").
-  const handedOver = Boolean(check?.input && sink.feed);
-  if (handedOver) sink.feed!(check!.input!);
+  // Else a sink that copies the bytes into buffers of its own lends the check those (one copy less).
+  const fed = Boolean(check?.input && sink.feed);
+  const lent = !fed && Boolean(check?.lent && sink.lendTo);
+  if (fed) sink.feed!(check!.input!);
+  if (lent) sink.lendTo!(check!.lent!);
+  const handedOver = fed || lent;
   return {
     sink,
     check,

@@ -124,6 +124,58 @@ Deno.test("bucket parts: aborted mid-stream, after a part or once finished: noth
   assert.deepEqual(await bucket.keys(), []);
 });
 
+Deno.test("bucket parts: a check is lent the part buffers' bytes in order, the first at once; no lent byte changes before its lend settles", async () => {
+  await using bucket = await startBucket();
+  const files = bucketFirmwareFiles(bucket);
+  // Random: a part refilled too early would differ from the part before it at the same offsets.
+  const bytes = new Uint8Array(17 * MiB + 4_321);
+  for (let off = 0; off < bytes.length; off += 65_536) crypto.getRandomValues(bytes.subarray(off, off + 65_536));
+  for (const chunkBytes of [300_000, 3 * MiB + 1]) {
+    const lends: { view: Uint8Array; copy: Uint8Array }[] = [];
+    const changed: number[] = [];
+    let handedOver = false;
+    let settled = 0;
+    const put = files.put();
+    put.lendTo!({
+      handOver: () => void (handedOver = true),
+      // Each lend settles 300 ms later (a reader slower than a part's send): its bytes are then compared with what
+      // they were when lent.
+      lend: (view) => {
+        const lend = { view, copy: view.slice() };
+        lends.push(lend);
+        return new Promise((resolve) =>
+          setTimeout(() => {
+            if (!lend.view.every((b, i) => b === lend.copy[i])) changed.push(lends.indexOf(lend));
+            settled++;
+            resolve();
+          }, 300)
+        );
+      },
+    });
+    assert.ok(handedOver, "handed over before the first byte");
+    for (let off = 0; off < bytes.length; off += chunkBytes) {
+      await put.write(bytes.slice(off, off + chunkBytes));
+      if (off === 0) assert.equal(lends.length, 1, "the first chunk lent at once");
+    }
+    const finishing = put.finish();
+    const lentBeforeFinish = lends.reduce((n, l) => n + l.view.length, 0);
+    assert.equal(lentBeforeFinish, bytes.length, "every byte lent when finish() returns to its caller");
+    await finishing;
+    await new Promise((r) => setTimeout(r, 320));
+    assert.equal(settled, lends.length);
+    assert.deepEqual(changed, [], "no lent byte was changed before its lend settled");
+    const all = new Uint8Array(bytes.length);
+    let at = 0;
+    for (const { copy } of lends) all.set(copy, (at += copy.length) - copy.length);
+    assert.ok(all.every((b, i) => b === bytes[i]), "the lends are the file, in order");
+    assert.ok(lends.slice(1, -1).every((l) => l.view.length <= 5 * MiB), "no lend crosses a part");
+    await put.commit();
+    const stored = new Uint8Array(await new Response(await files.open(put.id)).arrayBuffer());
+    assert.ok(stored.length === bytes.length && stored.every((b, i) => b === bytes[i]), "the object is the file");
+    await files.remove(put.id);
+  }
+});
+
 const PART_HEAD = /PUT [^ ]*[?&]partNumber=(\d+)[^\r]* HTTP\/1\.1\r\n[^]*?\r\n\r\n/g;
 
 /** A TCP relay to `target` that counts its connections and the requests asking `Expect: 100-continue`. */

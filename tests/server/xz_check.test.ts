@@ -237,3 +237,53 @@ Deno.test("xz check fed by the event loop: through a Unix socket, same verdicts,
     else Deno.env.set("TMPDIR", tmp);
   }
 });
+
+Deno.test("xz check lent its bytes (a bucket put's parts): same verdicts, write() only reads the head, early refusal", async () => {
+  await requireXz();
+  const lentVerdict = async (bytes: Uint8Array, lendBytes = 1 << 20) => {
+    const check = startXzCheck({ fedByWriter: false });
+    assert.ok(check.lent, "a check fed through the socket takes lent bytes");
+    check.lent.handOver();
+    // The caller still passes its chunks to write(), which only reads the head from them.
+    await check.write(bytes.slice(0, 64));
+    for (let off = 0; off < bytes.length; off += lendBytes) await check.lent.lend(bytes.subarray(off, off + lendBytes));
+    return await check.finish();
+  };
+  const valid = xzBytes(concat([...filler(3_000_000)]));
+  assert.equal(await lentVerdict(valid), null);
+  assert.equal(await lentVerdict(valid, 4_099), null);
+  assert.equal(await lentVerdict(xzBytes("tiny"), 1), null);
+  assert.match((await lentVerdict(brokenXz.flippedMidBlock(valid)))!, /integrity check|corrupt/);
+  assert.match((await lentVerdict(brokenXz.truncated(valid)))!, /ends before its xz stream does/);
+  assert.match((await lentVerdict(xzBytes("")))!, /holds no data/);
+
+  // Bytes passed to write() after the hand-over never reach xz: a valid file whose write()s carry garbage passes.
+  const ignored = startXzCheck({ fedByWriter: false });
+  ignored.lent!.handOver();
+  assert.equal(ignored.write(valid.subarray(0, 13)), null);
+  assert.equal(ignored.write(new Uint8Array(100_000).fill(7)), null);
+  await ignored.lent!.lend(valid);
+  assert.equal(await ignored.finish(), null);
+
+  const early = startXzCheck({ fedByWriter: false });
+  early.lent!.handOver();
+  const junk = brokenXz.magicThenRandom(100_000);
+  early.write(junk);
+  void early.lent!.lend(junk);
+  assert.match(await early.refused, /corrupt/);
+  await early.lent!.lend(new Uint8Array(1 << 20)); // xz has gone: settles, never rejects
+  assert.match((await early.finish())!, /corrupt/);
+
+  // The pipe (no socket) takes no lent bytes.
+  const tmp = Deno.env.get("TMPDIR");
+  Deno.env.set("TMPDIR", "/nonexistent/dir");
+  try {
+    const piped = startXzCheck({ fedByWriter: false });
+    assert.equal(piped.lent, undefined);
+    piped.abort();
+    await piped.finish().catch(() => {});
+  } finally {
+    if (tmp === undefined) Deno.env.delete("TMPDIR");
+    else Deno.env.set("TMPDIR", tmp);
+  }
+});
