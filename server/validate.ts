@@ -46,7 +46,13 @@ function jsonValue<S extends z.ZodType>(text: string, schema: S): z.output<S> {
   } catch {
     throw badRequest("body: is not valid JSON.");
   }
-  const bad = typeof value === "string" ? (isCleanText(value) ? null : "body") : badTextAt(value);
+  // Only a \u escape can put a NUL or a lone surrogate in a parsed string (JSON refuses a raw control character, and
+  // decoded UTF-8 holds no lone surrogate): a text without one needs no walk through its value.
+  const bad = !text.includes("\\u") && isCleanText(text)
+    ? null
+    : typeof value === "string"
+    ? (isCleanText(value) ? null : "body")
+    : badTextAt(value);
   if (bad !== null) throw new TextRuleError(bad, value);
   return parse(schema, value, "body");
 }

@@ -103,11 +103,13 @@ async function drive<T>(
   q: Q<T>,
   at?: { step: string },
   signal?: AbortSignal,
+  first?: IteratorResult<Op, T>,
 ): Promise<T> {
   let input: unknown = undefined;
   let failed = false;
   for (;;) {
-    const step = failed ? q.throw(input) : q.next(input);
+    const step = first ?? (failed ? q.throw(input) : q.next(input));
+    first = undefined;
     if (step.done) return step.value;
     const op: Op = step.value;
     try {
@@ -239,9 +241,18 @@ export function postgresEngine(pool: Sql, watchdog?: Watchdog, streams: Sql = po
       } catch (err) {
         return Promise.reject(mapPostgresError(err));
       }
+      // Its first step at once: a call answered before any statement (a quiet poll's answer from memory) ends here,
+      // without the watch, its signal and the async steps a call to the database costs.
+      let first: IteratorResult<Op, T>;
+      try {
+        first = q.next(undefined);
+      } catch (err) {
+        return Promise.reject(mapPostgresError(err));
+      }
+      if (first.done) return Promise.resolve(first.value);
       const at = TRACE ? { step: "start" } : undefined;
       const { signal, watch } = abortable();
-      const call = watch(drive(pool, pool, false, q, at, signal));
+      const call = watch(drive(pool, pool, false, q, at, signal, first));
       if (at) traceSlow(call, at);
       return call.catch((err) => Promise.reject(mapPostgresError(err)));
     },
