@@ -61,7 +61,7 @@ export function leanFetch(fetch: Fetch, lean: ReadonlyMap<Route, LeanServe>, opt
     entries.push({ pattern, match, names, api: !route.root, serve });
     byMethod.set(route.method, entries);
   }
-  // Lower-case names, as Deno's headers keep them (a name given so is not copied again for every answer).
+  // Lower-case names, as Deno's headers keep them.
   const security = Object.entries(opts.headers).map(([name, value]) => [name.toLowerCase(), value] as const);
 
   // The headers are set one by one on the made answer: Deno's Response converts an init's headers (a WebIDL sequence

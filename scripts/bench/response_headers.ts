@@ -1,9 +1,9 @@
 /**
  * What a lean answer's headers cost (server/lean_routes.ts): Deno's Response made with its headers in the init (a
  * list of pairs, or a record) against the same Response made bare and its headers set one by one afterwards (names
- * in capitals and in lower case), ns per answer and young collections per 200,000 answers.
- *   deno run -A --v8-flags=--max-semi-space-size=4,--trace-gc scripts/bench/response_headers.ts
- * (without --trace-gc: the times only).
+ * in capitals and in lower case), ns per answer.
+ *   deno run -A --v8-flags=--max-semi-space-size=4 scripts/bench/response_headers.ts
+ * (with `,--trace-gc` added to the flags, V8's young collections print between the lines: count them per way).
  */
 import { SECURITY_HEADERS } from "../../server/app.ts";
 

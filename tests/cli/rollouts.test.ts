@@ -1,10 +1,10 @@
 import assert from "node:assert/strict";
 import { DeviceClient } from "../../shared/client.ts";
 import type { Rollout } from "../../shared/schemas/rollout.ts";
-import { bucket } from "../../server/db/rules/rollouts.ts";
 import { fileSource, makeXzFile } from "../../testing/files.ts";
 import { DEVICE_API_KEY, startServer } from "../../testing/server.ts";
 import { cliJson, runCli, show } from "./run_cli.ts";
+import { draftWithSplitFirstStage } from "../helpers/split_stage.ts";
 
 Deno.test("CLI rollouts: create, list, show, actions with --json and exit codes; show --wait exits 1 paused, 0 finished, 2 timed out", async (t) => {
   await using srv = await startServer();
@@ -22,15 +22,8 @@ Deno.test("CLI rollouts: create, list, show, actions with --json and exit codes;
       cliJson<Rollout>(["rollouts", "create", "--firmware", "fw-9.xz", "--stages", "50,100", "--threshold", "10"], {
         env,
       });
-    // The steps below need a first stage (50 %) holding some but not all of the 10 devices: one failure then pauses
-    // it (over 10 %). Its devices follow from the rollout's random id (bucket()): 1 draft in 512 would hold none (the
-    // stage advances at once) or all (1 in 10 is not over 10 %), so such a draft is cancelled and made again.
-    const firstStage = (id: string) => ids.filter((d) => bucket(id, d) < 50).length;
-    r = await create();
-    for (let n = firstStage(r._id); n === 0 || n === ids.length; n = firstStage(r._id)) {
-      await api.rolloutAction(r._id, "cancel");
-      r = await create();
-    }
+    // One failure must pause the first stage (over 10 %): it must hold some but not all of the 10 devices.
+    r = await draftWithSplitFirstStage(ids, 50, create, (id) => api.rolloutAction(id, "cancel"));
     assert.equal(r.state, "draft");
     assert.equal(r.name, "fw-9.xz");
     assert.deepEqual(r.stages, [50, 100]);

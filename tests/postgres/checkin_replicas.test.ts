@@ -6,10 +6,10 @@
  */
 import assert from "node:assert/strict";
 import { DeviceClient } from "../../shared/client.ts";
-import { bucket } from "../../server/db/rules/rollouts.ts";
 import { DdiDevice, linkedAction } from "../../testing/ddi.ts";
 import { bytesSource } from "../../testing/files.ts";
 import { sharedAnswersCase } from "../device/shared_answers_case.ts";
+import { draftWithSplitFirstStage } from "../helpers/split_stage.ts";
 import { testDatabaseUrl } from "../../testing/postgres.ts";
 import { xzBytes } from "../../testing/xz_fixtures.ts";
 import { DEVICE_API_KEY, startServer } from "../../testing/server.ts";
@@ -133,14 +133,8 @@ Deno.test("replicas: the answers B holds in memory follow what A changes beyond 
   const offered = await api.uploadFirmware(bytesSource("staged.xz", xzBytes("staged firmware ".repeat(300))));
   const create = () =>
     api.createRollout({ name: "staged", firmwareId: offered._id, productTypeId: null, stages: [50, 100] });
-  // Its first stage must hold some but not all of the 12 (they follow from the rollout's random id, bucket(): 1 draft
-  // in 2,048 would hold none or all), so such a draft is cancelled and made again.
-  const firstStage = (id: string) => ids.filter((d) => bucket(id, d) < 50).length;
-  let r = await create();
-  for (let n = firstStage(r._id); n === 0 || n === ids.length; n = firstStage(r._id)) {
-    await api.rolloutAction(r._id, "cancel");
-    r = await create();
-  }
+  // Some but not all of the 12 in its first stage.
+  const r = await draftWithSplitFirstStage(ids, 50, create, (id) => api.rolloutAction(id, "cancel"));
   await api.rolloutAction(r._id, "start");
   await checkins();
   const first = await checkins();
