@@ -55,7 +55,7 @@ const DEVICES = 200;
 const KEY = serverEnv("").DEVICE_API_KEY;
 const BODY = JSON.stringify({ versionInfo: { app: "2.4.1", os: "5.10.0", channels: ["1.2", "1.2"] } });
 
-await using pg = await startPostgres();
+await using pg = engine === "postgres" ? await startPostgres() : null;
 const dir = await Deno.makeTempDir({ prefix: "poll-gc-" });
 const port = freePort();
 const inspect = freePort();
@@ -73,10 +73,10 @@ const child = new Deno.Command(DENO, {
     LOG_LEVEL: "quiet",
     HOST: "127.0.0.1",
     PORT: String(port),
-    ...(engine === "postgres" ? { DATABASE_URL: await pg.createDatabase() } : {}),
+    ...(pg ? { DATABASE_URL: await pg.createDatabase() } : {}),
   },
   stdout: "piped",
-  stderr: "null",
+  stderr: "inherit",
 }).spawn();
 let trace = "";
 const reading = (async () => {
