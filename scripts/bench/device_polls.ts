@@ -12,12 +12,12 @@ import { fixed, load, type LoadResult, type Proc, sequential, spawnServer } from
 
 const KEY = serverEnv("").DEVICE_API_KEY;
 const VERSION = { app: "2.4.1", os: "5.10.0", channels: ["1.2", "1.2"] };
-const CHECKIN_BODY = JSON.stringify({ versionInfo: VERSION });
-const CHECKIN_HEADERS = { Authorization: `Bearer ${KEY}`, "Content-Type": "application/json" };
+export const CHECKIN_BODY = JSON.stringify({ versionInfo: VERSION });
+export const CHECKIN_HEADERS = { Authorization: `Bearer ${KEY}`, "Content-Type": "application/json" };
 const POLL_HEADERS = { Authorization: `GatewayToken ${KEY}`, Accept: "application/json" };
-const checkinPath = (device: string) => `/api/v1/device/${device}/checkin`;
+export const checkinPath = (device: string) => `/api/v1/device/${device}/checkin`;
 const pollPath = (device: string) => `/DEFAULT/controller/v1/${device}`;
-const device = (i: number | string) => `quiet-${i}`;
+export const device = (i: number | string) => `quiet-${i}`;
 
 export interface DevicePollFigures {
   devices: number;

@@ -12,7 +12,7 @@ import autocannon from "autocannon";
 import { startPostgres } from "../../testing/postgres.ts";
 import { SERVER_V8_FLAGS } from "../../server/v8_flags.ts";
 import { serverEnv } from "./steps.ts";
-import { registerDevices } from "./device_polls.ts";
+import { CHECKIN_BODY, CHECKIN_HEADERS, checkinPath, device, registerDevices } from "./device_polls.ts";
 import { DENO, freePort, processCpuSeconds, waitUntilUp } from "./util.ts";
 
 /** A Chrome DevTools protocol session with the server's inspector. */
@@ -52,8 +52,6 @@ if (!["sqlite", "postgres"].includes(engine) || !(Number(seconds) > 0)) {
   Deno.exit(2);
 }
 const DEVICES = 200;
-const KEY = serverEnv("").DEVICE_API_KEY;
-const BODY = JSON.stringify({ versionInfo: { app: "2.4.1", os: "5.10.0", channels: ["1.2", "1.2"] } });
 
 await using pg = engine === "postgres" ? await startPostgres() : null;
 const dir = await Deno.makeTempDir({ prefix: "poll-gc-" });
@@ -89,14 +87,14 @@ await registerDevices(url, DEVICES);
 let n = 0;
 const load = (duration: number) =>
   autocannon({
-    url: `${url}/api/v1/device/quiet-0/checkin`,
+    url: `${url}${checkinPath(device(0))}`,
     duration,
     connections: DEVICES,
     method: "POST",
-    headers: { Authorization: `Bearer ${KEY}`, "Content-Type": "application/json" },
-    body: BODY,
+    headers: CHECKIN_HEADERS,
+    body: CHECKIN_BODY,
     requests: [{
-      setupRequest: (req: { path?: string }) => ({ ...req, path: `/api/v1/device/quiet-${n++ % DEVICES}/checkin` }),
+      setupRequest: (req: { path?: string }) => ({ ...req, path: checkinPath(device(n++ % DEVICES)) }),
     }],
   });
 
