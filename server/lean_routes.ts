@@ -3,10 +3,10 @@
  * context: the app's fetch looks at the method and path first, and a route mounted with a lean form (server/mount.ts:
  * its guard's lean form, its path parameters, query and JSON body by the route table's schemas, its handler's lean
  * form) is answered here when everything before its handler admits the request. Here is what app.ts's middleware does
- * for every request, for these answers: the security headers and X-Request-Id (the request's id in every line logged
- * meanwhile), `Vary: Accept-Encoding` and gzip as the API's compression does, console_http_* by the route's pattern,
- * the request's log line, the §17 rule on the URL (a URL holding a `%` or a NUL goes to Hono), errors the handler
- * throws answered as app.onError answers them. Anything else — another method (HEAD), a refusal, a body or query
+ * for every request, for these answers: the security headers and X-Request-Id (the request's id in every line its
+ * handler logs and in an error's line), `Vary: Accept-Encoding` and gzip as the API's compression does,
+ * console_http_* by the route's pattern, the request's log line, the §17 rule on the URL (a URL holding a `%` or a NUL
+ * goes to Hono), errors the handler throws answered as app.onError answers them. Anything else — another method (HEAD), a refusal, a body or query
  * that fails, a throttled credential, a path Hono would give another route — is passed to Hono, which answers it from
  * the start.
  *
@@ -90,26 +90,25 @@ export function leanFetch(fetch: Fetch, lean: ReadonlyMap<Route, LeanServe>, opt
     const requestId = requestIdFrom(req.headers.get("x-request-id") ?? undefined);
     const params: Record<string, string> = {};
     for (let i = 0; i < e.names.length; i++) params[e.names[i]] = m[i + 1];
-    const out = await withRequest(requestId, async (): Promise<Response | Request> => {
-      let status = 200;
-      let value: unknown;
-      try {
-        const served = await e.serve({ raw: req, info: info as Deno.ServeHandlerInfo | undefined, params });
-        if ("pass" in served) return served.pass;
-        value = served.answer;
-      } catch (err) {
-        const failed = errorAnswer(err, req.method, path, opts.log);
-        status = failed.status;
-        value = failed.body;
-      }
-      const res = answer(e, req, requestId, status, value);
-      const ms = performance.now() - started;
-      metrics.countRequest(e.pattern, req.method, status, ms / 1000);
-      opts.logRequest({ method: req.method, path, status, ms, requestId });
-      answered++;
-      return res;
-    });
-    return out;
+    // No scope around the guard's read: the route enters the request's one scope for its handler (server/mount.ts),
+    // and a failure is logged in a scope of its own.
+    let status = 200;
+    let value: unknown;
+    try {
+      const served = await e.serve({ raw: req, requestId, info: info as Deno.ServeHandlerInfo | undefined, params });
+      if ("pass" in served) return served.pass;
+      value = served.answer;
+    } catch (err) {
+      const failed = withRequest(requestId, () => errorAnswer(err, req.method, path, opts.log));
+      status = failed.status;
+      value = failed.body;
+    }
+    const res = answer(e, req, requestId, status, value);
+    const ms = performance.now() - started;
+    metrics.countRequest(e.pattern, req.method, status, ms / 1000);
+    opts.logRequest({ method: req.method, path, status, ms, requestId });
+    answered++;
+    return res;
   };
 
   return (req, info, ...rest) => {

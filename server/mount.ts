@@ -12,6 +12,7 @@ import type { Auth, Route } from "../shared/routes/mod.ts";
 import type { AppEnv } from "./context.ts";
 import type { PolledDevice } from "./db/stores.ts";
 import type { IfMatch } from "./db/types/revisions.ts";
+import { type AuditContext, inScope } from "./request_scope.ts";
 import { bodyOf, ifMatchOf, type JsonRoute, paramsOf, queryOf } from "./route_table.ts";
 import { jsonFromBytes } from "./validate.ts";
 
@@ -36,6 +37,8 @@ export type Guards = Record<Exclude<Auth, "public">, (route: Route) => Middlewar
  */
 export interface LeanRequest {
   raw: Request;
+  /** Its X-Request-Id (server/lean_routes.ts), the id its handler's scope carries. */
+  requestId: string;
   info: Deno.ServeHandlerInfo | undefined;
   params: Record<string, string>;
 }
@@ -47,11 +50,17 @@ export interface LeanRequest {
  */
 export type LeanGuard = (req: LeanRequest) => Promise<LeanAdmission | null>;
 export interface LeanAdmission {
-  polled?: PolledDevice;
+  /** The device's row read with the credential (DEVICE_AUTH=token). */
+  polled?: PolledDevice | null;
+  /**
+   * The device's row, to be read once the body is (DEVICE_AUTH=shared: the credential needs none; null: no such device
+   * yet), as `polled` for the handler: nothing of the request made before it is then kept while it waits.
+   */
+  read?: () => Promise<PolledDevice | null>;
   /** The devices' change counter, read with the operator (GET devices' page cache; as the context's devicesVersion). */
   devicesVersion?: number;
-  /** Runs the handler as the admitted operator or API token (the audit context), as the Hono guard runs the route. */
-  run?: <T>(fn: () => Promise<T>) => Promise<T>;
+  /** Who the handler runs as (the audit context): the admitted operator, API token or device, as the Hono guard. */
+  as?: AuditContext;
 }
 
 /** A lean handler's answer that is JSON text already (sent as it is, not stringified again). */
@@ -183,7 +192,7 @@ const LEAN_MAX_BODY = 65_536;
 /**
  * The lean form of a route: its guard's lean form, then its path parameters, query and JSON body by the entry's
  * schemas (in the order the Hono route checks them; any failure passes the request to the Hono route, which answers
- * it), then the handler's lean form, run as the guard admitted it (`run`: the audit context).
+ * it), then the handler's lean form, run as the guard admitted it (`as`: the audit context) in the request's scope.
  */
 function leanServe<R extends Route>(api: Api, route: R, handler: LeanHandler<R>): LeanServe {
   if (route.headers?.["If-Match"] !== undefined) {
@@ -223,8 +232,10 @@ function leanServe<R extends Route>(api: Api, route: R, handler: LeanHandler<R>)
       body = parsed.value;
     }
     const input = { params: params?.data, query: query?.data, ifMatch: undefined, body } as Input<R>;
-    const run = admission.run;
-    return { answer: await (run ? run(() => handler(req, input, admission)) : handler(req, input, admission)) };
+    if (admission.read) admission.polled = await admission.read();
+    // The request's one scope, entered only now: after the guard's read and the body, so that a quiet poll answered
+    // from memory leaves its scope before the next young collection (server/request_scope.ts).
+    return { answer: await inScope(req.requestId, admission.as, () => handler(req, input, admission)) };
   };
 }
 

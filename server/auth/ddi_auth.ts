@@ -17,6 +17,7 @@ import { clientAddress, requestAddress } from "./client_address.ts";
 import { deviceTokenMatches } from "./device_tokens.ts";
 import { type DeviceAuthThrottle, requireDeviceCredential } from "./device_throttle.ts";
 import { secretMatches } from "./bearer_match.ts";
+import { deviceActor, leanAs } from "./lean_as.ts";
 
 /** The credential of an Authorization header of `scheme` (TargetToken, GatewayToken), or null. */
 function credentialOf(header: string | undefined, scheme: string): string | null {
@@ -94,15 +95,18 @@ export function ddiLeanGuard(ctx: AppContext, throttle: DeviceAuthThrottle): (ro
       return null;
     }
     const header = raw.headers.get("authorization") ?? undefined;
+    const as = () => leanAs(deviceActor(id), raw, info, trustProxy);
     if (!tokens) {
       const given = credentialOf(header, "GatewayToken");
-      return key && given !== null && secretMatches(given, key) ? {} : null;
+      if (!key || given === null || !secretMatches(given, key)) return null;
+      // Where a poll's read waits, the row is read before the handler's scope (none yet: a first poll).
+      return deviceApi.pollsWait ? { read: () => deviceApi.polledDevice(id), as: as() } : { as: as() };
     }
     if (throttle.blockedMs({ address: requestAddress(raw, info, trustProxy), deviceId: id }) > 0) return null;
     const token = credentialOf(header, "TargetToken");
     if (token === null) return null;
     const polled = await deviceApi.polledDevice(id);
-    return polled && deviceTokenMatches(token, polled.token_hash) ? { polled } : null;
+    return polled && deviceTokenMatches(token, polled.token_hash) ? { polled, as: as() } : null;
   };
   return (route) => route === ddiRoutes.ddiPoll ? poll : undefined;
 }

@@ -19,6 +19,7 @@ import { bearerMatches } from "./bearer_match.ts";
 import { clientAddress, requestAddress } from "./client_address.ts";
 import { deviceTokenMatches } from "./device_tokens.ts";
 import { DeviceAuthThrottle, requireDeviceCredential } from "./device_throttle.ts";
+import { deviceActor, leanAs } from "./lean_as.ts";
 import { bearer } from "./middleware.ts";
 
 const noKey = () =>
@@ -93,8 +94,14 @@ export function deviceLeanGuard(
   const { deviceApi } = ctx.stores;
   const trustProxy = ctx.config.trustProxy;
   if (ctx.config.DEVICE_AUTH !== "token") {
-    const shared: LeanGuard = ({ raw }) =>
-      Promise.resolve(key && bearerMatches(raw.headers.get("authorization") ?? undefined, key) ? {} : null);
+    // Where a poll's read waits, the row is read before the handler's scope (none yet: a first check-in).
+    const shared: LeanGuard = ({ raw, info, params }) => {
+      const id = params.deviceId;
+      if (id === undefined || !DeviceId.safeParse(id).success) return Promise.resolve(null);
+      if (!key || !bearerMatches(raw.headers.get("authorization") ?? undefined, key)) return Promise.resolve(null);
+      const as = leanAs(deviceActor(id), raw, info, trustProxy);
+      return Promise.resolve(deviceApi.pollsWait ? { read: () => deviceApi.polledDevice(id), as } : { as });
+    };
     return () => shared;
   }
   const checkin: LeanGuard = async ({ raw, info, params }) => {
@@ -104,7 +111,9 @@ export function deviceLeanGuard(
     const token = bearer(raw.headers.get("authorization") ?? undefined);
     if (token === null) return null;
     const polled = await deviceApi.polledDevice(id);
-    return polled && deviceTokenMatches(token, polled.token_hash) ? { polled } : null;
+    return polled && deviceTokenMatches(token, polled.token_hash)
+      ? { polled, as: leanAs(deviceActor(id), raw, info, trustProxy) }
+      : null;
   };
   return (route) => route === routes.deviceCheckin ? checkin : undefined;
 }

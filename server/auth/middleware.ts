@@ -8,7 +8,8 @@ import { ApiHttpError, unauthorized } from "../errors.ts";
 import type { TokenClaims } from "../../shared/schemas/auth.ts";
 import { isApiTokenSecret } from "../../shared/schemas/api_token.ts";
 import { secretHash, wellFormedSecret } from "./api_tokens.ts";
-import { clientAddress, requestAddress } from "./client_address.ts";
+import { clientAddress } from "./client_address.ts";
+import { leanAs } from "./lean_as.ts";
 import { retryAfterSeconds, waitText } from "./throttle.ts";
 import { knownToken, readToken } from "./tokens.ts";
 import { runAs } from "../db/audit_context.ts";
@@ -119,16 +120,9 @@ export function requireOperator(
     }
     check?.(c);
     // Everything this request does is recorded in the audit trail as this operator's or API token's
-    // (server/db/audit_context.ts).
-    // The address is worked out only when an entry is written (most requests only read).
-    let ip: string | undefined;
-    const trustProxy = ctx.config.trustProxy;
-    await runAs({
-      actor,
-      get ip() {
-        return ip ??= clientAddress(c, trustProxy);
-      },
-    }, next);
+    // (server/db/audit_context.ts). The address as text: the request's scope keeps this object, so it must not hold
+    // the request (server/request_scope.ts).
+    await runAs({ actor, ip: clientAddress(c, ctx.config.trustProxy) }, next);
   };
 }
 
@@ -139,7 +133,7 @@ export function requireOperator(
  * found, unexpired, its owner enabled and its lastUsedAt recent (a stale one is written by requireOperator) — and
  * whose role (and the token's scopes) allow the route. Anything else is null: the Hono route answers it (verifies, refuses,
  * counts a bad API token against the address, touches lastUsedAt, answers 403), reading the credential again.
- * The admission runs the handler as this operator or token in the audit context, as requireOperator does.
+ * The admission names this operator or token as who the handler acts as (the audit context), as requireOperator does.
  */
 export function operatorLeanGuard(ctx: AppContext): (route: Route) => LeanGuard {
   const { operators, apiTokens } = ctx.stores;
@@ -174,18 +168,7 @@ export function operatorLeanGuard(ctx: AppContext): (route: Route) => LeanGuard 
         actor = operatorActor(operator);
         devicesVersion = read.devicesVersion;
       }
-      return {
-        devicesVersion,
-        run: (fn) => {
-          let ip: string | undefined;
-          return runAs({
-            actor,
-            get ip() {
-              return ip ??= requestAddress(raw, info, trustProxy);
-            },
-          }, fn);
-        },
-      };
+      return { devicesVersion, as: leanAs(actor, raw, info, trustProxy) };
     };
   };
 }

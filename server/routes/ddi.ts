@@ -1,7 +1,8 @@
 import * as metrics from "../metrics.ts";
 import { ddiRoutes as routes } from "../../shared/routes/mod.ts";
 import type { DdiCancel, DdiDeployment, DdiPoll } from "../../shared/schemas/ddi.ts";
-import { clientAddress, requestAddress } from "../auth/client_address.ts";
+import { clientAddress } from "../auth/client_address.ts";
+import { deviceActor as device } from "../auth/lean_as.ts";
 import type { PolledDevice } from "../db/stores.ts";
 import { runAs } from "../db/audit_context.ts";
 import { signatureMetadata, sleepText } from "../db/rules/ddi.ts";
@@ -28,22 +29,21 @@ export function ddiApiRoutes(api: Api, ctx: AppContext) {
   const sleep = sleepText(ctx.config.DDI_POLL_SECONDS);
   const ddi = ddiService(ctx);
   const deviceActor = (c: Parameters<typeof clientAddress>[0], id: string) => ({
-    actor: { type: "device" as const, id, name: id },
+    actor: device(id),
     ip: clientAddress(c, ctx.config.trustProxy),
   });
   const baseOf = (req: Request, tenant: string, id: string) =>
     `${originOf(req, ctx.config.trustProxy)}/${encodeURIComponent(tenant)}/controller/v1/${encodeURIComponent(id)}`;
   const noAction = (id: string, actionId: number) => notFound(`Device ${id} has no action ${actionId}.`);
 
+  // Run as the device (the audit context): by runAs in the Hono route, by the lean guard's admission below Hono.
   const poll = async (
     req: Request,
-    ip: string,
     tenant: string,
     id: string,
-    row: PolledDevice | undefined,
+    row: PolledDevice | null | undefined,
   ): Promise<DdiPoll> => {
-    const actor = { actor: { type: "device" as const, id, name: id }, ip };
-    const polled = await runAs(actor, () => deviceApi.ddiPoll(id, product, register, row));
+    const polled = await deviceApi.ddiPoll(id, product, register, row);
     metrics.checkins.inc();
     const base = baseOf(req, tenant, id);
     const links: DdiPoll["_links"] = {};
@@ -58,13 +58,10 @@ export function ddiApiRoutes(api: Api, ctx: AppContext) {
     api,
     routes.ddiPoll,
     async (c, { params: { tenant, controllerId: id } }) =>
-      c.json(
-        await poll(c.req.raw, clientAddress(c, ctx.config.trustProxy), tenant, id, c.get("polledDevice")),
-      ),
+      c.json(await runAs(deviceActor(c, id), () => poll(c.req.raw, tenant, id, c.get("polledDevice")))),
     {
       // Below Hono's context when its guard admits it (server/lean_routes.ts): the hottest route of a fleet.
-      lean: ({ raw, info }, { params: { tenant, controllerId: id } }, { polled }) =>
-        poll(raw, requestAddress(raw, info, ctx.config.trustProxy), tenant, id, polled),
+      lean: ({ raw }, { params: { tenant, controllerId: id } }, { polled }) => poll(raw, tenant, id, polled),
     },
   );
 

@@ -1,7 +1,8 @@
 import * as metrics from "../metrics.ts";
 import { routes } from "../../shared/routes/mod.ts";
 import { firmwareContentType } from "../../shared/schemas/firmware.ts";
-import { clientAddress, requestAddress } from "../auth/client_address.ts";
+import { clientAddress } from "../auth/client_address.ts";
+import { deviceActor } from "../auth/lean_as.ts";
 import type { VersionInfo } from "../../shared/schemas/device.ts";
 import type { PolledDevice } from "../db/stores.ts";
 import { deviceTokenHash, newDeviceToken } from "../auth/device_tokens.ts";
@@ -30,7 +31,7 @@ export function deviceApiRoutes(api: Api, ctx: AppContext) {
       throw conflict("Enrolment is off: this server runs with DEVICE_AUTH=shared (check in with the API key).");
     }
     const token = newDeviceToken();
-    const as = { actor: { type: "device" as const, id, name: id }, ip: clientAddress(c, ctx.config.trustProxy) };
+    const as = { actor: deviceActor(id), ip: clientAddress(c, ctx.config.trustProxy) };
     const outcome = await runAs(as, () => deviceApi.enroll(id, body.versionInfo, deviceTokenHash(token), auto));
     switch (outcome) {
       case "pending":
@@ -46,26 +47,25 @@ export function deviceApiRoutes(api: Api, ctx: AppContext) {
         );
     }
   });
-  // The answer is exactly the state this check-in left: the store reads it in the check-in's transaction.
-  const checkin = async (id: string, versionInfo: VersionInfo, ip: string, polled: PolledDevice | undefined) => {
-    const as = { actor: { type: "device" as const, id, name: id }, ip };
-    const answer = await runAs(
-      as,
-      () =>
-        tokens ? deviceApi.checkinKnown(id, versionInfo, product, polled) : deviceApi.checkin(id, versionInfo, product),
-    );
+  // The answer is exactly the state this check-in left: the store reads it in the check-in's transaction. Run as the
+  // device (the audit context): by runAs here, by the lean guard's admission below Hono.
+  const checkin = async (id: string, versionInfo: VersionInfo, polled: PolledDevice | null | undefined) => {
+    const answer = tokens
+      ? await deviceApi.checkinKnown(id, versionInfo, product, polled ?? undefined)
+      : await deviceApi.checkin(id, versionInfo, product, polled);
     metrics.checkins.inc();
     return answer;
   };
   mount(
     api,
     routes.deviceCheckin,
-    async (c, { params: { deviceId: id }, body }) =>
-      c.json(await checkin(id, body.versionInfo, clientAddress(c, ctx.config.trustProxy), c.get("polledDevice"))),
+    async (c, { params: { deviceId: id }, body }) => {
+      const as = { actor: deviceActor(id), ip: clientAddress(c, ctx.config.trustProxy) };
+      return c.json(await runAs(as, () => checkin(id, body.versionInfo, c.get("polledDevice"))));
+    },
     {
       // Below Hono's context when its guard admits it (server/lean_routes.ts): the hottest route of a fleet.
-      lean: ({ raw, info }, { params: { deviceId: id }, body }, { polled }) =>
-        checkin(id, body.versionInfo, requestAddress(raw, info, ctx.config.trustProxy), polled),
+      lean: (_req, { params: { deviceId: id }, body }, { polled }) => checkin(id, body.versionInfo, polled),
     },
   );
   mount(api, routes.deviceConfig, async (c, { params: { deviceId: id } }) => {

@@ -572,8 +572,8 @@ export function deviceApiStore(engine: Engine): DeviceApiStore & { closeSeen(): 
       return config;
     });
   const ddi = ddiMethods(seen);
-  const store = storeOf<Omit<DeviceApiStore, "flushSeen">>(engine, {
-    checkin: (deviceId, versionInfo, product) => sharedCheckin(deviceId, versionInfo, product, undefined),
+  const store = storeOf<Omit<DeviceApiStore, "flushSeen" | "pollsWait">>(engine, {
+    checkin: (deviceId, versionInfo, product, polled) => sharedCheckin(deviceId, versionInfo, product, polled),
     // Token mode: the row must be there (its token was just checked); an update of its own row.
     checkinKnown: (deviceId, versionInfo, product, polled) =>
       checkinOf(deviceId, versionInfo, product, polled, function* () {
@@ -618,7 +618,7 @@ export function deviceApiStore(engine: Engine): DeviceApiStore & { closeSeen(): 
       }),
     ...ddi,
   });
-  const done = { ...store, flushSeen: () => seen.flush(), closeSeen: () => seen.close() };
+  const done = { ...store, pollsWait: false, flushSeen: () => seen.flush(), closeSeen: () => seen.close() };
   if (engine.dialect.engine === "sqlite") return done;
   // PostgreSQL: a poll's one statement (its row, its credential with it) coalesced with the others in flight, then
   // handed to the poll as the token guard's row is (quietOf): a round trip and a statement per batch, not per poll.
@@ -627,16 +627,22 @@ export function deviceApiStore(engine: Engine): DeviceApiStore & { closeSeen(): 
     POLL_READS_IN_FLIGHT,
     POLL_READS_MAX_KEYS,
   );
+  const readRow = async (deviceId: string) => (await rows.get(deviceId)) ?? null;
   return {
     ...done,
-    polledDevice: async (deviceId) => (await rows.get(deviceId)) ?? null,
-    checkin: async (deviceId, versionInfo, product) =>
-      await engine.run(sharedCheckin(deviceId, versionInfo, product, (await rows.get(deviceId)) ?? null)),
-    // Without the guard's row (not given in token mode's tests of the store alone), read as a poll reads it.
+    pollsWait: true,
+    polledDevice: readRow,
+    // Without the guard's row (not given in the stores' own tests), read as a poll reads it.
+    checkin: async (deviceId, versionInfo, product, polled) =>
+      await engine.run(
+        sharedCheckin(deviceId, versionInfo, product, polled === undefined ? await readRow(deviceId) : polled),
+      ),
     checkinKnown: async (deviceId, versionInfo, product, polled) =>
       await store.checkinKnown(deviceId, versionInfo, product, polled ?? (await rows.get(deviceId))),
     ddiPoll: async (deviceId, product, register, polled) =>
-      await engine.run(ddi.ddiPoll(deviceId, product, register, polled ?? (await rows.get(deviceId)))),
+      await engine.run(
+        ddi.ddiPoll(deviceId, product, register, polled === undefined ? await readRow(deviceId) : polled),
+      ),
   };
 }
 

@@ -35,9 +35,9 @@ export interface DdiStore {
    * A poll: a check-in as §6's (the same writes: lastLoggedIn; with `register`, DEVICE_AUTH=shared, an unknown device
    * is created and audited), then the device's action for the firmware that applies (pin, rollout stage, default) is
    * opened when none is, and an open one whose firmware no longer applies is withdrawn. NotFoundError for an unknown
-   * device without `register`.
+   * device without `register`. `polled`: the device's row read already (polledDevice; null: there is none).
    */
-  ddiPoll(deviceId: string, product: string, register: boolean, polled?: PolledDevice): Promise<DdiPollResult>;
+  ddiPoll(deviceId: string, product: string, register: boolean, polled?: PolledDevice | null): Promise<DdiPollResult>;
   /** One action of the device, or null (unknown, or another device's). */
   ddiAction(deviceId: string, actionId: number): Promise<DdiAction | null>;
   /** Stores a firmware's sha1 and md5 (computed once from its file when it was uploaded before they were kept). */

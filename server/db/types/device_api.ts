@@ -46,8 +46,14 @@ export interface DeviceApiStore extends DdiStore {
   /**
    * Records a check-in (creating the device when unknown, else setting only lastLoggedIn and versionInfo; updatedAt
    * moves only when the version info changed) and answers the configuration it left, in the same transaction.
+   * `polled`: the device's row read already (polledDevice; null: there is none), else read here.
    */
-  checkin(deviceId: string, versionInfo: VersionInfo, product: string): Promise<DeviceConfig>;
+  checkin(
+    deviceId: string,
+    versionInfo: VersionInfo,
+    product: string,
+    polled?: PolledDevice | null,
+  ): Promise<DeviceConfig>;
   /**
    * DEVICE_AUTH=token's check-in: like checkin, but never creates a device (only an enrolled one has a token);
    * NotFoundError when the device is gone (deleted since its token was checked).
@@ -64,6 +70,12 @@ export interface DeviceApiStore extends DdiStore {
    * costs that one statement. Read at each request: a revoked or reset token is refused by the next poll.
    */
   polledDevice(deviceId: string): Promise<PolledDevice | null>;
+  /**
+   * Whether a poll's row is read by a statement that waits its turn, shared with other polls (PostgreSQL): a lean
+   * guard of DEVICE_AUTH=shared then has it read (polledDevice) before the request's scope is entered
+   * (server/request_scope.ts); elsewhere the check-in reads it itself, in its one call.
+   */
+  readonly pollsWait: boolean;
   /**
    * The device's admission and the sha256 (hex) of its token, or null when unknown: one lookup by primary key, the
    * credential of a token-authenticated device call other than a poll (polledDevice); the HTTP side compares the
