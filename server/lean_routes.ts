@@ -6,9 +6,9 @@
  * for every request, for these answers: the security headers and X-Request-Id (the request's id in every line its
  * handler logs and in an error's line), `Vary: Accept-Encoding` and gzip as the API's compression does,
  * console_http_* by the route's pattern, the request's log line, the §17 rule on the URL (a URL holding a `%` or a NUL
- * goes to Hono), errors the handler throws answered as app.onError answers them. Anything else — another method (HEAD), a refusal, a body or query
- * that fails, a throttled credential, a path Hono would give another route — is passed to Hono, which answers it from
- * the start.
+ * goes to Hono), errors the handler throws answered as app.onError answers them. Anything else — another method
+ * (HEAD), a refusal, a body or query that fails, a throttled credential, a path Hono would give another route — is
+ * passed to Hono, which answers it from the start.
  *
  * Why: Hono's context, its middleware frames and router, and the objects and promises they make cost a quiet poll more
  * CPU than its one statement (docs/DECISIONS.md, "Quiet polls: the fixed work below the route").
