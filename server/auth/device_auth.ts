@@ -94,11 +94,13 @@ export function deviceLeanGuard(
   const { deviceApi } = ctx.stores;
   const trustProxy = ctx.config.trustProxy;
   if (ctx.config.DEVICE_AUTH !== "token") {
-    // Where a poll's read waits, the row is read before the handler's scope (none yet: a first check-in).
+    // Where a poll's read waits, the row is read before the handler's scope (none yet: a first check-in); `read` runs
+    // after the route's own check of the path parameters (server/mount.ts).
     const shared: LeanGuard = ({ raw, info, params }) => {
       const id = params.deviceId;
-      if (id === undefined || !DeviceId.safeParse(id).success) return Promise.resolve(null);
-      if (!key || !bearerMatches(raw.headers.get("authorization") ?? undefined, key)) return Promise.resolve(null);
+      if (id === undefined || !key || !bearerMatches(raw.headers.get("authorization") ?? undefined, key)) {
+        return Promise.resolve(null);
+      }
       const as = leanAs(deviceActor(id), raw, info, trustProxy);
       return Promise.resolve(deviceApi.pollsWait ? { read: () => deviceApi.polledDevice(id), as } : { as });
     };
