@@ -17,7 +17,7 @@ import { clientAddress, requestAddress } from "./client_address.ts";
 import { deviceTokenMatches } from "./device_tokens.ts";
 import { type DeviceAuthThrottle, requireDeviceCredential } from "./device_throttle.ts";
 import { secretMatches } from "./bearer_match.ts";
-import { deviceActor, leanAs } from "./lean_as.ts";
+import { actingAs, deviceActor } from "./acting_as.ts";
 
 /** The credential of an Authorization header of `scheme` (TargetToken, GatewayToken), or null. */
 function credentialOf(header: string | undefined, scheme: string): string | null {
@@ -95,7 +95,7 @@ export function ddiLeanGuard(ctx: AppContext, throttle: DeviceAuthThrottle): (ro
       return null;
     }
     const header = raw.headers.get("authorization") ?? undefined;
-    const as = () => leanAs(deviceActor(id), raw, info, trustProxy);
+    const as = () => actingAs(deviceActor(id), raw, info, trustProxy);
     if (!tokens) {
       const given = credentialOf(header, "GatewayToken");
       if (!key || given === null || !secretMatches(given, key)) return null;

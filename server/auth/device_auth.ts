@@ -19,7 +19,7 @@ import { bearerMatches } from "./bearer_match.ts";
 import { clientAddress, requestAddress } from "./client_address.ts";
 import { deviceTokenMatches } from "./device_tokens.ts";
 import { DeviceAuthThrottle, requireDeviceCredential } from "./device_throttle.ts";
-import { deviceActor, leanAs } from "./lean_as.ts";
+import { actingAs, deviceActor } from "./acting_as.ts";
 import { bearer } from "./middleware.ts";
 
 const noKey = () =>
@@ -101,7 +101,7 @@ export function deviceLeanGuard(
       if (id === undefined || !key || !bearerMatches(raw.headers.get("authorization") ?? undefined, key)) {
         return Promise.resolve(null);
       }
-      const as = leanAs(deviceActor(id), raw, info, trustProxy);
+      const as = actingAs(deviceActor(id), raw, info, trustProxy);
       return Promise.resolve(deviceApi.pollsWait ? { read: () => deviceApi.polledDevice(id), as } : { as });
     };
     return () => shared;
@@ -114,7 +114,7 @@ export function deviceLeanGuard(
     if (token === null) return null;
     const polled = await deviceApi.polledDevice(id);
     return polled && deviceTokenMatches(token, polled.token_hash)
-      ? { polled, as: leanAs(deviceActor(id), raw, info, trustProxy) }
+      ? { polled, as: actingAs(deviceActor(id), raw, info, trustProxy) }
       : null;
   };
   return (route) => route === routes.deviceCheckin ? checkin : undefined;

@@ -9,7 +9,7 @@ import type { TokenClaims } from "../../shared/schemas/auth.ts";
 import { isApiTokenSecret } from "../../shared/schemas/api_token.ts";
 import { secretHash, wellFormedSecret } from "./api_tokens.ts";
 import { clientAddress } from "./client_address.ts";
-import { leanAs } from "./lean_as.ts";
+import { actingAs } from "./acting_as.ts";
 import { retryAfterSeconds, waitText } from "./throttle.ts";
 import { knownToken, readToken } from "./tokens.ts";
 import { runAs } from "../db/audit_context.ts";
@@ -168,7 +168,7 @@ export function operatorLeanGuard(ctx: AppContext): (route: Route) => LeanGuard 
         actor = operatorActor(operator);
         devicesVersion = read.devicesVersion;
       }
-      return { devicesVersion, as: leanAs(actor, raw, info, trustProxy) };
+      return { devicesVersion, as: actingAs(actor, raw, info, trustProxy) };
     };
   };
 }

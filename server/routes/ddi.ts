@@ -1,8 +1,7 @@
 import * as metrics from "../metrics.ts";
 import { ddiRoutes as routes } from "../../shared/routes/mod.ts";
 import type { DdiCancel, DdiDeployment, DdiPoll } from "../../shared/schemas/ddi.ts";
-import { clientAddress } from "../auth/client_address.ts";
-import { deviceActor } from "../auth/lean_as.ts";
+import { deviceAs } from "../auth/acting_as.ts";
 import type { PolledDevice } from "../db/stores.ts";
 import { runAs } from "../db/audit_context.ts";
 import { signatureMetadata, sleepText } from "../db/rules/ddi.ts";
@@ -24,16 +23,13 @@ const versionOf = (name: string) => name.replace(/\.[A-Za-z0-9]+$/, "");
  */
 export function ddiApiRoutes(api: Api, ctx: AppContext) {
   const product = ctx.config.PRODUCT;
+  const trustProxy = ctx.config.trustProxy;
   const { deviceApi } = ctx.stores;
   const register = ctx.config.DEVICE_AUTH !== "token";
   const sleep = sleepText(ctx.config.DDI_POLL_SECONDS);
   const ddi = ddiService(ctx);
-  const deviceAs = (c: Parameters<typeof clientAddress>[0], id: string) => ({
-    actor: deviceActor(id),
-    ip: clientAddress(c, ctx.config.trustProxy),
-  });
   const baseOf = (req: Request, tenant: string, id: string) =>
-    `${originOf(req, ctx.config.trustProxy)}/${encodeURIComponent(tenant)}/controller/v1/${encodeURIComponent(id)}`;
+    `${originOf(req, trustProxy)}/${encodeURIComponent(tenant)}/controller/v1/${encodeURIComponent(id)}`;
   const noAction = (id: string, actionId: number) => notFound(`Device ${id} has no action ${actionId}.`);
 
   // Run as the device (the audit context): by runAs in the Hono route, by the lean guard's admission below Hono.
@@ -58,7 +54,7 @@ export function ddiApiRoutes(api: Api, ctx: AppContext) {
     api,
     routes.ddiPoll,
     async (c, { params: { tenant, controllerId: id } }) =>
-      c.json(await runAs(deviceAs(c, id), () => poll(c.req.raw, tenant, id, c.get("polledDevice")))),
+      c.json(await runAs(deviceAs(c, id, trustProxy), () => poll(c.req.raw, tenant, id, c.get("polledDevice")))),
     {
       // Below Hono's context when its guard admits it (server/lean_routes.ts): the hottest route of a fleet.
       lean: ({ raw }, { params: { tenant, controllerId: id } }, { polled }) => poll(raw, tenant, id, polled),
@@ -112,7 +108,7 @@ export function ddiApiRoutes(api: Api, ctx: AppContext) {
   });
 
   mount(api, routes.ddiConfigData, async (c, { params: { controllerId: id }, body }) => {
-    await runAs(deviceAs(c, id), () => deviceApi.ddiConfigData(id, body.data));
+    await runAs(deviceAs(c, id, trustProxy), () => deviceApi.ddiConfigData(id, body.data));
     return c.body(null, 200);
   });
 

@@ -1,8 +1,7 @@
 import * as metrics from "../metrics.ts";
 import { routes } from "../../shared/routes/mod.ts";
 import { firmwareContentType } from "../../shared/schemas/firmware.ts";
-import { clientAddress } from "../auth/client_address.ts";
-import { deviceActor } from "../auth/lean_as.ts";
+import { deviceAs } from "../auth/acting_as.ts";
 import type { VersionInfo } from "../../shared/schemas/device.ts";
 import type { PolledDevice } from "../db/stores.ts";
 import { deviceTokenHash, newDeviceToken } from "../auth/device_tokens.ts";
@@ -31,7 +30,7 @@ export function deviceApiRoutes(api: Api, ctx: AppContext) {
       throw conflict("Enrolment is off: this server runs with DEVICE_AUTH=shared (check in with the API key).");
     }
     const token = newDeviceToken();
-    const as = { actor: deviceActor(id), ip: clientAddress(c, ctx.config.trustProxy) };
+    const as = deviceAs(c, id, ctx.config.trustProxy);
     const outcome = await runAs(as, () => deviceApi.enroll(id, body.versionInfo, deviceTokenHash(token), auto));
     switch (outcome) {
       case "pending":
@@ -60,7 +59,7 @@ export function deviceApiRoutes(api: Api, ctx: AppContext) {
     api,
     routes.deviceCheckin,
     async (c, { params: { deviceId: id }, body }) => {
-      const as = { actor: deviceActor(id), ip: clientAddress(c, ctx.config.trustProxy) };
+      const as = deviceAs(c, id, ctx.config.trustProxy);
       return c.json(await runAs(as, () => checkin(id, body.versionInfo, c.get("polledDevice"))));
     },
     {
